@@ -1,0 +1,1 @@
+"""Declarative rule data (TOML), installed as the ``nondet_lint.rules`` package."""

@@ -1,0 +1,35 @@
+"""The base class of every check."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Iterable, List, Mapping, Tuple
+
+from nondet_lint.context import Deferred, FileContext
+from nondet_lint.ruledata import Rule
+from nondet_lint.types import Finding
+
+
+class Check:
+    """A check reads one file's tree through ``visit_<Type>`` / ``leave_<Type>`` handlers.
+
+    ``codes`` lists the rules it reports; a check with no codes is an analysis that only
+    contributes facts (``ctx.facts``) to the project index and always runs.  A check that
+    defers candidates decides them in ``resolve`` once every module is indexed.
+    """
+
+    codes: ClassVar[Tuple[str, ...]] = ()
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+
+    def data(self, code: str) -> Mapping[str, Any]:
+        """The API tables of a rule, from ``rules/*.toml``."""
+        return self.ctx.rules[code].data
+
+    def finish(self) -> None:
+        """Called after the whole file was walked."""
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Rule]) -> Iterable[Finding]:
+        """Turn this check's deferred candidates into findings, given the project facts."""
+        return ()

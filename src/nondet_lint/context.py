@@ -1,0 +1,168 @@
+"""What a check sees of the file it runs on, and how it reports.
+
+Checks never do I/O: they read the tree, ask ``qualname`` what a name means, and call
+``report`` (a finding decided here) or ``defer`` (a candidate that needs project facts,
+decided after every module is indexed).  Positions are computed once, at the end of the
+file, for the nodes that were reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
+
+import libcst as cst
+
+from nondet_lint.names import ImportMap, dotted_name
+from nondet_lint.ruledata import RuleSet
+from nondet_lint.types import Edit, Fix
+
+
+@dataclass
+class NodeEdit:
+    """An edit keyed on a node: replace its text with ``content`` (or insert before/after)."""
+
+    node: cst.CSTNode
+    content: str
+    where: str = "replace"  # replace | before | after
+
+
+@dataclass
+class PendingFix:
+    title: str
+    applicability: str
+    edits: List[NodeEdit]
+
+
+@dataclass
+class Pending:
+    """A report waiting for the node's position."""
+
+    node: cst.CSTNode
+    code: str
+    message: str
+    fix: Optional[PendingFix]
+    deferred: bool
+    payload: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A candidate finding that needs project-wide facts to be decided (plain data only)."""
+
+    path: str
+    code: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    payload: Mapping[str, Any]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "path": self.path, "code": self.code, "line": self.line, "col": self.col,
+            "end_line": self.end_line, "end_col": self.end_col, "payload": dict(self.payload),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Deferred":
+        return cls(data["path"], data["code"], data["line"], data["col"], data["end_line"], data["end_col"], data["payload"])
+
+
+class FileContext:
+    def __init__(
+        self,
+        *,
+        path: str,
+        module: cst.Module,
+        module_name: str,
+        is_package: bool,
+        rules: RuleSet,
+        config: Any,
+        enabled: FrozenSet[str],
+    ) -> None:
+        self.path = path
+        self.module = module
+        self.module_name = module_name
+        self.rules = rules
+        self.config = config
+        self.enabled = enabled
+        self.imports = ImportMap(module, module_name, is_package)
+        self.ancestors: List[cst.CSTNode] = []
+        self.parents: Dict[int, cst.CSTNode] = {}
+        # facts for the project index: one plain-data dict per analysis
+        self.facts: Dict[str, Any] = {}
+        self.pending: List[Pending] = []
+
+    # ---- names -------------------------------------------------------------------
+    def shadowed_names(self) -> FrozenSet[str]:
+        """Parameters of the enclosing functions and lambdas: they hide imported names."""
+        names = set()
+        for node in self.ancestors:
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                params = node.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    names.add(param.name.value)
+                for star in (params.star_arg, params.star_kwarg):
+                    if isinstance(star, cst.Param):
+                        names.add(star.name.value)
+        return frozenset(names)
+
+    def qualname(self, node: cst.BaseExpression) -> Optional[str]:
+        """The fully qualified name an expression refers to (``np.random.seed`` →
+        ``numpy.random.seed``), or None when it is not a resolvable name."""
+        dotted = dotted_name(node)
+        if dotted is None:
+            return None
+        shadowed = self.shadowed_names() if self.ancestors else frozenset()
+        return self.imports.resolve_dotted(dotted, shadowed)
+
+    def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        return self.parents.get(id(node))
+
+    # ---- reporting -----------------------------------------------------------------
+    def is_enabled(self, code: str) -> bool:
+        return code in self.enabled
+
+    def report(
+        self,
+        node: cst.CSTNode,
+        code: str,
+        fix: Optional[PendingFix] = None,
+        **values: Any,
+    ) -> None:
+        """Report ``code`` at ``node``; ``values`` fill the rule's message template."""
+        if code not in self.enabled:
+            return
+        message = self.rules[code].format_message(**values)
+        self.pending.append(Pending(node, code, message, fix, False, {}))
+
+    def defer(self, node: cst.CSTNode, code: str, **payload: Any) -> None:
+        """Record a candidate for the project phase; ``payload`` must be plain data."""
+        if code not in self.enabled:
+            return
+        self.pending.append(Pending(node, code, "", None, True, payload))
+
+    def fix(self, code: str, edits: List[NodeEdit], applicability: Optional[str] = None, **values: Any) -> PendingFix:
+        """A fix for ``code`` titled from its rule data; applicability defaults to the rule's."""
+        rule = self.rules[code]
+        kind = applicability or ("unsafe" if rule.fix == "unsafe" else "safe" if rule.fix == "safe" else "display")
+        return PendingFix(rule.format_fix_title(**values), kind, edits)
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+
+def to_edits(fix: PendingFix, spans: Mapping[int, Tuple[int, int, int, int]]) -> Fix:
+    from nondet_lint.types import Fix as _Fix
+
+    edits = []
+    for edit in fix.edits:
+        line, col, end_line, end_col = spans[id(edit.node)]
+        if edit.where == "before":
+            edits.append(Edit(line, col, line, col, edit.content))
+        elif edit.where == "after":
+            edits.append(Edit(end_line, end_col, end_line, end_col, edit.content))
+        else:
+            edits.append(Edit(line, col, end_line, end_col, edit.content))
+    return _Fix(fix.title, fix.applicability, tuple(sorted(edits)))

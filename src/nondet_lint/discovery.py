@@ -1,0 +1,131 @@
+"""Finding the files to check.
+
+Directories are walked for ``*.py`` and ``*.ipynb`` (and the requirement files that
+ND401 reads), skipping virtual environments, build output and what ``exclude`` /
+``extend-exclude`` name.  A file named on the command line is always checked.  Walk
+problems (a symlink loop, an unreadable folder, a path that does not exist) are returned
+as ``WalkError`` values for the engine to report, never raised.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Iterable, List, Sequence, Set, Tuple
+
+PYTHON_SUFFIXES = (".py",)
+
+
+def is_requirements_file(name: str) -> bool:
+    """Non-Python files that go through the engine (ND401)."""
+    lower = name.lower()
+    return (
+        (lower.startswith("requirements") and lower.endswith((".txt", ".in")))
+        or lower in ("pyproject.toml", "setup.cfg", "environment.yml", "environment.yaml")
+    )
+
+
+def is_checkable(name: str) -> bool:
+    return name.endswith(PYTHON_SUFFIXES) or is_requirements_file(name)
+
+
+@dataclass(frozen=True)
+class WalkError:
+    path: str
+    reason: str
+
+
+def _excluded(rel: str, name: str, patterns: Sequence[str]) -> bool:
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if "/" in pattern:
+            if fnmatch.fnmatchcase(rel, pattern) or rel.startswith(pattern + "/") or fnmatch.fnmatchcase(rel, pattern + "/*"):
+                return True
+        elif fnmatch.fnmatchcase(name, pattern):
+            return True
+    return False
+
+
+def _is_virtualenv(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
+
+
+def _display(path: str) -> str:
+    return PurePath(path).as_posix()
+
+
+def discover(paths: Sequence[str], exclude: Sequence[str]) -> Tuple[List[str], List[WalkError]]:
+    """Files to check (sorted, de-duplicated) and the problems met while walking."""
+    files: List[str] = []
+    errors: List[WalkError] = []
+    seen_files: Set[str] = set()
+
+    def add(path: str) -> None:
+        key = os.path.normcase(os.path.abspath(path))
+        if key not in seen_files:
+            seen_files.add(key)
+            files.append(_display(os.path.normpath(path)))
+
+    for given in paths:
+        if os.path.isfile(given) or (os.path.lexists(given) and not os.path.isdir(given) and not os.path.exists(given)):
+            # explicit files are always checked (a dangling link is reported by the reader)
+            add(given)
+            continue
+        if not os.path.exists(given):
+            if os.path.islink(given):
+                errors.append(WalkError(_display(given), "symbolic link loop or dangling link"))
+            else:
+                errors.append(WalkError(_display(given), "no such file or directory"))
+            continue
+        _walk(given, exclude, add, errors)
+    return sorted(files), sorted(errors, key=lambda e: e.path)
+
+
+def _walk(top: str, exclude: Sequence[str], add, errors: List[WalkError]) -> None:
+    visited: Set[Tuple[int, int]] = set()
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            stat = os.stat(folder)
+        except OSError as exc:
+            errors.append(WalkError(_display(folder), _reason(exc)))
+            continue
+        key = (stat.st_dev, stat.st_ino)
+        if key in visited:
+            errors.append(WalkError(_display(folder), "symbolic link loop: folder already visited"))
+            continue
+        visited.add(key)
+        try:
+            with os.scandir(folder) as entries:
+                listing = sorted(entries, key=lambda e: e.name)
+        except OSError as exc:
+            errors.append(WalkError(_display(folder), _reason(exc)))
+            continue
+        subfolders = []
+        for entry in listing:
+            path = os.path.join(folder, entry.name)
+            rel = _display(os.path.relpath(path, top))
+            if _excluded(rel, entry.name, exclude):
+                continue
+            try:
+                is_dir = entry.is_dir()
+            except OSError as exc:
+                errors.append(WalkError(_display(path), _reason(exc)))
+                continue
+            if is_dir:
+                if _is_virtualenv(path):
+                    continue
+                subfolders.append(path)
+            elif is_checkable(entry.name):
+                if entry.is_symlink() and not os.path.exists(path):
+                    errors.append(WalkError(_display(path), "symbolic link loop or dangling link"))
+                    continue
+                add(path)
+        stack.extend(reversed(subfolders))
+
+
+def _reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()

@@ -1,0 +1,149 @@
+"""Lean import-alias resolution: which library object does a name or attribute chain mean?
+
+libcst's ``QualifiedNameProvider`` answers this for every node of a module and costs
+several times the parse; we only need it for the few names that rules ask about, and
+imports are few and simple.  So a module's imports (anywhere in the file), its
+top-level definitions and simple module aliases (``nn = torch.nn``) are collected once,
+and a dotted name is resolved on demand.  Names bound as parameters of the enclosing
+functions shadow imports (``def f(random): random.choice(x)`` is not the stdlib).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
+
+import libcst as cst
+
+BUILTIN_NAMES: FrozenSet[str] = frozenset(dir(builtins))
+
+
+def dotted_name(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None (spelling only, no resolution)."""
+    parts: List[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _module_dotted(node: cst.BaseExpression) -> str:
+    name = dotted_name(node)
+    return name or ""
+
+
+def resolve_relative(module_name: str, is_package: bool, dots: int, target: str) -> str:
+    """``from ..x import y`` seen in ``module_name`` → absolute ``pkg.x``."""
+    parts = module_name.split(".") if module_name else []
+    if not is_package:
+        parts = parts[:-1]
+    if dots > 1:
+        parts = parts[: len(parts) - (dots - 1)] if dots - 1 <= len(parts) else []
+    base = ".".join(parts)
+    if target:
+        return f"{base}.{target}" if base else target
+    return base
+
+
+def _statements(body: Sequence[cst.CSTNode]) -> Iterable[cst.CSTNode]:
+    """Every statement of a body, descending into compound statements (not expressions)."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, cst.SimpleStatementLine):
+            stack.extend(reversed(stmt.body))
+            continue
+        inner: List[cst.CSTNode] = []
+        for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
+            part = getattr(stmt, attr, None)
+            if part is None:
+                continue
+            if isinstance(part, (list, tuple)):
+                inner.extend(part)
+            elif isinstance(part, cst.BaseSuite):
+                if isinstance(part, cst.IndentedBlock):
+                    inner.extend(part.body)
+                else:  # SimpleStatementSuite
+                    inner.extend(part.body)
+            else:
+                inner.append(part)
+        stack.extend(reversed(inner))
+
+
+class ImportMap:
+    """Names bound by imports and top-level definitions of one module."""
+
+    def __init__(self, module: cst.Module, module_name: str = "", is_package: bool = False) -> None:
+        self.module_name = module_name
+        self.aliases: Dict[str, str] = {}
+        self.imported_modules: Set[str] = set()  # every module path imported, for pre-filters and indexes
+        self.definitions: Dict[str, str] = {}
+        for stmt in _statements(module.body):
+            if isinstance(stmt, cst.Import):
+                for alias in stmt.names:
+                    full = _module_dotted(alias.name)
+                    self.imported_modules.add(full)
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        self.aliases[alias.asname.name.value] = full
+                    else:
+                        root = full.split(".")[0]
+                        self.aliases.setdefault(root, root)
+            elif isinstance(stmt, cst.ImportFrom):
+                base = _module_dotted(stmt.module) if stmt.module is not None else ""
+                dots = len(stmt.relative)
+                if dots:
+                    base = resolve_relative(module_name, is_package, dots, base)
+                self.imported_modules.add(base)
+                if isinstance(stmt.names, cst.ImportStar):
+                    continue
+                for alias in stmt.names:
+                    name = _module_dotted(alias.name)
+                    bound = name
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        bound = alias.asname.name.value
+                    self.aliases[bound] = f"{base}.{name}" if base else name
+                    self.imported_modules.add(f"{base}.{name}" if base else name)
+        # top-level functions/classes and simple module aliases (``nn = torch.nn``)
+        for stmt in module.body:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                self.definitions[stmt.name.value] = f"{module_name}.{stmt.name.value}" if module_name else stmt.name.value
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if (
+                        isinstance(small, cst.Assign)
+                        and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)
+                        and isinstance(small.value, (cst.Name, cst.Attribute))
+                    ):
+                        target = small.targets[0].target.value
+                        resolved = self.resolve_dotted(dotted_name(small.value) or "")
+                        if resolved and target not in self.aliases:
+                            self.aliases[target] = resolved
+
+    def resolve_dotted(self, dotted: str, shadowed: FrozenSet[str] = frozenset()) -> Optional[str]:
+        """Qualify a dotted spelling; None when its root is local or unknown."""
+        if not dotted:
+            return None
+        root, _, rest = dotted.partition(".")
+        if root in shadowed:
+            return None
+        target = self.aliases.get(root)
+        if target is None:
+            target = self.definitions.get(root)
+        if target is None:
+            if root in BUILTIN_NAMES and not rest:
+                return f"builtins.{root}"
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def mentions(self, *prefixes: str) -> bool:
+        """Whether the module imports anything from one of the given top-level packages."""
+        for name in self.imported_modules:
+            for prefix in prefixes:
+                if name == prefix or name.startswith(prefix + "."):
+                    return True
+        return False

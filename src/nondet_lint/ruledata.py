@@ -1,0 +1,202 @@
+"""Load the declarative rule data (``rules/*.toml``) shipped inside the package.
+
+Each top-level table keyed by a rule code (``[ND201]``) describes one rule: its name,
+message and fix-title templates, fix availability, documentation sections, examples
+that must fire and must not, and ``data``: the API tables its check reads.  Extra rule
+files named in the config extend the ``data`` tables of existing rules (lists are
+appended, tables merged), so in-house libraries need no code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+from nondet_lint import _toml
+from nondet_lint.types import UsageError
+
+CODE_RE = re.compile(r"^ND\d{3}$")
+FIX_KINDS = ("safe", "unsafe", "suggest", "none")
+DOC_SECTIONS = ("what", "why", "example", "use_instead", "fix_safety")
+_REQUIRED = ("name", "summary", "message", "fix", "docs")
+
+
+@dataclass(frozen=True)
+class Example:
+    """A source snippet that must (``fires``) or must not produce the rule's code."""
+
+    source: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+    files: Mapping[str, str] = field(default_factory=dict)  # extra project files
+    path: str = "example.py"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    family: str
+    summary: str
+    message: str
+    fix: str
+    fix_title: str
+    docs: Mapping[str, Any]
+    fires: Tuple[Example, ...]
+    passes: Tuple[Example, ...]
+    data: Mapping[str, Any]
+
+    def format_message(self, **values: Any) -> str:
+        try:
+            return self.message.format(**values)
+        except (KeyError, IndexError) as exc:  # a bug in a check or in rule data
+            raise RuntimeError(f"{self.code}: message template needs {exc}") from exc
+
+    def format_fix_title(self, **values: Any) -> str:
+        return self.fix_title.format(**values) if self.fix_title else ""
+
+
+class RuleSet:
+    """All known rules by code, in code order."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self._rules = {rule.code: rule for rule in sorted(rules, key=lambda r: r.code)}
+
+    def __getitem__(self, code: str) -> Rule:
+        return self._rules[code]
+
+    def __contains__(self, code: object) -> bool:
+        return code in self._rules
+
+    def __iter__(self):
+        return iter(self._rules.values())
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+    @property
+    def codes(self) -> Tuple[str, ...]:
+        return tuple(self._rules)
+
+    def by_name(self, name: str) -> Optional[Rule]:
+        for rule in self._rules.values():
+            if rule.name == name:
+                return rule
+        return None
+
+
+def _examples(raw: Any, where: str) -> Tuple[Example, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ValueError(f"{where}: expected an array of tables")
+    out = []
+    for item in raw:
+        if isinstance(item, str):
+            out.append(Example(item))
+        else:
+            out.append(
+                Example(
+                    item["source"],
+                    item.get("config", {}),
+                    item.get("files", {}),
+                    item.get("path", "example.py"),
+                )
+            )
+    return tuple(out)
+
+
+def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str) -> Rule:
+    where = f"{origin}: [{code}]"
+    missing = [key for key in _REQUIRED if key not in table]
+    if missing:
+        raise ValueError(f"{where} lacks {', '.join(missing)}")
+    if table["fix"] not in FIX_KINDS:
+        raise ValueError(f"{where}: fix must be one of {', '.join(FIX_KINDS)}")
+    docs = table["docs"]
+    absent = [key for key in DOC_SECTIONS if key not in docs]
+    if absent or "references" not in docs:
+        raise ValueError(f"{where}.docs lacks {', '.join(absent + (['references'] if 'references' not in docs else []))}")
+    fires = _examples(table.get("fires"), where)
+    passes = _examples(table.get("passes"), where)
+    # the documented example must fire and the suggested code must not
+    fires = (Example(docs["example"], docs.get("example_config", {})),) + fires
+    passes = (Example(docs["use_instead"], docs.get("example_config", {})),) + passes
+    return Rule(
+        code=code,
+        name=table["name"],
+        family=family,
+        summary=table["summary"],
+        message=table["message"],
+        fix=table["fix"],
+        fix_title=table.get("fix_title", ""),
+        docs=docs,
+        fires=fires,
+        passes=passes,
+        data=table.get("data", {}),
+    )
+
+
+def parse_rule_file(text: str, origin: str) -> Tuple[List[Rule], Dict[str, Dict[str, Any]]]:
+    """Return the rules a file defines and the ``data`` extensions it adds to others."""
+    document = _toml.loads(text)
+    family = document.get("family", {}).get("name", Path(origin).stem)
+    rules, extensions = [], {}
+    for key, value in document.items():
+        if not CODE_RE.match(key):
+            continue
+        if "name" in value:
+            rules.append(_parse_rule(key, value, family, origin))
+        else:
+            extensions[key] = value.get("data", {})
+    return rules, extensions
+
+
+def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> Dict[str, Any]:
+    merged = dict(base)
+    for key, value in extra.items():
+        if isinstance(value, list) and isinstance(merged.get(key), list):
+            merged[key] = list(merged[key]) + value
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _bundled_texts() -> List[Tuple[str, str]]:
+    root = resources.files("nondet_lint.rules")
+    return sorted(
+        (entry.name, entry.read_text(encoding="utf-8"))
+        for entry in root.iterdir()
+        if entry.name.endswith(".toml")
+    )
+
+
+@lru_cache(maxsize=8)
+def load_rules(extra_files: Sequence[str] = ()) -> RuleSet:
+    """The bundled rules, with the ``data`` of ``extra_files`` merged in."""
+    rules: Dict[str, Rule] = {}
+    for name, text in _bundled_texts():
+        defined, _ = parse_rule_file(text, f"rules/{name}")
+        for rule in defined:
+            if rule.code in rules:
+                raise ValueError(f"rules/{name}: {rule.code} is defined twice")
+            rules[rule.code] = rule
+    for path in extra_files:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+            defined, extensions = parse_rule_file(text, path)
+        except (OSError, UnicodeDecodeError, _toml.TOMLDecodeError, ValueError, KeyError) as exc:
+            raise UsageError(f"cannot load rule file {path}: {exc}") from exc
+        for rule in defined:
+            rules[rule.code] = rule
+        for code, data in extensions.items():
+            if code not in rules:
+                raise UsageError(f"rule file {path} extends unknown rule {code}")
+            old = rules[code]
+            rules[code] = Rule(**{**old.__dict__, "data": _merge(old.data, data)})
+    return RuleSet(rules.values())

@@ -1,0 +1,101 @@
+"""Plain values shared by every layer: findings, fixes and text edits.
+
+Everything here is immutable and made of plain data, so results can be sorted,
+compared, cached on disk and sent between worker processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+SAFE = "safe"
+UNSAFE = "unsafe"
+DISPLAY = "display"
+APPLICABILITIES = (SAFE, UNSAFE, DISPLAY)
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the text between two positions (lines 1-based, columns 0-based characters)."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    content: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "line": self.line,
+            "column": self.col + 1,
+            "end_line": self.end_line,
+            "end_column": self.end_col + 1,
+            "content": self.content,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Edit":
+        return cls(data["line"], data["column"] - 1, data["end_line"], data["end_column"] - 1, data["content"])
+
+
+@dataclass(frozen=True)
+class Fix:
+    title: str
+    applicability: str
+    edits: Tuple[Edit, ...]
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "title": self.title,
+            "applicability": self.applicability,
+            "edits": [edit.to_dict() for edit in self.edits],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Fix":
+        return cls(data["title"], data["applicability"], tuple(Edit.from_dict(e) for e in data["edits"]))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reported problem. ``col`` is 0-based; reporters print it 1-based."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    end_line: int = 0
+    end_col: int = 0
+    fix: Optional[Fix] = field(default=None, compare=False)
+    cell: Optional[int] = None
+
+    @property
+    def sort_key(self) -> Tuple[Any, ...]:
+        return (self.path, self.cell or 0, self.line, self.col, self.code, self.message)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "col": self.col,
+            "code": self.code,
+            "message": self.message,
+            "end_line": self.end_line,
+            "end_col": self.end_col,
+            "fix": self.fix.to_dict() if self.fix else None,
+            "cell": self.cell,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Finding":
+        fix = Fix.from_dict(data["fix"]) if data.get("fix") else None
+        return cls(
+            data["path"], data["line"], data["col"], data["code"], data["message"],
+            data["end_line"], data["end_col"], fix, data.get("cell"),
+        )
+
+
+class UsageError(Exception):
+    """A problem with how the tool was invoked or configured (exit code 2)."""
