@@ -1,0 +1,89 @@
+"""Which modules are entry points: programs that run, as opposed to library code.
+
+Spec ("Terms"): a module with an ``if __name__ == "__main__":`` block, a module whose
+top-level statements do the work (a script), or a notebook.  A script is recognised by
+top-level loops, or top-level calls that are not the bookkeeping library modules also do
+at import (logging setup, warnings filters, registries, ``sys.path`` edits).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import libcst as cst
+
+from nondet_lint.checks.base import Check
+
+FACT = "entry"
+
+# top-level calls that library modules make at import time: not evidence of a script
+_IMPORT_TIME_CALLS = (
+    "logging.", "warnings.", "sys.path.", "os.environ.", "atexit.", "register",
+    "setattr", "print", "_register", "__all__", "collections.namedtuple", "typing.",
+    "dataclasses.", "functools.", "set_verbosity", "get_logger", "getLogger",
+)
+
+
+def is_main_guard(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"`` in either order."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    if not isinstance(target.operator, cst.Equal):
+        return False
+    sides = (test.left, target.comparator)
+    has_name = any(isinstance(side, cst.Name) and side.value == "__name__" for side in sides)
+    has_main = any(
+        isinstance(side, cst.SimpleString) and side.evaluated_value == "__main__" for side in sides
+    )
+    return has_name and has_main
+
+
+def _call_name(call: cst.Call) -> str:
+    func = call.func
+    parts = []
+    while isinstance(func, cst.Attribute):
+        parts.append(func.attr.value)
+        func = func.value
+    if isinstance(func, cst.Name):
+        parts.append(func.value)
+    return ".".join(reversed(parts))
+
+
+def _is_bookkeeping(call: cst.Call) -> bool:
+    name = _call_name(call)
+    return any(name.startswith(prefix) or name.endswith(prefix) for prefix in _IMPORT_TIME_CALLS)
+
+
+class EntryPoints(Check):
+    """Records ``facts["entry"] = {"main_guard": bool, "script": bool, "line": int}``."""
+
+    def finish(self) -> None:
+        main_guard = False
+        script = False
+        for stmt in self.ctx.module.body:
+            if isinstance(stmt, cst.If) and is_main_guard(stmt.test):
+                main_guard = True
+            elif isinstance(stmt, (cst.For, cst.While)):
+                script = True
+            elif isinstance(stmt, cst.With) and not _with_is_bookkeeping(stmt):
+                script = True
+            elif isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    value = getattr(small, "value", None)
+                    if isinstance(small, cst.Expr) and isinstance(value, cst.Call) and not _is_bookkeeping(value):
+                        script = True
+        self.ctx.facts[FACT] = {"main_guard": main_guard, "script": script}
+
+
+def _with_is_bookkeeping(stmt: cst.With) -> bool:
+    return all(isinstance(item.item, cst.Call) and _is_bookkeeping(item.item) for item in stmt.items)
+
+
+def is_entry_point(facts: Mapping[str, Any]) -> bool:
+    """Whether a module's facts (``ModuleRecord.facts``) describe an entry point."""
+    entry = facts.get(FACT, {})
+    return bool(entry.get("main_guard") or entry.get("script") or entry.get("notebook"))
+
+
+CHECKS = [EntryPoints]
