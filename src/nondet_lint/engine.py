@@ -18,11 +18,12 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
+from nondet_lint import notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
 from nondet_lint.checks import all_checks
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred, FileContext, to_edits
-from nondet_lint.discovery import WalkError, discover
+from nondet_lint.discovery import WalkError, discover, project_files
 from nondet_lint.positions import node_spans
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.selection import enabled_codes, ignored_for_path, is_ignored
@@ -46,6 +47,12 @@ class FileResult:
     facts: Dict[str, Any] = field(default_factory=dict)
     suppressions: Suppressions = field(default_factory=Suppressions)
     parsed: bool = False
+    # notebooks: [cell, index, first program line, line count] per code cell
+    cells: List[List[int]] = field(default_factory=list)
+
+    def facts_only(self) -> "FileResult":
+        """This file as the rest of the project sees it: its facts, nothing to report."""
+        return FileResult(self.path, self.module_name, self.is_package, facts=self.facts, parsed=self.parsed)
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -57,6 +64,7 @@ class FileResult:
             "facts": self.facts,
             "suppressions": self.suppressions.to_dict(),
             "parsed": self.parsed,
+            "cells": self.cells,
         }
 
     @classmethod
@@ -66,6 +74,7 @@ class FileResult:
             [Finding.from_dict(f) for f in data["findings"]],
             [Deferred.from_dict(d) for d in data["deferred"]],
             data["facts"], Suppressions.from_dict(data["suppressions"]), data["parsed"],
+            data.get("cells", []),
         )
 
 
@@ -155,6 +164,8 @@ def analyze_source(
 def analyze_file(path: str, config: Config, rules: RuleSet, enabled: FrozenSet[str], stdin: Optional[bytes] = None) -> FileResult:
     """Pass 1 for one file on disk (or the text given on standard input)."""
     module_name, is_package = module_name_for(path)
+    if path.endswith(notebooks.SUFFIX):
+        return notebooks.analyze_notebook(path, config, rules, enabled, module_name, is_package, stdin)
     if not path.endswith(".py") and stdin is None:
         return FileResult(path, module_name, is_package)
     try:
@@ -222,7 +233,12 @@ def walk_error_findings(errors: Sequence[WalkError], enabled: FrozenSet[str]) ->
 
 
 def run(paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, stdin_filename: Optional[str] = None) -> RunResult:
-    """Check ``paths`` (or one source from standard input) and return sorted findings."""
+    """Check ``paths`` (or one source from standard input) and return sorted findings.
+
+    Only ``paths`` are reported, but project facts (entry points, seeds, switches, pins)
+    come from every checkable file under the project root (``config.root``): a hook given
+    only the changed ``data.py`` judges it with the seeds set in ``train.py``.
+    """
     rules = load_rules(tuple(config.rule_files))
     enabled = selected_codes(config, rules)
     exclude = (*config.exclude, *config.extend_exclude)
@@ -232,6 +248,9 @@ def run(paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, std
     else:
         files, errors = discover(paths, exclude)
         results = [analyze_file(path, config, rules, enabled) for path in files]
-    findings = resolve_project(results, config, rules, enabled)
+    given = paths if stdin is None else [stdin_filename] if stdin_filename else []
+    rest = [analyze_file(path, config, rules, enabled) for path in project_files(config.root, given, files, exclude)]
+    findings = resolve_project([*results, *(r.facts_only() for r in rest)], config, rules, enabled)
+    findings = notebooks.place_findings(findings, results)
     findings = dedupe([*findings, *walk_error_findings(errors, enabled)])
     return RunResult(findings, files, results)
