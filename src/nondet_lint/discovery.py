@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Iterable, List, Sequence, Set, Tuple
 
-PYTHON_SUFFIXES = (".py",)
+PYTHON_SUFFIXES = (".py", ".ipynb")
 
 
 def is_requirements_file(name: str) -> bool:
@@ -81,6 +81,36 @@ def discover(paths: Sequence[str], exclude: Sequence[str]) -> Tuple[List[str], L
             continue
         _walk(given, exclude, add, errors)
     return sorted(files), sorted(errors, key=lambda e: e.path)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def project_files(root: str, given: Sequence[str], reported: Sequence[str], exclude: Sequence[str]) -> List[str]:
+    """The project's other checkable files: indexed for their facts, never reported.
+
+    Empty when nothing was given, when a given path lies outside ``root`` (then ``root``
+    is not their project: a config file elsewhere, a library call with a default root),
+    or when a given folder holds the root (the walk already found every file).
+    """
+    if not given or not root or not os.path.isdir(root):
+        return []
+    top = os.path.normcase(os.path.realpath(root))
+    targets = [os.path.normcase(os.path.realpath(path)) for path in given]
+    if not all(_inside(target, top) for target in targets):
+        return []
+    if any(_inside(top, target) for target in targets):
+        return []
+    shown = os.path.abspath(root)
+    if not any(os.path.isabs(path) for path in given):
+        try:
+            shown = os.path.relpath(root)  # shown like the given paths
+        except ValueError:  # another drive
+            pass
+    found, _ = discover([shown], exclude)
+    skip = {os.path.normcase(os.path.realpath(path)) for path in reported}
+    return [path for path in found if os.path.normcase(os.path.realpath(path)) not in skip]
 
 
 def _walk(top: str, exclude: Sequence[str], add, errors: List[WalkError]) -> None:

@@ -17,26 +17,36 @@ APPLICABILITIES = (SAFE, UNSAFE, DISPLAY)
 
 @dataclass(frozen=True, order=True)
 class Edit:
-    """Replace the text between two positions (lines 1-based, columns 0-based characters)."""
+    """Replace the text between two positions (lines 1-based, columns 0-based characters).
+
+    ``cell`` is the notebook code cell the lines count in (``.ipynb`` files), else None.
+    """
 
     line: int
     col: int
     end_line: int
     end_col: int
     content: str
+    cell: Optional[int] = None
 
     def to_dict(self) -> Dict[str, Any]:
-        return {
+        data = {
             "line": self.line,
             "column": self.col + 1,
             "end_line": self.end_line,
             "end_column": self.end_col + 1,
             "content": self.content,
         }
+        if self.cell is not None:
+            data["cell"] = self.cell
+        return data
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "Edit":
-        return cls(data["line"], data["column"] - 1, data["end_line"], data["end_column"] - 1, data["content"])
+        return cls(
+            data["line"], data["column"] - 1, data["end_line"], data["end_column"] - 1, data["content"],
+            data.get("cell"),
+        )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,175 @@
+"""Jupyter notebooks: code cells checked as one program, findings at (cell, line)."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from conftest import run_cli
+from nondet_lint.config import Config
+from nondet_lint.engine import run
+from nondet_lint.notebooks import apply_cell_edits, build_program, mask_ipython
+from nondet_lint.types import Edit
+
+BENCHMARK = "torch.backends.cudnn.benchmark = True"
+
+
+def write_notebook(path, cells, **metadata):
+    """A real notebook written by nbformat: strings are code cells, ("md", text) markdown."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata.update(metadata)
+    for cell in cells:
+        if isinstance(cell, tuple):
+            nb.cells.append(nbformat.v4.new_markdown_cell(cell[1]))
+        else:
+            nb.cells.append(nbformat.v4.new_code_cell(cell))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+    return path
+
+
+def lint(path, **config):
+    return run([str(path)], Config(root=str(path.parent), **config)).findings
+
+
+def at(findings):
+    return [(f.code, f.cell, f.line, f.col + 1) for f in findings]
+
+
+def test_cells_are_one_program_and_findings_name_the_code_cell(tmp_path):
+    nb = write_notebook(tmp_path / "train.ipynb", [
+        ("md", "# Training\nimports first"),
+        "import torch",
+        ("md", "now the switch"),
+        "x = 1\n" + BENCHMARK,  # `torch` resolves through the import in the first code cell
+    ])
+    assert at(lint(nb)) == [("ND201", 2, 2, 1)]
+
+
+def test_magics_and_shell_escapes_are_skipped_not_parse_errors(tmp_path):
+    nb = write_notebook(tmp_path / "n.ipynb", [
+        "%matplotlib inline\nimport torch as T\n!pip install torch",
+        "files = !ls\nfor name in files:\n    !echo $name\nT.backends.cudnn.benchmark = True",
+        "%%bash\nfor f in *; do echo $f; done",
+        "T?\n%time y = 1\n" + "T.backends.cudnn.benchmark = True",
+        "%%time\nT.backends.cudnn.benchmark = True",
+    ])
+    assert at(lint(nb)) == [("ND201", 2, 4, 1), ("ND201", 4, 3, 1), ("ND201", 5, 2, 1)]
+
+
+def test_percent_and_bang_in_python_are_not_magics():
+    source = 'msg = ("%d items"\n    % 3)\nok = (1\n!= 2)\ntext = """\n!not a shell line\n"""\n'
+    assert mask_ipython(source) == source
+    mixed = source + "!ls\n"
+    masked = mask_ipython(mixed)
+    assert masked.splitlines()[:-1] == source.splitlines()
+    assert masked.splitlines()[-1] == "pass"
+
+
+def test_masking_keeps_line_count_and_indentation():
+    source = "for i in range(3):\n    !echo $i\n    x = %timeit f()\n%%capture\n"
+    masked = mask_ipython(source)
+    assert masked.count("\n") == source.count("\n")
+    assert masked.splitlines()[1:3] == ["    pass", "    x = None"]
+
+
+def test_noqa_inside_a_cell(tmp_path):
+    nb = write_notebook(tmp_path / "n.ipynb", ["import torch", BENCHMARK + "  # noqa: ND201", BENCHMARK])
+    assert at(lint(nb)) == [("ND201", 3, 1, 1)]
+
+
+def test_broken_cell_is_reported_and_the_rest_still_checked(tmp_path):
+    broken = "def broken(:\n    pass\n"
+    nb = write_notebook(tmp_path / "n.ipynb", ["import torch", broken, BENCHMARK])
+    (tmp_path / "same.py").write_text(broken)
+    [as_file] = lint(tmp_path / "same.py")
+    assert at(lint(nb)) == [("ND000", 2, as_file.line, as_file.col + 1), ("ND201", 3, 1, 1)]
+
+
+@pytest.mark.parametrize("content", [
+    b"{not json",
+    b'{"cells": 3}',
+    b'{"cells": [{"cell_type": "code", "source": 5}]}',
+    b"\xff\xfe\x00",
+    b"[]",
+])
+def test_malformed_notebook_is_nd000_never_a_traceback(tmp_path, content):
+    path = tmp_path / "bad.ipynb"
+    path.write_bytes(content)
+    code, out, err = run_cli([str(path)])
+    assert code == 1 and err == ""
+    assert out.startswith(f"{path.as_posix()}:1:1: ND000 ")
+
+
+def test_notebook_of_another_language_is_skipped(tmp_path):
+    nb = write_notebook(tmp_path / "r.ipynb", ["library(torch)\n" + BENCHMARK],
+                        language_info={"name": "R"})
+    assert lint(nb) == []
+
+
+def test_notebook_is_an_entry_point(tmp_path):
+    nb = write_notebook(tmp_path / "n.ipynb", ["import torch\nmodel = 1"])
+    result = run([str(nb)], Config(root=str(tmp_path)))
+    assert result.results[0].facts["entry"]["notebook"] is True
+
+
+def test_folders_are_walked_for_notebooks(tmp_path):
+    write_notebook(tmp_path / "sub" / "n.ipynb", ["import torch\n" + BENCHMARK])
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    write_notebook(tmp_path / ".ipynb_checkpoints" / "n-checkpoint.ipynb", ["import torch\n" + BENCHMARK])
+    code, out, _ = run_cli([str(tmp_path)])
+    assert code == 1
+    assert out.splitlines()[0].startswith(f"{(tmp_path / 'sub' / 'n.ipynb').as_posix()}:cell 1:2:1: ND201 ")
+    assert len(out.splitlines()) == 1
+
+
+def test_json_output_carries_cell_and_cell_relative_fix(tmp_path):
+    nb = write_notebook(tmp_path / "n.ipynb", ["import torch", "\n" + BENCHMARK])
+    code, out, _ = run_cli(["--format", "json", str(nb)])
+    finding = json.loads(out)["findings"][0]
+    assert (finding["cell"], finding["line"], finding["column"]) == (2, 2, 1)
+    assert finding["fix"]["edits"] == [
+        {"line": 2, "column": 34, "end_line": 2, "end_column": 38, "content": "False", "cell": 2}
+    ]
+
+
+def test_fix_edits_apply_to_cells_and_keep_outputs_and_metadata(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    first = nbformat.v4.new_code_cell("import torch")
+    first.outputs = [nbformat.v4.new_output("stream", name="stdout", text="hello\n")]
+    first.execution_count = 7
+    first.metadata["tags"] = ["setup"]
+    nb.cells = [first, nbformat.v4.new_markdown_cell("text"), nbformat.v4.new_code_cell("x = 1\n" + BENCHMARK)]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, str(path))
+    raw = path.read_bytes()
+
+    finding = lint(path)[0]
+    new = apply_cell_edits(raw, finding.fix.edits)
+    after = nbformat.reads(new.decode("utf-8"), as_version=4)
+    nbformat.validate(after)
+    assert after.cells[2].source == "x = 1\ntorch.backends.cudnn.benchmark = False"
+    assert after.cells[0].outputs == nb.cells[0].outputs
+    assert after.cells[0].execution_count == 7 and after.cells[0].metadata["tags"] == ["setup"]
+    assert after.metadata == nb.metadata
+    # untouched notebooks are written back byte for byte
+    assert apply_cell_edits(raw, []) == raw
+    path.write_bytes(new)
+    assert lint(path) == []
+
+
+def test_cell_edit_outside_its_cell_is_refused(tmp_path):
+    path = write_notebook(tmp_path / "n.ipynb", ["import torch"])
+    with pytest.raises(ValueError):
+        apply_cell_edits(path.read_bytes(), [Edit(5, 0, 5, 0, "x", cell=1)])
+    with pytest.raises(ValueError):
+        apply_cell_edits(path.read_bytes(), [Edit(1, 0, 1, 0, "x", cell=9)])
+
+
+def test_program_lines_map_to_cells_with_empty_cells(tmp_path):
+    path = write_notebook(tmp_path / "n.ipynb", ["a = 1", "", "b = 2\nc = 3"])
+    program = build_program(path.read_bytes())
+    assert program.text == "a = 1\nb = 2\nc = 3\n"
+    assert [(s.cell, s.start, s.lines) for s in program.cells] == [(1, 1, 1), (2, 2, 0), (3, 2, 2)]
