@@ -16,8 +16,12 @@ FIX_LABELS = {
 }
 
 
-def _code_block(source: str) -> str:
-    return "```python\n" + textwrap.dedent(source).strip("\n") + "\n```"
+_LANGUAGES = {".txt": "text", ".in": "text", ".toml": "toml", ".yml": "yaml", ".yaml": "yaml", ".cfg": "ini"}
+
+
+def _code_block(source: str, path: str = "example.py") -> str:
+    language = next((lang for ext, lang in _LANGUAGES.items() if path.endswith(ext)), "python")
+    return f"```{language}\n" + textwrap.dedent(source).strip("\n") + "\n```"
 
 
 def explain(rule: Rule, heading: str = "#") -> str:
@@ -36,10 +40,10 @@ def explain(rule: Rule, heading: str = "#") -> str:
         textwrap.dedent(docs["why"]).strip(),
         "",
         f"{heading}# Example",
-        _code_block(docs["example"]),
+        _code_block(docs["example"], docs.get("example_path", "example.py")),
         "",
         f"{heading}# Use instead",
-        _code_block(docs["use_instead"]),
+        _code_block(docs["use_instead"], docs.get("example_path", "example.py")),
         "",
         f"{heading}# Fix safety",
         textwrap.dedent(docs["fix_safety"]).strip(),

@@ -24,6 +24,7 @@ from nondet_lint.checks import all_checks
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred, FileContext, to_edits
 from nondet_lint.discovery import WalkError, discover, project_files
+from nondet_lint.nonpython import analyze_other_file
 from nondet_lint.positions import node_spans
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.selection import enabled_codes, ignored_for_path, is_ignored
@@ -167,7 +168,9 @@ def analyze_file(path: str, config: Config, rules: RuleSet, enabled: FrozenSet[s
     if path.endswith(notebooks.SUFFIX):
         return notebooks.analyze_notebook(path, config, rules, enabled, module_name, is_package, stdin)
     if not path.endswith(".py") and stdin is None:
-        return FileResult(path, module_name, is_package)
+        result = FileResult(path, module_name, is_package)
+        analyze_other_file(result, config, rules, enabled)  # requirement files (ND401)
+        return result
     try:
         source = read_source(path, stdin)
     except SourceError as exc:

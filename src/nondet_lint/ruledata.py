@@ -123,8 +123,10 @@ def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str) -
     fires = _examples(table.get("fires"), where)
     passes = _examples(table.get("passes"), where)
     # the documented example must fire and the suggested code must not
-    fires = (Example(docs["example"], docs.get("example_config", {})),) + fires
-    passes = (Example(docs["use_instead"], docs.get("example_config", {})),) + passes
+    # ``example_path`` names the file the two documented snippets are (default a .py file)
+    example_path = docs.get("example_path", "example.py")
+    fires = (Example(docs["example"], docs.get("example_config", {}), {}, example_path),) + fires
+    passes = (Example(docs["use_instead"], docs.get("example_config", {}), {}, example_path),) + passes
     return Rule(
         code=code,
         name=table["name"],

@@ -13,7 +13,8 @@ Public API:
 
 - ``Requirement``: one declared dependency (normalized name, specifier, exact pin).
 - ``parse_text(path, text)``: the entries and includes of one file's text (pure).
-- ``read_requirements(path)``: one file from disk, following ``-r`` / ``-c`` includes.
+- ``read_requirements(path)``: one file from disk, following ``-r`` / ``-c`` includes
+  (``read_parsed`` / ``with_includes``: the same, file by file).
 - ``project_pins(root)``: ``{name: specifier}`` for the whole project.
 - ``normalize_name``, ``pinned_version``, ``LOCK_FILE_NAMES``.
 
@@ -556,7 +557,12 @@ def read_parsed(path: str, _seen: Optional[Set[str]] = None) -> List[ParsedFile]
     text = read_text(path)
     if text is None:
         return []
-    parsed = parse_text(path, text)
+    return with_includes(parse_text(path, text), seen)
+
+
+def with_includes(parsed: ParsedFile, seen: Optional[Set[str]] = None) -> List[ParsedFile]:
+    """``parsed`` followed by the files it includes, read from disk (``-c`` entries marked)."""
+    seen = seen if seen is not None else {os.path.normcase(os.path.abspath(parsed.path))}
     out = [parsed]
     for include, is_constraint, _ in parsed.includes:
         for child in read_parsed(include, seen):

@@ -1,0 +1,45 @@
+"""Files that are not Python but still go through the engine (requirement files, ND401).
+
+The engine hands every discovered non-Python file here.  A *file checker* is chosen by
+file name; it reads the text and returns findings and deferred candidates, which travel
+in the same ``FileResult`` as a Python file's, so suppression (``# noqa: ND401`` on the
+line: requirement, TOML and YAML comments also start with ``#``), per-file ignores,
+pass 2 decisions and every reporter treat them alike.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, FrozenSet, List, Sequence, Tuple
+
+from nondet_lint.analysis.requirements import read_text
+from nondet_lint.suppression import parse_suppressions
+from nondet_lint.types import Finding
+
+# (does this checker read files of this name?, analyze(path, text, config, rules, enabled))
+FileChecker = Tuple[Callable[[str], bool], Callable[..., Tuple[List[Finding], List[Any]]]]
+
+
+def file_checkers() -> Sequence[FileChecker]:
+    # imported here so that imports point one way (engine -> nonpython -> checks)
+    from nondet_lint.checks import environment
+
+    return environment.FILE_CHECKERS
+
+
+def analyze_other_file(result: Any, config: Any, rules: Any, enabled: FrozenSet[str]) -> None:
+    """Fill ``result`` (an engine ``FileResult``) for a non-Python file, if one checker reads it."""
+    name = os.path.basename(result.path)
+    for matches, analyze in file_checkers():
+        if not matches(name):
+            continue
+        text = read_text(result.path)
+        if text is None:
+            if "ND000" in enabled:
+                result.findings.append(Finding(result.path, 1, 0, "ND000", "cannot read file: not readable as UTF-8 text"))
+            return
+        result.suppressions = parse_suppressions(text)
+        findings, deferred = analyze(result.path, text, config, rules, enabled)
+        result.findings.extend(findings)
+        result.deferred.extend(deferred)
+        return
