@@ -9,7 +9,7 @@ file, for the nodes that were reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -29,9 +29,12 @@ class NodeEdit:
 
 @dataclass
 class PendingFix:
+    """A fix before positions are known: node edits, or text edits a builder already
+    positioned (``nondet_lint.fixes.builders`` module edits)."""
+
     title: str
     applicability: str
-    edits: List[NodeEdit]
+    edits: List[Union[NodeEdit, Edit]]
 
 
 @dataclass
@@ -57,16 +60,19 @@ class Deferred:
     end_line: int
     end_col: int
     payload: Mapping[str, Any]
+    fix: Optional[Fix] = None  # what ``resolve`` puts on the finding it makes
 
     def to_dict(self) -> Dict[str, Any]:
         return {
             "path": self.path, "code": self.code, "line": self.line, "col": self.col,
             "end_line": self.end_line, "end_col": self.end_col, "payload": dict(self.payload),
+            "fix": self.fix.to_dict() if self.fix else None,
         }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Deferred":
-        return cls(data["path"], data["code"], data["line"], data["col"], data["end_line"], data["end_col"], data["payload"])
+        fix = Fix.from_dict(data["fix"]) if data.get("fix") else None
+        return cls(data["path"], data["code"], data["line"], data["col"], data["end_line"], data["end_col"], data["payload"], fix)
 
 
 class FileContext:
@@ -137,11 +143,12 @@ class FileContext:
         message = self.rules[code].format_message(**values)
         self.pending.append(Pending(node, code, message, fix, False, {}))
 
-    def defer(self, node: cst.CSTNode, code: str, **payload: Any) -> None:
-        """Record a candidate for the project phase; ``payload`` must be plain data."""
+    def defer(self, node: cst.CSTNode, code: str, fix: Optional[PendingFix] = None, **payload: Any) -> None:
+        """Record a candidate for the project phase; ``payload`` must be plain data.
+        ``fix`` comes back positioned as ``Deferred.fix``."""
         if code not in self.enabled:
             return
-        self.pending.append(Pending(node, code, "", None, True, payload))
+        self.pending.append(Pending(node, code, "", fix, True, payload))
 
     def fix(self, code: str, edits: List[NodeEdit], applicability: Optional[str] = None, **values: Any) -> PendingFix:
         """A fix for ``code`` titled from its rule data; applicability defaults to the rule's."""
@@ -158,6 +165,9 @@ def to_edits(fix: PendingFix, spans: Mapping[int, Tuple[int, int, int, int]]) ->
 
     edits = []
     for edit in fix.edits:
+        if isinstance(edit, Edit):  # positioned by a builder already
+            edits.append(edit)
+            continue
         line, col, end_line, end_col = spans[id(edit.node)]
         if edit.where == "before":
             edits.append(Edit(line, col, line, col, edit.content))
@@ -165,4 +175,4 @@ def to_edits(fix: PendingFix, spans: Mapping[int, Tuple[int, int, int, int]]) ->
             edits.append(Edit(end_line, end_col, end_line, end_col, edit.content))
         else:
             edits.append(Edit(line, col, end_line, end_col, edit.content))
-    return _Fix(fix.title, fix.applicability, tuple(sorted(edits)))
+    return _Fix(fix.title, fix.applicability, tuple(sorted(edits, key=lambda e: (e.path or "", e.line, e.col, e.end_line, e.end_col))))

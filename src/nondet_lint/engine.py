@@ -22,7 +22,7 @@ from nondet_lint import notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
 from nondet_lint.checks import all_checks
 from nondet_lint.config import Config
-from nondet_lint.context import Deferred, FileContext, to_edits
+from nondet_lint.context import Deferred, FileContext, NodeEdit, to_edits
 from nondet_lint.discovery import WalkError, discover, project_files
 from nondet_lint.nonpython import analyze_other_file
 from nondet_lint.positions import node_spans
@@ -150,14 +150,14 @@ def analyze_source(
         nodes = [p.node for p in ctx.pending]
         for pending in ctx.pending:
             if pending.fix:
-                nodes.extend(edit.node for edit in pending.fix.edits)
+                nodes.extend(edit.node for edit in pending.fix.edits if isinstance(edit, NodeEdit))
         spans = node_spans(module, nodes, source.text)
         for pending in ctx.pending:
             line, col, end_line, end_col = spans[id(pending.node)]
+            fix = to_edits(pending.fix, spans) if pending.fix else None
             if pending.deferred:
-                result.deferred.append(Deferred(path, pending.code, line, col, end_line, end_col, dict(pending.payload)))
+                result.deferred.append(Deferred(path, pending.code, line, col, end_line, end_col, dict(pending.payload), fix))
             else:
-                fix = to_edits(pending.fix, spans) if pending.fix else None
                 result.findings.append(Finding(path, line, col, pending.code, pending.message, end_line, end_col, fix))
     return result
 

@@ -20,6 +20,8 @@ class Edit:
     """Replace the text between two positions (lines 1-based, columns 0-based characters).
 
     ``cell`` is the notebook code cell the lines count in (``.ipynb`` files), else None.
+    ``path`` is the file the edit applies to when it is not the finding's own (a seed
+    block inserted in the entry point for a finding in a library module), else None.
     """
 
     line: int
@@ -28,6 +30,7 @@ class Edit:
     end_col: int
     content: str
     cell: Optional[int] = None
+    path: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
         data = {
@@ -39,13 +42,15 @@ class Edit:
         }
         if self.cell is not None:
             data["cell"] = self.cell
+        if self.path is not None:
+            data["path"] = self.path
         return data
 
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "Edit":
         return cls(
             data["line"], data["column"] - 1, data["end_line"], data["end_column"] - 1, data["content"],
-            data.get("cell"),
+            data.get("cell"), data.get("path"),
         )
 
 
