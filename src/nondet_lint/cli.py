@@ -49,6 +49,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="read settings from FILE instead of the nearest pyproject.toml")
     parser.add_argument("--format", choices=FORMATS, help="output format (default: rich at a terminal, text otherwise)")
     parser.add_argument("--statistics", action="store_true", help="print the number of findings per code")
+    parser.add_argument(
+        "--stdin-filename", metavar="PATH",
+        help="read the source from standard input and report it as PATH (how editors lint unsaved buffers)",
+    )
+    parser.add_argument("--baseline", metavar="FILE", help="report only findings that FILE does not hold")
+    parser.add_argument(
+        "--write-baseline", action="store_true", help="record every current finding in the --baseline FILE and exit 0",
+    )
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
@@ -103,7 +111,32 @@ def default_format(out) -> str:
     return "rich" if interactive and not os.environ.get("CI") else "text"
 
 
-def _run(argv: Sequence[str], out, err) -> int:
+def _read_stdin(args: argparse.Namespace, stdin) -> Optional[bytes]:
+    """The source on standard input when the only path is ``-`` or only ``--stdin-filename`` is given.
+
+    ``args.paths`` becomes the stdin file name, so config is discovered from its folder.
+    """
+    if args.paths != ["-"] and not (args.stdin_filename and not args.paths):
+        if args.stdin_filename:
+            raise UsageError("--stdin-filename names the source read from standard input: give no other paths")
+        if "-" in args.paths:
+            raise UsageError("'-' (standard input) cannot be combined with other paths")
+        return None
+    args.paths = [args.stdin_filename] if args.stdin_filename else []
+    return (stdin if stdin is not None else sys.stdin.buffer).read()
+
+
+def _write_baseline(args: argparse.Namespace, findings, sources, err) -> int:
+    from nondet_lint.baseline import write_baseline
+
+    if not args.baseline:
+        raise UsageError("--write-baseline needs --baseline FILE")
+    count = write_baseline(args.baseline, findings, sources)
+    err.write(f"nondet-lint: recorded {count} finding(s) in {args.baseline}\n")
+    return EXIT_CLEAN
+
+
+def _run(argv: Sequence[str], out, err, stdin=None) -> int:
     if len(argv) == 2 and argv[0] == "rule" and CODE_RE.match(argv[1].upper()):
         return _explain(argv[1], out)
     args = build_parser().parse_args(argv)
@@ -114,8 +147,16 @@ def _run(argv: Sequence[str], out, err) -> int:
         return EXIT_CLEAN
     from nondet_lint.engine import run
 
+    source = _read_stdin(args, stdin)
     config = resolve_config(args)
-    result = run(args.paths or ["."], config)
+    result = run(args.paths or ["."], config, stdin=source, stdin_filename=args.stdin_filename)
+    sources = {args.stdin_filename or "-": source} if source is not None else None
+    if args.write_baseline:
+        return _write_baseline(args, result.findings, sources, err)
+    if args.baseline:
+        from nondet_lint.baseline import new_findings
+
+        result.findings = new_findings(result.findings, args.baseline, sources)
     rules = load_rules(tuple(config.rule_files))
     get_reporter(args.format or default_format(out))(result.findings, rules, out)
     if args.statistics:
@@ -125,13 +166,13 @@ def _run(argv: Sequence[str], out, err) -> int:
     return EXIT_CLEAN
 
 
-def main(argv: Optional[Sequence[str]] = None, out=None, err=None) -> int:
+def main(argv: Optional[Sequence[str]] = None, out=None, err=None, stdin=None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in argv or "-v" in argv
     try:
-        return _run(argv, out, err)
+        return _run(argv, out, err, stdin)
     except UsageError as exc:
         err.write(f"nondet-lint: error: {exc}\n")
         return EXIT_ERROR

@@ -11,14 +11,16 @@ Reporter = Callable[[List[Finding], RuleSet, TextIO], None]
 
 
 def get_reporter(name: str) -> Reporter:
-    from nondet_lint.reporters import json_format, rich_format, text
+    from nondet_lint.reporters import github, json_format, rich_format, sarif, text
 
     reporters: Dict[str, Reporter] = {
         "text": text.report,
         "json": json_format.report,
         "rich": rich_format.report,
+        "github": github.report,
+        "sarif": sarif.report,
     }
     return reporters[name]
 
 
-FORMATS = ("text", "json", "rich")
+FORMATS = ("text", "json", "rich", "github", "sarif")

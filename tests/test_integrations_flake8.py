@@ -1,0 +1,104 @@
+"""The flake8 plugin, driven through the real flake8 (its command line and its API)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run_cli, write_project
+
+flake8_application = pytest.importorskip("flake8.main.application")
+
+from nondet_lint import engine, flake8_plugin  # noqa: E402
+from test_integrations_project import SEEDED_ELSEWHERE, SeedProbe  # noqa: E402
+
+SOURCE = (
+    "import torch\n"
+    "from torch.backends import cudnn\n"
+    "def setup():\n"
+    "    cudnn.benchmark = True\n"
+    "    x = 1; torch.backends.cudnn.benchmark = True  # noqa: ND201\n"
+)
+
+
+def flake8(args, cwd):
+    proc = subprocess.run(
+        [sys.executable, "-m", "flake8", *args], capture_output=True, text=True, cwd=cwd,
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, proc.stdout
+
+
+def test_plugin_is_registered_with_flake8(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--version"], capture_output=True, text=True)
+    assert "nondet-lint" in proc.stdout
+
+
+def test_same_line_and_column_as_nondet_lint(tmp_path):
+    write_project(tmp_path, {"train.py": SOURCE})
+    code, out = flake8(["--select", "ND", "--disable-noqa", "train.py"], tmp_path)
+    ours = run_cli([str(tmp_path / "train.py")])[1]
+    assert code == 1
+    assert [line.split(": ")[0] for line in out.splitlines()] == ["train.py:4:5", "train.py:5:12"]
+    assert {line.split(": ")[0].rsplit(":", 2)[1:] == ["4", "5"] for line in ours.splitlines()} == {True}
+    assert out.splitlines()[0].split(":", 1)[1] == ours.splitlines()[0].split(":", 1)[1]
+
+
+def test_flake8_owns_noqa(tmp_path):
+    write_project(tmp_path, {"train.py": SOURCE})
+    _, out = flake8(["--select", "ND", "train.py"], tmp_path)
+    assert [line.split(": ")[0] for line in out.splitlines()] == ["train.py:4:5"]
+    _, out = flake8(["--select", "ND", "--disable-noqa", "train.py"], tmp_path)
+    assert len(out.splitlines()) == 2
+
+
+def test_flake8_selection_and_per_file_ignores(tmp_path):
+    write_project(tmp_path, {"train.py": SOURCE, "tests/test_x.py": SOURCE})
+    code, out = flake8(["--select", "ND", "--per-file-ignores", "tests/*:ND201", "."], tmp_path)
+    assert code == 1 and [line.split(":")[0] for line in out.splitlines()] == ["./train.py"]
+    code, out = flake8(["--select", "ND", "--extend-ignore", "ND2", "."], tmp_path)
+    assert (code, out) == (0, "")
+
+
+def test_project_config_is_read(tmp_path):
+    write_project(tmp_path, {
+        "pyproject.toml": '[tool.nondet-lint]\nper-file-ignores = { "legacy/*" = ["ND201"] }\n',
+        "legacy/old.py": SOURCE,
+        "new.py": SOURCE,
+    })
+    _, out = flake8(["--select", "ND", "."], tmp_path)
+    assert [line.split(":")[0] for line in out.splitlines()] == ["./new.py"]
+
+
+def test_bad_config_is_one_finding_not_a_traceback(tmp_path):
+    write_project(tmp_path, {"pyproject.toml": "[tool.nondet-lint]\nno-such-key = 1\n", "a.py": "x = 1\n"})
+    code, out = flake8(["--select", "ND", "a.py"], tmp_path)
+    assert code == 1 and out.startswith("a.py:1:1: ND000 ") and "no-such-key" in out
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    real = engine.all_checks
+    monkeypatch.setattr(engine, "all_checks", lambda: [*real(), SeedProbe])
+    flake8_plugin._INDEX.clear()
+    yield
+    flake8_plugin._INDEX.clear()
+
+
+def run_in_process(paths, capsys):
+    """flake8 in this process (one job), so the probe check patched in here runs."""
+    app = flake8_application.Application()
+    app.run(["--select", "ND", "--jobs", "1", *paths])
+    return app.result_count, capsys.readouterr().out
+
+
+def test_project_facts_from_the_rest_of_the_project(tmp_path, probe, capsys, monkeypatch):
+    write_project(tmp_path, SEEDED_ELSEWHERE)
+    monkeypatch.chdir(tmp_path)
+    assert run_in_process(["pkg/data.py"], capsys) == (0, "")
+    (tmp_path / "train.py").write_text("import torch\n")
+    flake8_plugin._INDEX.clear()  # a new flake8 process would index again
+    total, out = run_in_process(["pkg/data.py"], capsys)
+    assert total == 1 and out.startswith("pkg/data.py:4:12: ND201 unseeded")

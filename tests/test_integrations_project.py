@@ -1,0 +1,93 @@
+"""Changed files only (pre-commit, editors): facts from the whole project, findings for the given files.
+
+A probe check stands in for a project-level rule: it reports a use of ``torch.rand``
+unless some module of the project calls ``torch.manual_seed``.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from conftest import run_cli, write_project
+from nondet_lint import engine
+from nondet_lint.checks.base import Check
+from nondet_lint.cli import main
+from nondet_lint.config import Config
+from nondet_lint.types import Finding
+
+SEEDED_ELSEWHERE = {
+    "pyproject.toml": "[project]\nname = 'x'\n",
+    "train.py": "import torch\nimport data\ntorch.manual_seed(0)\ntorch.backends.cudnn.benchmark = True\n",
+    "pkg/data.py": "import torch\n\ndef batch():\n    return torch.rand(3)\n",
+}
+
+
+class SeedProbe(Check):
+    codes = ("ND201",)
+
+    def visit_Call(self, node):
+        name = self.ctx.qualname(node.func)
+        if name == "torch.manual_seed":
+            self.ctx.facts["probe-seed"] = True
+        elif name == "torch.rand":
+            self.ctx.defer(node, "ND201")
+
+    @classmethod
+    def resolve(cls, project, deferred, rules):
+        if project.facts("probe-seed"):
+            return []
+        return [Finding(d.path, d.line, d.col, d.code, "unseeded") for d in deferred]
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    real = engine.all_checks
+    monkeypatch.setattr(engine, "all_checks", lambda: [*real(), SeedProbe])
+
+
+def locations(findings):
+    return [(f.path.rsplit("/", 1)[-1], f.line, f.code) for f in findings]
+
+
+def test_a_changed_file_is_judged_with_facts_from_the_rest_of_the_project(tmp_path, probe):
+    write_project(tmp_path, SEEDED_ELSEWHERE)
+    config = Config(root=str(tmp_path))
+    # only data.py is reported, and the seed set in train.py counts
+    assert engine.run([str(tmp_path / "pkg" / "data.py")], config).findings == []
+    (tmp_path / "train.py").write_text("import torch\n")
+    assert locations(engine.run([str(tmp_path / "pkg" / "data.py")], config).findings) == [("data.py", 4, "ND201")]
+
+
+def test_only_given_files_are_reported(tmp_path, probe):
+    write_project(tmp_path, {**SEEDED_ELSEWHERE, "train.py": "import torch\ntorch.backends.cudnn.benchmark = True\n"})
+    findings = engine.run([str(tmp_path / "pkg")], Config(root=str(tmp_path))).findings
+    assert locations(findings) == [("data.py", 4, "ND201")]  # train.py's own finding is not reported
+
+
+def test_cli_discovers_the_root_from_its_markers(tmp_path, probe, monkeypatch):
+    write_project(tmp_path, SEEDED_ELSEWHERE)
+    monkeypatch.chdir(tmp_path / "pkg")
+    assert run_cli(["data.py"])[:2] == (0, "")
+
+
+def test_stdin_buffer_is_judged_with_the_project_and_replaces_its_file(tmp_path, probe):
+    write_project(tmp_path, SEEDED_ELSEWHERE)
+
+    def lint_buffer(name, text):
+        out = io.StringIO()
+        code = main(["--stdin-filename", str(tmp_path / name)], out=out, err=io.StringIO(), stdin=io.BytesIO(text))
+        return code, out.getvalue()
+
+    # an unsaved data.py: the seed in train.py (on disk) counts
+    assert lint_buffer("pkg/data.py", b"import torch\nx = torch.rand(2)\n") == (0, "")
+    # an unsaved train.py whose seed was just deleted: the saved version no longer counts
+    code, out = lint_buffer("train.py", b"import torch\nx = torch.rand(2)\n")
+    assert code == 1 and out.endswith(":2:5: ND201 unseeded\n")
+
+
+def test_paths_outside_the_root_index_nothing_else(tmp_path, probe):
+    write_project(tmp_path, {"a/train.py": SEEDED_ELSEWHERE["train.py"], "b/data.py": SEEDED_ELSEWHERE["pkg/data.py"]})
+    config = Config(root=str(tmp_path / "a"))
+    assert locations(engine.run([str(tmp_path / "b" / "data.py")], config).findings) == [("data.py", 4, "ND201")]
