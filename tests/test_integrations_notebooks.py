@@ -173,3 +173,21 @@ def test_program_lines_map_to_cells_with_empty_cells(tmp_path):
     program = build_program(path.read_bytes())
     assert program.text == "a = 1\nb = 2\nc = 3\n"
     assert [(s.cell, s.start, s.lines) for s in program.cells] == [(1, 1, 1), (2, 2, 0), (3, 2, 2)]
+
+
+def test_fix_edits_are_placed_in_the_cells_of_the_file_they_edit(tmp_path):
+    """A fix may edit another file (``Edit.path``): a notebook entry point gets cell lines."""
+    from nondet_lint.engine import run as engine_run
+    from nondet_lint.notebooks import place_findings
+    from nondet_lint.types import Finding, Fix
+
+    nb = write_notebook(tmp_path / "train.ipynb", ["import torch", "import data\nmodel = 1"])
+    (tmp_path / "data.py").write_text("x = 1\n")
+    result = engine_run([str(tmp_path)], Config(root=str(tmp_path)))
+    edit = Edit(3, 0, 3, 0, "torch.manual_seed(0)\n", path=result.files[1])
+    own = Edit(1, 0, 1, 5, "y", path=None)
+    finding = Finding(result.files[0], 1, 0, "ND201", "m", 1, 5, Fix("t", "safe", (edit, own)))
+    [placed] = place_findings([finding], result.results)
+    assert result.files[1] == str(nb)
+    assert placed.fix.edits == (Edit(2, 0, 2, 0, "torch.manual_seed(0)\n", cell=2, path=str(nb)), own)
+    assert placed.cell is None and placed.line == 1

@@ -52,8 +52,11 @@ class FileResult:
     cells: List[List[int]] = field(default_factory=list)
 
     def facts_only(self) -> "FileResult":
-        """This file as the rest of the project sees it: its facts, nothing to report."""
-        return FileResult(self.path, self.module_name, self.is_package, facts=self.facts, parsed=self.parsed)
+        """This file as the rest of the project sees it: its facts (and a notebook's cells,
+        for fixes that edit it), nothing to report."""
+        return FileResult(
+            self.path, self.module_name, self.is_package, facts=self.facts, parsed=self.parsed, cells=self.cells,
+        )
 
     def to_dict(self) -> Dict[str, Any]:
         return {
@@ -254,6 +257,6 @@ def run(paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, std
     given = paths if stdin is None else [stdin_filename] if stdin_filename else []
     rest = [analyze_file(path, config, rules, enabled) for path in project_files(config.root, given, files, exclude)]
     findings = resolve_project([*results, *(r.facts_only() for r in rest)], config, rules, enabled)
-    findings = notebooks.place_findings(findings, results)
+    findings = notebooks.place_findings(findings, [*results, *rest])
     findings = dedupe([*findings, *walk_error_findings(errors, enabled)])
     return RunResult(findings, files, results)

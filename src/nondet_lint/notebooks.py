@@ -328,11 +328,11 @@ def analyze_notebook(path: str, config, rules, enabled, module_name: str, is_pac
 
 
 def place_findings(findings: Sequence[Finding], results: Sequence[Any]) -> List[Finding]:
-    """Re-address the findings of notebooks (``FileResult.cells``) to their cells."""
-    cells = {r.path: [CellSpan.from_list(c) for c in r.cells] for r in results if r.cells}
+    """Re-address findings and fix edits in notebooks (``FileResult.cells``) to their cells."""
+    cells = {r.path: tuple(CellSpan.from_list(c) for c in r.cells) for r in results if r.cells}
     if not cells:
         return list(findings)
-    return [place_in_cells(f, cells[f.path]) if f.path in cells else f for f in findings]
+    return [place_in_cells(f, cells) for f in findings]
 
 
 # ---- positions ------------------------------------------------------------------------
@@ -342,8 +342,8 @@ def cell_position(cells: Sequence[CellSpan], line: int) -> Tuple[Optional[int], 
     if not cells:
         return None, line
     starts = [span.start for span in cells]
+    # rightmost start at or before the line: an empty cell shares its start with the next
     position = bisect_right(starts, line) - 1
-    # an empty cell shares its start line with the next cell: take the last one there
     if position < 0:
         return None, line
     span = cells[position]
@@ -351,20 +351,26 @@ def cell_position(cells: Sequence[CellSpan], line: int) -> Tuple[Optional[int], 
 
 
 def _edit_in_cells(edit: Edit, cells: Sequence[CellSpan]) -> Edit:
+    if not cells:
+        return edit
     cell, line = cell_position(cells, edit.line)
     _, end_line = cell_position(cells, edit.end_line)
-    return Edit(line, edit.col, end_line, edit.end_col, edit.content, cell)
+    return replace(edit, line=line, end_line=end_line, cell=cell)
 
 
-def place_in_cells(finding: Finding, cells: Sequence[CellSpan]) -> Finding:
-    """A finding on the joined program, re-addressed to its cell."""
-    cell, line = cell_position(cells, finding.line)
-    if cell is None:
-        return finding
-    end_line = cell_position(cells, finding.end_line)[1] if finding.end_line else 0
+def place_in_cells(finding: Finding, cells: Mapping[str, Sequence[CellSpan]]) -> Finding:
+    """A finding on joined programs re-addressed to cells: its own position when its file
+    is a notebook, and each fix edit by the file it edits (``Edit.path``, else the
+    finding's own file)."""
     fix = finding.fix
     if fix is not None:
-        fix = replace(fix, edits=tuple(_edit_in_cells(edit, cells) for edit in fix.edits))
+        edits = tuple(_edit_in_cells(edit, cells.get(edit.path or finding.path, ())) for edit in fix.edits)
+        fix = replace(fix, edits=edits)
+    own = cells.get(finding.path, ())
+    cell, line = cell_position(own, finding.line)
+    if cell is None:
+        return replace(finding, fix=fix) if fix is not finding.fix else finding
+    end_line = cell_position(own, finding.end_line)[1] if finding.end_line else 0
     return replace(finding, line=line, end_line=end_line, cell=cell, fix=fix)
 
 
