@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Sequence
 from nondet_lint import __version__
 from nondet_lint.config import Config, discover_config, validate_codes, with_overrides
 from nondet_lint.docs import explain, list_rules
+from nondet_lint.fixes.options import add_arguments as add_fix_arguments, wants_fixes
 from nondet_lint.ruledata import CODE_RE, load_rules
 from nondet_lint.reporters import FORMATS, get_reporter
 from nondet_lint.reporters.text import statistics
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="FILE", help="read settings from FILE instead of the nearest pyproject.toml")
     parser.add_argument("--format", choices=FORMATS, help="output format (default: rich at a terminal, text otherwise)")
     parser.add_argument("--statistics", action="store_true", help="print the number of findings per code")
+    add_fix_arguments(parser)
     parser.add_argument(
         "--stdin-filename", metavar="PATH",
         help="read the source from standard input and report it as PATH (how editors lint unsaved buffers)",
@@ -97,6 +99,8 @@ def resolve_config(args: argparse.Namespace) -> Config:
         "extend_select": args.extend_select,
         "extend_ignore": args.extend_ignore,
         "per_file_ignores": _per_file_ignores(args.per_file_ignores),
+        "fixable": getattr(args, "fixable", None),
+        "unfixable": getattr(args, "unfixable", None),
     }
     validate_codes({k: v for k, v in overrides.items() if v is not None}, rules.codes, "command line")
     if overrides["per_file_ignores"] is not None:
@@ -153,14 +157,23 @@ def _run(argv: Sequence[str], out, err, stdin=None) -> int:
     sources = {args.stdin_filename or "-": source} if source is not None else None
     if args.write_baseline:
         return _write_baseline(args, result.findings, sources, err)
+    report_out = out
+    if wants_fixes(args):
+        from nondet_lint.fixes.command import apply_fixes
+
+        fixed = apply_fixes(args, config, result, load_rules(tuple(config.rule_files)), out, err, source)
+        if fixed.exit_code is not None:
+            return fixed.exit_code
+        result.findings = fixed.findings
+        report_out = err if source is not None else out  # stdout holds the fixed source
     if args.baseline:
         from nondet_lint.baseline import new_findings
 
         result.findings = new_findings(result.findings, args.baseline, sources)
     rules = load_rules(tuple(config.rule_files))
-    get_reporter(args.format or default_format(out))(result.findings, rules, out)
+    get_reporter(args.format or default_format(out))(result.findings, rules, report_out)
     if args.statistics:
-        statistics(result.findings, rules, out)
+        statistics(result.findings, rules, report_out)
     if result.findings and not args.exit_zero:
         return EXIT_FINDINGS
     return EXIT_CLEAN

@@ -87,6 +87,10 @@ class RunResult:
     findings: List[Finding]
     files: List[str]
     results: List[FileResult]
+    # the rest of the project and the findings of no file (walk errors), kept so the fix
+    # loop can decide again after it re-analyzed the files it changed (``decide``)
+    context: List[FileResult] = field(default_factory=list)
+    extra: List[Finding] = field(default_factory=list)
 
 
 def module_name_for(path: str) -> tuple:
@@ -255,8 +259,16 @@ def run(paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, std
         files, errors = discover(paths, exclude)
         results = [analyze_file(path, config, rules, enabled) for path in files]
     given = paths if stdin is None else [stdin_filename] if stdin_filename else []
-    rest = [analyze_file(path, config, rules, enabled) for path in project_files(config.root, given, files, exclude)]
-    findings = resolve_project([*results, *(r.facts_only() for r in rest)], config, rules, enabled)
-    findings = notebooks.place_findings(findings, [*results, *rest])
-    findings = dedupe([*findings, *walk_error_findings(errors, enabled)])
-    return RunResult(findings, files, results)
+    rest = [analyze_file(path, config, rules, enabled).facts_only() for path in project_files(config.root, given, files, exclude)]
+    extra = walk_error_findings(errors, enabled)
+    return RunResult(decide(results, rest, extra, config, rules, enabled), files, results, rest, extra)
+
+
+def decide(
+    results: Sequence[FileResult], context: Sequence[FileResult], extra: Sequence[Finding],
+    config: Config, rules: RuleSet, enabled: FrozenSet[str],
+) -> List[Finding]:
+    """Pass 2 for the reported ``results``, with the facts of the rest of the project."""
+    findings = resolve_project([*results, *context], config, rules, enabled)
+    findings = notebooks.place_findings(findings, [*results, *context])
+    return dedupe([*findings, *extra])
