@@ -72,6 +72,16 @@ def test_project_config_is_read(tmp_path):
     assert [line.split(":")[0] for line in out.splitlines()] == ["./new.py"]
 
 
+def test_nondet_config_option_from_the_flake8_config(tmp_path):
+    write_project(tmp_path, {
+        "setup.cfg": "[flake8]\nnondet-config = ci/nondet.toml\n",
+        "ci/nondet.toml": 'ignore = ["ND201"]\n',
+        "src/train.py": SOURCE,
+    })
+    assert flake8(["--select", "ND", "src"], tmp_path) == (0, "")
+    assert flake8(["--select", "ND", "--isolated", "src"], tmp_path)[0] == 1
+
+
 def test_bad_config_is_one_finding_not_a_traceback(tmp_path):
     write_project(tmp_path, {"pyproject.toml": "[tool.nondet-lint]\nno-such-key = 1\n", "a.py": "x = 1\n"})
     code, out = flake8(["--select", "ND", "a.py"], tmp_path)

@@ -191,3 +191,18 @@ def test_fix_edits_are_placed_in_the_cells_of_the_file_they_edit(tmp_path):
     assert result.files[1] == str(nb)
     assert placed.fix.edits == (Edit(2, 0, 2, 0, "torch.manual_seed(0)\n", cell=2, path=str(nb)), own)
     assert placed.cell is None and placed.line == 1
+
+
+def test_cli_fix_edits_the_cell_and_keeps_outputs(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    first = nbformat.v4.new_code_cell("%matplotlib inline\nimport torch")
+    first.outputs = [nbformat.v4.new_output("stream", name="stdout", text="hello\n")]
+    first.execution_count = 3
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), first, nbformat.v4.new_code_cell(BENCHMARK + "\nx = 1")]
+    path = tmp_path / "n.ipynb"
+    nbformat.write(nb, str(path))
+    code, _, _ = run_cli(["--fix", str(path)])
+    assert code == 0
+    after = nbformat.read(str(path), as_version=4)
+    assert after.cells[2].source == "torch.backends.cudnn.benchmark = False\nx = 1"
+    assert after.cells[1] == nb.cells[1] and after.cells[0] == nb.cells[0]

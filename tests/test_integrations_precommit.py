@@ -7,6 +7,7 @@ which needs the package index; without one the test is skipped, saying so.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -107,3 +108,34 @@ def test_fix_hook_fixes_the_changed_file(hook_repo, pre_commit_home, tmp_path):
     assert code == 1, output  # files were modified: pre-commit fails the commit, as with ruff --fix
     assert "cudnn.benchmark = False" in (target / "data.py").read_text()
     assert "benchmark = True" in (target / "train.py").read_text()
+
+
+def test_hook_file_filter_matches_what_nondet_lint_checks():
+    """pre-commit's filter and the tool's own discovery agree on which files matter."""
+    import yaml
+
+    from nondet_lint.discovery import is_checkable
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    assert {h["id"]: h["entry"] for h in hooks} == {"nondet-lint": "nondet-lint", "nondet-lint-fix": "nondet-lint --fix"}
+    names = [
+        "train.py", "pkg/data.py", "notebooks/explore.ipynb", "requirements.txt", "requirements-dev.in",
+        "sub/requirements/base.txt", "pyproject.toml", "setup.cfg", "environment.yml", "env/environment.yaml",
+        "README.md", "data.csv", "setup.py.orig", "notrequirements.txt", "config.yaml",
+    ]
+    for hook in hooks:
+        pattern = re.compile(hook["files"])
+        assert hook["require_serial"] is True
+        for name in names:
+            assert bool(pattern.search(name)) == is_checkable(name.rsplit("/", 1)[-1]), name
+
+
+def test_readme_snippets_name_the_shipped_hooks():
+    import yaml
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    configs = [yaml.safe_load(b) for b in blocks if "repos:" in b]
+    ids = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
+    used = {hook["id"] for config in configs for repo in config["repos"] for hook in repo["hooks"]}
+    assert configs and used <= ids

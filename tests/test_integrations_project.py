@@ -91,3 +91,14 @@ def test_paths_outside_the_root_index_nothing_else(tmp_path, probe):
     write_project(tmp_path, {"a/train.py": SEEDED_ELSEWHERE["train.py"], "b/data.py": SEEDED_ELSEWHERE["pkg/data.py"]})
     config = Config(root=str(tmp_path / "a"))
     assert locations(engine.run([str(tmp_path / "b" / "data.py")], config).findings) == [("data.py", 4, "ND201")]
+
+
+def test_without_markers_the_root_is_the_start_folder(tmp_path, probe, monkeypatch):
+    """No pyproject, setup.py or .git above: nothing above the checked folder is indexed."""
+    if any((parent / marker).exists() for parent in tmp_path.parents
+           for marker in ("pyproject.toml", "setup.py", "setup.cfg", ".git")):
+        pytest.skip("the temporary folder lies inside a project")
+    write_project(tmp_path, {"train.py": SEEDED_ELSEWHERE["train.py"], "pkg/data.py": SEEDED_ELSEWHERE["pkg/data.py"]})
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run_cli(["pkg/data.py"])
+    assert code == 1 and out.startswith("pkg/data.py:4:12: ND201 unseeded")

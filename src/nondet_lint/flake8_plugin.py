@@ -85,7 +85,7 @@ class Plugin:
     @classmethod
     def add_options(cls, manager: Any) -> None:
         manager.add_option(
-            "--nondet-config", parse_from_config=True, default=None,
+            "--nondet-config", parse_from_config=True, normalize_paths=True, default=None,
             help="nondet-lint settings file (default: [tool.nondet-lint] of the nearest pyproject.toml)",
         )
 
