@@ -93,7 +93,7 @@ def apply_fixes(
         if args.show_fixes:
             show_fixes(outcome.applied, rules, listing, dry=True)
         err.write(f"nondet-lint: would fix {_plural(len(outcome.applied), 'finding')}\n" if outcome.applied else "")
-        return FixReport(outcome.findings, EXIT_FINDINGS if changed else EXIT_CLEAN)
+        return FixReport(outcome.findings, EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN)
     unwritten: Dict[str, str] = {}
     for path in changed:
         if path == stdin_path:
