@@ -1,19 +1,40 @@
-"""ND2xx: non-deterministic GPU kernels and the determinism switches."""
+"""ND2xx: the determinism switches (ND201, ND202, ND205, ND206, ND209).
+
+The op tables (ND203 / ND204 / ND208) are in ``kernel_ops``, custom kernels (ND207) in
+``custom_kernels``.  What counts as a switch, which helper sets what, and the code a fix
+inserts are rule data in ``rules/kernels.toml``.
+"""
 
 from __future__ import annotations
 
+from typing import Any, Dict, Iterable, List, Mapping, Optional
+
 import libcst as cst
 
+from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point
+from nondet_lint.analysis.gpu import DATA_RULE, GpuFacts, GpuSelection, program_view, value_in
+from nondet_lint.analysis.versions import format_version, in_range
+from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
+from nondet_lint.checks import custom_kernels, kernel_ops
 from nondet_lint.checks.base import Check
-from nondet_lint.context import NodeEdit
+from nondet_lint.checks.kernel_ops import FACT as OPS_FACT, OpTable
+from nondet_lint.context import Deferred, NodeEdit
+from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for
+from nondet_lint.types import Finding
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "True"
 
 
+def _flag_argument(call: cst.Call, spec: Mapping[str, Any]) -> Optional[cst.BaseExpression]:
+    """The argument a ``{name, pos}`` spec points at, when it is passed."""
+    return find_arg(call, spec.get("name"), spec.get("pos"))
+
+
 class CudnnBenchmark(Check):
-    """ND201: ``torch.backends.cudnn.benchmark = True`` (also through aliases)."""
+    """ND201: ``torch.backends.cudnn.benchmark = True`` (also through aliases), and the
+    calls that set it: ``cudnn.flags(benchmark=True)``, Lightning ``Trainer(benchmark=True)``."""
 
     codes = ("ND201",)
 
@@ -25,7 +46,264 @@ class CudnnBenchmark(Check):
             name = self.ctx.qualname(target.target)
             if name in attributes:
                 fix = self.ctx.fix("ND201", [NodeEdit(node.value, "False")])
-                self.ctx.report(target.target, "ND201", fix=fix, name=name)
+                self.ctx.report(target.target, "ND201", fix=fix, setting=f"`{name} = True`")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.ctx.qualname(node.func)
+        for spec in self.data("ND201").get("calls", []):
+            if name in spec["names"]:
+                value = _flag_argument(node, spec["arg"])
+                if value is not None and is_true_literal(value):
+                    fix = self.ctx.fix("ND201", [NodeEdit(value, "False")])
+                    self.ctx.report(node, "ND201", fix=fix, setting=f"`benchmark=True` in `{name}`")
 
 
-CHECKS = [CudnnBenchmark]
+class CudnnDeterministicOff(Check):
+    """ND202: ``torch.backends.cudnn.deterministic = False`` or
+    ``torch.backends.cudnn.flags(deterministic=False)``, in a GPU program."""
+
+    codes = ("ND202",)
+
+    def _defer(self, at: cst.CSTNode, value: cst.BaseExpression, setting: str) -> None:
+        fix = self.ctx.fix("ND202", [NodeEdit(value, "True")])
+        self.ctx.defer(at, "ND202", fix=fix, setting=setting)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if literal_value(node.value, self.ctx.qualname) is not False:
+            return
+        for target in node.targets:
+            name = self.ctx.qualname(target.target)
+            if name in self.data("ND202")["attributes"]:
+                self._defer(target.target, node.value, f"`{name} = False`")
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.ctx.qualname(node.func)
+        for spec in self.data("ND202").get("calls", []):
+            if name in spec["names"]:
+                value = _flag_argument(node, spec["arg"])
+                if value is not None and literal_value(value, self.ctx.qualname) is False:
+                    self._defer(node, value, f"`deterministic=False` in `{name}`")
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        if not deferred or not program_view(project, rules).is_gpu_program():
+            return []
+        rule = rules["ND202"]
+        return [
+            Finding(d.path, d.line, d.col, "ND202", rule.format_message(**d.payload), d.end_line, d.end_col, d.fix)
+            for d in deferred
+        ]
+
+
+# ---------------------------------------------------------------- program-level -------
+class ProgramSwitches(Check):
+    """ND205 (no determinism switch) and ND209 (``CUBLAS_WORKSPACE_CONFIG`` missing), once
+    per entry point, at its first line that selects the GPU (TensorFlow / JAX: their
+    import).  Pass 1 defers one candidate per framework the fix may be for; pass 2 keeps
+    the ones the entry point's program needs."""
+
+    codes = ("ND205", "ND209")
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        self.selection = GpuSelection(ctx)
+        self.frameworks = ctx.rules[DATA_RULE].data["frameworks"]
+        self.anchor: Optional[cst.CSTNode] = None
+        self.framework_imports: Dict[str, cst.CSTNode] = {}
+        self.first_statement: Optional[cst.CSTNode] = None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.anchor is None and self.selection.call(node):
+            self.anchor = node
+
+    def visit_BaseString(self, node: cst.BaseString) -> None:
+        if self.anchor is None and self.selection.literal(node):
+            self.anchor = node
+
+    def _imported(self, node: cst.CSTNode, names: List[str]) -> None:
+        for framework, spec in self.frameworks.items():
+            if framework not in self.framework_imports and any(
+                n == m or n.startswith(m + ".") for n in names for m in spec["modules"]
+            ):
+                self.framework_imports[framework] = node
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self._imported(node, [self.ctx.code_for(alias.name) for alias in node.names])
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.module is not None and not node.relative:
+            self._imported(node, [self.ctx.code_for(node.module)])
+
+    def finish(self) -> None:
+        if ENTRY_FACT in self.ctx.facts and not is_entry_point(self.ctx.facts):
+            return
+        body = self.ctx.module.body
+        if not body:
+            return
+        anchor = (
+            self.anchor
+            or self.framework_imports.get("tensorflow")
+            or self.framework_imports.get("jax")
+            or self.framework_imports.get("torch")
+            or body[0]
+        )
+        module = self.ctx.module
+        for framework, spec in self.frameworks.items():
+            for option in spec.get("switch_code", []):
+                edits = self._switch_edits(module, option)
+                fix = self.ctx.fix("ND205", edits, framework=framework) if edits else None
+                self.ctx.defer(anchor, "ND205", fix=fix, framework=framework, versions=option.get("versions", "*"))
+        cublas = self.ctx.rules["ND209"].data["fix"]
+        edits = insert_before_import(module, tuple(self.frameworks["torch"]["modules"]), cublas["statements"], cublas["imports"])
+        self.ctx.defer(anchor, "ND209", fix=self.ctx.fix("ND209", edits) if edits else None)
+
+    def _switch_edits(self, module: cst.Module, option: Mapping[str, Any]) -> List[Any]:
+        names: Dict[str, str] = {}
+        imports = list(option.get("imports", []))
+        for placeholder, qualified in option.get("names", {}).items():
+            spelled = name_for(module, qualified)
+            if spelled is None:
+                return []
+            names[placeholder] = spelled[0]
+            if spelled[1] and spelled[1] not in imports:
+                imports.append(spelled[1])
+        return insert_after_imports(module, option["statements"].format(**names), imports)
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        view = program_view(project, rules)
+        if not deferred or not view.is_gpu_program():
+            return []
+        by_path: Dict[str, List[Deferred]] = {}
+        for item in deferred:
+            by_path.setdefault(item.path, []).append(item)
+        findings: List[Finding] = []
+        for path, items in sorted(by_path.items()):
+            if path not in view.closures:
+                continue  # not an entry point after all
+            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules))
+            findings.extend(cls._missing_cublas(view, path, [i for i in items if i.code == "ND209"], rules))
+        return findings
+
+    @staticmethod
+    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
+        if not items:
+            return []
+        frameworks = view.data["frameworks"]
+        program = view.program_of_entry(path)
+        used = view.frameworks(view.closures[path])
+        missing = [
+            fw for fw in frameworks  # data order: torch, tensorflow, jax
+            if fw in used and not view.switch_on(program, frameworks[fw]["switch"])
+        ]
+        if not missing:
+            return []
+        first = missing[0]
+        version = view.target(first)
+        candidates = [i for i in items if i.payload.get("framework") == first]
+        chosen = next(
+            (i for i in candidates if version is None or in_range(version, i.payload.get("versions", "*"))),
+            candidates[0] if candidates else items[0],
+        )
+        switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
+        message = rules["ND205"].format_message(
+            switches=switches, reason=cls_reason(view, path), examples=example_ops(view, program, rules),
+        )
+        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix)]
+
+    @staticmethod
+    def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
+        if not items:
+            return []
+        data = rules["ND209"].data
+        version = view.target("torch")
+        program = view.program_of_entry(path)
+        if version is None or not in_range(version, data["needed_for"]):
+            return []
+        if "torch" not in view.frameworks(view.closures[path]):
+            return []
+        if not view.switch_definitely_on(program, "torch") or view.switch_anywhere("cublas"):
+            return []
+        item = items[0]
+        message = rules["ND209"].format_message(version=format_version(version))
+        return [Finding(path, item.line, item.col, "ND209", message, item.end_line, item.end_col, item.fix)]
+
+
+def cls_reason(view: Any, path: str) -> str:
+    """How the project uses the GPU, for the message (``.cuda()`` in ``train.py``)."""
+    for candidate in [path, *sorted(view.facts)]:
+        reason = view.facts.get(candidate, {}).get("selects_gpu")
+        if reason:
+            return f"{reason} in `{view.records[candidate].module_name or candidate}`"
+    return "TensorFlow / JAX use the GPU by default"
+
+
+def example_ops(view: Any, program: Iterable[str], rules: Mapping[str, Any], limit: int = 3) -> str:
+    """`` (it uses `torch.nn.Conv2d`, ...)`` for the ops of a program the switch covers."""
+    names: List[str] = []
+    for path in sorted(program):
+        for code, ids in sorted(view.records[path].facts.get(OPS_FACT, {}).items()):
+            table = OpTable(rules[code].data)
+            for op_id in ids:
+                entry = table.by_id.get(op_id)
+                if entry and entry.get("report") != "none" and entry["api"] not in names:
+                    names.append(entry["api"])
+    if not names:
+        return ""
+    shown = ", ".join(f"`{n}`" for n in names[:limit])
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return f"; it uses {shown}{more}"
+
+
+# ---------------------------------------------------------------- TensorFlow threads --
+class TensorFlowThreads(Check):
+    """ND206: TF1 sessions with multi-threaded op pools in a program that seeds, and
+    ``tf.config.threading.set_*_parallelism_threads(n)`` with n != 1 while op
+    determinism is off."""
+
+    codes = ("ND206",)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        data = self.data("ND206")
+        name = self.ctx.qualname(node.func)
+        if name is None:
+            return
+        if name in data["config_calls"]:
+            values = [literal_value(find_arg(node, arg, None), self.ctx.qualname) for arg in data["thread_args"]]
+            if all(value_in(v, [1]) for v in values) or any(v is UNKNOWN for v in values):
+                return
+            self.ctx.defer(node, "ND206", kind="session", api=name)
+        elif name in data["session_calls"]:
+            config = find_arg(node, "config", 2)
+            if config is None:
+                self.ctx.defer(node, "ND206", kind="session", api=name)
+        elif name in data["threading_calls"]:
+            value = literal_value(find_arg(node, "num_threads", 0), self.ctx.qualname)
+            if isinstance(value, int) and not isinstance(value, bool) and value != 1:
+                self.ctx.defer(node, "ND206", kind="threading", api=name)
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        view = program_view(project, rules)
+        rule = rules["ND206"]
+        findings = []
+        for item in deferred:
+            scopes = view.scopes_of_module(item.path)
+            if item.payload["kind"] == "session":
+                if not any(view.seeds(s) for s in scopes):
+                    continue
+                advice = rule.data["advice"]["session"]
+            else:
+                if any(view.switch_on(s, "tensorflow") for s in scopes):
+                    continue
+                advice = rule.data["advice"]["threading"]
+            message = rule.format_message(api=item.payload["api"], advice=advice)
+            findings.append(Finding(item.path, item.line, item.col, "ND206", message, item.end_line, item.end_col))
+        return findings
+
+
+# the facts check first: the others' pass-2 decisions read what it records
+CHECKS = [
+    GpuFacts, CudnnBenchmark, CudnnDeterministicOff, ProgramSwitches, TensorFlowThreads,
+    *kernel_ops.CHECKS, *custom_kernels.CHECKS,
+]

@@ -1,0 +1,423 @@
+"""GPU programs and determinism switches, as project facts.
+
+Spec ("Terms"): a *GPU program* is a project that selects a GPU somewhere (``.cuda()``,
+``.to("cuda")``, ``torch.device("cuda")``, ``device="cuda"``, a Lightning ``Trainer`` not
+told to use the CPU, the Hugging Face ``Trainer`` / ``accelerate``, CuPy / Numba CUDA /
+Triton); TensorFlow and JAX programs use the GPU by default unless the config says
+``devices = ["cpu"]``.  The determinism switches (``use_deterministic_algorithms``,
+``cudnn.deterministic``, TF op determinism and its environment variables, ``XLA_FLAGS``,
+``CUBLAS_WORKSPACE_CONFIG``, and helpers that set them) are recorded where they are set,
+so that an op in ``model.py`` is judged by the switches ``train.py`` turns on.
+
+Pass 1 (``GpuFacts``) records, per module, plain data under ``facts["gpu"]``.  Pass 2
+(``ProgramView``) joins them along the project's imports: each entry point's *program* is
+the modules it imports, transitively.  What counts as a switch, a GPU selection or a
+training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not code.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+
+import libcst as cst
+
+from nondet_lint.analysis.entrypoints import is_entry_point
+from nondet_lint.analysis.versions import Version, target_version
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, string_parts
+from nondet_lint.checks.base import Check
+
+FACT = "gpu"
+DATA_RULE = "ND205"  # the rule whose data holds the framework, switch and GPU tables
+ON, MAYBE = "on", "unknown"
+
+
+# ---------------------------------------------------------------- pass 1: helpers ------
+@lru_cache(maxsize=32)
+def _regex(pattern: str) -> "re.Pattern[str]":
+    return re.compile(pattern, re.IGNORECASE)
+
+
+def value_in(value: Any, allowed: Iterable[Any]) -> bool:
+    """``value`` equals one of ``allowed`` (``True`` is not ``1`` here)."""
+    return any(type(value) is type(item) and value == item for item in allowed)
+
+
+def environ_key(target: cst.BaseExpression, qualname) -> Optional[str]:
+    """``os.environ["X"]`` (through any alias of ``os.environ``) → ``"X"``."""
+    if not isinstance(target, cst.Subscript) or qualname(target.value) != "os.environ":
+        return None
+    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return None
+    key = literal_value(target.slice[0].slice.value, qualname)
+    return key if isinstance(key, str) else None
+
+
+def environ_settings(node: cst.CSTNode, qualname) -> List[Tuple[str, cst.BaseExpression]]:
+    """Environment variables a statement or call sets: ``os.environ[K] = v``,
+    ``os.environ.setdefault(K, v)``, ``os.environ.update({K: v}, K=v)``, ``os.putenv(K, v)``."""
+    out: List[Tuple[str, cst.BaseExpression]] = []
+    if isinstance(node, cst.Assign):
+        for target in node.targets:
+            key = environ_key(target.target, qualname)
+            if key is not None:
+                out.append((key, node.value))
+        return out
+    if not isinstance(node, cst.Call):
+        return out
+    name = qualname(node.func)
+    if name in ("os.environ.setdefault", "os.putenv"):
+        key = literal_value(find_arg(node, None, 0), qualname)
+        value = find_arg(node, None, 1)
+        if isinstance(key, str) and value is not None:
+            out.append((key, value))
+    elif name == "os.environ.update":
+        for arg in node.args:
+            if arg.keyword is not None:
+                out.append((arg.keyword.value, arg.value))
+            elif isinstance(arg.value, cst.Dict):
+                for element in arg.value.elements:
+                    if isinstance(element, cst.DictElement):
+                        key = literal_value(element.key, qualname)
+                        if isinstance(key, str):
+                            out.append((key, element.value))
+    return out
+
+
+def _reads_variable(node: cst.BaseExpression, var: str, qualname) -> bool:
+    """``os.environ.get(var, ...)``, ``os.getenv(var)`` or ``os.environ[var]``."""
+    if isinstance(node, cst.Call) and qualname(node.func) in ("os.environ.get", "os.getenv"):
+        return literal_value(find_arg(node, None, 0), qualname) == var
+    return environ_key(node, qualname) == var
+
+
+def env_value_state(value: cst.BaseExpression, var: str, pattern: str, qualname) -> Optional[str]:
+    """``ON`` when the literal text of ``value`` matches ``pattern``; ``MAYBE`` when the value
+    is computed (other than re-reading ``var`` itself, as appending to ``XLA_FLAGS`` does);
+    None when it is a literal that does not turn the switch on."""
+    text, other = string_parts(value)
+    if _regex(pattern).search(text):
+        return ON
+    if not other:
+        return None
+    parts: List[cst.BaseExpression] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, cst.BinaryOperation):
+            stack.extend((item.left, item.right))
+        elif isinstance(item, cst.FormattedString):
+            parts.extend(p.expression for p in item.parts if isinstance(p, cst.FormattedStringExpression))
+        elif not isinstance(item, (cst.SimpleString, cst.ConcatenatedString)):
+            parts.append(item)
+    return MAYBE if any(not _reads_variable(part, var, qualname) for part in parts) else None
+
+
+def call_switch_state(call: cst.Call, entry: Mapping[str, Any], qualname) -> Optional[str]:
+    """The state a switch call sets, per its data entry (see ``[[ND205.data.switches.calls]]``)."""
+    arg = entry.get("arg")
+    if arg is None:
+        return ON
+    value = literal_value(find_arg(call, arg.get("name"), arg.get("pos")), qualname)
+    if value is ABSENT:
+        return ON if entry.get("absent") == "on" else None
+    if value is UNKNOWN:
+        return MAYBE
+    return ON if value_in(value, entry.get("on", [True])) else None
+
+
+def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return isinstance(value, str) and bool(_regex(pattern).match(value))
+    if isinstance(node, cst.FormattedString) and node.parts:
+        first = node.parts[0]
+        return isinstance(first, cst.FormattedStringText) and bool(_regex(pattern).match(first.value))
+    return False
+
+
+# where a device string selects a device (not where it is compared or listed as a choice)
+_SELECTING_PARENTS = (cst.Arg, cst.Assign, cst.AnnAssign, cst.IfExp, cst.Param, cst.DictElement, cst.Return)
+
+
+class GpuSelection:
+    """Finds the expressions that select a GPU; shared by the facts and the program checks."""
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.data = ctx.rules[DATA_RULE].data["gpu"]
+        self.uses_torch = ctx.imports.mentions("torch")
+        self.by_name = {name: entry for entry in self.data.get("gpu_by_default", []) for name in entry["names"]}
+
+    def by_import(self) -> bool:
+        """Importing a GPU kernel library (CuPy, Numba CUDA, Triton) makes a GPU program."""
+        return self.ctx.imports.mentions(*self.data.get("kernel_imports", []))
+
+    def call(self, node: cst.Call) -> Optional[str]:
+        """A short description of how ``node`` selects the GPU, or None."""
+        func = node.func
+        name = self.ctx.qualname(func)
+        if name is None and isinstance(func, cst.Attribute) and self.uses_torch:
+            if func.attr.value in self.data.get("methods", []):
+                return f"`.{func.attr.value}()`"
+        if name in self.data.get("calls", []):
+            return f"`{name}`"
+        entry = self.by_name.get(name or "")
+        if entry is not None:
+            unless = entry.get("unless")
+            if unless:
+                value = literal_value(find_arg(node, unless["arg"], unless.get("pos")), self.ctx.qualname)
+                if value is UNKNOWN or value_in(value, unless["in"]):
+                    return None
+            return f"`{name}`"
+        return None
+
+    def literal(self, node: cst.CSTNode) -> Optional[str]:
+        """A ``"cuda"`` string passed, assigned or chosen (not compared): ``.to("cuda")``,
+        ``device="cuda:0"``, ``"cuda" if ... else "cpu"``."""
+        if not is_device_literal(node, self.data["device_literal"]):
+            return None
+        parent = self.ctx.parent(node)
+        if isinstance(parent, _SELECTING_PARENTS):
+            if isinstance(parent, cst.DictElement) and parent.key is node:
+                return None
+            return "a `\"cuda\"` device"
+        return None
+
+
+# ---------------------------------------------------------------- pass 1: the facts ---
+class GpuFacts(Check):
+    """Records ``facts["gpu"]``: frameworks used, GPU selection, switches set,
+    differentiation (training code), and the modules imported (for program closures)."""
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        data = ctx.rules[DATA_RULE].data
+        self.frameworks = data["frameworks"]
+        self.switches = data["switches"]
+        self.diff = data["differentiation"]
+        self.selection = GpuSelection(ctx)
+        self.switch_calls = {name: entry for entry in self.switches.get("calls", []) for name in entry["names"]}
+        self.switch_attrs = {name: entry for entry in self.switches.get("attributes", []) for name in entry["names"]}
+        self.env = {entry["var"]: entry for entry in self.switches.get("env", [])}
+        self.state: Dict[str, str] = {}
+        self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
+        self.differentiates = False
+        self.seed_calls = frozenset(ctx.rules["ND206"].data.get("seed_calls", []))
+        self.seeds = False
+
+    def _set(self, switches: Iterable[str], state: Optional[str]) -> None:
+        if state is None:
+            return
+        for switch in switches:
+            if self.state.get(switch) != ON:
+                self.state[switch] = state
+
+    def _env(self, node: cst.CSTNode) -> None:
+        for var, value in environ_settings(node, self.ctx.qualname):
+            entry = self.env.get(var)
+            if entry is None:
+                continue
+            for rule in entry["patterns"]:
+                self._set(rule["sets"], env_value_state(value, var, rule["pattern"], self.ctx.qualname))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self._env(node)
+        for target in node.targets:
+            entry = self.switch_attrs.get(self.ctx.qualname(target.target) or "")
+            if entry is not None:
+                value = literal_value(node.value, self.ctx.qualname)
+                if value is UNKNOWN:
+                    self._set(entry["sets"], MAYBE)
+                elif value_in(value, entry.get("on", [True])):
+                    self._set(entry["sets"], ON)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self._env(node)
+        name = self.ctx.qualname(node.func)
+        entry = self.switch_calls.get(name or "")
+        if entry is not None:
+            self._set(entry["sets"], call_switch_state(node, entry, self.ctx.qualname))
+        if self.selects is None:
+            self.selects = self.selection.call(node)
+        if not self.differentiates:
+            self.differentiates = self._differentiates(node, name)
+        if name in self.seed_calls:
+            self.seeds = True
+
+    def visit_BaseString(self, node: cst.BaseString) -> None:
+        if self.selects is None:
+            self.selects = self.selection.literal(node)
+
+    def _differentiates(self, node: cst.Call, name: Optional[str]) -> bool:
+        if name is not None:
+            return name in self.diff["calls"] or name.startswith(tuple(self.diff["prefixes"]))
+        if isinstance(node.func, cst.Attribute):
+            needs = self.diff["methods"].get(node.func.attr.value)
+            return bool(needs) and self.ctx.imports.mentions(*needs)
+        return False
+
+    def finish(self) -> None:
+        used = sorted(
+            framework for framework, spec in self.frameworks.items()
+            if self.ctx.imports.mentions(*spec["modules"])
+        )
+        self.ctx.facts[FACT] = {
+            "frameworks": used,
+            "selects_gpu": self.selects,
+            "switches": dict(sorted(self.state.items())),
+            "differentiates": self.differentiates,
+            "seeds": self.seeds,
+            "imports": sorted(name for name in self.ctx.imports.imported_modules if name),
+        }
+
+
+# ---------------------------------------------------------------- pass 2: the view ----
+class ProgramView:
+    """Project-wide answers for the kernel rules: which modules form each entry point's
+    program, whether the project is a GPU program, which switches a program sets, and
+    the target version of each framework."""
+
+    def __init__(self, project: Any, data: Mapping[str, Any]) -> None:
+        self.project = project
+        self.data = data
+        self.records = {record.path: record for record in project}
+        self.facts = {path: record.facts.get(FACT, {}) for path, record in self.records.items()}
+        self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
+        self.edges = {path: self._imports_of(path) for path in self.records}
+        self.closures = {path: self._closure(path) for path in self.entries}
+        reached: Set[str] = set().union(*self.closures.values()) if self.closures else set()
+        # modules no entry point reaches (imported dynamically, or library code): their
+        # switches count for every program, to give the benefit of the doubt
+        self.orphans = frozenset(path for path in self.records if path not in reached)
+        self._targets: Dict[str, Optional[Version]] = {}
+        self._pins: Optional[Dict[str, str]] = None
+
+    # -- imports and programs
+    def _imports_of(self, path: str) -> FrozenSet[str]:
+        found = set()
+        for name in self.facts[path].get("imports", []):
+            parts = name.split(".")
+            for end in range(len(parts), 0, -1):
+                record = self.project.module(".".join(parts[:end]))
+                if record is not None and record.path != path:
+                    found.add(record.path)
+        return frozenset(found)
+
+    def _closure(self, start: str) -> FrozenSet[str]:
+        seen = {start}
+        stack = [start]
+        while stack:
+            for nxt in self.edges.get(stack.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return frozenset(seen)
+
+    def program_of_entry(self, entry: str) -> FrozenSet[str]:
+        """The modules that run when ``entry`` runs, plus the unreached ones."""
+        return self.closures.get(entry, frozenset({entry})) | self.orphans
+
+    def entries_reaching(self, path: str) -> List[str]:
+        return [entry for entry in self.entries if path in self.closures[entry]]
+
+    def scopes_of_module(self, path: str) -> List[FrozenSet[str]]:
+        """The programs a module's code runs in: one per entry point that reaches it, or,
+        for code no entry point reaches, the whole project."""
+        entries = self.entries_reaching(path)
+        if not entries:
+            return [frozenset(self.records)]
+        return [self.program_of_entry(entry) for entry in entries]
+
+    # -- facts over a set of modules
+    def is_gpu_program(self) -> bool:
+        """Spec: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
+        config says ``devices = ["cpu"]``)."""
+        if any(f.get("selects_gpu") for f in self.facts.values()):
+            return True
+        if "cpu" in [d.lower() for d in self.project.config.devices]:
+            return False
+        default_gpu = {name for name, spec in self.data["frameworks"].items() if spec.get("gpu_by_default")}
+        return any(default_gpu.intersection(f.get("frameworks", [])) for f in self.facts.values())
+
+    def frameworks(self, scope: Iterable[str]) -> Set[str]:
+        return {fw for path in scope for fw in self.facts.get(path, {}).get("frameworks", [])}
+
+    def switch_on(self, scope: Iterable[str], switch: str) -> bool:
+        """A switch counts when set on, or set from a value the code computes."""
+        return any(switch in self.facts.get(path, {}).get("switches", {}) for path in scope)
+
+    def switch_definitely_on(self, scope: Iterable[str], switch: str) -> bool:
+        """Set on with a literal value (not from a flag the code reads)."""
+        return any(self.facts.get(path, {}).get("switches", {}).get(switch) == ON for path in scope)
+
+    def switch_anywhere(self, switch: str) -> bool:
+        return self.switch_on(self.records, switch)
+
+    def seeds(self, scope: Iterable[str]) -> bool:
+        return any(self.facts.get(path, {}).get("seeds") for path in scope)
+
+    def differentiates(self, scope: Iterable[str]) -> bool:
+        return any(self.facts.get(path, {}).get("differentiates") for path in scope)
+
+    # -- versions
+    def pins(self) -> Dict[str, str]:
+        if self._pins is None:
+            self._pins = read_pins(self.project.root)
+        return self._pins
+
+    def target(self, framework: str) -> Optional[Version]:
+        if framework not in self._targets:
+            spec = self.data["frameworks"].get(framework, {})
+            aliases = self.data.get("package_aliases", {})
+            self._targets[framework] = target_version(
+                framework, self.project.config.target_versions, self.pins(), spec.get("known_versions", []), aliases,
+            )
+        return self._targets[framework]
+
+
+def read_pins(root: str) -> Dict[str, str]:
+    """``{package: specifier}`` the project declares (I/O: pass 2 only)."""
+    try:
+        from nondet_lint.analysis.requirements import project_pins
+    except ImportError:  # pragma: no cover - the requirement parser is optional
+        return {}
+    try:
+        return project_pins(root)
+    except (OSError, ValueError):
+        return {}
+
+
+_VIEW_KEY = "_nondet_lint_gpu_view"
+
+
+def program_view(project: Any, rules: Mapping[str, Any]) -> ProgramView:
+    """The ``ProgramView`` of a project, built once per run and shared by the kernel rules."""
+    view = project.__dict__.get(_VIEW_KEY)
+    if view is None:
+        view = ProgramView(project, rules[DATA_RULE].data)
+        project.__dict__[_VIEW_KEY] = view
+    return view
+
+
+def framework_of(qualified: Optional[str], frameworks: Mapping[str, Any]) -> Optional[str]:
+    """The framework a qualified name belongs to (``tensorflow.math.x`` → tensorflow)."""
+    if not qualified:
+        return None
+    root = qualified.split(".")[0]
+    for name, spec in frameworks.items():
+        if root in spec["modules"]:
+            return name
+    return None
+
+
+def canonical(name: str, aliases: Mapping[str, str]) -> str:
+    """Map a qualified name through namespace aliases (``tensorflow.compat.v1.`` →
+    ``tensorflow.``, ``tensorflow.keras.`` → ``keras.``), longest prefix first."""
+    for prefix in sorted(aliases, key=len, reverse=True):
+        if name.startswith(prefix):
+            return aliases[prefix] + name[len(prefix):]
+    return name
+
+

@@ -1,0 +1,93 @@
+"""Arguments of a call, and what their values are when the code says so literally.
+
+Rule data states conditions on arguments (``accumulate=True``, ``mode='max'``, a
+``weights`` tensor given); these helpers find an argument by keyword or position and
+read its value without running anything: literals, and names resolved through imports
+(``tf.image.ResizeMethod.NEAREST_NEIGHBOR``).  A value the code computes is ``UNKNOWN``,
+and rules stay silent on unknown values rather than guess.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Tuple
+
+import libcst as cst
+
+UNKNOWN = object()  # a value computed at run time
+ABSENT = object()  # the argument is not passed
+
+
+def find_arg(call: cst.Call, name: Optional[str], pos: Optional[int], shift: int = 0) -> Optional[cst.BaseExpression]:
+    """The expression passed for a parameter, by keyword ``name`` or at ``pos`` (+ ``shift``
+    for the function form of a method: ``torch.put(x, ...)`` vs ``x.put_(...)``)."""
+    positional: List[cst.Arg] = []
+    for arg in call.args:
+        if arg.keyword is not None:
+            if name is not None and arg.keyword.value == name:
+                return arg.value
+        elif arg.star:
+            return None  # ``*args``: positions are unknown from here on
+        else:
+            positional.append(arg)
+    if pos is not None and 0 <= pos + shift < len(positional):
+        return positional[pos + shift].value
+    return None
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(arg.star for arg in call.args)
+
+
+def literal_value(node: Optional[cst.BaseExpression], qualname: Callable[[cst.BaseExpression], Optional[str]]) -> Any:
+    """The value of a literal (bool, None, int, float, str, or a qualified name as str).
+
+    Returns ``ABSENT`` for None (no argument) and ``UNKNOWN`` for computed values.
+    """
+    if node is None:
+        return ABSENT
+    if isinstance(node, cst.Name):
+        if node.value in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.value]
+        return qualname(node) or UNKNOWN
+    if isinstance(node, cst.Attribute):
+        return qualname(node) or UNKNOWN
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        value = node.evaluated_value
+        return value if isinstance(value, str) else UNKNOWN
+    if isinstance(node, (cst.Integer, cst.Float)):
+        try:
+            return node.evaluated_value
+        except (ValueError, SyntaxError):
+            return UNKNOWN
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = literal_value(node.expression, qualname)
+        return -inner if isinstance(inner, (int, float)) and not isinstance(inner, bool) else UNKNOWN
+    return UNKNOWN
+
+
+def string_parts(node: cst.BaseExpression) -> Tuple[str, bool]:
+    """The literal text inside a string expression and whether anything else is in it.
+
+    ``"a" + os.environ.get("X", "") + f" --b={n}"`` → (``"a --b="``, True): rules look
+    for flags in the literal text and know the value is not fully literal.
+    """
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return (value, False) if isinstance(value, str) else ("", True)
+    if isinstance(node, cst.ConcatenatedString):
+        left, left_other = string_parts(node.left)
+        right, right_other = string_parts(node.right)
+        return left + right, left_other or right_other
+    if isinstance(node, cst.FormattedString):
+        text, other = [], False
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                text.append(part.value)
+            else:
+                other = True
+        return "".join(text), other
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        left, left_other = string_parts(node.left)
+        right, right_other = string_parts(node.right)
+        return left + " " + right, left_other or right_other
+    return "", True

@@ -1,0 +1,286 @@
+"""ND203 / ND204 / ND208: framework ops whose GPU kernels are non-deterministic.
+
+The op tables are rule data (``[[NDxxx.data.ops]]`` in ``rules/kernels.toml``, built from
+the catalog): qualified names and their aliases, tensor-method names, the condition on
+arguments (``accumulate=True``, ``mode="max"``, ``weights`` given), the device, whether
+only the backward pass is affected, and per version range what the framework does with
+it (``kind``):
+
+- ``switch``: deterministic once the framework's determinism switch is on;
+- ``raises``: no deterministic implementation; the switch makes it raise;
+- ``unfixed``: non-deterministic and no switch helps in that version;
+- versions no range covers: deterministic, nothing to report.
+
+``report`` says where an entry is reported: ``call`` (an explicit accumulation such as
+``index_add_``), ``program`` (convolutions and implicit backward passes: the missing
+switch, ND205, covers them) or ``none`` (the catalog lists it but its condition cannot
+be seen statically; kept so the data stays complete).  Every match is recorded in the
+module's facts (``facts["kernel_ops"]``), whatever its report.
+
+Pass 1 matches calls and defers the ``call`` entries; pass 2 decides with the project's
+facts: is it a GPU program, the target version, the switches of the programs the module
+runs in, and, for backward-only entries, whether those programs differentiate.
+
+Tensor methods (``x.index_add_(...)``) have receivers no import resolves.  They match by
+method name unless the receiver is known to be something else (a name bound from NumPy,
+pandas, ...).  Names that other libraries also use (``gather``, ``scatter``, ``put``,
+``cumsum``, ``median``: entries marked ``generic``) match only in files that import the
+framework, and need the argument count the framework's signature requires.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
+
+import libcst as cst
+
+from nondet_lint.analysis.gpu import canonical, program_view
+from nondet_lint.analysis.versions import Version, in_range
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
+from nondet_lint.checks.base import Check
+from nondet_lint.context import Deferred
+from nondet_lint.names import dotted_name
+from nondet_lint.types import Finding
+
+FACT = "kernel_ops"
+KIND_PRIORITY = {"raises": 0, "unfixed": 1, "switch": 2}
+
+
+# ---------------------------------------------------------------- the tables ----------
+class OpTable:
+    """A rule's ``ops`` entries indexed by qualified name and by method name."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.aliases: Mapping[str, str] = data.get("namespace_aliases", {})
+        self.by_id: Dict[str, Mapping[str, Any]] = {}
+        self.by_name: Dict[str, List[Mapping[str, Any]]] = {}
+        self.by_method: Dict[str, List[Tuple[Mapping[str, Any], bool]]] = {}  # (entry, generic)
+        for entry in data.get("ops", []):
+            self.by_id[entry["id"]] = entry
+            for name in entry.get("names", []):
+                self.by_name.setdefault(canonical(name, self.aliases), []).append(entry)
+            for method in entry.get("methods", []):
+                self.by_method.setdefault(method, []).append((entry, False))
+            for method in entry.get("generic_methods", []):
+                self.by_method.setdefault(method, []).append((entry, True))
+
+
+def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualname) -> Optional[bool]:
+    """Whether the call meets the entry's ``when`` conditions: True, False, or None when a
+    value it depends on is computed at run time."""
+    if len(call.args) - shift < entry.get("min_args", 0) and not has_star_args(call):
+        return False
+    for cond in entry.get("when", []):
+        node = find_arg(call, cond.get("arg"), cond.get("pos"), shift)
+        if node is None and has_star_args(call):
+            return None
+        value = literal_value(node, qualname)
+        if "present" in cond:
+            given = value is not ABSENT and value is not None
+            if given != cond["present"]:
+                return False
+            continue
+        if value is ABSENT:
+            value = cond.get("default", ABSENT)
+        if value is UNKNOWN:
+            return None
+        allowed = cond["in"] if "in" in cond else [cond["is"]]
+        matches = any(type(value) is type(item) and value == item for item in allowed)
+        if matches == bool(cond.get("negate", False)):
+            return False
+    return True
+
+
+def reported_at_calls(entry: Mapping[str, Any]) -> bool:
+    """Whether some version reports the entry at its calls (``report``, or a status
+    item's own ``report``: ``cumsum`` raises in old torch, is covered by ND205 in new)."""
+    default = entry.get("report", "call")
+    return any(item.get("report", default) == "call" for item in entry.get("status", [])) or (
+        not entry.get("status") and default == "call"
+    )
+
+
+def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional[Mapping[str, Any]]:
+    """The first ``status`` item whose ``versions`` range holds the target version."""
+    for item in entry.get("status", []):
+        spec = item.get("versions", "*")
+        if version is None and spec in ("*", ""):
+            return item
+        if version is not None and in_range(version, spec):
+            return item
+    return None
+
+
+# ---------------------------------------------------------------- pass 1 --------------
+class OpCheck(Check):
+    """Matches calls against one rule's op table (subclasses name the rule)."""
+
+    code: ClassVar[str] = ""
+    framework: ClassVar[str] = ""
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        self.table = OpTable(self.data(self.code))
+        modules = ctx.rules["ND205"].data["frameworks"][self.framework]["modules"]
+        self.framework_imported = ctx.imports.mentions(*modules)
+        self.foreign_roots = frozenset(self.data(self.code).get("foreign_roots", []))
+        self.foreign_names: Dict[str, str] = {}
+        self.matched: set = set()
+
+    # names bound from other libraries are not this framework's tensors
+    def visit_Assign(self, node: cst.Assign) -> None:
+        root = self._root_package(node.value)
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                if root in self.foreign_roots:
+                    self.foreign_names[target.target.value] = root
+                else:
+                    self.foreign_names.pop(target.target.value, None)
+
+    def _root_package(self, node: cst.BaseExpression) -> Optional[str]:
+        while True:
+            if isinstance(node, cst.Call):
+                node = node.func
+            elif isinstance(node, cst.Subscript):
+                node = node.value
+            elif isinstance(node, cst.Attribute):
+                name = self.ctx.qualname(node)
+                if name is not None:
+                    return name.split(".")[0]
+                node = node.value
+            elif isinstance(node, cst.Name):
+                if node.value in self.foreign_names:
+                    return self.foreign_names[node.value]
+                name = self.ctx.qualname(node)
+                return name.split(".")[0] if name else None
+            else:
+                return None
+
+    def matches(self, call: cst.Call) -> List[Tuple[Mapping[str, Any], int]]:
+        """``(entry, positional shift)`` for each table entry the call is."""
+        name = self.ctx.qualname(call.func)
+        if name is not None:
+            name = canonical(name, self.table.aliases)
+            found = []
+            for entry in self.table.by_name.get(name, []):
+                # ``torch.index_add(x, ...)`` / ``torch.Tensor.index_add_(x, ...)``: the
+                # tensor comes first, so method positions move by one
+                found.append((entry, 1 if entry.get("tensor_op") else 0))
+            return found
+        if not isinstance(call.func, cst.Attribute):
+            return []
+        entries = self.table.by_method.get(call.func.attr.value, [])
+        if not entries or self._root_package(call.func.value) in self.foreign_roots:
+            return []
+        return [(entry, 0) for entry, generic in entries if self.framework_imported or not generic]
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.consider(node, self.matches(node))
+
+    def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
+        for entry, shift in candidates:
+            if condition_holds(node, entry, shift, self.ctx.qualname) is not True:
+                continue
+            self.matched.add(entry["id"])
+            if entry.get("device", "cuda") != "mps" and reported_at_calls(entry):
+                self.ctx.defer(node, self.code, op=entry["id"])
+
+    def finish(self) -> None:
+        if self.matched:
+            found = self.ctx.facts.setdefault(FACT, {})
+            found[self.code] = sorted(self.matched)
+
+    # ------------------------------------------------------------ pass 2 --------------
+    switch: ClassVar[str] = ""  # the switch id that makes "switch" entries deterministic
+    raises_need_switch_off: ClassVar[bool] = False  # ND204: raising ops only while off
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        rule = rules[cls.code]
+        table = OpTable(rule.data)
+        view = program_view(project, rules)
+        if not deferred or not view.is_gpu_program():
+            return []
+        version = view.target(cls.framework)
+        kinds_text = rule.data.get("kinds", {})
+        best: Dict[Tuple[str, int, int], Tuple[int, Finding]] = {}
+        for item in deferred:
+            entry = table.by_id.get(item.payload.get("op", ""))
+            if entry is None:
+                continue
+            status = status_for(entry, version)
+            if status is None or status.get("kind") not in KIND_PRIORITY:
+                continue
+            if status.get("report", entry.get("report", "call")) != "call":
+                continue
+            kind = status["kind"]
+            scopes = view.scopes_of_module(item.path)
+            scopes = [s for s in scopes if cls.framework in view.frameworks(s)] or scopes
+            if entry.get("phase") == "backward" and not any(view.differentiates(s) for s in scopes):
+                continue
+            # covered when a program that runs this module sets the switch (another entry
+            # point that does not is ND205's finding, not one per op)
+            switch_on = any(view.switch_on(s, cls.switch) for s in scopes)
+            if kind == "switch" and switch_on:
+                continue
+            if kind == "raises" and cls.raises_need_switch_off and switch_on:
+                continue
+            message = rule.format_message(
+                api=entry["api"], problem=kinds_text.get(kind, kind), advice=status.get("advice", entry.get("advice", "")),
+            )
+            finding = Finding(item.path, item.line, item.col, cls.code, message, item.end_line, item.end_col)
+            key = (item.path, item.line, item.col)
+            if key not in best or KIND_PRIORITY[kind] < best[key][0]:
+                best[key] = (KIND_PRIORITY[kind], finding)
+        return [finding for _, finding in best.values()]
+
+
+class TorchOps(OpCheck):
+    """ND203: PyTorch ops without a deterministic CUDA kernel, or with one only under
+    ``torch.use_deterministic_algorithms(True)``."""
+
+    codes = ("ND203",)
+    code = "ND203"
+    framework = "torch"
+    switch = "torch"
+
+
+class TensorFlowOps(OpCheck):
+    """ND204: TensorFlow ops that are non-deterministic on GPU in the target version."""
+
+    codes = ("ND204",)
+    code = "ND204"
+    framework = "tensorflow"
+    switch = "tensorflow"
+    raises_need_switch_off = True
+
+
+class JaxScatter(OpCheck):
+    """ND208: JAX scatter-add (``.at[].add()``, ``segment_sum``, ...) without
+    ``--xla_gpu_deterministic_ops``."""
+
+    codes = ("ND208",)
+    code = "ND208"
+    framework = "jax"
+    switch = "xla_scatter"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.consider(node, self.matches(node) or self.at_update(node))
+
+    def at_update(self, call: cst.Call) -> List[Tuple[Mapping[str, Any], int]]:
+        """``x.at[idx].add(v)``: the ``.at`` property of a JAX array (syntax, in a file
+        that imports JAX; integer literals added are exact and are not reported)."""
+        func = call.func
+        if not (self.framework_imported and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript)):
+            return []
+        at = func.value.value
+        if not (isinstance(at, cst.Attribute) and at.attr.value == "at") or dotted_name(at) and self.ctx.qualname(at):
+            return []
+        entries = self.table.by_method.get(f".at[].{func.attr.value}", [])
+        value = literal_value(find_arg(call, None, 0), self.ctx.qualname)
+        if isinstance(value, int):  # bool included: exact either way
+            return []
+        return [(entry, 0) for entry, _ in entries]
+
+
+CHECKS = [TorchOps, TensorFlowOps, JaxScatter]
