@@ -12,5 +12,6 @@ def all_checks() -> List[Type[Check]]:
     from nondet_lint.analysis import entrypoints
     from nondet_lint.checks import environment
     from nondet_lint.checks import kernels
+    from nondet_lint.checks import seeding
 
-    return [*entrypoints.CHECKS, *kernels.CHECKS, *environment.CHECKS]
+    return [*entrypoints.CHECKS, *kernels.CHECKS, *environment.CHECKS, *seeding.CHECKS]

@@ -1,0 +1,924 @@
+"""Pass 1 of the seeding analysis: one module's functions as ordered event lists.
+
+Every function (and the module body, and the ``if __name__ == "__main__":`` block) becomes
+a list of events in the order the code runs (calls are recorded when they return, after
+their arguments):
+
+* ``["s", rngs, anchor, guards, value, without]``: a seed of ``rngs``;
+* ``["c", target, [positional, keywords], guards, bound]``: a call that may enter project
+  code (``target`` is a qualified name, ``*.name`` for a name from a star import,
+  ``super:<class>:<method>``); argument descriptors let pass 2 evaluate guards inside;
+* ``["r", target]``: a function passed as a value (a callback: it runs later);
+* ``["u", rng, cid]``: a use of an RNG's global state (candidate ``cid``);
+* ``["i", module]``: an import, which runs the module's code the first time;
+* ``["m"]``: where the main block runs when the module is the program.
+
+Guards are ``[condition, anchor]`` pairs (``conditions``).  Values that change between
+runs are followed from where they are made (``time.time()``, an unseeded draw) to the
+seeds they reach (``origins``).  Candidate findings and the nodes whose positions pass 2
+needs are collected as ``cands`` and handed to ``ctx.defer`` at the end of the file.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
+from nondet_lint.analysis.seeding.conditions import any_holds, negate, parse_guard
+from nondet_lint.analysis.seeding.tables import RNG_ORDER, TF_KERAS, Consumer, Seeder, Tables, rng_root, short_name, tables_for
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
+from nondet_lint.checks.base import Check
+from nondet_lint.context import PendingFix
+from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, set_keyword_argument
+from nondet_lint.names import dotted_name, resolve_relative
+from nondet_lint.walk import children
+
+FACT = "seeding"
+NAMESPACE = "<namespace>"  # the type of a variable holding parsed command-line options
+MODULE, MAIN = "<module>", "<main>"
+_MISSING = object()
+
+
+class Scope:
+    """A function body (or the module body, or the main block) being walked."""
+
+    def __init__(self, name: str, params: Sequence[str] = (), defaults: Optional[Dict[str, Any]] = None,
+                 cls: Optional[str] = None, shared: Optional["Scope"] = None) -> None:
+        self.name = name
+        self.events: List[List[Any]] = []
+        self.roots: List[Optional[str]] = []  # root name each event's resolution relied on
+        self.params = list(params)
+        self.defaults = defaults or {}
+        self.cls = cls
+        self.assigned: Set[str] = set()
+        self.globals: Set[str] = set()
+        self.guards: List[Dict[str, Any]] = []
+        self.after: List[Dict[str, Any]] = []  # guards of early returns, for the rest
+        self.sunk_params: Set[str] = set()
+        if shared is not None:  # the main block shares the module's names
+            self.types, self.taint, self.local_defs = shared.types, shared.taint, shared.local_defs
+        else:
+            self.types: Dict[str, str] = {}
+            self.taint: Dict[str, int] = {}
+            self.local_defs: Dict[str, str] = {}
+
+    def add(self, event: List[Any], root: Optional[str] = None) -> int:
+        self.events.append(event)
+        self.roots.append(root)
+        return len(self.events) - 1
+
+
+class Collector(Check):
+    """Builds ``facts["seeding"]`` for one module; subclasses decide what to report."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.t: Tables = tables_for(ctx.rules)
+        self.modq = ctx.module_name
+        self.module_scope = Scope(MODULE)
+        self.scopes: List[Scope] = [self.module_scope]
+        self.classes: Dict[str, Dict[str, Any]] = {}
+        self.class_stack: List[Tuple[int, str]] = []  # (id of ClassDef, path)
+        self.fns: Dict[str, Dict[str, Any]] = {}
+        self.cands: List[List[Any]] = []  # [node, code, payload, live, fix]
+        self.anchor_ids: Dict[int, int] = {}
+        self.marks: Dict[int, Tuple[Any, ...]] = {}  # id(node) -> value that varies per run
+        self.mark_nodes: Dict[int, cst.CSTNode] = {}
+        self.mark_guards: Dict[int, List[List[Any]]] = {}
+        self.origins: List[Dict[str, Any]] = []
+        self.origin_ids: Dict[int, int] = {}
+        self.opts: Dict[str, Dict[str, Any]] = {}
+        self.consts: Dict[str, Any] = {}
+        self.stars: List[str] = []
+        self.sunk_options: Set[str] = set()
+        self.sunk_globals: Set[str] = set()
+        self.pending_defs: Dict[int, Scope] = {}
+        self.pushed: Dict[int, int] = {}
+        self.guard_cache: Dict[int, Any] = {}
+        self.mentions_torch = ctx.imports.mentions("torch")
+        self.anchor_code = next((c for c in self.codes if c in ctx.enabled), None)
+
+    # ---- scopes -------------------------------------------------------------------
+    @property
+    def scope(self) -> Scope:
+        return self.scopes[-1]
+
+    def _lookup(self, table: str, name: str) -> Any:
+        for scope in (self.scope, self.module_scope):
+            found = getattr(scope, table).get(name)
+            if found is not None:
+                return found
+            if name in scope.assigned and scope is not self.module_scope and name not in scope.globals:
+                return None
+        return None
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        prefix = self._prefix()
+        path = f"{prefix}{node.name.value}"
+        bases = []
+        for arg in node.bases:
+            target = self._target(arg.value)[0]
+            if target:
+                bases.append(target)
+        self.classes[path] = {"bases": bases, "methods": []}
+        self.class_stack.append((id(node), path))
+        if self.scope is not self.module_scope and self.scope.name != MAIN:
+            self.scope.local_defs[node.name.value] = path
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.class_stack and self.class_stack[-1][0] == id(node):
+            self.class_stack.pop()
+
+    def _prefix(self) -> str:
+        """Path of the definition being entered: ``C.`` in a class, ``f.`` in a function."""
+        # called from visit_*: the node itself is not on the ancestor chain yet
+        parent = self.ctx.ancestors[-1] if self.ctx.ancestors else None
+        grand = self.ctx.ancestors[-2] if len(self.ctx.ancestors) >= 2 else None
+        if isinstance(grand, cst.ClassDef) and isinstance(parent, cst.IndentedBlock) and self.class_stack:
+            return self.class_stack[-1][1] + "."
+        if self.scope.name not in (MODULE, MAIN):
+            return self.scope.name + "."
+        return ""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        prefix = self._prefix()
+        name = f"{prefix}{node.name.value}"
+        params = node.params
+        positional = [p.name.value for p in (*params.posonly_params, *params.params)]
+        defaults: Dict[str, Any] = {}
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+            if p.default is not None:
+                value = literal_value(p.default, self.ctx.qualname)
+                if value is not UNKNOWN and value is not ABSENT and _plain(value):
+                    defaults[p.name.value] = value
+        cls = None
+        if prefix and self.class_stack and prefix == self.class_stack[-1][1] + ".":
+            cls = self.class_stack[-1][1]
+            self.classes[cls]["methods"].append(node.name.value)
+        scope = Scope(name, positional, defaults, cls)
+        scope.kwonly = [p.name.value for p in params.kwonly_params]  # type: ignore[attr-defined]
+        self.pending_defs[id(node)] = scope
+        if self.scope is not self.module_scope and self.scope.name != MAIN and cls is None:
+            self.scope.local_defs[node.name.value] = name
+
+    def visit_BaseSuite(self, node: cst.BaseSuite) -> None:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.FunctionDef):
+            scope = self.pending_defs.pop(id(parent), None)
+            if scope is not None:
+                self.scopes.append(scope)
+                self.pushed[id(parent)] = -1
+            return
+        if isinstance(parent, cst.If):
+            if self.scope is self.module_scope and is_main_guard(parent.test) and isinstance(self.ctx.parent(parent), cst.Module):
+                self.module_scope.add(["m"])
+                self.scopes.append(Scope(MAIN, shared=self.module_scope))
+                self.pushed[id(node)] = -1
+                return
+            self._push_guard(node, parent, negated=False)
+        elif isinstance(parent, cst.Else):
+            owner = self.ctx.parent(parent)
+            if isinstance(owner, cst.If):
+                self._push_guard(node, owner, negated=True)
+
+    def leave_BaseSuite(self, node: cst.BaseSuite) -> None:
+        self._pop(node)
+
+    def visit_If(self, node: cst.If) -> None:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, cst.If) and parent.orelse is node:  # elif
+            self._push_guard(node, parent, negated=True)
+
+    def leave_If(self, node: cst.If) -> None:
+        self._pop(node)
+        body = node.body.body if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
+        if node.orelse is None and len(body) == 1 and self.scope.name not in (MODULE, MAIN):
+            stmt = body[0]
+            smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
+            if len(smalls) == 1 and isinstance(smalls[0], cst.Return):
+                cond = self._guard_cond(node)
+                if cond is not None:  # ``if seed is None: return``: the rest runs when not
+                    self.scope.after.append({"c": negate(cond), "node": node.test})
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.pushed.get(id(node)) == -1:
+            del self.pushed[id(node)]
+            scope = self.scopes.pop()
+            self._finish_scope(scope)
+        self.pending_defs.pop(id(node), None)
+
+    def _pop(self, node: cst.CSTNode) -> None:
+        mark = self.pushed.pop(id(node), None)
+        if mark is None:
+            return
+        if mark == -1:
+            self._finish_scope(self.scopes.pop())
+        else:
+            del self.scope.guards[mark:]
+
+    def _push_guard(self, node: cst.CSTNode, owner: cst.If, negated: bool) -> None:
+        self.pushed[id(node)] = len(self.scope.guards)
+        self.scope.guards.append({"owner": owner, "neg": negated, "node": owner.test})
+
+    def _guard_cond(self, owner: cst.If) -> Any:
+        key = id(owner)
+        if key not in self.guard_cache:
+            self.guard_cache[key] = parse_guard(owner.test, self._describe)
+        return self.guard_cache[key]
+
+    def _guards(self) -> List[List[Any]]:
+        """The recognised conditions around the current point, as ``[cond, anchor]``."""
+        out = []
+        for guard in (*self.scope.guards, *self.scope.after):
+            if "c" in guard:
+                cond = guard["c"]
+            else:
+                cond = self._guard_cond(guard["owner"])
+                if cond is not None and guard["neg"]:
+                    cond = negate(cond)
+            if cond is not None:
+                out.append([cond, self._anchor(guard["node"])])
+        return out
+
+    # ---- names --------------------------------------------------------------------
+    def visit_Global(self, node: cst.Global) -> None:
+        for item in node.names:
+            self.scope.globals.add(item.name.value)
+
+    def _assign_names(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.scope.assigned.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._assign_names(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._assign_names(target.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._assign_names(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._assign_names(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, (cst.WithItem, cst.ExceptHandler)):
+            self._assign_names(node.name)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._assign_names(node.target)
+        if self.scope is self.module_scope and isinstance(node.target, cst.Name):
+            self.consts[node.target.value] = _MISSING
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._assign_names(target.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._assign_names(node.target)
+
+    def leave_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._bind(node.target, node.value)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        scope = self.scope
+        if isinstance(target, cst.Tuple) and target.elements and isinstance(value, cst.Call):
+            # ``args, rest = parser.parse_known_args()``
+            if self._is_parse(value):
+                first = target.elements[0].value
+                if isinstance(first, cst.Name):
+                    scope.types[first.value] = NAMESPACE
+            return
+        key = dotted_name(target)
+        if key is None:
+            return
+        mark = self._value_mark(value)
+        if mark is not None:
+            scope.taint[key] = mark
+        else:
+            scope.taint.pop(key, None)
+        if isinstance(target, cst.Name):
+            name = target.value
+            if isinstance(value, cst.Call):
+                if self._is_parse(value):
+                    scope.types[name] = NAMESPACE
+                else:
+                    made = self._target(value.func)[0]
+                    if made:
+                        scope.types[name] = made
+                    else:
+                        scope.types.pop(name, None)
+            else:
+                scope.types.pop(name, None)
+            if scope is self.module_scope or scope.name == MAIN:
+                literal = literal_value(value, lambda _: None)
+                if name in self.consts or literal is UNKNOWN or not _plain(literal):
+                    self.consts[name] = _MISSING
+                else:
+                    self.consts[name] = literal
+
+    def _is_parse(self, call: cst.Call) -> bool:
+        return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.t.parse_methods
+
+    def _target(self, func: cst.BaseExpression) -> Tuple[Optional[str], Optional[str], bool]:
+        """(qualified name, import root it relied on, bound method call) of a callee."""
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+            inner = func.value
+            if isinstance(inner.func, cst.Name) and inner.func.value == "super" and self.scope.cls:
+                return f"super:{self._qual(self.scope.cls)}:{func.attr.value}", None, True
+            made = self._target(inner.func)[0]
+            if made:
+                return f"{made}.{func.attr.value}", None, True
+            return None, None, False
+        dotted = dotted_name(func)
+        if dotted is None:
+            return None, None, False
+        root, _, rest = dotted.partition(".")
+        if root in ("self", "cls") and self.scope.cls and rest and "." not in rest:
+            if root == "self" and self.scope.params[:1] == ["self"] or root == "cls":
+                return f"{self._qual(self.scope.cls)}.{rest}", None, True
+        local = self._lookup("local_defs", root)
+        if local is not None:
+            tail = f".{rest}" if rest else ""
+            return f"{self._qual(local)}{tail}", None, False
+        typed = self._lookup("types", root)
+        if typed is not None:
+            if typed == NAMESPACE:
+                return None, None, False
+            return (f"{typed}.{rest}" if rest else None), None, bool(rest)
+        q = self.ctx.qualname(func)
+        if q is not None:
+            return q, root, False
+        if not rest and self.stars and root not in self.scope.assigned and root not in self.scope.params:
+            return f"*.{root}", root, False
+        return None, None, False
+
+    def _qual(self, local_path: str) -> str:
+        return f"{self.modq}.{local_path}" if self.modq else local_path
+
+    def _describe(self, node: cst.BaseExpression) -> Optional[List[Any]]:
+        """A value descriptor for guards and arguments: literal, option, parameter, global."""
+        value = literal_value(node, lambda _: None)
+        if value is not UNKNOWN and value is not ABSENT:
+            return ["k", value] if _plain(value) else None
+        if isinstance(node, cst.Name):
+            name = node.value
+            scope = self.scope
+            if name in scope.params or name in getattr(scope, "kwonly", ()):
+                return ["p", name]
+            if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
+                if self.ctx.qualname(node) is None:
+                    return ["g", name]
+            return None
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            owner = node.value.value
+            scope = self.scope
+            typed = self._lookup("types", owner)
+            if typed == NAMESPACE or owner in scope.params or (typed is not None and self.ctx.qualname(node.value) is None):
+                return ["o", node.attr.value]
+        return None
+
+    # ---- imports ------------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name:
+                self.scope.add(["i", name])
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        base = dotted_name(node.module) if node.module is not None else ""
+        if node.relative:
+            is_package = self.ctx.path.endswith("__init__.py")
+            base = resolve_relative(self.ctx.module_name, is_package, len(node.relative), base or "")
+        if not base:
+            return
+        self.scope.add(["i", base])
+        if isinstance(node.names, cst.ImportStar):
+            self.stars.append(base)
+            return
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name:
+                self.scope.add(["i", f"{base}.{name}"])
+
+    # ---- calls --------------------------------------------------------------------
+    def leave_Call(self, node: cst.Call) -> None:
+        q, root, bound = self._target(node.func)
+        t = self.t
+        handled = False
+        if q is not None and not q.startswith(("super:", "*.")):
+            seeder = t.seeders.get(q)
+            if seeder is not None:
+                self._seed(node, q, seeder, root)
+                handled = True
+            else:
+                handled = self._known_call(node, q, root)
+        if not handled and isinstance(node.func, cst.Attribute):
+            handled = self._method_call(node, node.func.attr.value, q)
+        if not handled and q is not None and not q.startswith("builtins."):
+            self._call_event(node, q, root, bound)
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
+                self._sink(arg.value)
+            elif not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
+                ref, ref_root, _ = self._target(arg.value)
+                if ref is not None and not ref.startswith(("builtins.", "super:")):
+                    self.scope.add(["r", ref], ref_root)
+
+    def _known_call(self, node: cst.Call, q: str, root: Optional[str]) -> bool:
+        t = self.t
+        consumer = t.consumers.get(q)
+        if consumer is not None:
+            self._consumer(node, consumer, root)
+            return True
+        keras = t.keras_rng(q)
+        if keras is not None:
+            if not self._has_value(node, t.op_seed_keyword):
+                self._use(node, keras, "ND105", root)
+            return True
+        if q in t.constructors:
+            pos, kw = t.constructors[q]
+            self._constructor(node, q, pos, kw)
+            self._sink(find_arg(node, kw, pos))
+            return True
+        if q in t.sklearn:
+            self._sklearn(node, q, t.sklearn[q], root)
+            return True
+        if q in t.loaders:
+            self._loader(node, root)
+            return True
+        if q in t.samplers:
+            self._sampler(node, q, t.samplers[q], root)
+            return True
+        if q in t.sources:
+            self._mark(node, ("src", q))
+            return True
+        if q == t.hash_function and node.args and _is_str(node.args[0].value):
+            self._mark(node, ("src", "hash() of a str"))
+            return True
+        if q in t.sinks:
+            pos, kw = t.sinks[q]
+            self._sink(find_arg(node, kw, pos))
+            return True
+        if q in t.option_decorators:
+            self._option(node)
+            return True
+        return False
+
+    def _method_call(self, node: cst.Call, attr: str, q: Optional[str]) -> bool:
+        t = self.t
+        if q is None and attr in t.tensor_methods and self.mentions_torch:
+            if not self._has_value(node, t.generator_keyword):
+                self._use(node, "torch", "ND104", None)
+            return True
+        if attr in t.dataset_methods and q is not None and q.startswith(t.dataset_prefix):
+            if not self._has_value(node, t.op_seed_keyword) and find_arg(node, None, 1) is None:
+                self._use(node, "tf", "ND105", None)
+            return True
+        if attr in t.sink_methods and (q is None or not q.startswith("builtins.")):
+            pos, kw = t.sink_methods[attr]
+            self._sink(find_arg(node, kw, pos))
+            return q is None
+        if attr in t.option_methods:
+            self._option(node)
+            return True
+        if attr in t.defaults_methods:
+            for arg in node.args:
+                if arg.keyword is not None:
+                    self._declare(arg.keyword.value, arg.value, None, node)
+            return True
+        return False
+
+    def _has_value(self, node: cst.Call, keyword: Optional[str]) -> bool:
+        """Whether ``keyword=`` is passed with a value other than None."""
+        if not keyword:
+            return False
+        value = find_arg(node, keyword, None)
+        return value is not None and literal_value(value, self.ctx.qualname) is not None
+
+    def _call_event(self, node: cst.Call, q: str, root: Optional[str], bound: bool) -> None:
+        positional, keywords = [], {}
+        for arg in node.args:
+            if arg.star:
+                break
+            desc = self._describe(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation)) else None
+            if arg.keyword is None:
+                positional.append(desc)
+            else:
+                keywords[arg.keyword.value] = desc
+        event = ["c", q, [positional, keywords], self._guards(), 1 if bound else 0]
+        self.scope.add(event, root)
+        if self.marks or self.scope.taint or self.module_scope.taint:
+            for index, arg in enumerate(node.args):
+                if arg.star:
+                    break
+                mark = self._value_mark(arg.value)
+                if mark is not None:
+                    key = arg.keyword.value if arg.keyword is not None else index
+                    self._origin(mark)["flows"].append(["call", q, key, 1 if bound else 0])
+
+    # ---- seeds and uses -----------------------------------------------------------
+    def _seed(self, node: cst.Call, q: str, seeder: Seeder, root: Optional[str]) -> None:
+        if seeder.always_random:
+            self.ctx.report(node, "ND107", problem=f"`{short_name(q)}()` reseeds from OS entropy, so it covers nothing")
+            return
+        value = find_arg(node, seeder.kw, seeder.pos) if (seeder.kw or seeder.pos is not None) else None
+        literal = literal_value(value, self.ctx.qualname)
+        if (value is None or literal is None) and seeder.without_value == "entropy":
+            given = "no value" if value is None else "None"
+            self.ctx.report(node, "ND107", problem=f"`{short_name(q)}` is given {given}: it seeds from OS entropy, so it covers nothing")
+            return
+        if value is None and seeder.without_value == "required":
+            return
+        desc = self._describe(value) if value is not None else None
+        self._sink(value)
+        event = ["s", list(seeder.seeds), self._anchor(node), self._guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
+        self.scope.add(event, root)
+
+    def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:
+        if consumer.skip_keyword and self._has_value(node, consumer.skip_keyword):
+            return
+        if consumer.unless and any_holds(node, consumer.unless, {}, self.ctx.qualname):
+            return
+        if consumer.when and not any_holds(node, consumer.when, {}, self.ctx.qualname):
+            return
+        self._use(node, consumer.rng, consumer.code, root)
+
+    def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
+        cid = self._cand(node, code, payload)
+        self.scope.add(["u", rng, cid], root)
+        self.marks[id(node)] = ("draw", rng, cid)
+        self.mark_nodes[id(node)] = node
+        return cid
+
+    # ---- call-site candidates (decided with the seeds in pass 2) ---------------------
+    def _constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
+        value = find_arg(node, kw, pos)
+        if has_star_args(node):
+            return
+        if value is not None and literal_value(value, self.ctx.qualname) is not None:
+            return
+        seed = str(self.ctx.config.seed)
+        if value is not None:
+            edits = [replace_expression(self.ctx, value, seed)]
+        elif not node.args:
+            edits = [replace_expression(self.ctx, node, node.with_changes(args=[cst.Arg(cst.Integer(seed))]))]
+        else:
+            edits = set_keyword_argument(self.ctx, node, kw, seed) if kw else []
+        fix = self.ctx.fix("ND103", edits, seed=seed) if edits else None
+        self.ctx.report(node, "ND103", fix=fix, name=short_name(q))
+
+    def _sklearn(self, node: cst.Call, q: str, api: Mapping[str, Any], root: Optional[str]) -> None:
+        if has_star_args(node):
+            return
+        state = find_arg(node, "random_state", None)
+        literal = literal_value(state, self.ctx.qualname)
+        if state is not None and literal is not None:
+            return
+        if state is None:
+            default = api.get("random_state_default", "None")
+            if default != "None":
+                return
+        random = True
+        if api.get("when"):
+            random = any_holds(node, api["when"], api.get("defaults", {}), self.ctx.qualname) is True
+        if not random:
+            return
+        seed = str(self.ctx.config.seed)
+        edits = set_keyword_argument(self.ctx, node, "random_state", seed)
+        fix = self.ctx.fix("ND108", edits, seed=seed) if edits else None
+        why = api.get("why")
+        cid = self._cand(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
+                                         "state": "None" if state is not None else "omitted"}, fix)
+        self.scope.add(["u", "numpy", cid], root)
+
+    def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
+        if has_star_args(node):
+            return None
+        seed = str(self.ctx.config.seed)
+        spelled = name_for(self.ctx.module, "torch.Generator")
+        if spelled is None:
+            return None
+        name, import_code = spelled
+        edits: List[Any] = set_keyword_argument(self.ctx, node, "generator", f"{name}().manual_seed({seed})")
+        if import_code:
+            edits = [*insert_after_imports(self.ctx.module, "", [import_code]), *edits]
+        return self.ctx.fix(code, edits, seed=seed) if edits else None
+
+    def _loader(self, node: cst.Call, root: Optional[str]) -> None:
+        args = self.t.loader_args
+        spec = args.get("shuffle", {})
+        shuffle = literal_value(find_arg(node, spec.get("kw"), spec.get("pos")), self.ctx.qualname)
+        generator = find_arg(node, args.get("generator", {}).get("kw"), args.get("generator", {}).get("pos"))
+        if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
+            return
+        workers = self._workers(node)
+        if shuffle is True:
+            cid = self._cand(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
+            self.scope.add(["u", "torch", cid], root)
+        elif workers:
+            cid = self._cand(node, "ND109", {"workers": workers, "only_workers": True})
+            self.scope.add(["w", cid], root)
+
+    def _workers(self, node: cst.Call) -> Optional[str]:
+        """The dataset class of a loader with worker processes and no worker_init_fn."""
+        args = self.t.loader_args
+        spec = args.get("num_workers", {})
+        workers = find_arg(node, spec.get("kw"), spec.get("pos"))
+        value = literal_value(workers, self.ctx.qualname)
+        if workers is None or value == 0 or value is None:
+            return None
+        spec = args.get("worker_init_fn", {})
+        init = find_arg(node, spec.get("kw"), spec.get("pos"))
+        if init is not None and literal_value(init, self.ctx.qualname) is not None:
+            return None
+        dataset = find_arg(node, "dataset", 0)
+        if isinstance(dataset, cst.Call):
+            return self._target(dataset.func)[0]
+        if isinstance(dataset, cst.Name):
+            typed = self._lookup("types", dataset.value)
+            return typed if typed and typed != NAMESPACE else None
+        return None
+
+    def _sampler(self, node: cst.Call, q: str, pos: int, root: Optional[str]) -> None:
+        generator = find_arg(node, self.t.generator_keyword, pos if pos >= 0 else None)
+        if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
+            return
+        cid = self._cand(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
+        self.scope.add(["u", "torch", cid], root)
+
+    # ---- command-line options -------------------------------------------------------
+    def _option(self, node: cst.Call) -> None:
+        flags = []
+        for arg in node.args:
+            if arg.keyword is None and isinstance(arg.value, cst.SimpleString):
+                value = arg.value.evaluated_value
+                if isinstance(value, str):
+                    flags.append(value)
+        dest_node = find_arg(node, "dest", None)
+        dest = literal_value(dest_node, self.ctx.qualname) if dest_node is not None else None
+        if not isinstance(dest, str):
+            longs = [f for f in flags if f.startswith("--")]
+            chosen = longs[0] if longs else (flags[0] if flags else "")
+            dest = chosen.lstrip("-").replace("-", "_")
+        if not dest or not dest.isidentifier():
+            return
+        default = find_arg(node, "default", None)
+        if default is None:
+            action = literal_value(find_arg(node, "action", None), self.ctx.qualname)
+            flag = literal_value(find_arg(node, "is_flag", None), self.ctx.qualname)
+            implied = {"store_true": False, "store_false": True}.get(action, False if flag is True else None)
+            required = literal_value(find_arg(node, "required", None), self.ctx.qualname)
+            self._declare(dest, None, UNKNOWN if required is True else implied, node)
+        else:
+            self._declare(dest, default, None, node)
+
+    def _declare(self, dest: str, value: Optional[cst.BaseExpression], implied: Any, node: cst.Call) -> None:
+        if value is not None:
+            literal = literal_value(value, lambda _: None)
+            known = literal if literal is not UNKNOWN and _plain(literal) else UNKNOWN
+        else:
+            known = implied
+        entry = {"d": ["k", known] if known is not UNKNOWN else None, "aid": self._anchor(node)}
+        if value is not None:
+            mark = self._value_mark(value)
+            if mark is not None:
+                entry["oid"] = self._origin(mark)["id"]
+        old = self.opts.get(dest)
+        if old is not None and old.get("d") != entry["d"] and node is not None and not self._is_set_defaults(node):
+            entry["d"] = None  # declared twice with different defaults: unknown
+        self.opts[dest] = entry
+
+    def _is_set_defaults(self, node: cst.Call) -> bool:
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value in self.t.defaults_methods
+
+    # ---- values that change between runs --------------------------------------------
+    def _mark(self, node: cst.Call, what: Tuple[Any, ...]) -> None:
+        self.marks[id(node)] = what
+        self.mark_nodes[id(node)] = node
+        self.mark_guards[id(node)] = self._guards() + self._branch_guards(node)
+
+    def _branch_guards(self, node: cst.CSTNode) -> List[List[Any]]:
+        """Guards of the conditional expressions (``a if c else b``) ``node`` sits in."""
+        out = []
+        child = node
+        for ancestor in reversed(self.ctx.ancestors):
+            if isinstance(ancestor, (cst.BaseStatement, cst.BaseSmallStatement)):
+                break
+            if isinstance(ancestor, cst.IfExp) and child is not ancestor.test:
+                cond = parse_guard(ancestor.test, self._describe)
+                if cond is not None:
+                    out.append([cond if child is ancestor.body else negate(cond), self._anchor(ancestor.test)])
+            child = ancestor
+        return out
+
+    def _value_mark(self, value: cst.BaseExpression) -> Optional[int]:
+        """The first value in ``value`` that changes between runs, as a mark key."""
+        if not self.marks and not self.scope.taint and not self.module_scope.taint:
+            return None
+        stack: List[cst.CSTNode] = [value]
+        while stack:
+            node = stack.pop()
+            key = id(node)
+            if key in self.marks:
+                return key
+            if isinstance(node, (cst.Name, cst.Attribute)):
+                dotted = dotted_name(node)
+                if dotted is not None:
+                    found = self.scope.taint.get(dotted)
+                    if found is None and (dotted.split(".")[0] not in self.scope.assigned or self.scope is self.module_scope):
+                        found = self.module_scope.taint.get(dotted)
+                    if found is not None:
+                        return found
+            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
+                continue
+            stack.extend(reversed(children(node)))
+        return None
+
+    def _origin(self, mark: int) -> Dict[str, Any]:
+        """The origin record of a mark (created the first time a seed receives it)."""
+        found = self.origin_ids.get(mark)
+        if found is not None:
+            return self.origins[found]
+        kind = self.marks[mark]
+        node = self._node_of(mark)
+        origin: Dict[str, Any] = {"id": len(self.origins), "kind": kind[0], "flows": [], "sunk": False}
+        if kind[0] == "src":
+            origin["what"] = kind[1]
+            origin["aid"] = self._anchor(node) if node is not None else None
+            origin["guards"] = self.mark_guards.get(mark, [])
+        else:
+            origin["rng"], origin["cid"] = kind[1], kind[2]
+            self.cands[kind[2]][2]["seed_value"] = True
+        self.origin_ids[mark] = origin["id"]
+        self.origins.append(origin)
+        return origin
+
+    def _sink(self, value: Optional[cst.BaseExpression]) -> None:
+        """``value`` is used as a seed."""
+        if value is None:
+            return
+        mark = self._value_mark(value)
+        if mark is not None:
+            self._origin(mark)["sunk"] = True
+            return
+        desc = self._describe(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        if desc is None:
+            return
+        if desc[0] == "p":
+            self.scope.sunk_params.add(desc[1])
+        elif desc[0] == "o":
+            self.sunk_options.add(desc[1])
+        elif desc[0] == "g":
+            self.sunk_globals.add(desc[1])
+
+    # ---- candidates and anchors ------------------------------------------------------
+    def _cand(self, node: cst.CSTNode, code: str, payload: Mapping[str, Any], fix: Optional[PendingFix] = None) -> int:
+        self.cands.append([node, code, dict(payload), True, fix])
+        return len(self.cands) - 1
+
+    def _anchor(self, node: cst.CSTNode) -> int:
+        key = id(node)
+        found = self.anchor_ids.get(key)
+        if found is None:
+            found = self._cand(node, "", {})
+            self.anchor_ids[key] = found
+        return found
+
+    def _node_of(self, mark: int) -> Optional[cst.CSTNode]:
+        return self.mark_nodes.get(mark)
+
+    # ---- end of a scope and of the file -------------------------------------------------
+    def _finish_scope(self, scope: Scope) -> None:
+        events = []
+        shadowed = scope.assigned - scope.globals if scope.name not in (MODULE, MAIN) else set()
+        for event, root in zip(scope.events, scope.roots):
+            if root is not None and root in shadowed:
+                if event[0] == "u":
+                    self.cands[event[2]][3] = False
+                continue
+            events.append(event)
+        facts: Dict[str, Any] = {"ev": events}
+        if scope.params:
+            facts["params"] = scope.params
+        kwonly = getattr(scope, "kwonly", None)
+        if kwonly:
+            facts["kwonly"] = kwonly
+        if scope.defaults:
+            facts["defaults"] = scope.defaults
+        if scope.cls:
+            facts["cls"] = scope.cls
+        if scope.sunk_params:
+            facts["sunk"] = sorted(scope.sunk_params)
+        self.fns[scope.name] = facts
+
+    def finish(self) -> None:
+        for scope in reversed(self.scopes):
+            self._finish_scope(scope)
+        self.scopes = [self.module_scope]
+        for name in self.sunk_globals:
+            mark = self.module_scope.taint.get(name)
+            if mark is not None:
+                self._origin(mark)["sunk"] = True
+        consts = {name: value for name, value in self.consts.items() if value is not _MISSING}
+        facts: Dict[str, Any] = {"fns": self.fns}
+        for key, value in (
+            ("classes", self.classes), ("opts", self.opts), ("consts", consts), ("stars", self.stars),
+            ("origins", [o for o in self.origins if o["sunk"] or o["flows"] or o["kind"] == "src"]),
+            ("sunk_options", sorted(self.sunk_options)),
+            ("aliases", {k: v for k, v in self.ctx.imports.aliases.items() if "." in v}),
+        ):
+            if value:
+                facts[key] = value
+        if self._is_entry():
+            facts["blocks"] = self._seed_blocks()
+        self.ctx.facts[FACT] = facts
+        self._emit()
+
+    def _emit(self) -> None:
+        """Hand candidates and anchors to the engine, which positions them."""
+        for index, (node, code, payload, live, fix) in enumerate(self.cands):
+            if not live:
+                continue
+            if payload.get("seed_value"):
+                origin = self.origins[self.origin_ids[id(node)]]
+                if origin["sunk"]:
+                    code, fix = "ND107", None
+                payload = {**payload, "oid": origin["id"]}
+            if code and code in self.ctx.enabled:
+                self.ctx.defer(node, code, fix=fix, cid=index, **payload)
+            elif self.anchor_code is not None:
+                self.ctx.defer(node, self.anchor_code, cid=index, anchor=True)
+
+    def _is_entry(self) -> bool:
+        entry = self.ctx.facts.get("entry")
+        return entry is None or is_entry_point(self.ctx.facts)
+
+    def _seed_blocks(self) -> Dict[str, List[Dict[str, Any]]]:
+        """Seed-block edits for the RNGs this entry point may need, keyed by RNG set.
+
+        The program's unseeded RNGs are known only in pass 2; the block is built here,
+        where the tree is, for each set of the RNGs this module deals with (all subsets of
+        up to three, else each one and all together)."""
+        relevant = set()
+        for facts in self.fns.values():
+            for event in facts["ev"]:
+                if event[0] == "u":
+                    relevant.add(event[1])
+                elif event[0] == "s":
+                    relevant.update(event[1])
+        for rng in RNG_ORDER:
+            root = rng_root(self.t, rng)
+            if root and self.ctx.imports.mentions(root):
+                relevant.add(rng)
+        if TF_KERAS in relevant:
+            relevant.discard(TF_KERAS)
+            relevant.add("keras")
+        ordered = [rng for rng in RNG_ORDER if rng in relevant]
+        if len(ordered) <= 3:
+            sets = [c for size in range(1, len(ordered) + 1) for c in combinations(ordered, size)]
+        else:
+            sets = [(rng,) for rng in ordered] + [tuple(ordered)]
+        blocks: Dict[str, List[Dict[str, Any]]] = {}
+        for chosen in sets:
+            edits = self._block_edits(chosen)
+            if edits:
+                blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
+        return blocks
+
+    def _block_edits(self, rngs: Sequence[str]) -> List[Any]:
+        statements, imports = [], []
+        chosen = list(rngs)
+        if "keras" in chosen:  # keras.utils.set_random_seed seeds Python, NumPy and TF too
+            chosen = [r for r in chosen if r not in ("python", "numpy", "tf")]
+        for rng in chosen:
+            call = self.t.rngs.get(rng, {}).get("seed_call")
+            if not call:
+                return []
+            spelled = name_for(self.ctx.module, call)
+            if spelled is None:
+                return []
+            statements.append(f"{spelled[0]}({self.ctx.config.seed})")
+            if spelled[1]:
+                imports.append(spelled[1])
+        return insert_after_imports(self.ctx.module, "\n".join(statements), imports)
+
+
+def _plain(value: Any) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def _is_str(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("str", "repr")
+    )
+
+

@@ -1,0 +1,476 @@
+"""Pass 2 of the seeding analysis: run every entry point of the project, in program order.
+
+The functions of all modules (``collect``) are linked into one call graph: a call target
+is a qualified name, looked up through the project's modules (``Project.by_name``),
+their re-exports and star imports, classes and their project base classes.  Each entry
+point is then run abstractly from an empty set of seeded RNGs: module code at import,
+the main block in order, into every project function it calls.  A seed adds RNGs to the
+set; a use is *uncovered* when its RNG is not in the set at that point.
+
+* Seeds only accumulate, so the state in which a function is first entered is the
+  smallest it will see; visits are memoised on (function, state, relevant arguments).
+* A class instantiation runs ``__init__``; its other methods (``forward``, ``__getitem__``,
+  framework callbacks) run later, so they are visited with the state after ``__init__``
+  and their seeds are not credited to the caller. So are functions passed as values.
+* Guards (``if args.seed is not None:``) are evaluated with every option, parameter and
+  constant at its default; a seed whose guard is false by default does not count.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+
+from nondet_lint.analysis.entrypoints import is_entry_point
+from nondet_lint.analysis.seeding.collect import FACT, MAIN, MODULE
+from nondet_lint.analysis.seeding.conditions import described_names, evaluate
+from nondet_lint.analysis.seeding.tables import TF_KERAS, Tables
+from nondet_lint.callargs import UNKNOWN
+
+FnKey = Tuple[str, str]  # (module path, function name)
+_MAX_DEPTH = 150
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+@dataclass
+class Uncovered:
+    """The first time a use ran with its RNG unseeded."""
+
+    entry: str  # path of the entry point
+    via_import: Optional[str]  # path of the module whose import ran it, if at import time
+
+
+@dataclass
+class OffByDefault:
+    """A seed (or a call that seeds) whose guard is false with every default."""
+
+    path: str
+    anchor: int
+    rngs: FrozenSet[str]
+    why: str
+
+
+@dataclass
+class EntryRun:
+    path: str
+    first_seed: Dict[str, Tuple[str, int]] = field(default_factory=dict)  # rng -> (path, anchor)
+    off: List[OffByDefault] = field(default_factory=list)
+    none_seeds: List[Tuple[str, int, str]] = field(default_factory=list)  # (path, anchor, why)
+    final: FrozenSet[str] = frozenset()
+    uncovered_rngs: Set[str] = field(default_factory=set)
+
+
+class Program:
+    """The project's functions, linked, and the results of running its entry points."""
+
+    def __init__(self, modules: Mapping[str, Mapping[str, Any]], names: Mapping[str, str],
+                 full_names: Mapping[str, str], external_roots: Iterable[str], tf_keras_rng: str) -> None:
+        self.facts = {path: facts.get(FACT, {}) for path, facts in modules.items()}
+        self.entry_paths = sorted(path for path, facts in modules.items() if is_entry_point(facts) and FACT in facts)
+        self.names = names  # dotted module name -> path (every suffix)
+        self.full_names = full_names  # exact module name -> path
+        self.external = frozenset(external_roots) | _STDLIB
+        self.rng_map = {TF_KERAS: tf_keras_rng}
+        self._lookup_cache: Dict[Tuple[str, str], Any] = {}
+        self._seeds_cache: Dict[Tuple[FnKey, Tuple], FrozenSet[str]] = {}
+        self._relevant: Dict[FnKey, FrozenSet[str]] = {}
+        self.visited: Set[Tuple[FnKey, FrozenSet[str], Tuple]] = set()
+        self.uncovered: Dict[Tuple[str, int], Uncovered] = {}
+        self.reached: Set[Tuple[str, int]] = set()
+        self.runs: Dict[str, EntryRun] = {}
+        self.options = self._options()
+
+    # ---- names ----------------------------------------------------------------------
+    def fn(self, key: FnKey) -> Optional[Mapping[str, Any]]:
+        return self.facts.get(key[0], {}).get("fns", {}).get(key[1])
+
+    def _options(self) -> Dict[str, List[Tuple[str, Any]]]:
+        """Every declared command-line option: dest -> [(path, default or UNKNOWN)]."""
+        out: Dict[str, List[Tuple[str, Any]]] = {}
+        for path in sorted(self.facts):
+            for dest, entry in self.facts[path].get("opts", {}).items():
+                default = entry.get("d")
+                out.setdefault(dest, []).append((path, default[1] if default is not None else UNKNOWN))
+        return out
+
+    def option_default(self, dest: str, near: str) -> Any:
+        declared = self.options.get(dest)
+        if not declared:
+            return UNKNOWN
+        for path, value in declared:
+            if path == near:
+                return value
+        values = {repr(value) for _, value in declared}
+        return declared[0][1] if len(values) == 1 else UNKNOWN
+
+    def module_path(self, dotted: str) -> Optional[str]:
+        root = dotted.split(".")[0]
+        path = self.names.get(dotted)
+        if path is None:
+            return None
+        if root in self.external and self.full_names.get(dotted) != path:
+            return None  # ``random.seed`` is the stdlib even if the project has a random.py
+        return path
+
+    def lookup(self, target: str, near: str, depth: int = 0) -> Any:
+        """What a call target names: ("fn", key, bound) / ("cls", path, name) / ("mod", path)."""
+        key = (target, near)
+        if key in self._lookup_cache:
+            return self._lookup_cache[key]
+        self._lookup_cache[key] = None  # cycles in re-exports resolve to nothing
+        found = self._lookup(target, near, depth)
+        self._lookup_cache[key] = found
+        return found
+
+    def _lookup(self, target: str, near: str, depth: int) -> Any:
+        if depth > 8:
+            return None
+        if target.startswith("super:"):
+            _, cls_target, method = target.split(":", 2)
+            owner = self.lookup(cls_target, near, depth + 1)
+            if owner and owner[0] == "cls":
+                for base in self._bases(owner[1], owner[2]):
+                    found = self.method(base[0], base[1], method)
+                    if found:
+                        return ("fn", found, True)
+            return None
+        if target.startswith("*."):
+            name = target[2:]
+            for star in self.facts.get(near, {}).get("stars", ()):
+                found = self.lookup(f"{star}.{name}", near, depth + 1)
+                if found:
+                    return found
+            return None
+        parts = target.split(".")
+        for cut in range(len(parts), 0, -1):
+            path = self.module_path(".".join(parts[:cut]))
+            if path is None:
+                continue
+            rest = parts[cut:]
+            return self._inside(path, rest, depth)
+        return None
+
+    def _inside(self, path: str, rest: List[str], depth: int) -> Any:
+        facts = self.facts.get(path, {})
+        if not rest:
+            return ("mod", path)
+        name = ".".join(rest)
+        if name in facts.get("fns", {}):
+            return ("fn", (path, name), False)
+        if name in facts.get("classes", {}):
+            return ("cls", path, name)
+        if len(rest) >= 2:
+            owner = ".".join(rest[:-1])
+            if owner in facts.get("classes", {}):
+                found = self.method(path, owner, rest[-1])
+                return ("fn", found, False) if found else None
+        alias = facts.get("aliases", {}).get(rest[0])
+        if alias:
+            return self.lookup(".".join([alias, *rest[1:]]), path, depth + 1)
+        for star in facts.get("stars", ()):
+            found = self.lookup(".".join([star, *rest]), path, depth + 1)
+            if found:
+                return found
+        return None
+
+    def _bases(self, path: str, cls: str) -> List[Tuple[str, str]]:
+        """The class and its project base classes, depth first (a small MRO)."""
+        out: List[Tuple[str, str]] = []
+        stack = [(path, cls)]
+        while stack and len(out) < 32:
+            current = stack.pop(0)
+            if current in out:
+                continue
+            out.append(current)
+            for base in self.facts.get(current[0], {}).get("classes", {}).get(current[1], {}).get("bases", ()):
+                found = self.lookup(base, current[0])
+                if found and found[0] == "cls":
+                    stack.append((found[1], found[2]))
+        return out
+
+    def method(self, path: str, cls: str, name: str) -> Optional[FnKey]:
+        for base_path, base in self._bases(path, cls):
+            key = (base_path, f"{base}.{name}")
+            if self.fn(key) is not None:
+                return key
+        return None
+
+    def methods(self, path: str, cls: str) -> List[FnKey]:
+        seen, out = set(), []
+        for base_path, base in self._bases(path, cls):
+            for name in self.facts.get(base_path, {}).get("classes", {}).get(base, {}).get("methods", ()):
+                if name not in seen:
+                    seen.add(name)
+                    out.append((base_path, f"{base}.{name}"))
+        return out
+
+    # ---- values -----------------------------------------------------------------------
+    def relevant(self, key: FnKey) -> FrozenSet[str]:
+        """Parameters whose values matter inside a function (guards, seed values, calls)."""
+        found = self._relevant.get(key)
+        if found is not None:
+            return found
+        names: Set[str] = set()
+        for event in (self.fn(key) or {}).get("ev", ()):
+            if event[0] == "s":
+                for cond, _ in event[3]:
+                    names.update(d[1] for d in described_names(cond) if d[0] == "p")
+                if event[4] and event[4][0] == "p":
+                    names.add(event[4][1])
+            elif event[0] == "c":
+                for cond, _ in event[3]:
+                    names.update(d[1] for d in described_names(cond) if d[0] == "p")
+                positional, keywords = event[2]
+                for desc in (*positional, *keywords.values()):
+                    if desc and desc[0] == "p":
+                        names.add(desc[1])
+        found = self._relevant[key] = frozenset(names)
+        return found
+
+    def value(self, desc: Optional[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> Any:
+        if not desc:
+            return UNKNOWN
+        kind = desc[0]
+        if kind == "k":
+            return desc[1]
+        if kind == "p":
+            if desc[1] in binding:
+                return binding[desc[1]]
+            return (self.fn(key) or {}).get("defaults", {}).get(desc[1], UNKNOWN)
+        if kind == "o":
+            return self.option_default(desc[1], key[0])
+        if kind == "g":
+            return self.facts.get(key[0], {}).get("consts", {}).get(desc[1], UNKNOWN)
+        return UNKNOWN
+
+    def bind(self, callee: FnKey, bound: bool, event: List[Any], caller: FnKey, binding: Mapping[str, Any]) -> Tuple:
+        """The callee's relevant parameters, valued from the call's arguments."""
+        wanted = self.relevant(callee)
+        if not wanted:
+            return ()
+        facts = self.fn(callee) or {}
+        params = list(facts.get("params", ()))
+        if bound and params:
+            params = params[1:]
+        positional, keywords = (event[2] if event is not None else ([], {}))
+        values: Dict[str, Any] = {}
+        for name, desc in zip(params, positional):
+            values[name] = self.value(desc, caller, binding)
+        for name, desc in keywords.items():
+            values[name] = self.value(desc, caller, binding)
+        out = []
+        for name in sorted(wanted):
+            if name in values:
+                value = values[name]
+            else:
+                value = facts.get("defaults", {}).get(name, UNKNOWN)
+            out.append((name, _hashable(value)))
+        return tuple(out)
+
+    def guards_off(self, guards: List[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> Optional[List[Any]]:
+        """The first guard that is false with every default, or None."""
+        for guard in guards:
+            if evaluate(guard[0], lambda desc: _plain(self.value(desc, key, binding))) is False:
+                return guard
+        return None
+
+    def why_off(self, guard: List[Any], key: FnKey, binding: Mapping[str, Any]) -> str:
+        """``--seed`` defaults to None"-style text for a guard that is off by default."""
+        parts = []
+        for desc in described_names(guard[0]):
+            value = _plain(self.value(desc, key, binding))
+            if value is UNKNOWN:
+                continue
+            if desc[0] == "o":
+                parts.append(f"`--{desc[1].replace('_', '-')}` defaults to {value!r}")
+            elif desc[0] == "p":
+                parts.append(f"`{desc[1]}` is {value!r} by default")
+            elif desc[0] == "g":
+                parts.append(f"`{desc[1]} = {value!r}`")
+        return "; ".join(dict.fromkeys(parts)) or "its condition is false by default"
+
+    # ---- seeds of a function ------------------------------------------------------------
+    def seeds_of(self, key: FnKey, binding: Tuple = (), depth: int = 0, entry_mode: bool = False) -> FrozenSet[str]:
+        """RNGs a function seeds (directly or in what it calls) when run with ``binding``."""
+        memo = (key, binding + (("<entry>", entry_mode),) if entry_mode else binding)
+        found = self._seeds_cache.get(memo)
+        if found is not None:
+            return found
+        self._seeds_cache[memo] = frozenset()
+        seeded: Set[str] = set()
+        values = dict(binding)
+        if depth < _MAX_DEPTH:
+            for event in (self.fn(key) or {}).get("ev", ()):
+                kind = event[0]
+                if kind == "s":
+                    if self._seed_counts(event, key, values):
+                        seeded.update(event[1])
+                elif kind == "c":
+                    if self.guards_off(event[3], key, values):
+                        continue
+                    for callee, bound, _ in self.callees(event[1], key[0]):
+                        seeded |= self.seeds_of(callee, self.bind(callee, bound, event, key, values), depth + 1)
+                elif kind == "i":
+                    for module in self.imported(event[1], key[0]):
+                        seeded |= self.seeds_of((module, MODULE), (), depth + 1)
+                elif kind == "m" and entry_mode:
+                    seeded |= self.seeds_of((key[0], MAIN), (), depth + 1)
+        found = self._seeds_cache[memo] = frozenset(seeded)
+        return found
+
+    def _seed_counts(self, event: List[Any], key: FnKey, binding: Mapping[str, Any]) -> bool:
+        if self.guards_off(event[3], key, binding):
+            return False
+        if event[4] and event[5] == "entropy":
+            return self.value(event[4], key, binding) is not None
+        return True
+
+    def callees(self, target: str, near: str) -> List[Tuple[FnKey, bool, Optional[Tuple[str, str]]]]:
+        """Functions a call runs now: (key, bound, class instantiated or None)."""
+        found = self.lookup(target, near)
+        if not found:
+            return []
+        if found[0] == "fn":
+            return [(found[1], found[2], None)]
+        if found[0] == "cls":
+            init = self.method(found[1], found[2], "__init__")
+            return [(init, True, (found[1], found[2]))] if init else [(("", ""), True, (found[1], found[2]))]
+        return []
+
+    def imported(self, dotted: str, near: str) -> List[str]:
+        """Project modules an import runs, outermost package first."""
+        parts = dotted.split(".")
+        out = []
+        for cut in range(1, len(parts) + 1):
+            path = self.module_path(".".join(parts[:cut]))
+            if path is not None and path not in out and path != near:
+                out.append(path)
+        return out
+
+    # ---- running entry points -----------------------------------------------------------
+    def run_all(self) -> None:
+        for path in self.entry_paths:
+            run = EntryRun(path)
+            self.runs[path] = run
+            state = self.visit((path, MODULE), frozenset(), (), run, None, set(), 0, entry_mode=True)
+            run.final = state
+
+    def visit(self, key: FnKey, state: FrozenSet[str], binding: Tuple, run: EntryRun,
+              via_import: Optional[str], imported: Set[str], depth: int, entry_mode: bool = False) -> FrozenSet[str]:
+        """Run a function from ``state``; returns the state after it."""
+        memo = (key, state, binding + (("<entry>", entry_mode),) if entry_mode else binding)
+        facts = self.fn(key)
+        if facts is None or depth > _MAX_DEPTH:
+            return state
+        if memo in self.visited:
+            return state | self.seeds_of(key, binding, entry_mode=entry_mode)
+        self.visited.add(memo)
+        values = dict(binding)
+        for event in facts.get("ev", ()):
+            kind = event[0]
+            if kind == "u":
+                rng = self.rng_map.get(event[1], event[1])
+                self.reached.add((key[0], event[2]))
+                if rng not in state:
+                    run.uncovered_rngs.add(rng)
+                    self.uncovered.setdefault((key[0], event[2]), Uncovered(run.path, via_import))
+            elif kind == "w":
+                self.reached.add((key[0], event[1]))
+            elif kind == "s":
+                guard = self.guards_off(event[3], key, values)
+                if guard is not None:
+                    run.off.append(OffByDefault(key[0], guard[1], frozenset(event[1]), self.why_off(guard, key, values)))
+                    continue
+                if event[4] and event[5] == "entropy" and self.value(event[4], key, values) is None:
+                    run.none_seeds.append((key[0], event[2], self.why_none(event[4], key, values)))
+                    continue
+                for rng in event[1]:
+                    run.first_seed.setdefault(rng, (key[0], event[2]))
+                state = state | frozenset(event[1])
+            elif kind == "c":
+                guard = self.guards_off(event[3], key, values)
+                for callee, bound, cls in self.callees(event[1], key[0]):
+                    sub = self.bind(callee, bound, event, key, values)
+                    after = self.visit(callee, state, sub, run, via_import, imported, depth + 1)
+                    if guard is not None:
+                        seeded = self.seeds_of(callee, sub)
+                        if seeded:
+                            run.off.append(OffByDefault(key[0], guard[1], seeded, self.why_off(guard, key, values)))
+                    else:
+                        state = after
+                    if cls is not None:  # its other methods run later, from this state on
+                        for method in self.methods(*cls):
+                            if method != callee:
+                                self.visit(method, state, (), run, via_import, imported, depth + 1)
+            elif kind == "r":
+                found = self.lookup(event[1], key[0])
+                if found and found[0] == "fn":
+                    self.visit(found[1], state, (), run, via_import, imported, depth + 1)
+            elif kind == "i":
+                for module in self.imported(event[1], key[0]):
+                    if module in imported:
+                        continue
+                    imported.add(module)
+                    state = self.visit((module, MODULE), state, (), run, via_import or module, imported, depth + 1)
+            elif kind == "m" and entry_mode:
+                state = self.visit((key[0], MAIN), state, (), run, via_import, imported, depth + 1)
+        return state
+
+    def why_none(self, desc: List[Any], key: FnKey, binding: Mapping[str, Any]) -> str:
+        if desc[0] == "o":
+            return f"`--{desc[1].replace('_', '-')}` defaults to None"
+        if desc[0] == "p":
+            return f"`{desc[1]}` is None by default"
+        return f"`{desc[1]}` is None"
+
+    # ---- seed parameters (for values that vary per run) -----------------------------------
+    def seed_params(self) -> Dict[FnKey, Set[str]]:
+        """Parameters of project functions that end up as a seed, through calls too."""
+        sunk: Dict[FnKey, Set[str]] = {}
+        calls: List[Tuple[FnKey, List[Any]]] = []
+        for path, facts in self.facts.items():
+            for name, fn in facts.get("fns", {}).items():
+                key = (path, name)
+                if fn.get("sunk"):
+                    sunk[key] = set(fn["sunk"])
+                for event in fn.get("ev", ()):
+                    if event[0] == "c" and any(d and d[0] == "p" for d in (*event[2][0], *event[2][1].values())):
+                        calls.append((key, event))
+        changed = True
+        rounds = 0
+        while changed and rounds < 20:
+            changed, rounds = False, rounds + 1
+            for key, event in calls:
+                for callee, bound, _ in self.callees(event[1], key[0]):
+                    targets = sunk.get(callee)
+                    if not targets:
+                        continue
+                    for name, desc in self.arguments(callee, bound, event):
+                        if name in targets and desc and desc[0] == "p" and desc[1] not in sunk.get(key, ()):
+                            sunk.setdefault(key, set()).add(desc[1])
+                            changed = True
+        return sunk
+
+    def arguments(self, callee: FnKey, bound: bool, event: List[Any]) -> List[Tuple[str, Any]]:
+        params = list((self.fn(callee) or {}).get("params", ()))
+        if bound and params:
+            params = params[1:]
+        positional, keywords = event[2]
+        return [*zip(params, positional), *keywords.items()]
+
+    def param_at(self, callee: FnKey, bound: bool, key: Any) -> Optional[str]:
+        if isinstance(key, str):
+            return key
+        params = list((self.fn(callee) or {}).get("params", ()))
+        if bound and params:
+            params = params[1:]
+        return params[key] if 0 <= key < len(params) else None
+
+
+def _hashable(value: Any) -> Any:
+    return value if value is UNKNOWN or isinstance(value, (type(None), bool, int, float, str)) else UNKNOWN
+
+
+def _plain(value: Any) -> Any:
+    return value

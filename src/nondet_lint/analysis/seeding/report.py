@@ -1,0 +1,334 @@
+"""Findings of the seeding rules, from the program runs (``program``) and the positions of
+the candidates pass 1 deferred.
+
+* ND101 / ND102 / ND104 / ND105: once per module and RNG, at the first use that ran
+  unseeded in some entry point; the message counts the others and says why (the entry
+  point never seeds, seeds later, or seeds only when an option is set).  The seed block
+  fix goes on the first such finding of an entry-point module, and seeds every RNG that
+  program leaves unseeded.
+* ND108 / ND109 / ND110: each call that ran unseeded, or that no entry point reaches.
+* ND106: each guard that switches off seeding by default, when nothing else seeds.
+* ND107: each value that varies per run and reaches a seed, where it is made.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+from nondet_lint.analysis.seeding.collect import FACT, MAIN, MODULE
+from nondet_lint.analysis.seeding.program import EntryRun, Program, Uncovered
+from nondet_lint.analysis.seeding.tables import Tables, short_name, tables_for
+from nondet_lint.analysis.versions import compare, parse_version, target_version
+from nondet_lint.context import Deferred
+from nondet_lint.types import Edit, Fix, Finding
+
+RNG_CODES = ("ND101", "ND102", "ND104", "ND105")
+CALL_SITE_CODES = ("ND108", "ND109", "ND110")
+Key = Tuple[str, int]
+
+
+def seeding_findings(project: Any, deferred: Sequence[Deferred], rules: Any) -> List[Finding]:
+    return Report(project, deferred, rules).findings()
+
+
+def _pins(root: str) -> Dict[str, str]:
+    """The project's declared versions (reads requirement files: pass 2 only)."""
+    try:
+        from nondet_lint.analysis.requirements import project_pins
+
+        return project_pins(root)
+    except (ImportError, OSError, ValueError):
+        return {}
+
+
+class Report:
+    def __init__(self, project: Any, deferred: Sequence[Deferred], rules: Any) -> None:
+        self.project = project
+        self.rules = rules
+        self.t: Tables = tables_for(rules)
+        self.items: Dict[Key, Deferred] = {}
+        for item in deferred:
+            cid = item.payload.get("cid")
+            if cid is not None:
+                self.items[(item.path, cid)] = item
+        self.codes = {item.code for item in deferred if not item.payload.get("anchor")}
+        self._pin_cache: Optional[Dict[str, str]] = None
+        modules = {record.path: record.facts for record in project}
+        self.program = Program(
+            modules,
+            {name: record.path for name, record in project.by_name.items()},
+            {record.module_name: record.path for record in project},
+            self.t.external_roots(),
+            self._tf_keras_rng(),
+        )
+        self.program.run_all()
+        self.use_rng: Dict[Key, str] = {}
+        for path, facts in self.program.facts.items():
+            for fn in facts.get("fns", {}).values():
+                for event in fn.get("ev", ()):
+                    if event[0] == "u":
+                        self.use_rng[(path, event[2])] = self.program.rng_map.get(event[1], event[1])
+        self.seed_value_draws: Set[Key] = set()
+
+    # ---- versions -------------------------------------------------------------------
+    def _pins(self) -> Dict[str, str]:
+        if self._pin_cache is None:
+            self._pin_cache = _pins(self.project.root)
+        return self._pin_cache
+
+    def _before(self, package: str, known: Sequence[str], bound: str) -> bool:
+        """Whether the target version of ``package`` is before ``bound``."""
+        configured = self.project.config.target_versions
+        pins = self._pins() if not any(k.lower() == package for k in configured) else {}
+        version = target_version(package, configured, pins, list(known))
+        limit = parse_version(bound)
+        return version is not None and limit is not None and compare(version, limit) < 0
+
+    def _tf_keras_rng(self) -> str:
+        switch = self.t.keras_version_switch
+        if not switch:
+            return "keras"
+        package = next((k for k in switch if k != "rng"), "tensorflow")
+        if self._before(package, self.t.tensorflow_versions, str(switch[package])):
+            return switch.get("rng", "tf")
+        return "keras"
+
+    # ---- text -----------------------------------------------------------------------
+    def show(self, path: str) -> str:
+        root = os.path.abspath(self.project.root or ".")
+        full = os.path.abspath(path)
+        if full == root or full.startswith(root + os.sep):
+            return os.path.relpath(full, root).replace(os.sep, "/")
+        return path.replace(os.sep, "/")
+
+    def line(self, path: str, anchor: Optional[int]) -> Optional[int]:
+        item = self.items.get((path, anchor)) if anchor is not None else None
+        return item.line if item is not None else None
+
+    def at(self, path: str, anchor: Optional[int]) -> str:
+        line = self.line(path, anchor)
+        return f"{self.show(path)}:{line}" if line else self.show(path)
+
+    def evidence(self, use_path: str, rng: str, where: Optional[Uncovered]) -> str:
+        if where is None:
+            return "no entry point of this project reaches it, so nothing seeds it first"
+        run = self.program.runs[where.entry]
+        entry = self.show(where.entry)
+        late = ""
+        if where.via_import and where.via_import != where.entry:
+            late = f"; it runs when {entry} imports {self.show(where.via_import)}"
+        first = run.first_seed.get(rng)
+        if first is not None:
+            return f"entry point {entry} seeds it only later, at {self.at(*first)}{late}"
+        off = [o for o in run.off if rng in o.rngs]
+        if off:
+            return f"in entry point {entry} its seed is skipped by default ({off[0].why}; {self.at(off[0].path, off[0].anchor)}){late}"
+        nones = run.none_seeds
+        if nones:
+            return f"in entry point {entry} its seed is given None ({nones[0][2]}){late}"
+        return f"entry point {entry} never seeds it{late}"
+
+    # ---- findings -----------------------------------------------------------------------
+    def findings(self) -> List[Finding]:
+        out: List[Finding] = []
+        out.extend(self.seed_values())
+        out.extend(self.rng_findings())
+        out.extend(self.call_site_findings())
+        out.extend(self.off_by_default())
+        return out
+
+    def rng_findings(self) -> List[Finding]:
+        groups: Dict[Tuple[str, str], List[Deferred]] = {}
+        for key, item in self.items.items():
+            if item.code not in RNG_CODES or item.payload.get("anchor") or key in self.seed_value_draws:
+                continue
+            if key not in self.program.uncovered:
+                continue
+            groups.setdefault((item.path, self.use_rng.get(key, "")), []).append(item)
+        out: List[Finding] = []
+        fixed_entries: Set[str] = set()
+        for (path, rng), items in sorted(groups.items()):
+            items.sort(key=lambda d: (d.line, d.col))
+            first = items[0]
+            where = self.program.uncovered[(path, first.payload["cid"])]
+            info = self.t.rngs.get(rng, {})
+            more = len(items) - 1
+            message = self.rules[first.code].format_message(
+                rng=info.get("label", rng),
+                seed_api=info.get("seed_api", "a seed"),
+                evidence=self.evidence(path, rng, where),
+                more=f"; {more} more unseeded use{'s' if more > 1 else ''} in this module" if more else "",
+            )
+            out.append(Finding(path, first.line, first.col, first.code, message, first.end_line, first.end_col))
+        # the seed block: on the first finding of each entry-point module
+        by_path: Dict[str, List[int]] = {}
+        for index, finding in enumerate(out):
+            by_path.setdefault(finding.path, []).append(index)
+        for path, indexes in by_path.items():
+            if path not in self.program.runs or path in fixed_entries:
+                continue
+            first = min(indexes, key=lambda i: (out[i].line, out[i].col))
+            fix = self.seed_block(path, out[first].code)
+            if fix is not None:
+                old = out[first]
+                out[first] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
+                fixed_entries.add(path)
+        return out
+
+    def seed_block(self, path: str, code: str) -> Optional[Fix]:
+        run = self.program.runs[path]
+        enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
+        if not enabled:
+            return None
+        blocks = self.program.facts.get(path, {}).get("blocks", {})
+        options = []
+        for key, edits in blocks.items():
+            rngs = set(key.split("+"))
+            if enabled <= rngs:
+                options.append((len(rngs), key, edits))
+        if not options:
+            return None
+        _, _, edits = min(options)
+        title = self.rules[code].format_fix_title(entry=self.show(path))
+        return Fix(title, "safe", tuple(sorted((Edit.from_dict(e) for e in edits), key=lambda e: (e.line, e.col))))
+
+    def call_site_findings(self) -> List[Finding]:
+        out: List[Finding] = []
+        for key, item in sorted(self.items.items(), key=lambda kv: (kv[1].path, kv[1].line, kv[1].col)):
+            if item.code not in CALL_SITE_CODES or item.payload.get("anchor"):
+                continue
+            payload = item.payload
+            if item.code == "ND109" and payload.get("workers"):
+                worker = self.workers_finding(item)
+                if worker is not None:
+                    out.append(worker)
+                    continue
+            if payload.get("only_workers"):
+                continue
+            reached = key in self.program.reached
+            where = self.program.uncovered.get(key)
+            if reached and where is None:
+                continue
+            rng = self.use_rng.get(key, "torch")
+            values = dict(payload)
+            values.pop("cid", None)
+            evidence = self.evidence(item.path, rng, where)
+            if item.code == "ND108":
+                seeded = f", which nothing seeds before it ({evidence})"
+                message = self.rules["ND108"].format_message(seeded=seeded, **values)
+            elif item.code == "ND109":
+                message = self.rules["ND109"].format_message(
+                    problem=f"shuffles with the {self.t.rngs['torch']['label']}: no `generator=` is passed and no `torch.manual_seed` runs before it ({evidence})",
+                    advice="pass a seeded generator",
+                )
+            else:
+                message = self.rules["ND110"].format_message(rng=self.t.rngs["torch"]["label"], evidence=evidence, **values)
+            out.append(Finding(item.path, item.line, item.col, item.code, message, item.end_line, item.end_col, item.fix))
+        return out
+
+    def workers_finding(self, item: Deferred) -> Optional[Finding]:
+        if not self._before("torch", self.t.torch_versions, self.t.workers_before):
+            return None
+        dataset = item.payload.get("workers")
+        found = self.program.lookup(dataset, item.path) if dataset else None
+        if not found or found[0] != "cls":
+            return None
+        drawn = self.draws_in_class(found[1], found[2])
+        if not drawn:
+            return None
+        label = self.t.rngs.get(drawn, {}).get("label", drawn)
+        message = self.rules["ND109"].format_message(
+            problem=f"starts worker processes with no `worker_init_fn`, and before torch {self.t.workers_before} every worker starts from the same {label} state, which `{dataset.rsplit('.', 1)[-1]}` draws from",
+            advice="seed NumPy and `random` per worker in a worker_init_fn (torch.initial_seed() % 2**32)",
+        )
+        return Finding(item.path, item.line, item.col, "ND109", message, item.end_line, item.end_col)
+
+    def draws_in_class(self, path: str, cls: str) -> Optional[str]:
+        """Python's or NumPy's global RNG drawn by a class's methods (or what they call)."""
+        stack = list(self.program.methods(path, cls))
+        seen = set()
+        while stack and len(seen) < 500:
+            key = stack.pop()
+            if key in seen:
+                continue
+            seen.add(key)
+            for event in (self.program.fn(key) or {}).get("ev", ()):
+                if event[0] == "u" and event[1] in ("numpy", "python"):
+                    return event[1]
+                if event[0] == "c":
+                    stack.extend(callee for callee, _, _ in self.program.callees(event[1], key[0]))
+        return None
+
+    def off_by_default(self) -> List[Finding]:
+        if "ND106" not in self.codes and not any(code in self.codes for code in RNG_CODES):
+            pass
+        out: Dict[Key, Finding] = {}
+        for path in sorted(self.program.runs):
+            run = self.program.runs[path]
+            for off in run.off:
+                if not (off.rngs - run.final):
+                    continue
+                key = (off.path, off.anchor)
+                item = self.items.get(key)
+                if item is None or key in out:
+                    continue
+                message = self.rules["ND106"].format_message(why=off.why)
+                out[key] = Finding(off.path, item.line, item.col, "ND106", message, item.end_line, item.end_col)
+        return list(out.values())
+
+    # ---- ND107 -------------------------------------------------------------------------
+    def seed_values(self) -> List[Finding]:
+        out: List[Finding] = []
+        sunk_options = {dest for facts in self.program.facts.values() for dest in facts.get("sunk_options", ())}
+        option_origins = {
+            (path, entry["oid"])
+            for path, facts in self.program.facts.items()
+            for dest, entry in facts.get("opts", {}).items()
+            if "oid" in entry and dest in sunk_options
+        }
+        seed_params = self.program.seed_params()
+        rule = self.rules["ND107"]
+        for path in sorted(self.program.facts):
+            for origin in self.program.facts[path].get("origins", ()):
+                if not (origin["sunk"] or (path, origin["id"]) in option_origins or self._flows_to_seed(path, origin, seed_params)):
+                    continue
+                if origin["kind"] == "src":
+                    item = self.items.get((path, origin.get("aid")))
+                    if item is None or self.program.guards_off(origin.get("guards", []), (path, ""), {}):
+                        continue
+                    what = origin["what"]
+                    shown = what if " " in what else f"`{short_name(what)}()`"
+                    problem = f"{shown} changes from run to run and is used as a seed, so the seed itself differs every run"
+                    out.append(Finding(path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
+                else:
+                    key = (path, origin["cid"])
+                    self.seed_value_draws.add(key)
+                    item = self.items.get(key)
+                    where = self.program.uncovered.get(key)
+                    if item is None or where is None:
+                        continue
+                    rng = self.use_rng.get(key, origin["rng"])
+                    label = self.t.rngs.get(rng, {}).get("label", rng)
+                    problem = f"this draw from the {label}, which is not seeded yet ({self.evidence(path, rng, where)}), is used as a seed"
+                    out.append(Finding(path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
+        for path in sorted(self.program.runs):
+            for seed_path, anchor, why in self.program.runs[path].none_seeds:
+                item = self.items.get((seed_path, anchor))
+                if item is None:
+                    continue
+                problem = f"this seed call is given None by default ({why}): it seeds from OS entropy, so it covers nothing"
+                out.append(Finding(seed_path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
+        return out
+
+    def _flows_to_seed(self, path: str, origin: Mapping[str, Any], seed_params: Mapping[Tuple[str, str], Set[str]]) -> bool:
+        for flow in origin.get("flows", ()):
+            if flow[0] != "call":
+                continue
+            for callee, bound, _ in self.program.callees(flow[1], path):
+                name = self.program.param_at(callee, bool(flow[3]) or bound, flow[2])
+                if name is not None and name in seed_params.get(callee, ()):
+                    return True
+        return False
+
+

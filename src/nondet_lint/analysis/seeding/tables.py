@@ -1,0 +1,185 @@
+"""The ND1xx rule data (``rules/seeding.toml``) indexed for lookups by qualified name.
+
+Built once per loaded rule set: every check instance of every file reads the same dicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
+
+from nondet_lint.ruledata import RuleSet
+
+RNG_ORDER = ("python", "numpy", "torch", "tf", "keras")
+TF_KERAS = "tfkeras"  # tf.keras: Keras 3 or TF-Keras 2 by the target TensorFlow version
+
+
+@dataclass(frozen=True)
+class Seeder:
+    seeds: Tuple[str, ...]
+    pos: Optional[int]
+    kw: Optional[str]
+    without_value: str  # entropy | fixed | required
+    always_random: bool
+
+
+@dataclass(frozen=True)
+class Consumer:
+    rng: str
+    code: str  # ND101 / ND102 / ND104 / ND105
+    unless: Tuple[Mapping[str, Any], ...] = ()
+    when: Tuple[Mapping[str, Any], ...] = ()
+    skip_keyword: Optional[str] = None  # generator= / seed= makes it not a use
+
+
+@dataclass
+class Tables:
+    seeders: Dict[str, Seeder] = field(default_factory=dict)
+    consumers: Dict[str, Consumer] = field(default_factory=dict)
+    rngs: Dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    tensor_methods: FrozenSet[str] = frozenset()
+    generator_keyword: str = "generator"
+    dataset_methods: FrozenSet[str] = frozenset()
+    dataset_prefix: str = "tensorflow.data."
+    op_seed_keyword: str = "seed"
+    keras_names: FrozenSet[str] = frozenset()
+    keras_prefixes: Tuple[Tuple[str, str], ...] = ()
+    keras_version_switch: Mapping[str, Any] = field(default_factory=dict)
+    tensorflow_versions: Tuple[str, ...] = ()
+    constructors: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
+    sources: FrozenSet[str] = frozenset()
+    hash_function: str = "builtins.hash"
+    sinks: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
+    sink_methods: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
+    seed_keywords: FrozenSet[str] = frozenset()
+    sklearn: Dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    loaders: FrozenSet[str] = frozenset()
+    loader_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    workers_before: str = "1.9"
+    torch_versions: Tuple[str, ...] = ()
+    samplers: Dict[str, int] = field(default_factory=dict)
+    option_methods: FrozenSet[str] = frozenset()
+    option_decorators: FrozenSet[str] = frozenset()
+    defaults_methods: FrozenSet[str] = frozenset()
+    parse_methods: FrozenSet[str] = frozenset()
+
+    def external_roots(self) -> FrozenSet[str]:
+        """Top-level packages the tables name: never mistaken for a project module."""
+        names = [*self.seeders, *self.consumers, *self.constructors, *self.sources, *self.sinks,
+                 *self.sklearn, *self.loaders, *self.samplers, *(p for p, _ in self.keras_prefixes)]
+        return frozenset(name.split(".")[0] for name in names if name)
+
+    def keras_rng(self, qualname: str) -> Optional[str]:
+        """The RNG a Keras layer / initializer / random function draws from, if it is one."""
+        for prefix, rng in self.keras_prefixes:
+            if qualname.startswith(prefix) and qualname[len(prefix):] in self.keras_names:
+                return rng
+        return None
+
+
+def _place(spec: Mapping[str, Any]) -> Tuple[Optional[int], Optional[str]]:
+    return spec.get("pos"), spec.get("kw")
+
+
+_CACHE: Dict[int, Tuple[RuleSet, Tables]] = {}
+
+
+def tables_for(rules: RuleSet) -> Tables:
+    """The indexed tables of a rule set (cached by identity)."""
+    cached = _CACHE.get(id(rules))
+    if cached is not None and cached[0] is rules:
+        return cached[1]
+    tables = _build(rules)
+    _CACHE[id(rules)] = (rules, tables)
+    return tables
+
+
+def _data(rules: RuleSet, code: str) -> Mapping[str, Any]:
+    return rules[code].data if code in rules else {}
+
+
+def _build(rules: RuleSet) -> Tables:
+    t = Tables()
+    shared = _data(rules, "ND101")
+    t.rngs = dict(shared.get("rngs", {}))
+    for entry in shared.get("seeders", []):
+        seeder = Seeder(
+            tuple(entry.get("seeds", ())),
+            entry.get("value", {}).get("pos"),
+            entry.get("value", {}).get("kw"),
+            entry.get("without_value", "required"),
+            bool(entry.get("always_random", False)),
+        )
+        for name in entry.get("names", ()):
+            t.seeders[name] = seeder
+    for code in ("ND101", "ND102", "ND104", "ND105"):
+        data = _data(rules, code)
+        rng = data.get("rng")
+        if rng is None:
+            continue
+        skip = {"torch": data.get("generator_keyword"), "tf": data.get("op_seed_keyword")}.get(rng)
+        for name in data.get("consumers", ()):
+            t.consumers[name] = Consumer(rng, code, skip_keyword=skip)
+        for entry in data.get("conditional", ()):
+            t.consumers[entry["name"]] = Consumer(
+                rng, code, tuple(entry.get("unless", ())), tuple(entry.get("when", ())), skip,
+            )
+    torch_data = _data(rules, "ND104")
+    t.tensor_methods = frozenset(torch_data.get("tensor_methods", ()))
+    t.generator_keyword = torch_data.get("generator_keyword", "generator")
+    tf_data = _data(rules, "ND105")
+    t.dataset_methods = frozenset(tf_data.get("dataset_methods", ()))
+    t.dataset_prefix = tf_data.get("dataset_prefix", "tensorflow.data.")
+    t.op_seed_keyword = tf_data.get("op_seed_keyword", "seed")
+    t.keras_names = frozenset(tf_data.get("keras_names", ()))
+    prefixes = []
+    for entry in tf_data.get("keras_prefixes", ()):
+        rng = entry["rng"]
+        if "before" in entry:
+            t.keras_version_switch = dict(entry["before"])
+            rng = TF_KERAS
+        prefixes.append((entry["prefix"], rng))
+    t.keras_prefixes = tuple(prefixes)
+    t.tensorflow_versions = tuple(tf_data.get("tensorflow_versions", ()))
+    for entry in _data(rules, "ND103").get("constructors", ()):
+        t.constructors[entry["name"]] = _place(entry)
+    nd107 = _data(rules, "ND107")
+    t.sources = frozenset(nd107.get("sources", ()))
+    t.hash_function = nd107.get("hash_function", "builtins.hash")
+    for entry in nd107.get("sinks", ()):
+        t.sinks[entry["name"]] = _place(entry)
+    for entry in nd107.get("sink_methods", ()):
+        t.sink_methods[entry["name"]] = _place(entry)
+    t.seed_keywords = frozenset(nd107.get("seed_keywords", ()))
+    for entry in _data(rules, "ND108").get("apis", ()):
+        t.sklearn[entry["name"]] = entry
+    nd109 = _data(rules, "ND109")
+    t.loaders = frozenset(nd109.get("loaders", ()))
+    t.loader_args = {key: nd109[key] for key in ("shuffle", "generator", "num_workers", "worker_init_fn") if key in nd109}
+    t.workers_before = nd109.get("workers_before", "1.9")
+    t.torch_versions = tuple(nd109.get("torch_versions", ()))
+    for entry in _data(rules, "ND110").get("calls", ()):
+        t.samplers[entry["name"]] = entry.get("generator_pos", -1)
+    nd106 = _data(rules, "ND106")
+    t.option_methods = frozenset(nd106.get("option_methods", ()))
+    t.option_decorators = frozenset(nd106.get("option_decorators", ()))
+    t.defaults_methods = frozenset(nd106.get("defaults_methods", ()))
+    t.parse_methods = frozenset(nd106.get("parse_methods", ()))
+    return t
+
+
+def rng_code(tables: Tables, rng: str) -> str:
+    return tables.rngs.get(rng, {}).get("code", "ND105")
+
+
+def rng_root(tables: Tables, rng: str) -> str:
+    """The top-level package whose import makes an RNG relevant to a module."""
+    return str(tables.rngs.get(rng, {}).get("seed_call", "")).split(".")[0]
+
+
+def short_name(qualname: str) -> str:
+    """``numpy.random.default_rng`` as people write it: ``np.random.default_rng``."""
+    for long, short in (("numpy.", "np."), ("tensorflow.", "tf.")):
+        if qualname.startswith(long):
+            return short + qualname[len(long):]
+    return qualname
