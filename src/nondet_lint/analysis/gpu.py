@@ -147,7 +147,6 @@ class GpuSelection:
     def __init__(self, ctx: Any) -> None:
         self.ctx = ctx
         self.data = ctx.rules[DATA_RULE].data["gpu"]
-        self.uses_torch = ctx.imports.mentions("torch")
         self.by_name = {name: entry for entry in self.data.get("gpu_by_default", []) for name in entry["names"]}
 
     def by_import(self) -> bool:
@@ -158,7 +157,9 @@ class GpuSelection:
         """A short description of how ``node`` selects the GPU, or None."""
         func = node.func
         name = self.ctx.qualname(func)
-        if name is None and isinstance(func, cst.Attribute) and self.uses_torch:
+        if name is None and isinstance(func, cst.Attribute):
+            # ``model.cuda()``: no other library has such a method (its receiver is a
+            # torch object even in a file that does not import torch itself)
             if func.attr.value in self.data.get("methods", []):
                 return f"`.{func.attr.value}()`"
         if name in self.data.get("calls", []):
@@ -352,9 +353,6 @@ class ProgramView:
         """Set on with a literal value (not from a flag the code reads)."""
         return any(self.facts.get(path, {}).get("switches", {}).get(switch) == ON for path in scope)
 
-    def switch_anywhere(self, switch: str) -> bool:
-        return self.switch_on(self.records, switch)
-
     def seeds(self, scope: Iterable[str]) -> bool:
         return any(self.facts.get(path, {}).get("seeds") for path in scope)
 
@@ -401,23 +399,16 @@ def program_view(project: Any, rules: Mapping[str, Any]) -> ProgramView:
     return view
 
 
-def framework_of(qualified: Optional[str], frameworks: Mapping[str, Any]) -> Optional[str]:
-    """The framework a qualified name belongs to (``tensorflow.math.x`` → tensorflow)."""
-    if not qualified:
-        return None
-    root = qualified.split(".")[0]
-    for name, spec in frameworks.items():
-        if root in spec["modules"]:
-            return name
-    return None
-
-
 def canonical(name: str, aliases: Mapping[str, str]) -> str:
     """Map a qualified name through namespace aliases (``tensorflow.compat.v1.`` →
     ``tensorflow.``, ``tensorflow.keras.`` → ``keras.``), longest prefix first."""
-    for prefix in sorted(aliases, key=len, reverse=True):
-        if name.startswith(prefix):
-            return aliases[prefix] + name[len(prefix):]
+    for _ in range(len(aliases)):  # ``tf.compat.v1.keras.x`` takes two steps
+        for prefix in sorted(aliases, key=len, reverse=True):
+            if name.startswith(prefix):
+                name = aliases[prefix] + name[len(prefix):]
+                break
+        else:
+            return name
     return name
 
 

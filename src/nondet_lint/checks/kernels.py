@@ -17,7 +17,7 @@ from nondet_lint.analysis.versions import format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.checks import custom_kernels, kernel_ops
 from nondet_lint.checks.base import Check
-from nondet_lint.checks.kernel_ops import FACT as OPS_FACT, OpTable
+from nondet_lint.checks.kernel_ops import FACT as OPS_FACT, OpTable, status_for
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for
 from nondet_lint.types import Finding
@@ -222,7 +222,8 @@ class ProgramSwitches(Check):
             return []
         if "torch" not in view.frameworks(view.closures[path]):
             return []
-        if not view.switch_definitely_on(program, "torch") or view.switch_anywhere("cublas"):
+        # each entry point is its own process: the variable must be set in its program
+        if not view.switch_definitely_on(program, "torch") or view.switch_on(program, "cublas"):
             return []
         item = items[0]
         message = rules["ND209"].format_message(version=format_version(version))
@@ -239,20 +240,26 @@ def cls_reason(view: Any, path: str) -> str:
 
 
 def example_ops(view: Any, program: Iterable[str], rules: Mapping[str, Any], limit: int = 3) -> str:
-    """`` (it uses `torch.nn.Conv2d`, ...)`` for the ops of a program the switch covers."""
+    """``; it uses `torch.nn.Conv2d`, ...`` for the ops of a program that the switch makes
+    deterministic in the target version."""
     names: List[str] = []
+    tables = {code: (OpTable(rules[code].data), view.target(check.framework)) for code, check in OP_CHECKS.items()}
     for path in sorted(program):
         for code, ids in sorted(view.records[path].facts.get(OPS_FACT, {}).items()):
-            table = OpTable(rules[code].data)
+            table, version = tables[code]
             for op_id in ids:
                 entry = table.by_id.get(op_id)
-                if entry and entry.get("report") != "none" and entry["api"] not in names:
+                status = status_for(entry, version) if entry else None
+                if status and status.get("kind") == "switch" and entry.get("report") != "none" and entry["api"] not in names:
                     names.append(entry["api"])
     if not names:
         return ""
     shown = ", ".join(f"`{n}`" for n in names[:limit])
     more = f" and {len(names) - limit} more" if len(names) > limit else ""
     return f"; it uses {shown}{more}"
+
+
+OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}
 
 
 # ---------------------------------------------------------------- TensorFlow threads --

@@ -1,0 +1,175 @@
+"""ND301 (filesystem listing order) and ND302 (iteration order of a set of strings).
+
+Both are "an arbitrary order that the program keeps": the candidates are collected
+during the walk and followed with ``OrderFlow`` once the whole file is known, so a
+listing sorted three lines later, or a set only used for membership, is not reported.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from nondet_lint.checks.base import Check
+from nondet_lint.checks.dataflow import SEQ, SET, OrderUse
+from nondet_lint.checks.datactx import DataContext
+from nondet_lint.checks.listings import Listings
+from nondet_lint.context import NodeEdit
+from nondet_lint.fixes.builders import wrap_in_call
+
+
+class ListingOrder(Check):
+    """ND301: a directory listing whose filesystem order is kept."""
+
+    codes = ("ND301",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.candidates: List[cst.Call] = []
+        data = self.data("ND301")
+        self.spellings = frozenset(
+            [name.rsplit(".", 1)[-1] for name in data.get("functions", ())] + list(data.get("path_methods", ()))
+        )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _last_name(node.func) in self.spellings:
+            self.candidates.append(node)
+
+    def finish(self) -> None:
+        if not self.candidates:
+            return
+        dctx = DataContext.of(self.ctx)
+        listings = Listings(dctx, self.data("ND301"))
+        walks = frozenset(self.data("ND301").get("walks", ()))
+        for call in self.candidates:
+            name = listings.name(call)
+            if name is None:
+                continue
+            use = self._walk_use(dctx, call) if name in walks else None
+            if use is None and not (name in walks and self._walk_is_ordered(call)):
+                use = dctx.flow.first_use(call, SEQ)
+            if use is None:
+                continue
+            self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=_short(name), reason=use.reason)
+
+    # ---- os.walk: ``dirs.sort()`` in the loop fixes the walk order; files still matter
+    def _walk_targets(self, call: cst.Call) -> Optional[Tuple[cst.For, List[str]]]:
+        loop = self.ctx.parent(call)
+        if not (isinstance(loop, cst.For) and loop.iter is call and isinstance(loop.target, cst.Tuple)):
+            return None
+        names = [e.value.value if isinstance(e.value, cst.Name) else "" for e in loop.target.elements]
+        return (loop, names) if len(names) == 3 else None
+
+    def _walk_is_ordered(self, call: cst.Call) -> bool:
+        found = self._walk_targets(call)
+        if found is None:
+            return False
+        loop, (_, dirs, _) = found
+        dctx = DataContext.of(self.ctx)
+        for node in dctx.index(loop).nodes_within(loop.body, (cst.Call, cst.Assign)):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "sort":
+                if isinstance(node.func.value, cst.Name) and node.func.value.value == dirs:
+                    return True
+            if isinstance(node, cst.Assign) and isinstance(node.value, cst.Call) and dctx.qualname(node.value.func) == "builtins.sorted":
+                for target in node.targets:
+                    if isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name) and target.target.value.value == dirs:
+                        return True
+        return False
+
+    def _walk_use(self, dctx: DataContext, call: cst.Call) -> Optional[OrderUse]:
+        """With the walk order fixed, the file names of each folder are still unsorted."""
+        found = self._walk_targets(call)
+        if found is None or not self._walk_is_ordered(call):
+            return None
+        loop, (_, _, files) = found
+        index = dctx.index(loop)
+        for load in index.loads.get(files, ()):
+            if index.contains(loop.body, load):
+                use = dctx.flow.first_use(load, SEQ)
+                if use is not None:
+                    return use
+        return None
+
+    def _fix(self, call: cst.Call, name: str, walks) -> Optional[object]:
+        if name in walks:
+            return None  # sorting a walk would defeat pruning ``dirs`` in place
+        holder = self.ctx.parent(call)
+        if isinstance(holder, cst.WithItem):
+            return None
+        if isinstance(holder, cst.Arg):
+            outer = self.ctx.parent(holder)
+            if isinstance(outer, cst.Call) and DataContext.of(self.ctx).qualname(outer.func) == "builtins.next":
+                return None
+        edits = wrap_in_call(self.ctx, call, "sorted")
+        if not edits:
+            return None
+        key = self.data("ND301").get("sort_keys", {}).get(name)
+        if key:
+            edits[-1] = NodeEdit(edits[-1].node, f", key={key})", "after")
+        return self.ctx.fix("ND301", edits)
+
+
+def _last_name(func: cst.BaseExpression) -> str:
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return ""
+
+
+def _short(name: str) -> str:
+    return name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf.")
+
+
+class StringSetOrder(Check):
+    """ND302: the iteration order of a set of strings decides an order that is kept."""
+
+    codes = ("ND302",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.candidates: List[cst.BaseExpression] = []
+        flow = self.ctx.rules["ND301"].data.get("flow", {}) if "ND301" in self.ctx.rules else {}
+        self.spellings = frozenset(name.rsplit(".", 1)[-1] for name in flow.get("set_makers", ()))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if _last_name(node.func) in self.spellings:
+            self.candidates.append(node)
+
+    def visit_Set(self, node: cst.Set) -> None:
+        self.candidates.append(node)
+
+    def visit_SetComp(self, node: cst.SetComp) -> None:
+        self.candidates.append(node)
+
+    def finish(self) -> None:
+        if not self.candidates:
+            return
+        dctx = DataContext.of(self.ctx)
+        makers = dctx.text.set_makers
+        for expr in self.candidates:
+            if isinstance(expr, cst.Call) and dctx.qualname(expr.func) not in makers:
+                continue
+            if not dctx.text.is_str_set(expr):
+                continue
+            use = dctx.flow.first_use(expr, SET)
+            if use is None:
+                continue
+            where = use.convert if use.convert is not None else use.node
+            node, edits = self._fix_edits(dctx, where)
+            fix = self.ctx.fix("ND302", edits) if edits else None
+            self.ctx.report(node, "ND302", fix=fix, reason=use.reason)
+
+    def _fix_edits(self, dctx: DataContext, where: cst.CSTNode) -> Tuple[cst.CSTNode, list]:
+        """``list(s)`` becomes ``sorted(s)``; elsewhere the set is wrapped in ``sorted(...)``."""
+        holder = self.ctx.parent(where)
+        call = self.ctx.parent(holder) if isinstance(holder, cst.Arg) else None
+        if isinstance(call, cst.Call) and len(call.args) == 1 and dctx.qualname(call.func) == "builtins.list":
+            sorted_edits = wrap_in_call(self.ctx, where, "sorted")
+            if sorted_edits and isinstance(call.func, cst.Name):
+                return call, [NodeEdit(call.func, "sorted")]
+        return where, wrap_in_call(self.ctx, where, "sorted")
+
+
+CHECKS = [ListingOrder, StringSetOrder]

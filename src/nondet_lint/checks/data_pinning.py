@@ -1,0 +1,349 @@
+"""ND303 (hub models and datasets not pinned to a revision) and ND304 (datasets built by
+listing a directory whose contents can change).
+
+Both need the text of an argument: a hub id and its revision, a data directory.  What
+the module itself says is decided here; a constant imported from another module of the
+project (``from config import REVISION``) is looked up in that module's facts in pass 2.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from nondet_lint.checks.base import Check
+from nondet_lint.checks.dataflow import literal_strings
+from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none
+from nondet_lint.checks.datavalues import IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, module_constants
+from nondet_lint.checks.listings import Listings
+from nondet_lint.types import Finding
+
+CONSTANTS_FACT = "data_constants"
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_TAG = re.compile(r"^v?\d+(\.\d+)*([.+-][0-9A-Za-z.]+)?$")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+def is_pinned_ref(ref: str) -> bool:
+    """A 40-hex commit, or a version tag (``v1.2``, ``1.0.0``): both count as pinned."""
+    return bool(_COMMIT.match(ref) or _TAG.match(ref))
+
+
+def _arg(call: cst.Call, spec: Mapping[str, Any]) -> Optional[cst.BaseExpression]:
+    found = call_arg(call, spec.get("pos"), spec.get("kw"))
+    return found.value if found is not None else None
+
+
+def _text_dict(text: Text) -> Dict[str, Any]:
+    return asdict(text)
+
+
+def _looked_up(text: Mapping[str, Any], project: Any) -> Text:
+    """An imported constant replaced by its value from the project's facts."""
+    if text["kind"] != IMPORTED:
+        return Text(text["kind"], text["value"], text["module"], text["name"], tuple(text["fragments"]))
+    record = project.module(text["module"]) if project is not None else None
+    constants = record.facts.get(CONSTANTS_FACT, {}) if record is not None else {}
+    if text["name"] not in constants:
+        return Text(UNKNOWN)
+    value = constants[text["name"]]
+    return Text(NONE) if value is None else Text(LITERAL, value, fragments=(value,))
+
+
+class ModuleConstants(Check):
+    """Records the module's top-level string constants (facts for other modules)."""
+
+    def finish(self) -> None:
+        constants = module_constants(self.ctx.module)
+        if constants:
+            self.ctx.facts[CONSTANTS_FACT] = constants
+
+
+# ---- ND303 ------------------------------------------------------------------------------
+def hub_verdict(mode: str, target: Text, ref: Text, data: Mapping[str, Any]) -> Optional[Dict[str, str]]:
+    """Message values when the fetch is not pinned, else None (also None when unsure)."""
+    if mode == "get_file":
+        return {"target": target.value or "the file", "ref": "whatever the URL serves (no `file_hash=`)",
+                "advice": "pass `file_hash=` with the file's SHA-256"} if ref.kind in (NONE, "absent") else None
+    if target.kind != LITERAL or not target.value:
+        return None  # unknown or local: not known to be a hub id
+    if mode == "torch_hub":
+        repo, _, branch = target.value.partition(":")
+        if "/" not in repo or is_local(repo, data):
+            return None
+        if branch and is_pinned_ref(branch):
+            return None
+        state = f"branch `{branch}`" if branch else "its default branch"
+        return {"target": repo, "ref": state, "advice": "add `:<tag or commit>` to the repository"}
+    if mode == "timm":
+        prefix = next((p for p in data.get("timm_prefixes", ()) if target.value.startswith(p)), None)
+        if prefix is None:
+            return None
+        repo, _, branch = target.value[len(prefix):].partition("@")
+        if branch and is_pinned_ref(branch):
+            return None
+        state = f"revision `{branch}`" if branch else "its default branch"
+        return {"target": repo, "ref": state, "advice": "append `@<commit hash>` to the hub id"}
+    if is_local(target.value, data) or target.value in data.get("local_builders", ()) and mode == "dataset":
+        return None
+    if ref.kind == LITERAL and is_pinned_ref(ref.value):
+        return None
+    if ref.kind in (UNKNOWN, IMPORTED, LOCAL):
+        return None  # a revision chosen at run time: the user's explicit choice
+    state = f"branch `{ref.value}`" if ref.kind == LITERAL else "its default branch (no `revision=`)"
+    return {"target": target.value, "ref": state, "advice": "pass `revision=` with a commit hash"}
+
+
+def is_local(value: str, data: Mapping[str, Any]) -> bool:
+    """A filesystem path rather than a hub id (``org/name`` or ``name``)."""
+    if value.startswith((".", "/", "~")) or "\\" in value or re.match(r"^[A-Za-z]:", value):
+        return True
+    if not _HUB_ID.match(value):
+        return True
+    if value.lower().endswith(tuple(data.get("local_extensions", ()))):
+        return True
+    first = value.split("/", 1)[0] if "/" in value else ""
+    return first.lower() in data.get("local_dirs", ())
+
+
+class HubRevision(Check):
+    """ND303: models, datasets and files fetched at whatever revision is current."""
+
+    codes = ("ND303",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.candidates: List[Tuple[cst.Call, str, str, Mapping[str, Any]]] = []
+        data = self.data("ND303")
+        self.calls: Dict[str, Tuple[str, Mapping[str, Any]]] = {}
+        for table in data.get("calls", ()):
+            for name in table["names"]:
+                self.calls[name] = (table.get("mode", "revision"), table)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if has_double_star(node):
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
+            table = self._from_pretrained(func.value)
+            if table is not None:
+                owner = self.ctx.qualname(func.value) or ""
+                self.candidates.append((node, f"{owner.rsplit('.', 1)[-1]}.from_pretrained", "revision", table))
+            return
+        name = self.ctx.qualname(func)
+        if name in self.calls:
+            mode, table = self.calls[name]
+            self.candidates.append((node, name, mode, table))
+
+    def _from_pretrained(self, owner: cst.BaseExpression) -> Optional[Mapping[str, Any]]:
+        data = self.data("ND303")
+        name = self.ctx.qualname(owner)
+        if name is None:
+            return None
+        packages = tuple(data.get("from_pretrained_packages", ()))
+        if not name.split(".")[0] in packages and not self._local_subclass(name, packages):
+            return None
+        for override in data.get("from_pretrained_overrides", ()):
+            if name.startswith(override["prefix"]):
+                return override
+        return data.get("from_pretrained", {})
+
+    def _local_subclass(self, name: str, packages: Sequence[str]) -> bool:
+        """A class of this module derived from a hub-aware class (``PreTrainedModel``)."""
+        short = name.rsplit(".", 1)[-1]
+        for stmt in self.ctx.module.body:
+            if isinstance(stmt, cst.ClassDef) and stmt.name.value == short:
+                return any((self.ctx.qualname(base.value) or "").split(".")[0] in packages for base in stmt.bases)
+        return False
+
+    def finish(self) -> None:
+        if not self.candidates:
+            return
+        data = self.data("ND303")
+        dctx = DataContext.of(self.ctx)
+        values = Values(dctx, data.get("path_calls", ()))
+        for call, api, mode, table in self.candidates:
+            target = values.text(_arg(call, table.get("id", {})))
+            if mode == "get_file":
+                given = [_arg(call, spec) for spec in table.get("hash", ())]
+                ref = Text("present") if any(g is not None and not is_none(g) for g in given) else Text("absent")
+                target = values.text(_arg(call, table.get("id", {})))
+            elif mode in ("torch_hub", "timm"):
+                source = _arg(call, {"kw": "source"})
+                if source is not None and values.text(source).value == "local":
+                    continue
+                ref = Text(UNKNOWN)
+            else:
+                revision = _arg(call, {"kw": table.get("revision", "revision")})
+                ref = Text("absent") if revision is None else values.text(revision)
+            short = _display(api)
+            if IMPORTED in (target.kind, ref.kind):
+                self.ctx.defer(call, "ND303", api=short, mode=mode, target=_text_dict(target), ref=_text_dict(ref))
+                continue
+            verdict = hub_verdict(mode, target, ref, data)
+            if verdict is not None:
+                self.ctx.report(call, "ND303", api=short, **verdict)
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        rule = rules["ND303"]
+        for item in deferred:
+            payload = item.payload
+            verdict = hub_verdict(payload["mode"], _looked_up(payload["target"], project), _looked_up(payload["ref"], project), rule.data)
+            if verdict is not None:
+                message = rule.format_message(api=payload["api"], **verdict)
+                yield Finding(item.path, item.line, item.col, "ND303", message, item.end_line, item.end_col)
+
+
+def _display(api: str) -> str:
+    return api.replace("tensorflow.", "tf.")
+
+
+# ---- ND304 ------------------------------------------------------------------------------
+_DATE = re.compile(r"(19|20)\d{2}[-_.]?(0[1-9]|1[0-2])[-_.]?([0-2]\d|3[01])")
+_VERSION = re.compile(r"(^|[-_.])v\d+([._]\d+)*($|[-_.])", re.IGNORECASE)
+_HASH = re.compile(r"^(?=.*\d)(?=.*[a-f])[0-9a-f]{7,40}$")
+
+
+def versioned(fragments: Iterable[str]) -> bool:
+    """A path component that names a version, a date or a commit (``v3``, ``2024-05-01``)."""
+    for fragment in fragments:
+        for part in re.split(r"[/\\]", fragment):
+            if _VERSION.search(part) or _DATE.search(part) or _HASH.match(part):
+                return True
+    return False
+
+
+class DirectoryDataset(Check):
+    """ND304: a dataset made of whatever files a directory holds when the run starts."""
+
+    codes = ("ND304",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        data = self.data("ND304")
+        self.datasets = {name: table for table in data.get("directory_datasets", ()) for name in table["names"]}
+        self.methods = {table["method"]: table for table in data.get("directory_methods", ())}
+        listing = self.ctx.rules["ND301"].data if "ND301" in self.ctx.rules else {}
+        self.listing_spellings = frozenset(
+            [name.rsplit(".", 1)[-1] for name in listing.get("functions", ())] + list(listing.get("path_methods", ()))
+        )
+        self.builders: List[Tuple[cst.Call, str, Mapping[str, Any]]] = []
+        self.listings: List[cst.Call] = []
+        self.evidence = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        name = self.ctx.qualname(func)
+        data = self.data("ND304")
+        if name in self.datasets:
+            self.builders.append((node, name, self.datasets[name]))
+        elif isinstance(func, cst.Attribute) and func.attr.value in self.methods and name is None:
+            self.builders.append((node, func.attr.value, self.methods[func.attr.value]))
+        elif isinstance(func, (cst.Name, cst.Attribute)) and (func.attr.value if isinstance(func, cst.Attribute) else func.value) in self.listing_spellings:
+            self.listings.append(node)
+        if name and (name.startswith(tuple(data.get("checksum_prefixes", ()))) or name in data.get("checksum_calls", ())):
+            self.evidence = True
+        if name in data.get("dvc_calls", ()) and any(a.keyword is not None and a.keyword.value == "rev" for a in node.args):
+            self.evidence = True
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        if not self.evidence and any(word in node.value.lower() for word in self.data("ND304").get("manifest_words", ())):
+            self.evidence = True
+
+    def finish(self) -> None:
+        if self.evidence or not (self.builders or self.listings):
+            return
+        data = self.data("ND304")
+        dctx = DataContext.of(self.ctx)
+        values = Values(dctx, self.ctx.rules["ND303"].data.get("path_calls", ()) if "ND303" in self.ctx.rules else ())
+        for call, api, table in self.builders:
+            path = _arg(call, table.get("path", {"pos": 0}))
+            self._decide(call, api.rsplit(".", 1)[-1], values.text(path), path)
+        if self.listings:
+            listings = Listings(dctx, self.ctx.rules["ND301"].data)
+            for call in self.listings:
+                name = listings.name(call)
+                if name is None or not self._is_data(dctx, call, data):
+                    continue
+                if name.startswith("pathlib.") and isinstance(call.func, cst.Attribute):
+                    path = call.func.value  # the folder is the receiver; the argument is a pattern
+                else:
+                    path = call.args[0].value if call.args and call.args[0].keyword is None else None
+                self._decide(call, name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf."), values.text(path), path)
+
+    def _decide(self, call: cst.Call, api: str, path: Text, expr: Optional[cst.BaseExpression]) -> None:
+        shown = self.ctx.code_for(expr) if expr is not None else "the folder"
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        if path.kind == IMPORTED:
+            self.ctx.defer(call, "ND304", api=api, path=_text_dict(path), shown=shown)
+        elif not versioned(path.fragments or ((path.value,) if path.value else ())):
+            self.ctx.report(call, "ND304", api=api, path=shown)
+
+    def _is_data(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]) -> bool:
+        """Listed files are data: data-file extensions, or inside a dataset class, or
+        handed to a dataset; never checkpoints, configs or logs."""
+        words = tuple(data.get("not_data_words", ()))
+        texts = [t.lower() for t in self._context_strings(dctx, call)]
+        if any(word in text for text in texts for word in words):
+            return False
+        extensions = {e.lower() for e in data.get("data_extensions", ())}
+        not_data = {e.lower() for e in data.get("not_data_extensions", ())}
+        found = {ext for text in texts for ext in _extensions(text)}
+        if found & not_data and not found & extensions:
+            return False
+        if found & extensions:
+            return True
+        return self._in_dataset_class(dctx, call, data) or self._feeds_dataset(dctx, call, data)
+
+    def _context_strings(self, dctx: DataContext, call: cst.Call) -> List[str]:
+        """String literals of the listing's arguments, its statement, and the loop or
+        comprehension that consumes it (where ``.endswith(".png")`` filters live)."""
+        from nondet_lint.checks.dataflow import statement_of
+
+        statement = statement_of(call, self.ctx.parent)
+        texts = list(literal_strings(statement))
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.For) and parent.iter is call:
+            texts += [t for t in literal_strings(parent.body) if t.startswith((".", "*."))]
+        return texts
+
+    def _in_dataset_class(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]) -> bool:
+        bases = frozenset(data.get("dataset_bases", ()))
+        current = self.ctx.parent(call)
+        while current is not None:
+            if isinstance(current, cst.ClassDef):
+                return any(dctx.qualname(base.value) in bases for base in current.bases)
+            current = self.ctx.parent(current)
+        return False
+
+    def _feeds_dataset(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]) -> bool:
+        sinks = frozenset(data.get("dataset_calls", ()))
+        for reached in dctx.flow.reached_calls(call):
+            name = dctx.qualname(reached.func) or ""
+            if name in sinks or name.rsplit(".", 1)[-1].endswith(tuple(data.get("dataset_suffixes", ()))):
+                return True
+        return False
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        rule = rules["ND304"]
+        for item in deferred:
+            path = _looked_up(item.payload["path"], project)
+            if not versioned(path.fragments or ((path.value,) if path.value else ())):
+                message = rule.format_message(api=item.payload["api"], path=item.payload["shown"])
+                yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)
+
+
+def _extensions(text: str) -> List[str]:
+    found = re.findall(r"\.([a-z0-9]+)", text)
+    bare = text.strip("*. ")
+    if re.fullmatch(r"[a-z0-9]{2,5}", bare):
+        found.append(bare)
+    return found
+
+
+CHECKS = [ModuleConstants, HubRevision, DirectoryDataset]

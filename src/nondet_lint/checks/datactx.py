@@ -1,0 +1,87 @@
+"""Per-file helpers shared by the data checks (ND3xx): one scope index per scope, the
+order flow, string typing and directory listings, built once per file however many data
+checks run, from the tables in ``rules/data.toml``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import FrozenSet, Optional
+
+import libcst as cst
+
+from nondet_lint.checks.dataflow import FlowTables, OrderFlow, ScopeIndex
+from nondet_lint.checks.texttypes import TextTypes, scope_index_factory
+from nondet_lint.context import FileContext
+from nondet_lint.names import dotted_name
+
+_CACHE: "weakref.WeakKeyDictionary[FileContext, DataContext]" = weakref.WeakKeyDictionary()
+
+
+class DataContext:
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.index_for = scope_index_factory(ctx.parent)
+        flow = ctx.rules["ND301"].data.get("flow", {}) if "ND301" in ctx.rules else {}
+        self.flow = OrderFlow(FlowTables.from_data(flow), self.qualname, ctx.parent, self.index_for)
+        text = dict(ctx.rules["ND302"].data.get("types", {})) if "ND302" in ctx.rules else {}
+        text.setdefault("set_makers", flow.get("set_makers", ()))
+        text.setdefault("set_methods", flow.get("set_methods", ()))
+        self.text = TextTypes(text, self.qualname, ctx.parent, self.index_for)
+
+    @classmethod
+    def of(cls, ctx: FileContext) -> "DataContext":
+        found = _CACHE.get(ctx)
+        if found is None:
+            found = _CACHE[ctx] = cls(ctx)
+        return found
+
+    def shadowed(self, node: cst.CSTNode) -> FrozenSet[str]:
+        """Parameters of the functions around ``node`` (they hide imported names)."""
+        names = set()
+        current = self.ctx.parent(node)
+        while current is not None:
+            if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+                params = current.params
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                    names.add(param.name.value)
+                for star in (params.star_arg, params.star_kwarg):
+                    if isinstance(star, cst.Param):
+                        names.add(star.name.value)
+            current = self.ctx.parent(current)
+        return frozenset(names)
+
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        """``ctx.qualname`` usable after the walk (shadowing found through the parents)."""
+        dotted = dotted_name(expr)
+        if dotted is None:
+            return None
+        return self.ctx.imports.resolve_dotted(dotted, self.shadowed(expr))
+
+    def index(self, node: cst.CSTNode) -> ScopeIndex:
+        return self.index_for(node)
+
+
+def call_arg(call: cst.Call, pos: Optional[int], kw: Optional[str]) -> Optional[cst.Arg]:
+    """The argument passed for a parameter, by keyword ``kw`` or at position ``pos``."""
+    positional = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if kw is not None and arg.keyword.value == kw:
+                return arg
+        elif arg.star:
+            return None
+        else:
+            if pos is not None and positional == pos:
+                return arg
+            positional += 1
+    return None
+
+
+def has_double_star(call: cst.Call) -> bool:
+    """``f(**kwargs)``: any keyword may be in there."""
+    return any(arg.star == "**" for arg in call.args)
+
+
+def is_none(expr: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"

@@ -1,0 +1,614 @@
+"""A small intra-function data-flow helper for the data rules (ND301, ND302, ND304, ND305).
+
+The question these rules ask is "does the order of this value end up mattering?" (a
+directory listing, a set of strings, a shuffled permutation), and the answer lives in
+the few statements after it in the same function: assigned to a name, sorted two lines
+later, appended to a list in a loop, passed to a dataset.  ``ScopeIndex`` records, in
+source order, where each name of one scope (a function, a class body or the module) is
+bound and read; ``OrderFlow`` follows a value through its uses until its order is
+dropped (``sorted``, ``len``, a set, a membership test), kept (a list that is returned,
+stored, indexed or handed to a function; a loop that appends, yields or numbers), or
+the trail is lost.  Everything is syntactic, no code runs, and nested functions are
+separate scopes: a value that escapes into one is not followed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from nondet_lint.names import dotted_name
+from nondet_lint.walk import children
+
+SCOPE_TYPES = (cst.Module, cst.FunctionDef, cst.ClassDef)
+_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+_BLOCK_TYPES = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)
+SEQ = "seq"  # an ordered sequence (list, iterator) whose order came from the source
+SET = "set"  # a set: iterating it yields an order, keeping it as a set does not
+
+
+@dataclass(frozen=True)
+class Binding:
+    """``name`` bound at ``target`` by ``statement``; ``value`` is what it was bound to
+    (None when unknown: a loop variable, an unpacked element, a parameter)."""
+
+    name: str
+    target: cst.CSTNode
+    value: Optional[cst.BaseExpression]
+    statement: cst.CSTNode
+    kind: str  # assign | augassign | for | comp | with | walrus | param | import | def
+
+
+def _target_names(target: cst.CSTNode) -> Iterator[Tuple[cst.Name, Optional[int]]]:
+    """Names a target binds, with their index when the target is a flat tuple."""
+    if isinstance(target, cst.Name):
+        yield target, None
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for index, element in enumerate(target.elements):
+            inner = element.value
+            if isinstance(inner, cst.Name):
+                yield inner, index
+            else:
+                for name, _ in _target_names(inner):
+                    yield name, None
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
+
+
+def statement_of(node: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> cst.CSTNode:
+    """The innermost (small or compound) statement holding ``node``."""
+    current = node
+    while current is not None and not isinstance(current, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+        current = parent(current)
+    return current if current is not None else node
+
+
+class ScopeIndex:
+    """Source-ordered bindings and reads of the names of one scope."""
+
+    def __init__(self, scope: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
+        self.scope = scope
+        self.parent = parent
+        self.order: Dict[int, int] = {}
+        self.last: Dict[int, int] = {}  # id(node) -> order of its last descendant
+        self.loads: Dict[str, List[cst.Name]] = {}
+        self.bindings: Dict[str, List[Binding]] = {}
+        self.calls: List[cst.Call] = []
+        self._index(scope)
+
+    # ---- building -----------------------------------------------------------------
+    def _bind(self, name: cst.Name, value: Optional[cst.BaseExpression], statement: cst.CSTNode, kind: str) -> None:
+        self.bindings.setdefault(name.value, []).append(Binding(name.value, name, value, statement, kind))
+
+    def _bind_target(self, target: cst.CSTNode, value: Optional[cst.BaseExpression], statement: cst.CSTNode, kind: str) -> None:
+        elements = value.elements if isinstance(value, (cst.Tuple, cst.List)) else None
+        for name, index in _target_names(target):
+            inner = value if index is None and isinstance(target, cst.Name) else None
+            if elements is not None and index is not None and index < len(elements) and not isinstance(elements[index], cst.StarredElement):
+                inner = elements[index].value
+            self._bind(name, inner, statement, kind)
+
+    def _index(self, scope: cst.CSTNode) -> None:
+        counter = 0
+        stores: Set[int] = set()
+        if isinstance(scope, cst.FunctionDef):
+            params = scope.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                self._bind(param.name, None, scope, "param")
+                stores.add(id(param.name))
+            for star in (params.star_arg, params.star_kwarg):
+                if isinstance(star, cst.Param):
+                    self._bind(star.name, None, scope, "param")
+                    stores.add(id(star.name))
+        body_root = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef)) else scope
+        stack: List[Tuple[cst.CSTNode, bool]] = [(body_root, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                self.last[id(node)] = counter
+                continue
+            counter += 1
+            self.order[id(node)] = counter
+            self._record(node, stores)
+            stack.append((node, True))
+            if (isinstance(node, _NESTED) and node is not body_root) or isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+                continue  # a nested scope binds only its name here; imports bind, never read
+            kids = children(node)
+            if isinstance(node, cst.Attribute):
+                kids = [node.value]
+            elif isinstance(node, cst.Arg):
+                kids = [node.value]
+            stack.extend((kid, False) for kid in reversed(kids))
+
+    def _record(self, node: cst.CSTNode, stores: Set[int]) -> None:
+        if isinstance(node, cst.Name):
+            if id(node) not in stores:
+                self.loads.setdefault(node.value, []).append(node)
+            return
+        if isinstance(node, cst.Call):
+            self.calls.append(node)
+        targets: List[Tuple[cst.CSTNode, Optional[cst.BaseExpression], str]] = []
+        if isinstance(node, cst.Assign):
+            targets = [(t.target, node.value, "assign") for t in node.targets]
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            targets = [(node.target, node.value, "assign")]
+        elif isinstance(node, cst.AugAssign):
+            targets = [(node.target, node.value, "augassign")]
+        elif isinstance(node, cst.For):
+            targets = [(node.target, None, "for")]
+        elif isinstance(node, cst.CompFor):
+            targets = [(node.target, None, "comp")]
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets = [(node.asname.name, node.item, "with")]
+        elif isinstance(node, cst.NamedExpr):
+            targets = [(node.target, node.value, "walrus")]
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)) and node is not self.scope:
+            self._bind(node.name, None, node, "def")
+            stores.add(id(node.name))
+        elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                bound = alias.asname.name if alias.asname is not None else alias.name
+                while isinstance(bound, cst.Attribute):
+                    bound = bound.value
+                if isinstance(bound, cst.Name):
+                    self._bind(bound, None, node, "import")
+                    stores.add(id(bound))
+                self._mark_stores(alias.name, stores)
+        for target, value, kind in targets:
+            if kind != "augassign":  # ``x += y`` reads x too
+                self._mark_stores(target, stores)
+            self._bind_target(target, value, node, kind)
+
+    @staticmethod
+    def _mark_stores(target: cst.CSTNode, stores: Set[int]) -> None:
+        if isinstance(target, cst.Name):
+            stores.add(id(target))
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                ScopeIndex._mark_stores(element.value, stores)
+        elif isinstance(target, cst.StarredElement):
+            ScopeIndex._mark_stores(target.value, stores)
+        elif isinstance(target, cst.Attribute):
+            ScopeIndex._mark_stores(target.attr, stores)
+
+    # ---- queries ------------------------------------------------------------------
+    def position(self, node: cst.CSTNode) -> int:
+        return self.order.get(id(node), 0)
+
+    def end(self, node: cst.CSTNode) -> int:
+        return self.last.get(id(node), self.position(node))
+
+    def contains(self, outer: cst.CSTNode, node: cst.CSTNode) -> bool:
+        return self.position(outer) <= self.position(node) <= self.end(outer) and id(outer) in self.order
+
+    def block_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        current = self.parent(node)
+        while current is not None and not isinstance(current, _BLOCK_TYPES):
+            current = self.parent(current)
+        return current
+
+    def _dominates(self, rebinding: Binding, original: cst.CSTNode) -> bool:
+        """Whether a later binding replaces the value on every path (same or outer block)."""
+        block = self.block_of(rebinding.statement)
+        current = self.block_of(original)
+        while current is not None:
+            if current is block:
+                return True
+            current = self.block_of(current)
+        return False
+
+    def bindings_of(self, name: str) -> List[Binding]:
+        return self.bindings.get(name, [])
+
+    def binding_at(self, target: cst.CSTNode) -> Optional[Binding]:
+        if isinstance(target, cst.Name):
+            for binding in self.bindings_of(target.value):
+                if binding.target is target:
+                    return binding
+        return None
+
+    def reads_after(self, name: str, statement: cst.CSTNode, within: Optional[cst.CSTNode] = None) -> List[cst.Name]:
+        """Reads of ``name`` after ``statement`` until a later binding replaces the value
+        (reads in that binding's own value still count); only inside ``within`` if given."""
+        start = self.end(statement)
+        stop = None
+        for binding in self.bindings_of(name):
+            if binding.kind in ("augassign", "param", "import", "def"):
+                continue
+            at = self.position(binding.statement)
+            if at > start and self._dominates(binding, statement):
+                stop = self.end(binding.statement) if stop is None else min(stop, self.end(binding.statement))
+        out = []
+        for load in self.loads.get(name, ()):
+            at = self.position(load)
+            if at <= start or (stop is not None and at > stop):
+                continue
+            if within is not None and not self.contains(within, load):
+                continue
+            out.append(load)
+        return out
+
+    def single_value(self, name: str) -> Optional[cst.BaseExpression]:
+        """The value a name is bound to when the scope binds it exactly once."""
+        found = [b for b in self.bindings_of(name) if b.kind != "import"]
+        if len(found) == 1 and found[0].kind in ("assign", "walrus", "with"):
+            return found[0].value
+        return None
+
+    def nodes_within(self, outer: cst.CSTNode, types: Tuple[type, ...]) -> Iterator[cst.CSTNode]:
+        """Descendants of ``outer`` of the given types, not entering nested scopes."""
+        stack = list(reversed(children(outer)))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, types):
+                yield node
+            if isinstance(node, _NESTED):
+                continue
+            stack.extend(reversed(children(node)))
+
+
+def enclosing_scope(node: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> cst.CSTNode:
+    """The function, class body or module whose names ``node`` reads."""
+    current = parent(node)
+    previous = node
+    while current is not None:
+        if isinstance(current, SCOPE_TYPES):
+            if isinstance(current, cst.Module) or previous is getattr(current, "body", None):
+                return current
+        previous = current
+        current = parent(current)
+    return previous
+
+
+@dataclass(frozen=True)
+class OrderUse:
+    """Where an order ends up mattering: ``node`` is the expression whose order is kept
+    (for a set, the place where it was first iterated: ``convert``), ``reason`` a short
+    phrase for the message."""
+
+    node: cst.CSTNode
+    reason: str
+    convert: Optional[cst.CSTNode] = None
+
+
+@dataclass(frozen=True)
+class FlowTables:
+    """The API knowledge the flow needs (from rule data): qualified names of calls that
+    drop order (``sorted``, ``len``, ``set``), keep it (``list``, ``zip``, ``enumerate``),
+    or make a set; method names that accumulate in order (``append``, ``write``)."""
+
+    order_free: FrozenSet[str]
+    order_keeping: FrozenSet[str]
+    set_makers: FrozenSet[str]
+    accumulate_methods: FrozenSet[str]
+    output_methods: FrozenSet[str]
+    neutral_methods: FrozenSet[str]
+    set_methods: FrozenSet[str]
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
+        return cls(*(frozenset(data.get(key, ())) for key in (
+            "order_free", "order_keeping", "set_makers", "accumulate_methods", "output_methods",
+            "neutral_methods", "set_methods",
+        )))
+
+
+class OrderFlow:
+    """Follows a value whose order is arbitrary to the first place that keeps its order."""
+
+    MAX_DEPTH = 8
+
+    def __init__(self, tables: FlowTables, qualname: Callable[[cst.BaseExpression], Optional[str]],
+                 parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]], index_for: Callable[[cst.CSTNode], ScopeIndex]) -> None:
+        self.tables = tables
+        self.qualname = qualname
+        self.parent = parent
+        self.index_for = index_for
+
+    # ---- entry points ---------------------------------------------------------------
+    def first_use(self, expr: cst.BaseExpression, kind: str = SEQ) -> Optional[OrderUse]:
+        """Where the order of ``expr`` (a sequence in arbitrary order, or a set) is kept."""
+        return self._follow(expr, kind, None, 0, set())
+
+    def first_use_of_name(self, target: cst.Name, statement: cst.CSTNode, kind: str = SEQ) -> Optional[OrderUse]:
+        return self._follow_name(target.value, statement, kind, None, 0, set())
+
+    # ---- the walk up from a use ---------------------------------------------------------
+    def _follow(self, expr: cst.CSTNode, kind: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
+        if depth > self.MAX_DEPTH:
+            return None
+        parent = self.parent(expr)
+        if parent is None:
+            return None
+        step = depth + 1
+
+        def keep(reason: str) -> OrderUse:
+            return OrderUse(expr, reason, convert if convert is not None else (expr if kind == SET else None))
+
+        def as_seq() -> Optional[cst.CSTNode]:
+            return convert if convert is not None else (expr if kind == SET else None)
+
+        if isinstance(parent, cst.Arg):
+            call = self.parent(parent)
+            if not isinstance(call, cst.Call):
+                return None
+            if parent.star == "*":
+                return keep("unpacked into a call's arguments")
+            if parent.star == "**":
+                return None
+            name = self.qualname(call.func)
+            if name in self.tables.order_free:
+                return None
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "join":
+                return keep("joined into a string")
+            if name in self.tables.set_makers:
+                return self._follow(call, SET, None, step, seen) if kind == SET else None
+            if name in self.tables.order_keeping:
+                return self._follow(call, SEQ, as_seq(), step, seen)
+            if name == "builtins.next":
+                return keep("read with `next()`")
+            if kind == SET:
+                return None  # a set handed over as a set: its order is not used here
+            return keep("passed to a function")
+        if isinstance(parent, cst.Attribute) and parent.value is expr:
+            call = self.parent(parent)
+            method = parent.attr.value
+            if not (isinstance(call, cst.Call) and call.func is parent):
+                return None
+            if method == "sort":
+                return None
+            if method in ("pop", "popitem"):
+                return keep("popped from")
+            if kind == SET and method in self.tables.set_methods:
+                return self._follow(call, SET, None, step, seen)
+            if method in ("copy", "tolist"):
+                return self._follow(call, kind, convert, step, seen)
+            if method in self.tables.neutral_methods or kind == SET:
+                return None
+            return keep(f"used through `.{method}()`")
+        if isinstance(parent, cst.For) and parent.iter is expr:
+            return self._loop(parent, kind, expr if kind == SET else convert, step, seen)
+        if isinstance(parent, cst.CompFor) and parent.iter is expr:
+            return self._comprehension(parent, expr, kind, convert, step, seen)
+        if isinstance(parent, cst.Subscript) and parent.value is expr:
+            return keep("indexed or sliced by position") if kind == SEQ else None
+        if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
+            return self._follow(parent, kind, convert, step, seen)
+        if isinstance(parent, cst.BinaryOperation):
+            if kind == SEQ and isinstance(parent.operator, (cst.Add, cst.Multiply)):
+                return self._follow(parent, SEQ, convert, step, seen)
+            if kind == SET and isinstance(parent.operator, (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)):
+                return self._follow(parent, SET, None, step, seen)
+            return None
+        if isinstance(parent, (cst.StarredElement, cst.Element)):
+            container = self.parent(parent)
+            if isinstance(container, cst.Set):
+                return None
+            if isinstance(container, (cst.List, cst.Tuple)):
+                if isinstance(parent, cst.StarredElement):
+                    return self._follow(container, SEQ, as_seq(), step, seen)
+                return self._element(container, parent, kind, convert, step, seen)
+            return None
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr)) and parent.value is expr:
+            return self._assigned(parent, kind, convert, step, seen, keep)
+        if isinstance(parent, cst.WithItem) and parent.item is expr:
+            if parent.asname is not None and isinstance(parent.asname.name, cst.Name):
+                return self._follow_name(parent.asname.name.value, parent, kind, convert, step, seen)
+            return None
+        if isinstance(parent, (cst.Return, cst.Yield)):
+            return keep("returned" if isinstance(parent, cst.Return) else "yielded") if kind == SEQ else None
+        if isinstance(parent, cst.Await):
+            return self._follow(parent, kind, convert, step, seen)
+        if isinstance(parent, cst.DictElement) and parent.value is expr and kind == SEQ:
+            return keep("stored")
+        return None  # a test, a comparison, a discarded result, a formatted message
+
+    def _element(self, container: cst.CSTNode, element: cst.CSTNode, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+        """A value inside a tuple or list: followed when the tuple is unpacked into names,
+        kept when the tuple itself is returned or stored."""
+        holder = self.parent(container)
+        if isinstance(holder, cst.Assign) and holder.value is container:
+            for target in holder.targets:
+                if isinstance(target.target, (cst.Tuple, cst.List)) and len(target.target.elements) == len(container.elements):
+                    position = list(container.elements).index(element)
+                    inner = target.target.elements[position].value
+                    if isinstance(inner, cst.Name):
+                        found = self._follow_name(inner.value, holder, kind, convert, depth, seen)
+                        if found:
+                            return found
+            return None
+        if isinstance(holder, (cst.Return, cst.Yield)) and kind == SEQ:
+            return OrderUse(element.value, "returned", convert)
+        return None
+
+    def _assigned(self, statement, kind: str, convert, depth: int, seen: Set[int], keep) -> Optional[OrderUse]:
+        if isinstance(statement, cst.NamedExpr):
+            targets = [statement.target]
+            found = self._follow(statement, kind, convert, depth, seen)
+            if found:
+                return found
+        elif isinstance(statement, cst.Assign):
+            targets = [t.target for t in statement.targets]
+        else:
+            targets = [statement.target]
+        for target in targets:
+            if isinstance(target, cst.Name):
+                found = self._follow_name(target.value, statement, kind, convert, depth, seen)
+                if found:
+                    return found
+            elif isinstance(target, (cst.Attribute, cst.Subscript)) and kind == SEQ:
+                return keep("stored")
+        return None
+
+    def _follow_name(self, name: str, statement: cst.CSTNode, kind: str, convert, depth: int, seen: Set[int],
+                     within: Optional[cst.CSTNode] = None) -> Optional[OrderUse]:
+        key = id(statement) * 31 + hash(name)
+        if key in seen or depth > self.MAX_DEPTH:
+            return None
+        seen.add(key)
+        index = self.index_for(statement)
+        if kind == SEQ and within is None and isinstance(index.scope, cst.Module) and not index.reads_after(name, statement):
+            # a module-level list nobody reads here is there for importers to use
+            return OrderUse(statement, f"kept as the module-level name `{name}`", convert)
+        for load in self.reads_until_sorted(index, name, statement, within):
+            found = self._follow(load, kind, convert, depth + 1, seen)
+            if found:
+                return found
+        return None
+
+    def reads_until_sorted(self, index: ScopeIndex, name: str, statement: cst.CSTNode, within=None) -> List[cst.Name]:
+        """Reads of ``name`` after ``statement``, stopping at ``name.sort()``."""
+        out = []
+        for load in index.reads_after(name, statement, within):
+            attribute = self.parent(load)
+            if isinstance(attribute, cst.Attribute) and attribute.attr.value == "sort" and isinstance(self.parent(attribute), cst.Call):
+                break
+            out.append(load)
+        return out
+
+    def _comprehension(self, comp_for: cst.CompFor, expr, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+        comp = self.parent(comp_for)
+        while isinstance(comp, cst.CompFor):
+            comp = self.parent(comp)
+        seq_convert = convert if convert is not None else (expr if kind == SET else None)
+        if isinstance(comp, (cst.ListComp, cst.GeneratorExp)):
+            return self._follow(comp, SEQ, seq_convert, depth, seen)
+        if isinstance(comp, cst.DictComp) and self._numbers(comp_for, comp):
+            return OrderUse(expr, "numbered in that order", seq_convert)
+        return None
+
+    def _numbers(self, comp_for: cst.CompFor, comp: cst.DictComp) -> bool:
+        """A dict comprehension whose keys or values are positions (``enumerate``)."""
+        iterable = comp_for.iter
+        return isinstance(iterable, cst.Call) and self.qualname(iterable.func) == "builtins.enumerate"
+
+    # ---- where a value goes, order or not --------------------------------------------------
+    def reached_calls(self, expr: cst.CSTNode, depth: int = 0, seen: Optional[Set[int]] = None) -> Iterator[cst.Call]:
+        """Calls that receive ``expr`` or what is built from it (through names, wrappers
+        such as ``sorted`` / ``list``, comprehensions and lists collected in a loop)."""
+        seen = seen if seen is not None else set()
+        if depth > self.MAX_DEPTH or id(expr) in seen:
+            return
+        seen.add(id(expr))
+        parent = self.parent(expr)
+        if isinstance(parent, cst.Arg):
+            call = self.parent(parent)
+            if isinstance(call, cst.Call):
+                yield call
+                yield from self.reached_calls(call, depth + 1, seen)
+        elif isinstance(parent, cst.Attribute) and parent.value is expr:
+            call = self.parent(parent)
+            if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in ("copy", "tolist"):
+                yield from self.reached_calls(call, depth + 1, seen)
+        elif isinstance(parent, (cst.BooleanOperation, cst.IfExp, cst.BinaryOperation, cst.Await)):
+            yield from self.reached_calls(parent, depth + 1, seen)
+        elif isinstance(parent, cst.CompFor) and parent.iter is expr:
+            comp = self.parent(parent)
+            while isinstance(comp, cst.CompFor):
+                comp = self.parent(comp)
+            if comp is not None:
+                yield from self.reached_calls(comp, depth + 1, seen)
+        elif isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is expr:
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    index = self.index_for(parent)
+                    for load in index.reads_after(target.value, parent):
+                        yield from self.reached_calls(load, depth + 1, seen)
+        elif isinstance(parent, cst.For) and parent.iter is expr:
+            index = self.index_for(parent)
+            for node in index.nodes_within(parent.body, (cst.Call,)):
+                if isinstance(node.func, cst.Attribute) and node.func.attr.value in self.tables.accumulate_methods:
+                    receiver = node.func.value
+                    if isinstance(receiver, cst.Name):
+                        for load in index.reads_after(receiver.value, parent):
+                            yield from self.reached_calls(load, depth + 1, seen)
+
+    # ---- loops ------------------------------------------------------------------------
+    def _loop(self, loop: cst.For, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+        """A loop over the value: its order matters when the body accumulates in order
+        (append to a list that is kept unsorted, write, yield) or numbers the items."""
+        expr = loop.iter
+        reason = self.loop_keeps_order(loop, depth, seen)
+        if reason:
+            return OrderUse(expr, reason, convert)
+        return None
+
+    def loop_keeps_order(self, loop: cst.For, depth: int = 0, seen: Optional[Set[int]] = None) -> Optional[str]:
+        seen = seen if seen is not None else set()
+        index = self.index_for(loop)
+        counters = self._counters(loop, index)
+        for node in index.nodes_within(loop.body, (cst.Call, cst.Yield, cst.Assign, cst.AugAssign)):
+            if isinstance(node, cst.Yield):
+                return "yielded item by item in a loop"
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                receiver = node.func.value
+                if method in self.tables.output_methods:
+                    return "written out item by item in a loop"
+                if method in self.tables.accumulate_methods:
+                    found = self._accumulator(receiver, loop, index, depth, seen)
+                    if found:
+                        return found
+            elif isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.AddAssign):
+                if isinstance(node.value, (cst.List, cst.ListComp, cst.Tuple)):
+                    found = self._accumulator(node.target, loop, index, depth, seen)
+                    if found:
+                        return found
+            elif isinstance(node, cst.Assign):
+                for target in node.targets:
+                    if isinstance(target.target, cst.Subscript) and self._mentions(node.value, counters, target.target.value):
+                        return "numbered in that order in a loop"
+        return None
+
+    def _accumulator(self, receiver: cst.CSTNode, loop: cst.For, index: ScopeIndex, depth: int, seen: Set[int]) -> Optional[str]:
+        if isinstance(receiver, cst.Name):
+            bindings = index.bindings_of(receiver.value)
+            if not bindings:
+                return f"collected into `{receiver.value}` in a loop, which outlives it"
+            if all(index.contains(loop, b.statement) for b in bindings):
+                return None  # a list local to one iteration
+            found = self._follow_name(receiver.value, loop, SEQ, None, depth + 1, seen)
+            return f"collected into `{receiver.value}` in a loop, which is {found.reason}" if found else None
+        return "collected in a loop into a list that is kept"
+
+    def _counters(self, loop: cst.For, index: ScopeIndex) -> Set[str]:
+        """Names that count iterations: an ``enumerate`` index, or ``n += 1`` in the body."""
+        names: Set[str] = set()
+        iterable = loop.iter
+        if isinstance(iterable, cst.Call) and self.qualname(iterable.func) == "builtins.enumerate":
+            target = loop.target
+            if isinstance(target, cst.Tuple) and target.elements and isinstance(target.elements[0].value, cst.Name):
+                names.add(target.elements[0].value.value)
+        for node in index.nodes_within(loop.body, (cst.AugAssign,)):
+            if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign):
+                names.add(node.target.value)
+        return names
+
+    def _mentions(self, value: cst.CSTNode, counters: Set[str], container: cst.CSTNode) -> bool:
+        """Whether ``value`` is a counter: a counting name, or ``len(<the dict>)``."""
+        if isinstance(value, cst.Name):
+            return value.value in counters
+        if isinstance(value, cst.Call) and self.qualname(value.func) == "builtins.len" and value.args:
+            return dotted_name(value.args[0].value) is not None and dotted_name(value.args[0].value) == dotted_name(container)
+        return False
+
+
+def literal_strings(node: cst.CSTNode) -> Iterator[str]:
+    """The text of every string literal inside ``node`` (f-string text parts included)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.SimpleString):
+            try:
+                value = current.evaluated_value
+            except Exception:  # noqa: BLE001 - malformed escapes: skip the literal
+                continue
+            if isinstance(value, str):
+                yield value
+        elif isinstance(current, cst.FormattedStringText):
+            yield current.value
+        else:
+            stack.extend(children(current))

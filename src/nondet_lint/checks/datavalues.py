@@ -1,0 +1,261 @@
+"""What text a path or hub id argument holds, as far as the code says (ND303, ND304).
+
+``Values.text(expr)`` follows literals, f-strings, ``os.path.join`` / ``Path`` / ``/``,
+names bound once in the function or module, class attributes, the defaults of
+``argparse`` options and dataclass fields of the same module (``args.model`` → the
+``default=`` of ``--model``), and names imported from another module (returned as
+``imported``, to be looked up in that module's facts in pass 2).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple
+
+import libcst as cst
+
+from nondet_lint.checks.datactx import DataContext
+from nondet_lint.walk import children
+
+LITERAL = "literal"  # the whole text is known
+LOCAL = "local"  # built as a filesystem path (os.path.join, Path, "/" operator)
+NONE = "none"  # the literal None
+UNKNOWN = "unknown"  # computed at run time
+IMPORTED = "imported"  # a constant of another module: module + name
+MAX_DEPTH = 6
+_CONSTANT = re.compile(r"^[^\n]{0,200}$")
+
+
+@dataclass(frozen=True)
+class Text:
+    kind: str
+    value: str = ""
+    module: str = ""
+    name: str = ""
+    fragments: Tuple[str, ...] = ()
+
+
+def _fragments(parts: Iterable["Text"]) -> Tuple[str, ...]:
+    out: List[str] = []
+    for part in parts:
+        out.extend(part.fragments or ((part.value,) if part.value else ()))
+    return tuple(out)
+
+
+class Values:
+    def __init__(self, dctx: DataContext, path_calls: Iterable[str]) -> None:
+        self.dctx = dctx
+        self.ctx = dctx.ctx
+        self.path_calls = frozenset(path_calls)
+        self._defaults: Optional[Dict[str, Text]] = None
+
+    # ---- the value of an expression ----------------------------------------------------
+    def text(self, expr: Optional[cst.BaseExpression], depth: int = 0) -> Text:
+        if expr is None or depth > MAX_DEPTH:
+            return Text(UNKNOWN)
+        if isinstance(expr, cst.Name) and expr.value == "None":
+            return Text(NONE)
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString)):
+            try:
+                value = expr.evaluated_value
+            except Exception:  # noqa: BLE001 - a malformed literal
+                return Text(UNKNOWN)
+            return Text(LITERAL, value, fragments=(value,)) if isinstance(value, str) else Text(UNKNOWN)
+        if isinstance(expr, cst.FormattedString):
+            texts = tuple(p.value for p in expr.parts if isinstance(p, cst.FormattedStringText))
+            inner = [self.text(p.expression, depth + 1) for p in expr.parts if isinstance(p, cst.FormattedStringExpression)]
+            if not inner:
+                return Text(LITERAL, "".join(texts), fragments=texts)
+            if all(part.kind == LITERAL for part in inner):
+                pieces = []
+                values = iter(inner)
+                for part in expr.parts:
+                    pieces.append(part.value if isinstance(part, cst.FormattedStringText) else next(values).value)
+                return Text(LITERAL, "".join(pieces), fragments=texts + _fragments(inner))
+            local = any(p.kind == LOCAL for p in inner) or (bool(texts) and texts[0].startswith(("/", "./", "~", "../")))
+            return Text(LOCAL if local else UNKNOWN, fragments=texts + _fragments(inner))
+        if isinstance(expr, cst.Name):
+            return self._name(expr, depth)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute(expr, depth)
+        if isinstance(expr, cst.Call):
+            return self._call(expr, depth)
+        if isinstance(expr, cst.BinaryOperation):
+            left, right = self.text(expr.left, depth + 1), self.text(expr.right, depth + 1)
+            if isinstance(expr.operator, cst.Divide):
+                return Text(LOCAL, fragments=_fragments((left, right)))
+            if isinstance(expr.operator, cst.Add):
+                if left.kind == LITERAL and right.kind == LITERAL:
+                    return Text(LITERAL, left.value + right.value, fragments=_fragments((left, right)))
+                local = LOCAL in (left.kind, right.kind) or (left.kind == LITERAL and left.value.startswith(("/", "./", "~")))
+                return Text(LOCAL if local else UNKNOWN, fragments=_fragments((left, right)))
+            return Text(UNKNOWN)
+        if isinstance(expr, cst.IfExp):
+            return Text(UNKNOWN, fragments=_fragments((self.text(expr.body, depth + 1), self.text(expr.orelse, depth + 1))))
+        return Text(UNKNOWN)
+
+    def _name(self, expr: cst.Name, depth: int) -> Text:
+        index = self.dctx.index(expr)
+        bindings = [b for b in index.bindings_of(expr.value) if b.kind != "import"]
+        if bindings:
+            value = index.single_value(expr.value)
+            return self.text(value, depth + 1) if value is not None else Text(UNKNOWN)
+        module_index = self.dctx.index_for(self.ctx.module)
+        if module_index is not index:
+            if [b for b in module_index.bindings_of(expr.value) if b.kind != "import"]:
+                value = module_index.single_value(expr.value)
+                return self.text(value, depth + 1) if value is not None else Text(UNKNOWN)
+        return self._imported(expr)
+
+    def _imported(self, expr: cst.BaseExpression) -> Text:
+        name = self.dctx.qualname(expr)
+        if name and "." in name and not name.startswith("builtins."):
+            module, _, attribute = name.rpartition(".")
+            return Text(IMPORTED, module=module, name=attribute)
+        return Text(UNKNOWN)
+
+    def _attribute(self, expr: cst.Attribute, depth: int) -> Text:
+        name = self.dctx.qualname(expr)
+        if name is not None:
+            local = self._class_attribute(name)
+            if local is not None:
+                return self.text(local, depth + 1)
+            return self._imported(expr)
+        default = self.option_defaults().get(expr.attr.value)
+        return default if default is not None else Text(UNKNOWN)
+
+    def _class_attribute(self, qualified: str) -> Optional[cst.BaseExpression]:
+        """``Config.model`` for ``class Config: model = "..."`` of this module."""
+        parts = qualified.split(".")
+        prefix = f"{self.ctx.module_name}." if self.ctx.module_name else ""
+        if prefix and not qualified.startswith(prefix):
+            return None
+        parts = qualified[len(prefix):].split(".")
+        if len(parts) != 2:
+            return None
+        for stmt in self.ctx.module.body:
+            if isinstance(stmt, cst.ClassDef) and stmt.name.value == parts[0]:
+                for value in _class_assignments(stmt).get(parts[1], ()):
+                    return value
+        return None
+
+    def _call(self, expr: cst.Call, depth: int) -> Text:
+        name = self.dctx.qualname(expr.func)
+        args = [self.text(a.value, depth + 1) for a in expr.args if a.keyword is None and not a.star]
+        if name in self.path_calls:
+            return Text(LOCAL, fragments=_fragments(args))
+        if name == "builtins.str" and len(args) == 1:
+            return args[0]
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "format":
+            return Text(UNKNOWN, fragments=_fragments([self.text(func.value, depth + 1), *args]))
+        if name in ("os.environ.get", "os.getenv") and len(args) == 2:
+            return Text(UNKNOWN, fragments=_fragments(args[1:]))
+        return Text(UNKNOWN)
+
+    # ---- argparse options and dataclass fields of this module ---------------------------
+    def option_defaults(self) -> Dict[str, Text]:
+        if self._defaults is None:
+            found: Dict[str, List[Text]] = {}
+            for call in self._calls():
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument":
+                    dest = _dest(call)
+                    default = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
+                    if dest and default is not None:
+                        found.setdefault(dest, []).append(self.text(default, 1))
+            for stmt in self.ctx.module.body:
+                if isinstance(stmt, cst.ClassDef) and _is_dataclass(stmt, self.dctx):
+                    for attribute, values in _class_assignments(stmt).items():
+                        for value in values:
+                            found.setdefault(attribute, []).append(self.text(_field_default(value, self.dctx), 1))
+            self._defaults = {k: v[0] for k, v in found.items() if len(set(v)) == 1}
+        return self._defaults
+
+    def _calls(self) -> Iterable[cst.Call]:
+        stack: List[cst.CSTNode] = [self.ctx.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call):
+                yield node
+            stack.extend(children(node))
+
+
+def _dest(call: cst.Call) -> Optional[str]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "dest" and isinstance(arg.value, cst.SimpleString):
+            value = arg.value.evaluated_value
+            return value if isinstance(value, str) else None
+    flags = [a.value.evaluated_value for a in call.args if a.keyword is None and isinstance(a.value, cst.SimpleString)]
+    flags = [f for f in flags if isinstance(f, str)]
+    long = [f for f in flags if f.startswith("--")]
+    chosen = long[0][2:] if long else (flags[0].lstrip("-") if flags else "")
+    return chosen.replace("-", "_") or None
+
+
+def _class_assignments(klass: cst.ClassDef) -> Dict[str, List[cst.BaseExpression]]:
+    out: Dict[str, List[cst.BaseExpression]] = {}
+    body = klass.body.body if isinstance(klass.body, cst.IndentedBlock) else ()
+    for stmt in body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value is not None:
+                out.setdefault(small.target.value, []).append(small.value)
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+                out.setdefault(small.targets[0].target.value, []).append(small.value)
+    return out
+
+
+def _is_dataclass(klass: cst.ClassDef, dctx: DataContext) -> bool:
+    for decorator in klass.decorators:
+        target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+        if dctx.qualname(target) in ("dataclasses.dataclass", "pydantic.dataclasses.dataclass", "attr.s", "attrs.define"):
+            return True
+    return False
+
+
+def _field_default(value: cst.BaseExpression, dctx: DataContext) -> Optional[cst.BaseExpression]:
+    """``field(default="x")`` → ``"x"``; a plain default is itself."""
+    if isinstance(value, cst.Call) and dctx.qualname(value.func) in ("dataclasses.field", "pydantic.Field", "attr.ib", "attrs.field"):
+        for arg in value.args:
+            if arg.keyword is not None and arg.keyword.value == "default":
+                return arg.value
+        return None
+    return value
+
+
+def module_constants(module: cst.Module) -> Dict[str, Optional[str]]:
+    """Top-level names bound exactly once to a short string (or None): the facts other
+    modules' ND303 / ND304 candidates look up when they import the name."""
+    seen: Dict[str, int] = {}
+    values: Dict[str, Optional[str]] = {}
+    for stmt in module.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            targets: List[cst.BaseExpression] = []
+            value = None
+            if isinstance(small, cst.Assign):
+                targets, value = [t.target for t in small.targets], small.value
+            elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                targets, value = [small.target], small.value
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    seen[target.value] = seen.get(target.value, 0) + 1
+                    text = _literal(value)
+                    if text is not None and _CONSTANT.match(text):
+                        values[target.value] = text
+                    elif isinstance(value, cst.Name) and value.value == "None":
+                        values[target.value] = None
+    return {name: values[name] for name in sorted(values) if seen.get(name) == 1}
+
+
+def _literal(value: Optional[cst.BaseExpression]) -> Optional[str]:
+    if isinstance(value, (cst.SimpleString, cst.ConcatenatedString)):
+        try:
+            text = value.evaluated_value
+        except Exception:  # noqa: BLE001 - a malformed literal
+            return None
+        return text if isinstance(text, str) else None
+    return None

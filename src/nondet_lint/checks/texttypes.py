@@ -1,0 +1,215 @@
+"""Is this value a string, a sequence of strings, a set of strings?  (for ND302)
+
+Only what the code shows counts: string literals, the results of string methods and
+of functions documented to return strings (``os.path.basename``, ``os.listdir``,
+``str.split``), lines of a file opened in text mode, and names bound to those in the
+same scope (loop variables included).  Anything else is unknown, and a set of unknown
+element type is never reported: its order may not depend on string hashing at all.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, FrozenSet, Mapping, Optional, Sequence
+
+import libcst as cst
+
+from nondet_lint.checks.dataflow import ScopeIndex, enclosing_scope
+
+MAX_DEPTH = 6
+_SET_OPERATORS = (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)
+
+
+class TextTypes:
+    def __init__(self, data: Mapping[str, Sequence[str]], qualname: Callable[[cst.BaseExpression], Optional[str]],
+                 parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]], index_for: Callable[[cst.CSTNode], ScopeIndex]) -> None:
+        self.str_methods: FrozenSet[str] = frozenset(data.get("str_methods", ()))
+        self.str_functions: FrozenSet[str] = frozenset(data.get("str_functions", ()))
+        self.seq_methods: FrozenSet[str] = frozenset(data.get("str_seq_methods", ()))
+        self.seq_functions: FrozenSet[str] = frozenset(data.get("str_seq_functions", ()))
+        self.set_makers: FrozenSet[str] = frozenset(data.get("set_makers", ()))
+        self.set_methods: FrozenSet[str] = frozenset(data.get("set_methods", ()))
+        self.qualname = qualname
+        self.parent = parent
+        self.index_for = index_for
+
+    # ---- names ----------------------------------------------------------------------
+    def _bindings(self, name: cst.Name):
+        index = self.index_for(name)
+        return index, [b for b in index.bindings_of(name.value) if b.kind != "augassign"]
+
+    def _name_is(self, name: cst.Name, predicate, depth: int) -> bool:
+        index, bindings = self._bindings(name)
+        if not bindings:
+            return False
+        for binding in bindings:
+            if binding.kind in ("for", "comp"):
+                loop = binding.statement
+                if binding.target is not getattr(loop, "target", None):
+                    return False  # an element of an unpacked tuple
+                if predicate != self.is_str or not self.is_str_seq(loop.iter, depth + 1):
+                    return False
+            elif binding.kind in ("assign", "walrus", "with") and binding.value is not None:
+                if not predicate(binding.value, depth + 1):
+                    return False
+            else:
+                return False
+        return True
+
+    # ---- strings --------------------------------------------------------------------
+    def is_str(self, expr: cst.CSTNode, depth: int = 0) -> bool:
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return True
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute):
+                if func.attr.value in self.str_methods:
+                    return True
+                if func.attr.value == "join" and self.is_str(func.value, depth + 1):
+                    return True
+                if func.attr.value in ("read", "readline") and self.is_text_file(func.value, depth + 1):
+                    return True
+            return self.qualname(func) in self.str_functions
+        if isinstance(expr, cst.Subscript):
+            return self.is_str_seq(expr.value, depth + 1) or self.is_str(expr.value, depth + 1)
+        if isinstance(expr, cst.BinaryOperation):
+            if isinstance(expr.operator, cst.Add):
+                return self.is_str(expr.left, depth + 1) or self.is_str(expr.right, depth + 1)
+            if isinstance(expr.operator, cst.Modulo):
+                return isinstance(expr.left, (cst.SimpleString, cst.ConcatenatedString))
+            return False
+        if isinstance(expr, cst.IfExp):
+            return self.is_str(expr.body, depth + 1) and self.is_str(expr.orelse, depth + 1)
+        if isinstance(expr, cst.Name):
+            return self._name_is(expr, self.is_str, depth)
+        return False
+
+    def is_str_seq(self, expr: cst.CSTNode, depth: int = 0) -> bool:
+        """Iterating ``expr`` yields strings."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+            return bool(expr.elements) and all(
+                not isinstance(e, cst.StarredElement) and self.is_str(e.value, depth + 1) for e in expr.elements
+            )
+        if isinstance(expr, (cst.ListComp, cst.GeneratorExp, cst.SetComp)):
+            return self.is_str(expr.elt, depth + 1)
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Attribute) and func.attr.value in self.seq_methods:
+                return self._splits_text(expr, depth)
+            name = self.qualname(func)
+            if name in self.seq_functions:
+                return True
+            if name in ("builtins.sorted", "builtins.list", "builtins.tuple", "builtins.reversed", *self.set_makers):
+                return bool(expr.args) and self.is_str_seq(expr.args[0].value, depth + 1)
+            return self.is_str(expr, depth + 1)  # the characters of a string
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            return self.is_str_seq(expr.left, depth + 1) and self.is_str_seq(expr.right, depth + 1)
+        if isinstance(expr, cst.Name):
+            return (
+                self._name_is(expr, self.is_str_seq, depth)
+                or self._name_is(expr, self.is_str, depth)
+                or self._name_is(expr, self.is_text_file, depth)
+            )
+        return self.is_text_file(expr, depth + 1) or self.is_str(expr, depth + 1)
+
+    def is_text_file(self, expr: cst.CSTNode, depth: int = 0) -> bool:
+        """A file opened in text mode: ``open(path)``, or a name bound to one."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Call):
+            return self.qualname(expr.func) == "builtins.open" and self._text_mode(expr)
+        if isinstance(expr, cst.Name):
+            return self._name_is(expr, self.is_text_file, depth)
+        return False
+
+    def _splits_text(self, call: cst.Call, depth: int) -> bool:
+        """``s.split()`` / ``s.split(",")``, not ``tensor.split(2)``."""
+        receiver = call.func.value  # type: ignore[attr-defined]
+        if call.func.attr.value in ("splitlines", "readlines"):  # type: ignore[attr-defined]
+            return True
+        if not call.args:
+            return True
+        first = call.args[0]
+        if first.keyword is None and isinstance(first.value, (cst.SimpleString, cst.ConcatenatedString)):
+            return True
+        if first.keyword is not None and first.keyword.value == "sep":
+            return True
+        return self.is_str(receiver, depth + 1)
+
+    def _text_mode(self, call: cst.Call) -> bool:
+        mode = None
+        for position, arg in enumerate(call.args):
+            if (arg.keyword is not None and arg.keyword.value == "mode") or (arg.keyword is None and position == 1):
+                mode = arg.value
+        if mode is None:
+            return True
+        return isinstance(mode, cst.SimpleString) and "b" not in mode.evaluated_value
+
+    # ---- sets -----------------------------------------------------------------------
+    def is_str_set(self, expr: cst.CSTNode, depth: int = 0) -> bool:
+        """``expr`` is a set (or frozenset) whose elements are strings."""
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(expr, cst.Set):
+            return self.is_str_seq(expr, depth + 1)
+        if isinstance(expr, cst.SetComp):
+            return self.is_str(expr.elt, depth + 1)
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if self.qualname(func) in self.set_makers:
+                if not expr.args:
+                    return self._filled_with_strings(expr)
+                return expr.args[0].keyword is None and not expr.args[0].star and self.is_str_seq(expr.args[0].value, depth + 1)
+            if isinstance(func, cst.Attribute) and func.attr.value in self.set_methods:
+                return self.is_str_set(func.value, depth + 1)
+            return False
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, _SET_OPERATORS):
+            return self.is_str_set(expr.left, depth + 1) or self.is_str_set(expr.right, depth + 1)
+        if isinstance(expr, cst.Name):
+            return self._name_is(expr, self.is_str_set, depth)
+        return False
+
+    def _filled_with_strings(self, empty: cst.Call) -> bool:
+        """``s = set()`` and then ``s.add(<str>)`` / ``s.update(<strs>)`` / ``s |= {...}``."""
+        holder = self.parent(empty)
+        if not (isinstance(holder, cst.Assign) and len(holder.targets) == 1 and isinstance(holder.targets[0].target, cst.Name)):
+            return False
+        name = holder.targets[0].target.value
+        index = self.index_for(holder)
+        filled = False
+        for load in index.reads_after(name, holder):
+            attribute = self.parent(load)
+            call = self.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+            if isinstance(call, cst.Call) and call.func is attribute and call.args:
+                value = call.args[0].value
+                if attribute.attr.value == "add":
+                    if not self.is_str(value, 1):
+                        return False
+                    filled = True
+                elif attribute.attr.value == "update":
+                    if not self.is_str_seq(value, 1):
+                        return False
+                    filled = True
+        for binding in index.bindings_of(name):
+            if binding.kind == "augassign":
+                if binding.value is None or not (self.is_str_set(binding.value, 1) or self.is_str_seq(binding.value, 1)):
+                    return False
+                filled = True
+        return filled
+
+
+def scope_index_factory(parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> Callable[[cst.CSTNode], ScopeIndex]:
+    """``index_for(node)``: the (cached) ``ScopeIndex`` of the scope that reads ``node``."""
+    cache = {}
+
+    def index_for(node: cst.CSTNode) -> ScopeIndex:
+        scope = enclosing_scope(node, parent)
+        found = cache.get(id(scope))
+        if found is None:
+            found = cache[id(scope)] = ScopeIndex(scope, parent)
+        return found
+
+    return index_for

@@ -1,0 +1,301 @@
+"""ND201-ND209 on small projects: codes and positions, programs joined along imports,
+target versions, differentiation, GPU detection, and the fixes' edits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import codes_at, lint_files
+from nondet_lint.config import Config
+from nondet_lint.engine import analyze_source, selected_codes
+from nondet_lint.ruledata import load_rules
+from nondet_lint.source import decode_source
+
+FIXTURES = Path(__file__).parent / "fixtures" / "kernels"
+
+
+def found(findings, *codes):
+    return [(f.path.rsplit("/", 1)[-1], *codes_at([f])[0]) for f in findings if f.code in codes]
+
+
+def facts_of(source: str):
+    rules = load_rules()
+    config = Config()
+    text = textwrap.dedent(source).lstrip("\n").encode()
+    return analyze_source("m.py", decode_source(text), config, rules, selected_codes(config, rules)).facts
+
+
+# ---------------------------------------------------------------- fixture projects ----
+def lint_fixture(tmp_path, name, config=None):
+    root = tmp_path / name
+    shutil.copytree(FIXTURES / name, root)
+    return found(lint_files(root, {}, config), "ND201", "ND202", "ND203", "ND204", "ND205", "ND206", "ND207", "ND208", "ND209")
+
+
+def test_torch_project(tmp_path):
+    # model.py's ops are judged by the switch train.py's program sets (utils/determinism.py);
+    # evaluate.py's program has no switch; torch 2.1 (pinned) still needs the cuBLAS variable
+    assert sorted(lint_fixture(tmp_path, "torch_project")) == [
+        ("evaluate.py", "ND205", 6, 11),
+        ("model.py", "ND203", 10, 21),  # AdaptiveAvgPool2d backward: train.py differentiates
+        ("model.py", "ND203", 21, 20),  # bincount with weights
+        ("train.py", "ND209", 9, 27),
+    ]
+
+
+def test_torch_project_on_a_newer_torch(tmp_path):
+    findings = lint_fixture(tmp_path, "torch_project", {"target-versions": {"torch": "2.12"}})
+    assert ("train.py", "ND209", 9, 27) not in findings
+    assert ("evaluate.py", "ND205", 6, 11) in findings
+
+
+def test_tensorflow_project_pinned_to_2_4(tmp_path):
+    # TF_DETERMINISTIC_OPS is on, but before 2.5 nothing makes segment sums or nearest
+    # resizing deterministic; bilinear resizing is (switch)
+    assert sorted(lint_fixture(tmp_path, "tf_project")) == [
+        ("ops.py", "ND204", 5, 12),
+        ("ops.py", "ND204", 9, 12),
+    ]
+
+
+def test_tensorflow_project_on_a_current_tensorflow(tmp_path):
+    assert lint_fixture(tmp_path, "tf_project", {"target-versions": {"tensorflow": "2.15"}}) == []
+
+
+# ---------------------------------------------------------------- ND203 ---------------
+def test_nd203_positions(lint):
+    findings = lint({"train.py": """
+        import torch
+        x = torch.zeros(4).cuda()
+        x.put_(idx, src, accumulate=True)
+        y = torch.Tensor.index_add_(x, 0, idx, src)
+    """})
+    assert found(findings, "ND203") == [("train.py", "ND203", 3, 1), ("train.py", "ND203", 4, 5)]
+
+
+def test_nd203_ops_without_a_deterministic_kernel_are_reported_whatever_the_switch(lint):
+    # put_(accumulate=True) is deterministic on CPU tensors under the switch, but raises
+    # on CUDA ones: in a GPU program the CUDA entry wins
+    findings = lint({"train.py": """
+        import torch
+        torch.use_deterministic_algorithms(True)
+        x = torch.zeros(4).cuda()
+        x.put_(idx, src, accumulate=True)
+        y = torch.Tensor.index_add_(x, 0, idx, src)
+    """})
+    assert found(findings, "ND203") == [("train.py", "ND203", 4, 1)]
+
+
+def test_nd203_switch_in_an_unreached_module_counts(lint):
+    # a module no entry point imports (loaded dynamically) gets the benefit of the doubt
+    findings = lint({
+        "train.py": "import torch\nfrom ops import pool\nif __name__ == '__main__':\n    pool(torch.ones(2).cuda())\n",
+        "ops.py": "def pool(x):\n    return x.index_add_(0, i, x)\n",
+        "plugins/determinism.py": "import torch\ntorch.use_deterministic_algorithms(True)\n",
+    })
+    assert found(findings, "ND203") == []
+
+
+def test_nd203_backward_entry_needs_differentiation_somewhere_in_the_program(lint):
+    files = {
+        "model.py": "import torch.nn as nn\npool = nn.ReflectionPad2d(1)\n",
+        "train.py": "import torch\nimport model\nif __name__ == '__main__':\n    torch.ones(1).cuda()\n",
+    }
+    assert found(lint(files), "ND203") == []
+    files["train.py"] += "    loss.backward()\n"
+    assert found(lint(files), "ND203") == [("model.py", "ND203", 2, 8)]
+
+
+def test_nd203_ops_in_a_cpu_program_are_silent(lint):
+    assert found(lint({"m.py": "import torch\nx = torch.zeros(3)\nx.index_add_(0, i, v)\ntorch.histc(x)\n"}), "ND203") == []
+
+
+def test_nd203_receivers_known_to_be_other_libraries(lint):
+    findings = lint({"m.py": """
+        import numpy as np
+        import torch
+        torch.ones(1).cuda()
+        arr = np.arange(4)
+        arr.put([0], [1])
+        frame = load()
+        tensor = torch.arange(4)
+        tensor.put_(torch.tensor([0]), torch.tensor([1]))
+    """})
+    assert found(findings, "ND203") == [("m.py", "ND203", 8, 1)]
+
+
+def test_nd203_reports_nothing_for_report_none_entries(lint):
+    findings = lint({"m.py": "import torch\nimport torch.nn as nn\nloss_fn = nn.CrossEntropyLoss()\nx = torch.ones(1).cuda()\nv, i = x.topk(1)\n"})
+    assert found(findings, "ND203") == []
+
+
+# ---------------------------------------------------------------- ND204 / ND208 -------
+def test_nd204_keras_names_through_tf_keras(lint):
+    findings = lint({"m.py": """
+        import tensorflow as tf
+        from tensorflow.keras import layers
+        up = layers.UpSampling2D()
+        with tf.GradientTape() as tape:
+            y = up(x)
+    """})
+    assert found(findings, "ND204") == [("m.py", "ND204", 3, 6)]
+
+
+def test_nd204_raising_ops_are_silent_under_op_determinism(lint):
+    source = "import tensorflow as tf\n{switch}\ny = tf.math.bincount(ids, weights=w)\n"
+    assert found(lint({"m.py": source.format(switch="")}), "ND204") == [("m.py", "ND204", 3, 5)]
+    assert found(lint({"m.py": source.format(switch="tf.config.experimental.enable_op_determinism()")}), "ND204") == []
+
+
+def test_nd208_at_add_in_a_jax_file_only(tmp_path):
+    findings = lint_files(tmp_path / "a", {"m.py": "import jax.numpy as jnp\ny = x.at[i].add(v)\nz = x.at[i].set(v)\nw = x.at[i].add(2)\n"})
+    assert found(findings, "ND208") == [("m.py", "ND208", 2, 5)]
+    assert found(lint_files(tmp_path / "b", {"n.py": "import torch\ny = x.at[i].add(v)\n"}), "ND208") == []
+
+
+def test_nd208_exclude_nondeterministic_ops_flag_counts_for_scatters(lint):
+    files = {"m.py": "import os\nos.environ['XLA_FLAGS'] = '--xla_gpu_exclude_nondeterministic_ops=true'\nimport jax\ny = jax.ops.segment_sum(v, ids, 4)\n"}
+    assert found(lint(files), "ND208") == []
+
+
+# ---------------------------------------------------------------- ND205 ---------------
+def test_nd205_once_per_entry_point_at_the_first_gpu_selection(lint):
+    findings = lint({"train.py": """
+        import torch
+
+        def main():
+            model = Net()
+            model.to("cuda")
+            batch = batch.cuda()
+
+        if __name__ == "__main__":
+            main()
+    """})
+    assert found(findings, "ND205") == [("train.py", "ND205", 5, 14)]
+
+
+def test_nd205_tensorflow_is_reported_at_its_import(lint):
+    findings = lint({"fit.py": "import numpy as np\nimport tensorflow as tf\nmodel = build()\nmodel.fit(x, y)\n"})
+    assert found(findings, "ND205") == [("fit.py", "ND205", 2, 1)]
+
+
+def test_nd205_not_for_scripts_that_use_no_framework(lint):
+    findings = lint({
+        "prepare.py": "import csv\nrows = list(csv.reader(open('a.csv')))\nwrite(rows)\n",
+        "train.py": "import torch\ntorch.use_deterministic_algorithms(True)\nmodel = Net().cuda()\n",
+    })
+    assert found(findings, "ND205") == []
+
+
+def test_nd205_switch_from_a_flag_counts(lint):
+    findings = lint({"train.py": "import torch\ntorch.use_deterministic_algorithms(args.deterministic)\nmodel = Net().cuda()\n"})
+    assert found(findings, "ND205") == []
+
+
+def test_nd205_comparing_with_cuda_is_not_selecting_it(lint):
+    findings = lint({"train.py": "import torch\nif args.device == 'cuda':\n    print('gpu')\nrun(model)\n"})
+    assert found(findings, "ND205") == []
+
+
+def test_nd205_lightning_on_the_cpu_is_not_a_gpu_program(tmp_path):
+    files = {"train.py": "import lightning as L\nimport torch\ntrainer = L.Trainer(accelerator='cpu')\ntrainer.fit(model)\n"}
+    assert found(lint_files(tmp_path / "cpu", files), "ND205") == []
+    files["train.py"] = files["train.py"].replace("accelerator='cpu'", "max_epochs=1")  # "auto": the GPU when there is one
+    assert found(lint_files(tmp_path / "auto", files), "ND205") == [("train.py", "ND205", 3, 11)]
+
+
+# ---------------------------------------------------------------- ND206 / ND207 / ND202
+def test_nd206_session_without_config_in_a_seeding_program(lint):
+    findings = lint({"m.py": "import tensorflow as tf\ntf.compat.v1.set_random_seed(1)\nsess = tf.compat.v1.Session()\ngood = tf.compat.v1.Session(config=cfg)\n"})
+    assert found(findings, "ND206") == [("m.py", "ND206", 3, 8)]
+
+
+def test_nd207_integer_atomics_and_sources_in_lists(lint):
+    findings = lint({"m.py": """
+        from numba import cuda
+        from torch.utils.cpp_extension import load_inline
+
+        @cuda.jit
+        def k(out, idx, val, count):
+            cuda.atomic.add(count, 0, 1)
+            cuda.atomic.add(out, idx[0], val[0])
+
+        CUDA = "__global__ void f(float* out, const float* v, int* n) { atomicAdd(n, 2); atomicAdd(&out[0], v[0]); }"
+        INT_ONLY = "__global__ void g(int* n, long long* m) { atomicAdd(n, 1); atomicAdd(&m[0], 3); }"
+        ext = load_inline("ext", cpp_sources=[""], cuda_sources=[CUDA])
+        ints = load_inline("ints", cpp_sources=[""], cuda_sources=[INT_ONLY])
+    """})
+    assert found(findings, "ND207") == [("m.py", "ND207", 7, 5), ("m.py", "ND207", 11, 7)]
+
+
+def test_nd202_flags_context_manager_in_a_gpu_program(lint):
+    findings = lint({"m.py": "import torch\nwith torch.backends.cudnn.flags(True, False, 10, False):\n    y = net(x.cuda())\n"})
+    assert found(findings, "ND202") == [("m.py", "ND202", 2, 6)]
+
+
+# ---------------------------------------------------------------- fixes ---------------
+def fix_of(findings, code):
+    [finding] = [f for f in findings if f.code == code]
+    return [(e.line, e.col, e.end_line, e.end_col, e.content) for e in finding.fix.edits]
+
+
+def test_nd205_fix_uses_the_module_alias_and_adds_no_duplicate(lint):
+    findings = lint({"train.py": "import torch as T\nimport numpy as np\n\nmodel = Net().cuda()\ntrain(model)\n"})
+    [(line, col, _, _, text)] = fix_of(findings, "ND205")
+    assert line == 3 and text.strip() == "T.use_deterministic_algorithms(True)"
+
+
+def test_nd205_fix_for_old_tensorflow_sets_the_environment_variable(lint):
+    findings = lint({"train.py": "import tensorflow as tf\nmodel.fit(x)\n"}, {"target-versions": {"tensorflow": "2.4"}})
+    [(line, col, _, _, text)] = fix_of(findings, "ND205")
+    assert "import os" in text and 'os.environ["TF_DETERMINISTIC_OPS"] = "1"' in text
+
+
+def test_nd205_fix_imports_torch_when_only_a_module_does(lint):
+    findings = lint({
+        "train.py": "from model import Net\nnet = Net().cuda()\ntrain(net)\n",
+        "model.py": "import torch\nclass Net(torch.nn.Module):\n    pass\n",
+    })
+    [(_, _, _, _, text)] = fix_of(findings, "ND205")
+    assert "import torch" in text and "torch.use_deterministic_algorithms(True)" in text
+
+
+def test_nd209_fix_goes_before_the_torch_import_and_reuses_import_os(lint):
+    findings = lint({"train.py": "import os\nimport torch\ntorch.use_deterministic_algorithms(True)\nm = Net().cuda()\n"},
+                    {"target-versions": {"torch": "2.1"}})
+    # right before `import torch`, with the `import os` already above it
+    assert fix_of(findings, "ND209") == [(2, 0, 2, 0, 'os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n')]
+
+
+# ---------------------------------------------------------------- facts ---------------
+def test_facts_are_plain_data_and_record_switches():
+    facts = facts_of("""
+        import os
+        import torch
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":16:8"
+        os.environ.update({"XLA_FLAGS": os.environ.get("XLA_FLAGS", "") + " --xla_gpu_deterministic_ops=true"})
+        torch.backends.cudnn.deterministic = True
+        torch.use_deterministic_algorithms(mode)
+        model = Net().to(device="cuda:1")
+        loss.backward()
+    """)
+    json.dumps(facts)  # cacheable
+    gpu = facts["gpu"]
+    assert gpu["switches"] == {"cublas": "on", "cudnn_deterministic": "on", "torch": "unknown", "xla": "on", "xla_scatter": "on"}
+    assert gpu["selects_gpu"] and gpu["differentiates"] and gpu["frameworks"] == ["torch"]
+
+
+@pytest.mark.parametrize("source", [
+    "import os\nos.environ[1] = 2\nos.environ['XLA_FLAGS'] = f'{x}'\n",
+    "import torch\ntorch.use_deterministic_algorithms()\ntorch.use_deterministic_algorithms(*args)\n",
+    "import torch\nx.put_(*a, **k)\ntorch.backends.cudnn.flags(**opts)\n",
+    "import cupy\ncupy.RawKernel(*src)\ncupy.RawKernel('atomicAdd(')\n",
+    "import jax\nx.at[...].add()\n",
+])
+def test_odd_code_never_raises(source):
+    facts_of(source)
