@@ -258,8 +258,10 @@ def run(paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, std
     else:
         files, errors = discover(paths, exclude)
         results = [analyze_file(path, config, rules, enabled) for path in files]
+    # the rest of the project matters only to candidates that wait for project facts
     given = paths if stdin is None else [stdin_filename] if stdin_filename else []
-    rest = [analyze_file(path, config, rules, enabled).facts_only() for path in project_files(config.root, given, files, exclude)]
+    others = project_files(config.root, given, files, exclude) if any(r.deferred for r in results) else []
+    rest = [analyze_file(path, config, rules, enabled).facts_only() for path in others]
     extra = walk_error_findings(errors, enabled)
     return RunResult(decide(results, rest, extra, config, rules, enabled), files, results, rest, extra)
 
