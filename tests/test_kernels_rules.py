@@ -91,6 +91,17 @@ def test_nd203_ops_without_a_deterministic_kernel_are_reported_whatever_the_swit
     assert found(findings, "ND203") == [("train.py", "ND203", 4, 1)]
 
 
+def test_nd203_counting_with_ones_is_exact(lint):
+    findings = lint({"m.py": """
+        import torch
+        torch.ones(1).cuda()
+        counts.index_add_(0, ids, torch.ones(len(ids)))
+        counts.scatter_add_(0, ids, ids.new_ones(ids.shape))
+        sums.index_add_(0, ids, values)
+    """})
+    assert found(findings, "ND203") == [("m.py", "ND203", 5, 1)]
+
+
 def test_nd203_switch_in_an_unreached_module_counts(lint):
     # a module no entry point imports (loaded dynamically) gets the benefit of the doubt
     findings = lint({

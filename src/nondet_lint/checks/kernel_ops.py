@@ -75,6 +75,12 @@ def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualna
         if node is None and has_star_args(call):
             return None
         value = literal_value(node, qualname)
+        if "exact" in cond:
+            # ``counts.index_add_(0, idx, torch.ones(n))``: integer-valued floats add
+            # exactly in any order
+            if _evidently_exact(node, cond["exact"], qualname):
+                return False
+            continue
         if "present" in cond:
             given = value is not ABSENT and value is not None
             if given != cond["present"]:
@@ -89,6 +95,19 @@ def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualna
         if matches == bool(cond.get("negate", False)):
             return False
     return True
+
+
+def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname) -> bool:
+    """An integer literal, or a call the data lists as making integer-valued tensors."""
+    if node is None:
+        return False
+    if isinstance(node, cst.Integer):
+        return True
+    if isinstance(node, cst.Call):
+        if qualname(node.func) in exact.get("calls", []):
+            return True
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("methods", [])
+    return False
 
 
 def reported_at_calls(entry: Mapping[str, Any]) -> bool:
