@@ -9,7 +9,7 @@ file, for the nodes that were reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -75,6 +75,20 @@ class Deferred:
         return cls(data["path"], data["code"], data["line"], data["col"], data["end_line"], data["end_col"], data["payload"], fix)
 
 
+def parameter_names(nodes: Iterable[cst.CSTNode]) -> FrozenSet[str]:
+    """Parameters of the functions and lambdas among ``nodes`` (they hide imported names)."""
+    names = set()
+    for node in nodes:
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            params = node.params
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+                names.add(param.name.value)
+            for star in (params.star_arg, params.star_kwarg):
+                if isinstance(star, cst.Param):
+                    names.add(star.name.value)
+    return frozenset(names)
+
+
 class FileContext:
     def __init__(
         self,
@@ -103,16 +117,7 @@ class FileContext:
     # ---- names -------------------------------------------------------------------
     def shadowed_names(self) -> FrozenSet[str]:
         """Parameters of the enclosing functions and lambdas: they hide imported names."""
-        names = set()
-        for node in self.ancestors:
-            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
-                params = node.params
-                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-                    names.add(param.name.value)
-                for star in (params.star_arg, params.star_kwarg):
-                    if isinstance(star, cst.Param):
-                        names.add(star.name.value)
-        return frozenset(names)
+        return parameter_names(self.ancestors)
 
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
         """The fully qualified name an expression refers to (``np.random.seed`` →

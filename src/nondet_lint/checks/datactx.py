@@ -12,7 +12,7 @@ import libcst as cst
 
 from nondet_lint.checks.dataflow import FlowTables, OrderFlow, ScopeIndex
 from nondet_lint.checks.texttypes import TextTypes, scope_index_factory
-from nondet_lint.context import FileContext
+from nondet_lint.context import FileContext, parameter_names
 from nondet_lint.names import dotted_name
 
 _CACHE: "weakref.WeakKeyDictionary[FileContext, DataContext]" = weakref.WeakKeyDictionary()
@@ -38,18 +38,12 @@ class DataContext:
 
     def shadowed(self, node: cst.CSTNode) -> FrozenSet[str]:
         """Parameters of the functions around ``node`` (they hide imported names)."""
-        names = set()
+        chain = []
         current = self.ctx.parent(node)
         while current is not None:
-            if isinstance(current, (cst.FunctionDef, cst.Lambda)):
-                params = current.params
-                for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-                    names.add(param.name.value)
-                for star in (params.star_arg, params.star_kwarg):
-                    if isinstance(star, cst.Param):
-                        names.add(star.name.value)
+            chain.append(current)
             current = self.ctx.parent(current)
-        return frozenset(names)
+        return parameter_names(chain)
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
         """``ctx.qualname`` usable after the walk (shadowing found through the parents)."""
