@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write_project
+from test_integrations_project import TRAIN, UTILS
 
 pytest.importorskip("pre_commit")
 
@@ -69,8 +70,10 @@ def pre_commit(target: Path, home: Path, *args: str):
 def target_repo(path: Path) -> Path:
     write_project(path, {
         "pyproject.toml": "[project]\nname = 'demo'\n",
-        "train.py": "import torch\nimport data\ntorch.backends.cudnn.benchmark = True\n",
+        "utils.py": UTILS,  # unchanged: its switches count for train.py all the same
+        "train.py": TRAIN,  # a GPU program made deterministic by utils.py: nothing to report
         "data.py": "import torch\nfrom torch.backends import cudnn\ncudnn.benchmark = True\n",
+        "other.py": "import torch\ntorch.backends.cudnn.benchmark = True\n",  # unchanged
         "notes.md": "not checked\n",
     })
     git(path, "init", "-q")
@@ -80,18 +83,20 @@ def target_repo(path: Path) -> Path:
 
 def test_try_repo_runs_both_hooks_on_the_changed_files_only(hook_repo, tmp_path):
     """``pre-commit try-repo`` with no hook id runs every hook of the repository, in order:
-    the check reports the changed file, then the fix hook fixes it (one env build)."""
+    the check reports the changed files, judged with the facts of the whole project, then
+    the fix hook fixes them (one env build)."""
     from nondet_lint.cli import build_parser
 
     target = target_repo(tmp_path / "target")
     code, output = pre_commit(
-        target, tmp_path / "home", "try-repo", str(hook_repo), "--verbose", "--files", "data.py", "notes.md",
+        target, tmp_path / "home", "try-repo", str(hook_repo), "--verbose", "--files", "train.py", "data.py", "notes.md",
     )
     assert code == 1, output
     check, _, fix = output.partition("nondet-lint (fix)")
     assert "Failed" in check and "data.py:3:1: ND201 " in check, output
-    assert "train.py" not in output  # not among the changed files, though it has a finding
-    assert "benchmark = True" in (target / "train.py").read_text()
+    assert "train.py" not in output  # judged with the switches set in utils.py
+    assert "other.py" not in output  # not among the changed files, though it has a finding
+    assert "benchmark = True" in (target / "other.py").read_text()
     if "--fix" in build_parser().format_help():
         assert "Failed" in fix and "files were modified by this hook" in fix, output
         assert "cudnn.benchmark = False" in (target / "data.py").read_text()

@@ -23,6 +23,32 @@ SEEDED_ELSEWHERE = {
     "pkg/data.py": "import torch\n\ndef batch():\n    return torch.rand(3)\n",
 }
 
+# a GPU program (train.py) made deterministic by a helper in another module (ND205)
+UTILS = """\
+import os
+import torch
+
+
+def make_deterministic(seed=0):
+    os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+    torch.manual_seed(seed)
+    torch.backends.cudnn.benchmark = False
+    torch.use_deterministic_algorithms(True)
+"""
+TRAIN = """\
+import torch
+from utils import make_deterministic
+
+
+def main():
+    make_deterministic(0)
+    model = torch.nn.Linear(3, 4).cuda()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
 
 class SeedProbe(Check):
     codes = ("ND201",)
@@ -102,3 +128,13 @@ def test_without_markers_the_root_is_the_start_folder(tmp_path, probe, monkeypat
     monkeypatch.chdir(tmp_path)
     code, out, _ = run_cli(["pkg/data.py"])
     assert code == 1 and out.startswith("pkg/data.py:4:12: ND201 unseeded")
+
+
+def test_real_program_rule_sees_switches_set_in_an_unchanged_module(tmp_path):
+    """ND205: a GPU program must turn on deterministic algorithms; here a helper in
+    utils.py does, so checking only train.py (a pre-commit run) reports nothing."""
+    write_project(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\n", "utils.py": UTILS, "train.py": TRAIN})
+    config = Config(root=str(tmp_path))
+    assert engine.run([str(tmp_path / "train.py")], config).findings == []
+    (tmp_path / "utils.py").write_text("def make_deterministic(seed=0):\n    pass\n")
+    assert locations(engine.run([str(tmp_path / "train.py")], config).findings) == [("train.py", 7, "ND205")]
