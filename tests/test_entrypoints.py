@@ -38,3 +38,21 @@ def test_entry_points(source):
 ])
 def test_library_modules(source):
     assert not is_entry_point(facts(source))
+
+
+def test_script_imported_by_another_module_is_library(lint):
+    # a registry filled in a top-level loop looks like a script, until something imports it
+    from nondet_lint.analysis.project import ModuleRecord, Project
+    from nondet_lint.config import Config
+
+    registry = facts("REGISTRY = {}\nfor name in ('a', 'b'):\n    REGISTRY[name] = name.upper()\n")
+    user = facts("from pkg.layers import registry\nregistry.REGISTRY.clear()\n")
+    lonely = facts("for epoch in range(3):\n    step()\n")
+    project = Project(".", Config(), {
+        "pkg/layers/registry.py": ModuleRecord("pkg/layers/registry.py", "pkg.layers.registry", False, registry),
+        "run.py": ModuleRecord("run.py", "run", False, user),
+        "loop.py": ModuleRecord("loop.py", "loop", False, lonely),
+    })
+    assert not is_entry_point(project.modules["pkg/layers/registry.py"].facts)
+    assert is_entry_point(project.modules["run.py"].facts)
+    assert is_entry_point(project.modules["loop.py"].facts)

@@ -3,12 +3,15 @@
 Spec ("Terms"): a module with an ``if __name__ == "__main__":`` block, a module whose
 top-level statements do the work (a script), or a notebook.  A script is recognised by
 top-level loops, or top-level calls that are not the bookkeeping library modules also do
-at import (logging setup, warnings filters, registries, ``sys.path`` edits).
+at import (logging setup, warnings filters, registries, ``sys.path`` edits).  Library
+modules also fill registries in top-level loops, so a would-be script that another module
+of the project imports is library code: the ``Project`` marks it ``imported`` once every
+module is indexed (``mark_imported_scripts``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Dict, Iterable, Mapping, Set
 
 import libcst as cst
 
@@ -73,7 +76,12 @@ class EntryPoints(Check):
                     value = getattr(small, "value", None)
                     if isinstance(small, cst.Expr) and isinstance(value, cst.Call) and not _is_bookkeeping(value):
                         script = True
-        self.ctx.facts[FACT] = {"main_guard": main_guard, "script": script}
+        self.ctx.facts[FACT] = {
+            "main_guard": main_guard,
+            "script": script,
+            # what this module imports, to tell scripts from library modules project-wide
+            "imports": sorted(self.ctx.imports.imported_modules),
+        }
 
 
 def _with_is_bookkeeping(stmt: cst.With) -> bool:
@@ -83,7 +91,33 @@ def _with_is_bookkeeping(stmt: cst.With) -> bool:
 def is_entry_point(facts: Mapping[str, Any]) -> bool:
     """Whether a module's facts (``ModuleRecord.facts``) describe an entry point."""
     entry = facts.get(FACT, {})
-    return bool(entry.get("main_guard") or entry.get("script") or entry.get("notebook"))
+    script = entry.get("script") and not entry.get("imported")
+    return bool(entry.get("main_guard") or entry.get("notebook") or script)
+
+
+def imported_names(all_facts: Iterable[Mapping[str, Any]]) -> Set[str]:
+    """Every module name that some module of the project imports."""
+    names: Set[str] = set()
+    for facts in all_facts:
+        names.update(facts.get(FACT, {}).get("imports", ()))
+    return names
+
+
+def mark_imported_scripts(records: Dict[str, Any], module_names: Mapping[str, str]) -> None:
+    """Mark would-be scripts that other project modules import as library code.
+
+    ``records`` maps path to facts (updated in place with copies); ``module_names`` maps
+    path to dotted module name.  A module answers to every dotted suffix of its name
+    (``pkg.layers.act`` is also ``layers.act``), as imports in ML repositories vary.
+    """
+    imported = imported_names(records.values())
+    for path, facts in records.items():
+        entry = facts.get(FACT)
+        if not entry or not entry.get("script") or entry.get("main_guard"):
+            continue
+        parts = module_names[path].split(".")
+        if any(".".join(parts[i:]) in imported for i in range(len(parts))):
+            records[path] = {**facts, FACT: {**entry, "imported": True}}
 
 
 CHECKS = [EntryPoints]

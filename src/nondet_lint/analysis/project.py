@@ -6,10 +6,11 @@ cache without parsing again), then read by the checks that deferred candidates.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
+from nondet_lint.analysis.entrypoints import mark_imported_scripts
 from nondet_lint.config import Config
 
 
@@ -26,6 +27,13 @@ class Project:
     root: str
     config: Config
     modules: Dict[str, ModuleRecord] = field(default_factory=dict)  # by path
+
+    def __post_init__(self) -> None:
+        facts = {path: record.facts for path, record in self.modules.items()}
+        mark_imported_scripts(facts, {path: r.module_name for path, r in self.modules.items()})
+        for path, record in self.modules.items():
+            if facts[path] is not record.facts:
+                self.modules[path] = replace(record, facts=facts[path])
 
     def __iter__(self) -> Iterator[ModuleRecord]:
         return iter(self.modules[path] for path in sorted(self.modules))
