@@ -230,6 +230,27 @@ class ScopeIndex:
             out.append(load)
         return out
 
+    def reaching(self, load: cst.Name) -> Optional[Binding]:
+        """The binding of ``load``'s name that last took effect before it, in source order
+        (``ds = ds.shuffle(n)``: the ``ds`` read on the right is the earlier one)."""
+        at = self.position(load)
+        best: Optional[Binding] = None
+        best_at = -1
+        for binding in self.bindings_of(load.value):
+            effect = self._effect(binding)
+            if effect < at and effect >= best_at:
+                best, best_at = binding, effect
+        return best
+
+    def _effect(self, binding: Binding) -> int:
+        """Where a binding takes effect: after its statement (an assignment), at its target
+        (a loop or ``with`` variable), at the start (a parameter)."""
+        if binding.kind == "param":
+            return 0
+        if binding.kind in ("for", "comp", "with", "walrus", "import", "def"):
+            return self.end(binding.target)
+        return self.end(binding.statement)
+
     def single_value(self, name: str) -> Optional[cst.BaseExpression]:
         """The value a name is bound to when the scope binds it exactly once."""
         found = [b for b in self.bindings_of(name) if b.kind != "import"]

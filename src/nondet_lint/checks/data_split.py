@@ -1,0 +1,589 @@
+"""ND305 (held-out samples chosen by an unseeded or repeated shuffle), ND306 (``tf.data``
+``shuffle()`` that reshuffles every epoch before ``take()`` / ``skip()``), ND307 (``tf.data``
+order made non-deterministic).
+
+Whether a global RNG is seeded, whether TensorFlow has a global seed, whether op
+determinism is on: those are project facts (a seed in ``train.py`` covers a split in
+``data.py``), so those candidates are deferred.  The project counts as seeding an RNG when
+any of its modules calls a seeding function for it (``rules/seeding.toml``, ND101's
+``seeders``): an approximation that errs on the side of silence.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
+
+import libcst as cst
+
+from nondet_lint.checks.base import Check
+from nondet_lint.checks.dataflow import statement_of
+from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none
+from nondet_lint.context import NodeEdit
+from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
+from nondet_lint.types import Finding
+
+SEEDING_FACT = "data_seeding"
+_TRUE = "True"
+_FALSE = "False"
+
+
+def _arg_value(call: cst.Call, spec: Mapping[str, Any]) -> Optional[cst.BaseExpression]:
+    found = call_arg(call, spec.get("pos"), spec.get("kw"))
+    return found.value if found is not None else None
+
+
+def _literal_bool(expr: Optional[cst.BaseExpression]) -> Optional[bool]:
+    if isinstance(expr, cst.Name) and expr.value in (_TRUE, _FALSE):
+        return expr.value == _TRUE
+    return None
+
+
+def _is_zero(expr: Optional[cst.BaseExpression]) -> bool:
+    if expr is None or is_none(expr):
+        return True
+    if isinstance(expr, (cst.Integer, cst.Float)):
+        try:
+            return float(expr.value) == 0.0
+        except ValueError:
+            return False
+    return False
+
+
+class SeedingFacts(Check):
+    """Records which global RNGs the module seeds anywhere, and whether it turns on
+    TensorFlow op determinism: ``facts["data_seeding"] = {"seeded": [...], "tf_determinism": bool}``."""
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.seeders: Dict[str, List[str]] = {}
+        if "ND101" in ctx.rules:
+            for table in ctx.rules["ND101"].data.get("seeders", ()):
+                if table.get("always_random"):
+                    continue
+                for name in table.get("names", ()):
+                    self.seeders[name] = list(table.get("seeds", ()))
+        data = ctx.rules["ND307"].data if "ND307" in ctx.rules else {}
+        self.switches = frozenset(data.get("determinism_calls", ()))
+        self.variables = frozenset(data.get("determinism_env", ()))
+        self.spellings = frozenset(n.rsplit(".", 1)[-1] for n in (*self.seeders, *self.switches))
+        self.seeded: Set[str] = set()
+        self.determinism = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if last not in self.spellings and last != "setdefault":
+            return
+        name = self.ctx.qualname(func)
+        if name in self.seeders:
+            value = node.args[0].value if node.args else None
+            if value is not None and not is_none(value):
+                self.seeded.update(self.seeders[name])
+        elif name in self.switches:
+            self.determinism = True
+        elif last == "setdefault" and name == "os.environ.setdefault" and len(node.args) == 2:
+            self._environment(node.args[0].value, node.args[1].value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            subscript = target.target
+            if isinstance(subscript, cst.Subscript) and self.ctx.qualname(subscript.value) == "os.environ" and subscript.slice:
+                index = subscript.slice[0].slice
+                if isinstance(index, cst.Index):
+                    self._environment(index.value, node.value)
+
+    def _environment(self, key: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        if isinstance(key, cst.SimpleString) and key.evaluated_value in self.variables:
+            if isinstance(value, cst.SimpleString) and str(value.evaluated_value).lower() in ("1", "true"):
+                self.determinism = True
+
+    def finish(self) -> None:
+        if self.seeded or self.determinism:
+            self.ctx.facts[SEEDING_FACT] = {"seeded": sorted(self.seeded), "tf_determinism": self.determinism}
+
+
+def project_seeding(project: Any) -> Tuple[Set[str], bool]:
+    """RNGs some module of the project seeds, and whether any turns on op determinism."""
+    seeded: Set[str] = set()
+    determinism = False
+    for fact in project.facts(SEEDING_FACT) if project is not None else ():
+        seeded.update(fact.get("seeded", ()))
+        determinism = determinism or bool(fact.get("tf_determinism"))
+    return seeded, determinism
+
+
+# ---- ND305: scikit-learn splitters -------------------------------------------------------
+class SplitterSeed(Check):
+    """ND305: a scikit-learn splitter that shuffles with no ``random_state``."""
+
+    codes = ("ND305",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.splitters = {name: table for table in self.data("ND305").get("splitters", ()) for name in table["names"]}
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if has_double_star(node):
+            return
+        name = self.ctx.qualname(node.func)
+        table = self.splitters.get(name) if name else None
+        if table is None:
+            return
+        shuffle_spec = table.get("shuffle")
+        if shuffle_spec is not None:
+            given = _arg_value(node, shuffle_spec)
+            shuffles = shuffle_spec.get("default", False) if given is None else _literal_bool(given)
+            if not shuffles:
+                return  # no shuffle, or decided at run time
+        state_spec = table.get("random_state", {"kw": "random_state"})
+        state = _arg_value(node, state_spec)
+        if state is not None and not is_none(state):
+            return
+        seed = str(self.ctx.config.seed)
+        edits = set_keyword_argument(self.ctx, node, "random_state", seed)
+        fix = self.ctx.fix("ND305", edits, seed=seed) if edits else None
+        short = name.rsplit(".", 1)[-1]
+        self.ctx.report(
+            node, "ND305", fix=fix,
+            what=f"`{short}` shuffles with no `random_state`",
+            why="changes every run",
+            advice="pass `random_state=` a fixed number",
+        )
+
+
+# ---- ND305: a fixed slice of a shuffle, Keras validation_split after a shuffle --------------
+class ShuffleThenSlice(Check):
+    """ND305: which samples are held out depends on an unseeded or repeated shuffle."""
+
+    codes = ("ND305",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        data = self.data("ND305")
+        self.shuffles = {name: table for table in data.get("shuffles", ()) for name in table["names"]}
+        self.methods = frozenset(data.get("flow", {}).get("generator_methods", ()))
+        self.spellings = frozenset([n.rsplit(".", 1)[-1] for n in self.shuffles] + list(self.methods) + ["sample"])
+        self.candidates: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if last in self.spellings:
+            self.candidates.append(node)
+
+    def finish(self) -> None:
+        if not self.candidates:
+            return
+        dctx = DataContext.of(self.ctx)
+        data = self.data("ND305")
+        for call in self.candidates:
+            shuffle = self._shuffle(dctx, call, data)
+            if shuffle is None:
+                continue
+            api, rng, seeded, in_place, fix_keyword = shuffle
+            sink = self._held_out(dctx, call, in_place, data)
+            if sink is None:
+                continue
+            node, kind = sink
+            repeated = self._repeated(dctx, call, node, data)
+            if seeded and not repeated:
+                continue
+            fix = None
+            if fix_keyword and not repeated:
+                seed = str(self.ctx.config.seed)
+                edits = set_keyword_argument(self.ctx, call, fix_keyword, seed)
+                fix = self.ctx.fix("ND305", edits, seed=seed) if edits else None
+            what = (
+                f"`fit(validation_split=...)` holds out the last samples of data shuffled by `{api}`"
+                if kind == "fit" else f"this takes a fixed slice of data shuffled by `{api}`"
+            )
+            self.ctx.defer(node, "ND305", fix=fix, rng=rng, repeated=repeated, what=what)
+
+    def _shuffle(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]):
+        """(api, global rng or None, seeded here?, index of the argument shuffled in place or
+        None, keyword a fix can add) for a shuffle call, else None."""
+        name = dctx.qualname(call.func)
+        table = self.shuffles.get(name) if name else None
+        if table is not None:
+            seed_spec = table.get("seed")
+            seeded = False
+            if seed_spec is not None:
+                value = _arg_value(call, seed_spec)
+                seeded = value is not None and not is_none(value)
+            return _short(name), table.get("rng"), seeded, table.get("in_place"), table.get("fix_keyword")
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        if func.attr.value == "sample" and _arg_value(call, {"kw": "frac"}) is not None:
+            state = _arg_value(call, {"kw": "random_state"})
+            return "DataFrame.sample", "numpy", state is not None and not is_none(state), None, "random_state"
+        if func.attr.value not in self.methods or name is not None:
+            return None
+        generator = self._generator(dctx, func.value, data)
+        if generator is None:
+            return None
+        api, seeded = generator
+        in_place = 0 if func.attr.value == "shuffle" else None
+        return f"{api}.{func.attr.value}", None, seeded, in_place, None
+
+    def _generator(self, dctx: DataContext, receiver: cst.BaseExpression, data: Mapping[str, Any]):
+        """A generator object made here: (constructor, seeded?); None when unknown."""
+        makers = data.get("generators", {})
+        value = receiver
+        if isinstance(receiver, cst.Name):
+            binding = dctx.index(receiver).reaching(receiver)
+            value = binding.value if binding is not None and binding.kind == "assign" else None
+        if not isinstance(value, cst.Call):
+            return None
+        name = dctx.qualname(value.func)
+        if name not in makers:
+            return None
+        seed = _arg_value(value, makers[name])
+        return _short(name), seed is not None and not is_none(seed)
+
+    def _held_out(self, dctx: DataContext, call: cst.Call, in_place: Optional[int], data: Mapping[str, Any]):
+        """The first fixed slice (or Keras ``validation_split``) of what the shuffle made."""
+        follower = _Taint(dctx, data.get("flow", {}))
+        if in_place is None:
+            return follower.follow(call, 0, set())
+        shuffled = call_arg(call, in_place, None)
+        if shuffled is None or not isinstance(shuffled.value, cst.Name):
+            return None
+        statement = statement_of(call, self.ctx.parent)
+        index = dctx.index(call)
+        for load in index.reads_after(shuffled.value.value, statement):
+            found = follower.follow(load, 0, set())
+            if found:
+                return found
+        return None
+
+    def _repeated(self, dctx: DataContext, call: cst.Call, sink: cst.CSTNode, data: Mapping[str, Any]) -> bool:
+        """Shuffle and slice inside one loop that trains: the split changes every epoch."""
+        training = frozenset(data.get("flow", {}).get("training_methods", ()))
+        loop = self.ctx.parent(call)
+        while loop is not None and not isinstance(loop, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            if isinstance(loop, (cst.For, cst.While)):
+                index = dctx.index(loop)
+                if index.contains(loop, sink):
+                    for inner in index.nodes_within(loop.body, (cst.Call,)):
+                        if isinstance(inner.func, cst.Attribute) and inner.func.attr.value in training:
+                            return True
+            loop = self.ctx.parent(loop)
+        return False
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        seeded, _ = project_seeding(project)
+        rule = rules["ND305"]
+        for item in deferred:
+            payload = item.payload
+            if not payload["repeated"] and payload["rng"] is not None and payload["rng"] in seeded:
+                continue
+            why = "changes every epoch, because the shuffle runs again in the training loop" if payload["repeated"] else "changes every run, because the shuffle is not seeded"
+            advice = "split once, before the loop" if payload["repeated"] else "seed that shuffle, or split before shuffling"
+            message = rule.format_message(what=payload["what"], why=why, advice=advice)
+            yield Finding(item.path, item.line, item.col, "ND305", message, item.end_line, item.end_col, getattr(item, "fix", None))
+
+
+class _Taint:
+    """Follows shuffled data to the first fixed slice of it."""
+
+    MAX_DEPTH = 8
+
+    def __init__(self, dctx: DataContext, data: Mapping[str, Any]) -> None:
+        self.dctx = dctx
+        self.parent = dctx.ctx.parent
+        self.passthrough_calls = frozenset(data.get("passthrough_calls", ()))
+        self.passthrough_methods = frozenset(data.get("passthrough_methods", ()))
+        self.split_calls = frozenset(data.get("split_calls", ()))
+        self.slice_methods = frozenset(data.get("slice_methods", ()))
+
+    def follow(self, expr: cst.CSTNode, depth: int, seen: Set[int]) -> Optional[Tuple[cst.CSTNode, str]]:
+        if depth > self.MAX_DEPTH or id(expr) in seen:
+            return None
+        seen.add(id(expr))
+        parent = self.parent(expr)
+        if isinstance(parent, cst.Subscript):
+            if parent.value is expr:
+                if any(isinstance(e.slice, cst.Slice) and (e.slice.lower is not None or e.slice.upper is not None) for e in parent.slice):
+                    return statement_of(parent, self.parent), "slice"
+                return None
+            return self.follow(parent, depth + 1, seen)  # data[perm]: reordered data
+        if isinstance(parent, (cst.Index, cst.SubscriptElement)):
+            return self.follow(parent, depth + 1, seen)
+        if isinstance(parent, cst.Attribute) and parent.value is expr:
+            holder = self.parent(parent)
+            method = parent.attr.value
+            if method in ("iloc", "loc") and isinstance(holder, cst.Subscript):
+                return self.follow(parent, depth + 1, seen)
+            if isinstance(holder, cst.Call) and holder.func is parent:
+                if method in self.slice_methods:
+                    return statement_of(holder, self.parent), "slice"
+                if method in self.passthrough_methods:
+                    return self.follow(holder, depth + 1, seen)
+            elif method in self.passthrough_methods:
+                return self.follow(parent, depth + 1, seen)
+            return None
+        if isinstance(parent, cst.Arg):
+            call = self.parent(parent)
+            if not isinstance(call, cst.Call):
+                return None
+            name = self.dctx.qualname(call.func)
+            if name in self.split_calls:
+                return statement_of(call, self.parent), "slice"
+            if name in self.passthrough_calls:
+                return self.follow(call, depth + 1, seen)
+            if self._validation_split(call, parent):
+                return call, "fit"
+            return None
+        if isinstance(parent, cst.Element):
+            container = self.parent(parent)
+            holder = self.parent(container) if isinstance(container, cst.Tuple) else None
+            if isinstance(holder, cst.Assign) and holder.value is container:
+                position = list(container.elements).index(parent)
+                for target in holder.targets:
+                    elements = getattr(target.target, "elements", ())
+                    if len(elements) == len(container.elements) and isinstance(elements[position].value, cst.Name):
+                        name = elements[position].value.value
+                        for load in self.dctx.index(holder).reads_after(name, holder):
+                            found = self.follow(load, depth + 1, seen)
+                            if found:
+                                return found
+            return None
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is expr:
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            index = self.dctx.index(parent)
+            for target in targets:
+                names = [target] if isinstance(target, cst.Name) else [
+                    e.value for e in getattr(target, "elements", ()) if isinstance(e.value, cst.Name)
+                ]
+                for name in names:
+                    for load in index.reads_after(name.value, parent):
+                        found = self.follow(load, depth + 1, seen)
+                        if found:
+                            return found
+        return None
+
+    def _validation_split(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """``model.fit(x, y, validation_split=0.1)`` with ``arg`` as the data."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "fit"):
+            return False
+        split = _arg_value(call, {"kw": "validation_split"})
+        if split is None or _is_zero(split):
+            return False
+        is_x = (arg.keyword is not None and arg.keyword.value == "x") or (arg.keyword is None and call.args and call.args[0] is arg)
+        return bool(is_x)
+
+
+def _short(name: str) -> str:
+    return name.replace("numpy.", "np.").replace("tensorflow.", "tf.")
+
+
+# ---- ND306 / ND307: tf.data -----------------------------------------------------------------
+class TfData:
+    """Is an expression a ``tf.data`` dataset?  Followed through method chains and names."""
+
+    MAX_DEPTH = 12
+
+    def __init__(self, dctx: DataContext, data: Mapping[str, Any]) -> None:
+        self.dctx = dctx
+        self.producers = frozenset(data.get("producers", ()))
+        self.methods = frozenset(data.get("methods", ()))
+        imports = dctx.ctx.imports
+        # a parameter or attribute of unknown type: a module that uses TensorFlow and not
+        # Hugging Face datasets (whose datasets also have shuffle/take) means tf.data
+        self.tf_module = imports.mentions(*data.get("tf_modules", ())) and not imports.mentions(*data.get("other_dataset_modules", ()))
+
+    def chain(self, expr: cst.BaseExpression) -> Iterable[cst.BaseExpression]:
+        """``expr`` and what it was built from: receivers of dataset methods, the value a
+        name was last bound to before this point."""
+        current: Optional[cst.BaseExpression] = expr
+        for _ in range(self.MAX_DEPTH):
+            if current is None:
+                return
+            yield current
+            if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value in self.methods:
+                current = current.func.value
+            elif isinstance(current, cst.Name):
+                binding = self.dctx.index(current).reaching(current)
+                current = binding.value if binding is not None and binding.kind in ("assign", "walrus") else None
+            else:
+                return
+
+    def is_dataset(self, expr: cst.BaseExpression) -> bool:
+        last = None
+        for last in self.chain(expr):
+            pass
+        if isinstance(last, cst.Call) and self.dctx.qualname(last.func) in self.producers:
+            return True
+        return self.tf_module
+
+    def shuffle_before(self, expr: cst.BaseExpression) -> Optional[cst.Call]:
+        """The nearest ``.shuffle(...)`` in the chain that built ``expr``."""
+        for node in self.chain(expr):
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "shuffle":
+                return node
+        return None
+
+
+class TfDataSplit(Check):
+    """ND306: ``shuffle()`` left reshuffling each epoch before ``take()`` / ``skip()``
+    (and ND305 when it does not reshuffle but has no seed)."""
+
+    codes = ("ND306", "ND305")
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.splits: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in ("take", "skip"):
+            self.splits.append(node)
+
+    def finish(self) -> None:
+        if not self.splits:
+            return
+        dctx = DataContext.of(self.ctx)
+        tf = TfData(dctx, self.data("ND306"))
+        found: Dict[int, Tuple[cst.Call, List[cst.Call]]] = {}
+        for split in self.splits:
+            shuffle = tf.shuffle_before(split.func.value)  # type: ignore[attr-defined]
+            if shuffle is None or has_double_star(shuffle) or not tf.is_dataset(split.func.value):  # type: ignore[attr-defined]
+                continue
+            found.setdefault(id(shuffle), (shuffle, []))[1].append(split)
+        for shuffle, splits in found.values():
+            kinds = {s.func.attr.value for s in splits}  # type: ignore[attr-defined]
+            if len(kinds) < 2 and not any(self._kept(s) for s in splits):
+                continue  # one look at a few elements (``for x in ds.take(1)``), not a split
+            reshuffle = _arg_value(shuffle, {"pos": 2, "kw": "reshuffle_each_iteration"})
+            flag = _literal_bool(reshuffle) if reshuffle is not None else True
+            seed = _arg_value(shuffle, {"pos": 1, "kw": "seed"})
+            if flag is True:
+                self._report_reshuffle(shuffle, seed, sorted(kinds))
+            elif flag is False and (seed is None or is_none(seed)):
+                first = splits[0]
+                self.ctx.defer(
+                    statement_of(first, self.ctx.parent), "ND305", fix=self._seed_fix(shuffle, "ND305"), rng="tf", repeated=False,
+                    what=f"this `{first.func.attr.value}()` takes a fixed part of a `tf.data` shuffle with no `seed`",  # type: ignore[attr-defined]
+                )
+
+    def _kept(self, split: cst.Call) -> bool:
+        """The split is kept (assigned, passed on), not just iterated once."""
+        parent = self.ctx.parent(split)
+        if isinstance(parent, cst.For) and parent.iter is split:
+            return False
+        if isinstance(parent, cst.Attribute):
+            return parent.attr.value in ("cache", "batch", "prefetch", "map", "repeat", "shuffle", "padded_batch")
+        return isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Arg, cst.Return, cst.Element))
+
+    def _report_reshuffle(self, shuffle: cst.Call, seed: Optional[cst.BaseExpression], kinds: List[str]) -> None:
+        edits = set_keyword_argument(self.ctx, shuffle, "reshuffle_each_iteration", _FALSE)
+        if seed is None:
+            edits += add_keyword_argument(self.ctx, shuffle, "seed", str(self.ctx.config.seed))
+        elif is_none(seed):
+            edits += set_keyword_argument(self.ctx, shuffle, "seed", str(self.ctx.config.seed))
+        fix = self.ctx.fix("ND306", edits, seed=self.ctx.config.seed) if edits else None
+        self.ctx.report(shuffle, "ND306", fix=fix, split=" / ".join(f"{k}()" for k in kinds))
+
+    def _seed_fix(self, shuffle: cst.Call, code: str):
+        seed = str(self.ctx.config.seed)
+        edits = set_keyword_argument(self.ctx, shuffle, "seed", seed)
+        return self.ctx.fix(code, edits, seed=seed) if edits else None
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        return ShuffleThenSlice.resolve(project, deferred, rules)
+
+
+class TfDataOrder(Check):
+    """ND307: ``list_files`` with its default shuffle and no seed; ``deterministic=False``."""
+
+    codes = ("ND307",)
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        data = self.data("ND307")
+        self.list_files = frozenset(data.get("list_files", ()))
+        self.parallel = frozenset(data.get("parallel_methods", ()))
+        self.sloppy = frozenset(data.get("sloppy_calls", ()))
+        self.options = frozenset(data.get("options", ()))
+        self.option_fields = frozenset(data.get("option_fields", ()))
+        self.methods: List[cst.Call] = []
+        self.assignments: List[cst.Assign] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if has_double_star(node):
+            return
+        name = self.ctx.qualname(node.func)
+        if name in self.list_files:
+            shuffle = _arg_value(node, {"pos": 1, "kw": "shuffle"})
+            seed = _arg_value(node, {"pos": 2, "kw": "seed"})
+            if (shuffle is None or _literal_bool(shuffle) is True) and (seed is None or is_none(seed)):
+                edits = set_keyword_argument(self.ctx, node, "seed", str(self.ctx.config.seed))
+                fix = self.ctx.fix("ND307", edits, seed=self.ctx.config.seed) if edits else None
+                self.ctx.defer(node, "ND307", fix=fix, global_seed_helps=True,
+                               what="`Dataset.list_files` returns the files in a new random order every run (its default `shuffle`, no `seed=`)",
+                               advice="pass `seed=` (or `shuffle=False` and shuffle with a seed later)")
+        elif name in self.sloppy:
+            flag = _arg_value(node, {"kw": "sloppy"})
+            if _literal_bool(flag) is True:
+                fix = self.ctx.fix("ND307", set_keyword_argument(self.ctx, node, "sloppy", _FALSE), seed=self.ctx.config.seed)
+                self.ctx.defer(node, "ND307", fix=fix, global_seed_helps=False,
+                               what="`parallel_interleave(sloppy=True)` yields elements as they finish",
+                               advice="use `sloppy=False`")
+        elif isinstance(node.func, cst.Attribute) and node.func.attr.value in self.parallel:
+            if _literal_bool(_arg_value(node, {"kw": "deterministic"})) is False:
+                self.methods.append(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if _literal_bool(node.value) is False and any(
+            isinstance(t.target, cst.Attribute) and t.target.attr.value in self.option_fields for t in node.targets
+        ):
+            self.assignments.append(node)
+
+    def finish(self) -> None:
+        if not (self.methods or self.assignments):
+            return
+        dctx = DataContext.of(self.ctx)
+        tf = TfData(dctx, self.ctx.rules["ND306"].data if "ND306" in self.ctx.rules else {})
+        for call in self.methods:
+            if not tf.is_dataset(call.func.value):  # type: ignore[attr-defined]
+                continue
+            method = call.func.attr.value  # type: ignore[attr-defined]
+            fix = self.ctx.fix("ND307", set_keyword_argument(self.ctx, call, "deterministic", _TRUE), seed=self.ctx.config.seed)
+            self.ctx.defer(call, "ND307", fix=fix, global_seed_helps=False,
+                           what=f"`{method}(deterministic=False)` yields elements in the order they finish",
+                           advice="leave `deterministic` at its default")
+        for assign in self.assignments:
+            for target in assign.targets:
+                attribute = target.target
+                if isinstance(attribute, cst.Attribute) and self._is_options(dctx, attribute.value):
+                    fix = self.ctx.fix("ND307", [NodeEdit(assign.value, _TRUE)], seed=self.ctx.config.seed)
+                    self.ctx.defer(assign, "ND307", fix=fix, global_seed_helps=False,
+                                   what=f"`options.{attribute.attr.value} = False` lets every parallel `tf.data` step yield elements in the order they finish",
+                                   advice="set it to True")
+
+    def _is_options(self, dctx: DataContext, expr: cst.BaseExpression) -> bool:
+        value: Optional[cst.BaseExpression] = expr
+        if isinstance(expr, cst.Name):
+            binding = dctx.index(expr).reaching(expr)
+            value = binding.value if binding is not None else None
+        return isinstance(value, cst.Call) and dctx.qualname(value.func) in self.options
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+        seeded, determinism = project_seeding(project)
+        if determinism:
+            return
+        rule = rules["ND307"]
+        for item in deferred:
+            payload = item.payload
+            if payload["global_seed_helps"] and "tf" in seeded:
+                continue
+            message = rule.format_message(what=payload["what"], advice=payload["advice"])
+            yield Finding(item.path, item.line, item.col, "ND307", message, item.end_line, item.end_col, getattr(item, "fix", None))
+
+
+CHECKS = [SeedingFacts, SplitterSeed, ShuffleThenSlice, TfDataSplit, TfDataOrder]
