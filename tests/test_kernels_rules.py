@@ -310,3 +310,26 @@ def test_facts_are_plain_data_and_record_switches():
 ])
 def test_odd_code_never_raises(source):
     facts_of(source)
+
+
+def test_nd205_evidence_comes_from_the_entry_points_own_program(lint):
+    # an unrelated module nobody imports uses convolutions and TensorFlow: the torch
+    # entry point's message must not cite them, nor ask for TensorFlow's switch
+    findings = lint({
+        "train.py": """
+            import torch
+            model = torch.nn.Linear(4, 2).to("cuda")
+            if __name__ == "__main__":
+                model(torch.zeros(1, 4))
+        """,
+        "scratch/old_tf.py": """
+            import tensorflow as tf
+            import torch
+            layer = tf.keras.layers.Dense(3)
+            conv = torch.nn.Conv2d(3, 8, 3)
+        """,
+    })
+    nd205 = [f for f in findings if f.code == "ND205" and f.path.endswith("train.py")]
+    assert len(nd205) == 1
+    assert "Conv2d" not in nd205[0].message and "bias_add" not in nd205[0].message
+    assert "enable_op_determinism" not in nd205[0].message

@@ -207,7 +207,8 @@ class ProgramSwitches(Check):
         )
         switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
         message = rules["ND205"].format_message(
-            switches=switches, reason=cls_reason(view, path), examples=example_ops(view, program, rules),
+            switches=switches, reason=cls_reason(view, path),
+            examples=example_ops(view, view.closures[path], rules, frameworks=missing),
         )
         return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix)]
 
@@ -239,13 +240,22 @@ def cls_reason(view: Any, path: str) -> str:
     return "TensorFlow / JAX use the GPU by default"
 
 
-def example_ops(view: Any, program: Iterable[str], rules: Mapping[str, Any], limit: int = 3) -> str:
-    """``; it uses `torch.nn.Conv2d`, ...`` for the ops of a program that the switch makes
-    deterministic in the target version."""
+def example_ops(
+    view: Any, program: Iterable[str], rules: Mapping[str, Any], frameworks: Iterable[str], limit: int = 3
+) -> str:
+    """``; it uses `torch.nn.Conv2d`, ...`` for the ops of the modules an entry point runs
+    (not the unreached ones) that the missing switches make deterministic in the target
+    version."""
     names: List[str] = []
-    tables = {code: (OpTable(rules[code].data), view.target(check.framework)) for code, check in OP_CHECKS.items()}
+    wanted = set(frameworks)
+    tables = {
+        code: (OpTable(rules[code].data), view.target(check.framework))
+        for code, check in OP_CHECKS.items() if check.framework in wanted
+    }
     for path in sorted(program):
         for code, ids in sorted(view.records[path].facts.get(OPS_FACT, {}).items()):
+            if code not in tables:
+                continue
             table, version = tables[code]
             for op_id in ids:
                 entry = table.by_id.get(op_id)
