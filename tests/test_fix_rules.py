@@ -124,17 +124,26 @@ def with_comments(source: str) -> str:
     return "".join(lines)
 
 
+_PLAIN: Dict[Tuple[str, int], Tuple[bytes, bool]] = {}
+
+
+def _plain_fix(tmp_path: Path, code: str, example: Example) -> Tuple[bytes, bool]:
+    """The fixed example as written, and whether the fix edits its own file (once per example)."""
+    key = (code, id(example))
+    if key not in _PLAIN:
+        outcome, _ = _fixed(tmp_path / "plain", example, code, source_bytes(example.source))
+        main = _main(tmp_path / "plain", example)
+        _PLAIN[key] = (outcome.contents.get(main, source_bytes(example.source)), main in outcome.changed)
+    return _PLAIN[key]
+
+
 def _variant_case(tmp_path: Path, code: str, example: Example, variant: bytes) -> Tuple[bytes, bytes, bool]:
-    """(fixed plain source, fixed variant, whether the variant still fires)."""
-    plain, _ = _fixed(tmp_path / "plain", example, code, source_bytes(example.source))
+    """(fixed plain source, fixed variant, whether the fix applies to the example's file)."""
+    plain, edits_main = _plain_fix(tmp_path, code, example)
     changed, before = _fixed(tmp_path / "variant", example, code, variant)
-    main_plain = _main(tmp_path / "plain", example)
     main_variant = _main(tmp_path / "variant", example)
-    return (
-        plain.contents.get(main_plain, source_bytes(example.source)),
-        changed.contents.get(main_variant, variant),
-        bool(_offered(before, RULES[code].fix == UNSAFE)) and main_plain in plain.changed,
-    )
+    offered = bool(_offered(before, RULES[code].fix == UNSAFE))
+    return plain, changed.contents.get(main_variant, variant), offered and edits_main
 
 
 @pytest.mark.parametrize("code,example", CASES)
