@@ -100,7 +100,7 @@ def probe(monkeypatch):
 def run_in_process(paths, capsys):
     """flake8 in this process (one job), so the probe check patched in here runs."""
     app = flake8_application.Application()
-    app.run(["--select", "ND", "--jobs", "1", *paths])
+    app.run(["--select", "ND201", "--jobs", "1", *paths])
     return app.result_count, capsys.readouterr().out
 
 

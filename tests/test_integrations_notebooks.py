@@ -206,3 +206,27 @@ def test_cli_fix_edits_the_cell_and_keeps_outputs(tmp_path):
     after = nbformat.read(str(path), as_version=4)
     assert after.cells[2].source == "torch.backends.cudnn.benchmark = False\nx = 1"
     assert after.cells[1] == nb.cells[1] and after.cells[0] == nb.cells[0]
+
+
+def test_a_notebook_is_not_the_module_of_the_same_name(tmp_path):
+    """``import utils`` finds utils.py even when utils.ipynb sorts first beside it."""
+    from nondet_lint.analysis.project import ModuleRecord, Project
+
+    write_notebook(tmp_path / "utils.ipynb", ["def helper():\n    pass"])
+    (tmp_path / "utils.py").write_text("def helper():\n    return 1\n")
+    results = run([str(tmp_path)], Config(root=str(tmp_path))).results
+    project = Project(str(tmp_path), Config(), {
+        r.path: ModuleRecord(r.path, r.module_name, r.is_package, r.facts) for r in results
+    })
+    assert project.module("utils").path.endswith("utils.py")
+    assert project.module("utils.ipynb").path.endswith("utils.ipynb")
+
+
+def test_a_notebook_is_a_program_for_program_level_rules(tmp_path):
+    """ND205 (a GPU program without deterministic algorithms) is decided per entry point."""
+    nb = write_notebook(tmp_path / "gpu.ipynb", ["import torch", "model = torch.nn.Linear(2, 2).cuda()"])
+    (tmp_path / "lib.py").write_text("import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n")
+    assert [(f.path.rsplit("/", 1)[-1], f.code, f.cell, f.line) for f in lint(nb) if f.code == "ND205"] == [
+        ("gpu.ipynb", "ND205", 2, 1)
+    ]
+    assert [f for f in lint(tmp_path / "lib.py") if f.code == "ND205"] == []  # a library module

@@ -21,7 +21,6 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT
 from nondet_lint.source import SourceFile
 from nondet_lint.types import Edit, Finding
 
@@ -290,7 +289,7 @@ def _cell_error(path: str, text: str, span: CellSpan) -> Optional[Finding]:
 
 
 def analyze_notebook(path: str, config, rules, enabled, module_name: str, is_package: bool, stdin: Optional[bytes] = None):
-    """Pass 1 for a notebook: its code cells as one module (an entry point).
+    """Pass 1 for a notebook: its code cells as one module (an entry point: ``entrypoints``).
 
     A cell that does not parse is reported (ND000) and left out, so one broken scratch
     cell does not hide the rest of the notebook.  Positions stay program lines until
@@ -298,6 +297,8 @@ def analyze_notebook(path: str, config, rules, enabled, module_name: str, is_pac
     """
     from nondet_lint.engine import FileResult, analyze_source
 
+    # not importable: ``import utils`` means utils.py, never utils.ipynb beside it
+    module_name = f"{module_name}{SUFFIX}"
     try:
         raw = _read(path, stdin)
         program = build_program(raw)
@@ -322,8 +323,6 @@ def analyze_notebook(path: str, config, rules, enabled, module_name: str, is_pac
             if "ND000" in enabled:
                 result.findings[:0] = [error for _, error in broken]
     result.cells = [span.to_list() for span in program.cells]
-    if result.parsed:
-        result.facts.setdefault(ENTRY_FACT, {})["notebook"] = True
     return result
 
 

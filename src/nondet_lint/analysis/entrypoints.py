@@ -59,7 +59,7 @@ def _is_bookkeeping(call: cst.Call) -> bool:
 
 
 class EntryPoints(Check):
-    """Records ``facts["entry"] = {"main_guard": bool, "script": bool, "line": int}``."""
+    """Records ``facts["entry"] = {"main_guard": bool, "script": bool, "notebook": bool, "imports": [...]}``."""
 
     def finish(self) -> None:
         main_guard = False
@@ -79,6 +79,8 @@ class EntryPoints(Check):
         self.ctx.facts[FACT] = {
             "main_guard": main_guard,
             "script": script,
+            # a notebook's code cells run top to bottom (``notebooks`` joins them)
+            "notebook": self.ctx.path.endswith(".ipynb"),
             # what this module imports, to tell scripts from library modules project-wide
             "imports": sorted(self.ctx.imports.imported_modules),
         }
