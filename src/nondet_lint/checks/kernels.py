@@ -232,8 +232,11 @@ class ProgramSwitches(Check):
 
 
 def cls_reason(view: Any, path: str) -> str:
-    """How the project uses the GPU, for the message (``.cuda()`` in ``train.py``)."""
-    for candidate in [path, *sorted(view.facts)]:
+    """How the project uses the GPU, for the message (``.cuda()`` in ``train.py``): the
+    entry point's own modules first, then the rest of the project (spec: a GPU program
+    is one whose project selects a GPU somewhere)."""
+    own = sorted(view.closures.get(path, ()))
+    for candidate in [path, *own, *sorted(set(view.facts) - set(own))]:
         reason = view.facts.get(candidate, {}).get("selects_gpu")
         if reason:
             return f"{reason} in `{view.records[candidate].module_name or candidate}`"
