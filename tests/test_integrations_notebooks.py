@@ -230,3 +230,12 @@ def test_a_notebook_is_a_program_for_program_level_rules(tmp_path):
         ("gpu.ipynb", "ND205", 2, 1)
     ]
     assert [f for f in lint(tmp_path / "lib.py") if f.code == "ND205"] == []  # a library module
+
+
+def test_place_text_names_the_cell_for_messages(tmp_path):
+    from nondet_lint.notebooks import place_text
+
+    nb = write_notebook(tmp_path / "n.ipynb", [("md", "intro"), "import torch\nx = 1", "torch.manual_seed(0)"])
+    [result] = run([str(nb)], Config(root=str(tmp_path))).results
+    assert place_text("n.ipynb", 3, result.facts) == "n.ipynb:cell 2:1"
+    assert place_text("train.py", 3, {}) == "train.py:3"

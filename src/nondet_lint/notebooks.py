@@ -35,6 +35,10 @@ _OPEN = "([{"
 _CLOSE = ")]}"
 
 
+# the cell map in a notebook's project facts, for messages that name a place in it
+CELLS_FACT = "notebook_cells"
+
+
 class NotebookError(Exception):
     """A file that is not a readable notebook (reported as ND000)."""
 
@@ -323,6 +327,8 @@ def analyze_notebook(path: str, config, rules, enabled, module_name: str, is_pac
             if "ND000" in enabled:
                 result.findings[:0] = [error for _, error in broken]
     result.cells = [span.to_list() for span in program.cells]
+    if result.parsed:
+        result.facts[CELLS_FACT] = result.cells
     return result
 
 
@@ -347,6 +353,13 @@ def cell_position(cells: Sequence[CellSpan], line: int) -> Tuple[Optional[int], 
         return None, line
     span = cells[position]
     return span.cell, line - span.start + 1
+
+
+def place_text(shown: str, line: int, facts: Mapping[str, Any]) -> str:
+    """``shown:line`` for a line of a module, ``shown:cell N:line`` in a notebook: how a
+    message names a place in another module, given that module's project facts."""
+    cell, in_cell = cell_position([CellSpan.from_list(c) for c in facts.get(CELLS_FACT, ())], line)
+    return f"{shown}:{line}" if cell is None else f"{shown}:cell {cell}:{in_cell}"
 
 
 def _edit_in_cells(edit: Edit, cells: Sequence[CellSpan]) -> Edit:
