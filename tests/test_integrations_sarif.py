@@ -89,3 +89,17 @@ def test_notebook_results_carry_the_cell(tmp_path, monkeypatch):
     assert location["physicalLocation"]["region"]["startLine"] == 3
     assert location["logicalLocations"][0]["name"] == "cell 2"
     assert "fixes" not in result  # cell-relative edits are not edits of the file's text
+
+
+def test_a_fix_editing_another_file_has_a_change_per_file(tmp_path, monkeypatch):
+    from nondet_lint.reporters.sarif import sarif_log
+    from nondet_lint.types import Edit, Finding, Fix
+
+    monkeypatch.chdir(tmp_path)
+    write_project(tmp_path, {"lib.py": "x = 1\n", "train.py": "import torch\n"})
+    fix = Fix("Seed", "unsafe", (Edit(1, 0, 1, 0, "# a\n"), Edit(2, 0, 2, 0, "torch.manual_seed(0)\n", path="train.py")))
+    log = sarif_log([Finding("lib.py", 1, 0, "ND201", "m", 1, 1, fix)], load_rules())
+    jsonschema.validate(log, SCHEMA)
+    changes = log["runs"][0]["results"][0]["fixes"][0]["artifactChanges"]
+    assert [c["artifactLocation"]["uri"] for c in changes] == ["lib.py", "train.py"]
+    assert changes[1]["replacements"][0]["deletedRegion"] == {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 1}

@@ -8,7 +8,9 @@ as ``artifactChanges`` when there is one.
 
 Paths are URIs relative to ``%SRCROOT%``, the current folder.  Notebook findings carry
 their code cell in ``properties.cell`` and a logical location ``cell N``; their lines
-count in the cell, so they get no SARIF fix (a SARIF fix edits the file's raw text).
+count in the cell, so a fix that edits a notebook is left out (a SARIF fix edits the
+file's raw text).  A fix that edits another file (a seed block in the entry point) has
+one artifact change per file.
 """
 
 from __future__ import annotations
@@ -74,14 +76,21 @@ def _replacement(edit: Edit) -> Dict[str, Any]:
 
 
 def _fixes(finding: Finding) -> Optional[List[Dict[str, Any]]]:
-    if finding.fix is None or finding.cell is not None or not finding.fix.edits:
+    """The fix as one SARIF fix with a change per edited file (``Edit.path``, else the
+    finding's); none when an edit addresses a notebook cell (a fix is all or nothing)."""
+    if finding.fix is None or not finding.fix.edits or finding.cell is not None:
         return None
+    if any(edit.cell is not None for edit in finding.fix.edits):
+        return None
+    by_path: Dict[str, List[Edit]] = {}
+    for edit in finding.fix.edits:
+        by_path.setdefault(edit.path or finding.path, []).append(edit)
     return [{
         "description": {"text": finding.fix.title or "Fix"},
-        "artifactChanges": [{
-            "artifactLocation": artifact_uri(finding.path),
-            "replacements": [_replacement(edit) for edit in finding.fix.edits],
-        }],
+        "artifactChanges": [
+            {"artifactLocation": artifact_uri(path), "replacements": [_replacement(edit) for edit in edits]}
+            for path, edits in by_path.items()
+        ],
         "properties": {"applicability": finding.fix.applicability},
     }]
 
