@@ -239,3 +239,55 @@ def test_place_text_names_the_cell_for_messages(tmp_path):
     [result] = run([str(nb)], Config(root=str(tmp_path))).results
     assert place_text("n.ipynb", 3, result.facts) == "n.ipynb:cell 2:1"
     assert place_text("train.py", 3, {}) == "train.py:3"
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+LINES = st.sampled_from([
+    "x = 1", "%time f()", "!ls -la", "y = !pwd", "obj?", "for i in x:", "    !echo $i", '"""', "'''",
+    "s = ('a'", "     % b)", "a = [1,", "2]", "# %not a magic", "%%bash", "%%time", "\\", "def f():",
+    "    return 1", "print('!')", "",
+])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LINES, max_size=12))
+def test_masking_never_fails_and_keeps_every_line(lines):
+    source = "\n".join(lines)
+    masked = mask_ipython(source)
+    assert masked.count("\n") == source.count("\n")
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+        st.sampled_from(["cells", "cell_type", "source", "metadata", "language_info", "name", "code"]), inner, max_size=4,
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200) | JSON.map(lambda doc: json.dumps({"cells": doc}).encode()) | JSON.map(lambda doc: json.dumps(doc).encode()))
+def test_any_bytes_are_a_notebook_or_a_notebook_error(raw):
+    from nondet_lint.notebooks import NotebookError
+
+    try:
+        build_program(raw)
+    except NotebookError:
+        pass
+
+
+CELL = st.fixed_dictionaries({
+    "cell_type": st.sampled_from(["code", "code", "markdown", "raw"]),
+    "source": st.lists(LINES.map(lambda line: line + "\n"), max_size=5) | LINES,
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(CELL, max_size=5))
+def test_any_cells_give_findings_never_an_internal_error(tmp_path_factory, cells):
+    path = tmp_path_factory.mktemp("nb") / "n.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    code, _, err = run_cli([str(path)])
+    assert code in (0, 1) and err == ""
