@@ -16,6 +16,7 @@ from nondet_lint import __version__
 from nondet_lint.config import Config, discover_config, validate_codes, with_overrides
 from nondet_lint.docs import explain, list_rules
 from nondet_lint.fixes.options import add_arguments as add_fix_arguments, wants_fixes
+from nondet_lint.runoptions import add_arguments as add_run_arguments, run_options
 from nondet_lint.ruledata import CODE_RE, load_rules
 from nondet_lint.reporters import FORMATS, get_reporter
 from nondet_lint.reporters.text import statistics
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--write-baseline", action="store_true", help="record every current finding in the --baseline FILE and exit 0",
     )
+    add_run_arguments(parser)
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a rule and exit")
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
@@ -153,7 +155,7 @@ def _run(argv: Sequence[str], out, err, stdin=None) -> int:
 
     source = _read_stdin(args, stdin)
     config = resolve_config(args)
-    result = run(args.paths or ["."], config, stdin=source, stdin_filename=args.stdin_filename)
+    result = run(args.paths or ["."], config, stdin=source, stdin_filename=args.stdin_filename, **run_options(args, config))
     sources = {args.stdin_filename or "-": source} if source is not None else None
     if args.write_baseline:
         return _write_baseline(args, result.findings, sources, err)

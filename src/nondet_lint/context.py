@@ -75,6 +75,9 @@ class Deferred:
         return cls(data["path"], data["code"], data["line"], data["col"], data["end_line"], data["end_col"], data["payload"], fix)
 
 
+_SCOPES = (cst.FunctionDef, cst.Lambda)
+
+
 def parameter_names(nodes: Iterable[cst.CSTNode]) -> FrozenSet[str]:
     """Parameters of the functions and lambdas among ``nodes`` (they hide imported names)."""
     names = set()
@@ -113,6 +116,7 @@ class FileContext:
         # facts for the project index: one plain-data dict per analysis
         self.facts: Dict[str, Any] = {}
         self.pending: List[Pending] = []
+        self._parameters: Dict[int, FrozenSet[str]] = {}  # parameter names by function node
 
     # ---- names -------------------------------------------------------------------
     def shadowed_names(self) -> FrozenSet[str]:
@@ -125,8 +129,22 @@ class FileContext:
         dotted = dotted_name(node)
         if dotted is None:
             return None
-        shadowed = self.shadowed_names() if self.ancestors else frozenset()
-        return self.imports.resolve_dotted(dotted, shadowed)
+        resolved = self.imports.resolve_dotted(dotted)
+        if resolved is None or not self.ancestors:
+            return resolved
+        # only a name that resolves can be shadowed: look for it among the parameters
+        return None if self._is_parameter(dotted.partition(".")[0]) else resolved
+
+    def _is_parameter(self, name: str) -> bool:
+        cache = self._parameters
+        for node in self.ancestors:
+            if type(node) in _SCOPES:  # not isinstance(): ABC checks cost much on this path
+                names = cache.get(id(node))
+                if names is None:
+                    names = cache[id(node)] = parameter_names((node,))
+                if name in names:
+                    return True
+        return False
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(id(node))

@@ -20,12 +20,16 @@ import libcst as cst
 
 from nondet_lint import notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
+from nondet_lint.cache import open_cache
 from nondet_lint.checks import all_checks
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred, FileContext, NodeEdit, to_edits
 from nondet_lint.discovery import WalkError, discover, project_files
+from nondet_lint.nesting import NestingError, check_nesting
 from nondet_lint.nonpython import analyze_other_file
+from nondet_lint.parallel import analyze_files
 from nondet_lint.positions import node_spans
+from nondet_lint.prefilter import active_checks
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.selection import enabled_codes, ignored_for_path, is_ignored
 from nondet_lint.source import SourceError, SourceFile, read_source
@@ -118,6 +122,8 @@ def parse_error_finding(path: str, source: Optional[SourceFile], exc: Exception)
         if 0 < line <= len(text_lines) and PY2_HINT.match(text_lines[line - 1]):
             reason += " (Python 2 syntax? nondet-lint checks Python 3 code)"
         return Finding(path, max(line, 1), max(col, 0), "ND000", f"cannot parse: {reason}")
+    if isinstance(exc, NestingError):
+        return Finding(path, exc.line, exc.col, "ND000", f"cannot parse: {exc.reason}")
     if isinstance(exc, RecursionError):
         return Finding(path, 1, 0, "ND000", "cannot parse: code is nested too deeply")
     return Finding(path, 1, 0, "ND000", f"cannot parse: {exc}")
@@ -135,6 +141,7 @@ def analyze_source(
     """Pass 1 for one decoded Python source."""
     result = FileResult(path, module_name, is_package, suppressions=parse_suppressions(source.text))
     try:
+        check_nesting(source.text)  # libcst can crash or take minutes on such code
         module = cst.parse_module(source.text)
     except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
         if "ND000" in enabled:
@@ -145,10 +152,7 @@ def analyze_source(
         path=path, module=module, module_name=module_name, is_package=is_package,
         rules=rules, config=config, enabled=enabled,
     )
-    checks = [
-        check(ctx) for check in all_checks()
-        if not check.codes or any(code in enabled for code in check.codes)
-    ]
+    checks = [check(ctx) for check in active_checks(all_checks(), rules, enabled, ctx.imports, module_name)]
     walk(module, Dispatch(checks), ctx.ancestors, ctx.parents)
     for check in checks:
         check.finish()
@@ -242,7 +246,10 @@ def walk_error_findings(errors: Sequence[WalkError], enabled: FrozenSet[str]) ->
     return [Finding(e.path, 1, 0, "ND000", f"cannot read: {e.reason}") for e in errors]
 
 
-def run(paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, stdin_filename: Optional[str] = None) -> RunResult:
+def run(
+    paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, stdin_filename: Optional[str] = None,
+    workers: Optional[int] = None, cache_dir: Optional[str] = None,
+) -> RunResult:
     """Check ``paths`` (or one source from standard input) and return sorted findings.
 
     Only ``paths`` are reported, but project facts (entry points, seeds, switches, pins)
@@ -252,16 +259,17 @@ def run(paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, std
     rules = load_rules(tuple(config.rule_files))
     enabled = selected_codes(config, rules)
     exclude = (*config.exclude, *config.extend_exclude)
+    cache = open_cache(config, rules, enabled, cache_dir) if cache_dir else None  # workers/cache: parallel.py
     if stdin is not None:
         files, errors = [stdin_filename or "-"], []
         results = [analyze_file(files[0], config, rules, enabled, stdin)]
     else:
         files, errors = discover(paths, exclude)
-        results = [analyze_file(path, config, rules, enabled) for path in files]
+        results = analyze_files(files, config, rules, enabled, workers, cache)
     # the rest of the project matters only to candidates that wait for project facts
     given = paths if stdin is None else [stdin_filename] if stdin_filename else []
     others = project_files(config.root, given, files, exclude) if any(r.deferred for r in results) else []
-    rest = [analyze_file(path, config, rules, enabled).facts_only() for path in others]
+    rest = [r.facts_only() for r in analyze_files(others, config, rules, enabled, workers, cache)]
     extra = walk_error_findings(errors, enabled)
     return RunResult(decide(results, rest, extra, config, rules, enabled), files, results, rest, extra)
 

@@ -21,10 +21,11 @@ BUILTIN_NAMES: FrozenSet[str] = frozenset(dir(builtins))
 def dotted_name(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None (spelling only, no resolution)."""
     parts: List[str] = []
-    while isinstance(node, cst.Attribute):
+    # type() rather than isinstance(): libcst nodes are ABCs, and this runs for every name
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None

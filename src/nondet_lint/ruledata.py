@@ -5,6 +5,15 @@ message and fix-title templates, fix availability, documentation sections, examp
 that must fire and must not, and ``data``: the API tables its check reads.  Extra rule
 files named in the config extend the ``data`` tables of existing rules (lists are
 appended, tables merged), so in-house libraries need no code.
+
+Optional ``requires`` (in the ``[family]`` table, or per rule to override it): the
+top-level modules (``["torch"]``, ``["tensorflow", "keras"]``) a rule's check can act
+on. The engine skips a check for a file that imports none of them, so set it only when
+the check reports nothing, defers nothing and records no facts for such a file (a check
+that follows calls into project modules, which need not import the library, must leave
+it unset). No ``requires`` means the check runs on every file. An extra rule file that
+extends a rule's ``data`` clears its ``requires`` (the new names may come from any
+module) unless the extension gives a ``requires`` of its own, which is then added.
 """
 
 from __future__ import annotations
@@ -48,6 +57,7 @@ class Rule:
     fires: Tuple[Example, ...]
     passes: Tuple[Example, ...]
     data: Mapping[str, Any]
+    requires: Tuple[str, ...] = ()  # top-level modules the check needs; () = every file
 
     def format_message(self, **values: Any) -> str:
         try:
@@ -109,7 +119,15 @@ def _examples(raw: Any, where: str) -> Tuple[Example, ...]:
     return tuple(out)
 
 
-def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str) -> Rule:
+def _requires(value: Any, where: str) -> Tuple[str, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v and "." not in v for v in value):
+        raise ValueError(f"{where}: requires must be a list of top-level module names")
+    return tuple(sorted(set(value)))
+
+
+def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str, requires: Tuple[str, ...] = ()) -> Rule:
     where = f"{origin}: [{code}]"
     missing = [key for key in _REQUIRED if key not in table]
     if missing:
@@ -139,21 +157,26 @@ def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str) -
         fires=fires,
         passes=passes,
         data=table.get("data", {}),
+        requires=_requires(table["requires"], where) if "requires" in table else requires,
     )
 
 
 def parse_rule_file(text: str, origin: str) -> Tuple[List[Rule], Dict[str, Dict[str, Any]]]:
     """Return the rules a file defines and the ``data`` extensions it adds to others."""
     document = _toml.loads(text)
-    family = document.get("family", {}).get("name", Path(origin).stem)
+    family_table = document.get("family", {})
+    family = family_table.get("name", Path(origin).stem)
+    requires = _requires(family_table.get("requires"), f"{origin}: [family]")
     rules, extensions = [], {}
     for key, value in document.items():
         if not CODE_RE.match(key):
             continue
         if "name" in value:
-            rules.append(_parse_rule(key, value, family, origin))
+            rules.append(_parse_rule(key, value, family, origin, requires))
         else:
-            extensions[key] = value.get("data", {})
+            extensions[key] = {"data": value.get("data", {})}
+            if "requires" in value:
+                extensions[key]["requires"] = _requires(value["requires"], f"{origin}: [{key}]")
     return rules, extensions
 
 
@@ -196,9 +219,13 @@ def load_rules(extra_files: Sequence[str] = ()) -> RuleSet:
             raise UsageError(f"cannot load rule file {path}: {exc}") from exc
         for rule in defined:
             rules[rule.code] = rule
-        for code, data in extensions.items():
+        for code, extension in extensions.items():
             if code not in rules:
                 raise UsageError(f"rule file {path} extends unknown rule {code}")
             old = rules[code]
-            rules[code] = Rule(**{**old.__dict__, "data": _merge(old.data, data)})
+            extra_requires = extension.get("requires")
+            # new API names may live in any module: without a stated requirement the
+            # check must run on every file
+            requires = tuple(sorted({*old.requires, *extra_requires})) if extra_requires and old.requires else ()
+            rules[code] = Rule(**{**old.__dict__, "data": _merge(old.data, extension["data"]), "requires": requires})
     return RuleSet(rules.values())

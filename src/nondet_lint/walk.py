@@ -10,7 +10,6 @@ a parent map, and the parameter names that shadow imports inside functions.
 from __future__ import annotations
 
 import dataclasses
-from functools import lru_cache
 from typing import Callable, Dict, List, Sequence, Tuple
 
 import libcst as cst
@@ -48,30 +47,53 @@ _ORDER_OVERRIDES = {
 }
 
 
-@lru_cache(maxsize=None)
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
 def _syntax_fields(node_type: type) -> Tuple[str, ...]:
+    found = _FIELDS.get(node_type)
+    if found is not None:
+        return found
     if node_type in _ORDER_OVERRIDES:
-        return _ORDER_OVERRIDES[node_type]
+        _FIELDS[node_type] = _ORDER_OVERRIDES[node_type]
+        return _FIELDS[node_type]
     names = []
     for f in dataclasses.fields(node_type):
         if f.name.startswith("whitespace") or f.name in ("lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma", "semicolon", "equal", "star", "dot", "newline", "trailing_whitespace", "operator", "relative", "asynchronous"):
             continue
         names.append(f.name)
-    return tuple(names)
+    _FIELDS[node_type] = tuple(names)
+    return _FIELDS[node_type]
+
+
+# type -> whether its instances are syntax nodes the walk enters (a dict lookup instead of
+# isinstance() against abstract classes, which dominated the walk's time)
+_SYNTAX: Dict[type, bool] = {}
+
+
+def _is_syntax(node_type: type) -> bool:
+    found = _SYNTAX.get(node_type)
+    if found is None:
+        found = _SYNTAX[node_type] = issubclass(node_type, cst.CSTNode) and not issubclass(node_type, _SKIPPED_TYPES)
+    return found
 
 
 def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     """Syntax children of a node in source order."""
     out: List[cst.CSTNode] = []
-    for name in _syntax_fields(type(node)):
+    syntax = _SYNTAX
+    kind = type(node)
+    fields = _FIELDS.get(kind) or _syntax_fields(kind)
+    for name in fields:
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if not isinstance(value, _SKIPPED_TYPES):
-                out.append(value)
-        elif type(value) is tuple or type(value) is list:
+        kind = type(value)
+        if kind is tuple or kind is list:
             for item in value:
-                if isinstance(item, cst.CSTNode) and not isinstance(item, _SKIPPED_TYPES):
+                item_kind = type(item)
+                if syntax.get(item_kind) or (item_kind not in syntax and _is_syntax(item_kind)):
                     out.append(item)
+        elif syntax.get(kind) or (kind not in syntax and _is_syntax(kind)):
+            out.append(value)
     return out
 
 
@@ -113,20 +135,25 @@ _LEAVE = object()
 
 def walk(module: cst.Module, dispatch: Dispatch, ancestors: List[cst.CSTNode], parents: Dict[int, cst.CSTNode]) -> None:
     """Depth-first, source-order traversal calling handlers; ``ancestors`` is kept current."""
+    cache = dispatch._cache  # one dict lookup per node: this loop runs for every node
     stack: List[object] = [module]
     while stack:
         item = stack.pop()
         if item is _LEAVE:
             node = ancestors.pop()
-            for handler in dispatch.handlers(type(node))[1]:
+            for handler in cache[type(node)][1]:
                 handler(node)
             continue
         node = item  # type: ignore[assignment]
-        for handler in dispatch.handlers(type(node))[0]:
+        kind = type(node)
+        found = cache.get(kind) or dispatch.handlers(kind)
+        for handler in found[0]:
             handler(node)
         ancestors.append(node)
         stack.append(_LEAVE)
         kids = children(node)
-        for child in kids:
-            parents[id(child)] = node
-        stack.extend(reversed(kids))
+        if kids:
+            for child in kids:
+                parents[id(child)] = node
+            kids.reverse()
+            stack.extend(kids)

@@ -1,0 +1,176 @@
+"""Pass-1 results cached on disk, keyed by file content, so an unchanged file is not parsed again.
+
+Layout (like ruff's ``.ruff_cache``): ``<cache dir>/v1/<settings>/<entry>.json``.
+``settings`` digests everything besides the file that can change pass 1: the tool's
+version and the text of its own code, the Python and libcst versions, the config
+(``Config.fingerprint()``), the enabled codes and the rule data (bundled and extra rule
+files). ``entry`` digests the path as reported; an entry holds the file's module name
+and content digest and is used only when all three still match, so each file keeps one
+entry that is overwritten when it changes (the cache does not grow with edits).
+
+Entries are plain JSON, never pickle (the cache sits inside the scanned tree; reading it
+cannot run code), and a damaged or foreign entry is a miss. Writes go to a temporary
+file renamed into place, so concurrent runs (pre-commit runs hooks in parallel) never
+see half an entry; a cache that cannot be written (read-only checkout, full disk) is
+silently skipped. The folder carries a ``.gitignore`` of ``*`` and a ``CACHEDIR.TAG``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, Iterable, Optional
+
+FORMAT = "v1"
+ENV_DIR = "NONDET_LINT_CACHE_DIR"
+CACHEDIR_TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by nondet-lint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
+
+
+def content_digest(raw: bytes) -> str:
+    return hashlib.blake2b(raw, digest_size=20).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """The tool's version and its own source: a development checkout changes without a
+    version bump, and a stale cache must never change what is reported."""
+    from nondet_lint import __version__
+
+    digest = hashlib.blake2b(__version__.encode(), digest_size=20)
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode())
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            digest.update(b"?")
+    return digest.hexdigest()
+
+
+def rules_digest(rules: Iterable[Any]) -> str:
+    """Everything the rule data says (bundled rules and extra rule files merged)."""
+    payload = [sorted((k, repr(v)) for k, v in rule.__dict__.items()) for rule in rules]
+    return hashlib.blake2b(repr(payload).encode(), digest_size=20).hexdigest()
+
+
+def settings_digest(config: Any, rules: Iterable[Any], enabled: FrozenSet[str]) -> str:
+    import libcst
+
+    parts = [
+        FORMAT,
+        code_digest(),
+        sys.version,
+        getattr(libcst, "__version__", None) or _dist_version("libcst"),
+        config.fingerprint(),
+        ",".join(sorted(enabled)),
+        rules_digest(rules),
+    ]
+    return hashlib.blake2b("\0".join(parts).encode(), digest_size=16).hexdigest()
+
+
+def _dist_version(name: str) -> str:
+    try:
+        from importlib.metadata import version
+
+        return version(name)
+    except Exception:  # not installed as a distribution: the code digest still counts
+        return "?"
+
+
+def resolve_dir(config: Any, override: Optional[str] = None) -> str:
+    """The cache folder: ``--cache-dir``, else ``$NONDET_LINT_CACHE_DIR``, else the
+    configured ``cache-dir`` (relative to the project root)."""
+    chosen = override or os.environ.get(ENV_DIR) or config.cache_dir
+    if os.path.isabs(chosen):
+        return chosen
+    base = os.getcwd() if override or os.environ.get(ENV_DIR) else config.root
+    return os.path.join(base, chosen)
+
+
+class Cache:
+    """One run's view of the cache: fixed settings, entries looked up by path."""
+
+    def __init__(self, directory: str, settings: str) -> None:
+        self.root = directory
+        self.folder = os.path.join(directory, FORMAT, settings)
+        self.settings = settings
+        self.writable = True
+        self._ready = False
+
+    def _entry(self, path: str) -> str:
+        name = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+        return os.path.join(self.folder, name + ".json")
+
+    def get(self, path: str, module_name: str, is_package: bool, digest: str) -> Optional[Dict[str, Any]]:
+        """The cached pass-1 result (``FileResult.to_dict()`` data), or None."""
+        try:
+            with open(self._entry(path), "r", encoding="utf-8") as handle:
+                entry = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        if not isinstance(entry, dict):
+            return None
+        if (
+            entry.get("path") != path
+            or entry.get("content") != digest
+            or entry.get("module") != [module_name, is_package]
+            or not isinstance(entry.get("result"), dict)
+        ):
+            return None
+        return entry["result"]
+
+    def put(self, path: str, module_name: str, is_package: bool, digest: str, result_json: str) -> None:
+        if not self.writable:
+            return
+        head = json.dumps({"path": path, "content": digest, "module": [module_name, is_package]})
+        text = head[:-1] + ', "result": ' + result_json + "}"
+        try:
+            self._prepare()
+            fd, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                os.replace(temporary, self._entry(path))
+            except BaseException:
+                _remove(temporary)
+                raise
+        except OSError:
+            self.writable = False  # read-only checkout, full disk: run on without a cache
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        fresh = not os.path.isdir(self.root)
+        os.makedirs(self.folder, exist_ok=True)
+        if fresh or not os.path.exists(os.path.join(self.root, ".gitignore")):
+            _write_small(os.path.join(self.root, ".gitignore"), "# created by nondet-lint\n*\n")
+            _write_small(os.path.join(self.root, "CACHEDIR.TAG"), CACHEDIR_TAG)
+        self._ready = True
+
+
+def _write_small(path: str, text: str) -> None:
+    try:
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        pass
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def open_cache(config: Any, rules: Iterable[Any], enabled: FrozenSet[str], directory: str) -> Cache:
+    return Cache(directory, settings_digest(config, rules, enabled))

@@ -1,0 +1,286 @@
+"""Pass 1 over many files: results from the cache first, the rest in worker processes.
+
+- The parent reads each file once, looks its bytes up in the cache (``cache.py``) and
+  hands only the misses, bytes included, to the workers: a file edited while the run goes
+  on is analyzed and cached as one consistent version.
+- Where processes fork cheaply (Linux), misses are analyzed in forked workers even when
+  there is one (``--workers 1``, pre-commit): a crash of libcst's native parser (a
+  segmentation fault) then kills a worker, not the run. The files a dead worker held are
+  retried one per process; one that kills its process again is reported as ND000.
+- The number of workers grows with the files to parse (``FILES_PER_WORKER`` each), so a
+  pre-commit run with one changed file forks one worker, not one per core.
+- Results travel as JSON text and are read back with ``FileResult.from_dict`` in every
+  mode (in process, in workers, from the cache), so pass 2 sees the same data whatever
+  the worker count or cache state, and the output is byte-identical.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import stat
+import sys
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+
+from nondet_lint.cache import Cache, content_digest
+from nondet_lint.source import SourceError
+from nondet_lint.types import Finding
+
+CONTENT_SUFFIXES = (".py", ".ipynb")  # analyzed from their bytes, so cacheable
+FILES_PER_WORKER = 8  # below this many files to parse, one more worker costs more than it saves
+SPAWN_MINIMUM = 64  # where workers start a fresh interpreter (no fork), fewer files stay in process
+
+
+def default_workers() -> int:
+    """One per CPU this process may use; one under pre-commit, which already runs hooks
+    in parallel."""
+    if os.environ.get("PRE_COMMIT"):
+        return 1
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def can_fork() -> bool:
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+
+
+def worker_count(requested: Optional[int], jobs: int) -> int:
+    """Processes to start for ``jobs`` files to parse; 0 means analyze them in this process."""
+    if not requested or jobs == 0:
+        return 0
+    if not can_fork() and jobs < SPAWN_MINIMUM:
+        return 0
+    return max(1, min(requested, -(-jobs // FILES_PER_WORKER)))
+
+
+@dataclass
+class Job:
+    index: int
+    path: str
+    module_name: str
+    is_package: bool
+    raw: bytes
+    digest: str
+
+
+def analyze_files(
+    paths: Sequence[str], config: Any, rules: Any, enabled: FrozenSet[str],
+    workers: Optional[int] = None, cache: Optional[Cache] = None,
+) -> List[Any]:
+    """Pass 1 (``engine.analyze_file``) for every path, in order.
+
+    ``workers``: None analyzes in this process (the library default); a number allows
+    up to that many worker processes. ``cache``: where results are looked up and stored.
+    """
+    from nondet_lint.engine import FileResult, analyze_file, module_name_for
+
+    results: List[Any] = [None] * len(paths)
+    jobs: List[Job] = []
+    for index, path in enumerate(paths):
+        if not path.endswith(CONTENT_SUFFIXES):  # requirement files: small, read by their checker
+            results[index] = _normalized(analyze_file(path, config, rules, enabled))
+            continue
+        module_name, is_package = module_name_for(path)
+        try:
+            raw = read_regular(path)
+        except SourceError as exc:
+            results[index] = _unreadable(path, module_name, is_package, exc, enabled)
+            continue
+        except OSError:
+            results[index] = _normalized(analyze_file(path, config, rules, enabled))  # reports why
+            continue
+        digest = content_digest(raw)
+        cached = cache.get(path, module_name, is_package, digest) if cache else None
+        if cached is not None:
+            try:
+                results[index] = FileResult.from_dict(cached)
+                continue
+            except (KeyError, TypeError, ValueError, AttributeError):
+                pass  # an entry of another shape: analyze again
+        jobs.append(Job(index, path, module_name, is_package, raw, digest))
+    count = worker_count(workers, len(jobs))
+    outcomes = _in_workers(jobs, count, config, rules, enabled, cache) if count else _in_process(jobs, config, rules, enabled, cache)
+    for job, text in outcomes:
+        results[job.index] = FileResult.from_dict(json.loads(text))
+    return results
+
+
+def read_regular(path: str) -> bytes:
+    """The bytes of a regular file (a FIFO or device named ``.py`` would block or never end)."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        if stat.S_ISDIR(info.st_mode):
+            raise SourceError("is a directory")
+        raise SourceError("not a regular file")
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _unreadable(path: str, module_name: str, is_package: bool, exc: SourceError, enabled: FrozenSet[str]) -> Any:
+    from nondet_lint.engine import FileResult
+
+    result = FileResult(path, module_name, is_package)
+    if "ND000" in enabled:
+        result.findings.append(Finding(path, exc.line, exc.col, "ND000", f"cannot read file: {exc.reason}"))
+    return _normalized(result)
+
+
+def _normalized(result: Any) -> Any:
+    return type(result).from_dict(json.loads(to_json(result)))
+
+
+def to_json(result: Any) -> str:
+    return json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+def analyze_job(job: Job, config: Any, rules: Any, enabled: FrozenSet[str]) -> Tuple[str, bool]:
+    """(JSON text of the file's ``FileResult``, whether it may be cached)."""
+    from nondet_lint.engine import FileResult, analyze_file
+
+    try:
+        return to_json(analyze_file(job.path, config, rules, enabled, stdin=job.raw)), True
+    except RecursionError:
+        # libcst's code generation and some analyses recurse once or twice per level
+        reason, cacheable = "cannot parse: code is nested too deeply", True
+    except MemoryError:
+        reason, cacheable = "cannot parse: not enough memory", False
+    result = FileResult(job.path, job.module_name, job.is_package)
+    if "ND000" in enabled:
+        result.findings.append(Finding(job.path, 1, 0, "ND000", reason))
+    return to_json(result), cacheable
+
+
+def _in_process(jobs: Sequence[Job], config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache]) -> Iterator[Tuple[Job, str]]:
+    for job in jobs:
+        text, cacheable = analyze_job(job, config, rules, enabled)
+        if cache and cacheable:
+            cache.put(job.path, job.module_name, job.is_package, job.digest, text)
+        yield job, text
+
+
+# ---- worker processes ----------------------------------------------------------------
+
+_WORKER: Dict[str, Any] = {}
+_STARTED, _FINISHED = 1, 2
+
+
+def _init_worker(config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache], progress: Any) -> None:
+    # Ctrl-C is the parent's to handle: it stops the workers itself
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER.update(config=config, rules=rules, enabled=enabled, cache=cache, progress=progress)
+
+
+def _work(slot: int, job: Job) -> str:
+    progress = _WORKER["progress"]
+    progress[slot] = _STARTED
+    text, cacheable = analyze_job(job, _WORKER["config"], _WORKER["rules"], _WORKER["enabled"])
+    cache = _WORKER["cache"]
+    if cache and cacheable:
+        cache.put(job.path, job.module_name, job.is_package, job.digest, text)
+    progress[slot] = _FINISHED
+    return text
+
+
+def _context() -> Any:
+    return multiprocessing.get_context("fork") if can_fork() else multiprocessing.get_context("spawn")
+
+
+def _in_workers(
+    jobs: Sequence[Job], count: int, config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache],
+) -> Iterator[Tuple[Job, str]]:
+    context = _context()
+    # largest first, so no worker is left with a big file at the end
+    remaining = sorted(jobs, key=lambda job: (-len(job.raw), job.index))
+    while remaining:
+        progress = context.RawArray("b", len(remaining))
+        done: Dict[int, str] = {}
+        pool = ProcessPoolExecutor(count, mp_context=context, initializer=_init_worker, initargs=(config, rules, enabled, cache, progress))
+        try:
+            futures = {pool.submit(_work, slot, job): slot for slot, job in enumerate(remaining)}
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    slot = futures[future]
+                    try:
+                        done[slot] = future.result()
+                    except BrokenProcessPool:
+                        continue
+                    yield remaining[slot], done[slot]
+        except BrokenProcessPool:
+            pass
+        except BaseException:
+            _stop(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if len(done) == len(remaining):
+            return
+        # a worker died: the files that were being analyzed are suspects, retried alone
+        suspects = [job for slot, job in enumerate(remaining) if slot not in done and progress[slot] == _STARTED]
+        untouched = [job for slot, job in enumerate(remaining) if slot not in done and progress[slot] != _STARTED]
+        for job in suspects:
+            yield job, _alone(job, context, config, rules, enabled, cache)
+        if untouched and not suspects:
+            # the pool broke before any file started (cannot fork): go on in this process
+            yield from _in_process(untouched, config, rules, enabled, cache)
+            return
+        remaining = untouched
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Interrupted: end the workers now rather than after their current file."""
+    processes = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        try:
+            process.terminate()
+        except (OSError, AttributeError):
+            pass
+
+
+def _solo(job: Job, config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache], sender: Any) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    text, cacheable = analyze_job(job, config, rules, enabled)
+    if cache and cacheable:
+        cache.put(job.path, job.module_name, job.is_package, job.digest, text)
+    sender.send(text)
+    sender.close()
+
+
+def _alone(job: Job, context: Any, config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache]) -> str:
+    """Analyze one file in a process of its own; a process that dies is reported as ND000."""
+    from nondet_lint.engine import FileResult
+
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_solo, args=(job, config, rules, enabled, cache, sender))
+    process.start()
+    sender.close()
+    try:
+        text = receiver.recv()
+    except EOFError:
+        text = None
+    finally:
+        process.join()
+        receiver.close()
+    if text is not None:
+        return text
+    result = FileResult(job.path, job.module_name, job.is_package)
+    if "ND000" in enabled:
+        result.findings.append(Finding(job.path, 1, 0, "ND000", f"cannot parse: the parser crashed on this file ({_signal_name(process.exitcode)})"))
+    return to_json(result)
+
+
+def _signal_name(exitcode: Optional[int]) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit status {exitcode}"

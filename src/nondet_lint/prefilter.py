@@ -1,0 +1,54 @@
+"""Which checks can matter for a file, decided from its imports before the walk.
+
+A rule whose data names only, say, ``torch`` APIs cannot match in a module that never
+imports ``torch``: names are resolved through the module's imports (``ctx.qualname``),
+never by spelling. Rule files declare this as ``requires`` (see ``ruledata``); a check
+runs on a file when one of its enabled rules has no ``requires``, or the file imports one
+of the required modules, or the file itself belongs to one of them (linting the
+library's own source, where its names resolve through local definitions).
+
+Parsing is never skipped: the project analyses (entry points, calls between project
+modules) need every module, and ND000 must see every syntax error.
+"""
+
+from __future__ import annotations
+
+from typing import FrozenSet, Iterable, List, Optional, Tuple, Type
+
+from nondet_lint.checks.base import Check
+from nondet_lint.names import ImportMap
+from nondet_lint.ruledata import RuleSet
+
+
+def check_requires(check: Type[Check], rules: RuleSet, enabled: FrozenSet[str]) -> Optional[Tuple[str, ...]]:
+    """The modules a check needs, or None when it must run on every file."""
+    codes = [code for code in check.codes if code in enabled and code in rules]
+    if not codes:
+        return None
+    needed = set()
+    for code in codes:
+        requires = rules[code].requires
+        if not requires:
+            return None
+        needed.update(requires)
+    return tuple(sorted(needed))
+
+
+def wanted(requires: Optional[Tuple[str, ...]], imports: ImportMap, module_name: str) -> bool:
+    if requires is None:
+        return True
+    top = module_name.split(".")[0]
+    return top in requires or imports.mentions(*requires)
+
+
+def active_checks(
+    checks: Iterable[Type[Check]], rules: RuleSet, enabled: FrozenSet[str], imports: ImportMap, module_name: str,
+) -> List[Type[Check]]:
+    """The checks to run on one file: enabled, and able to match given its imports."""
+    out = []
+    for check in checks:
+        if check.codes and not any(code in enabled for code in check.codes):
+            continue
+        if wanted(check_requires(check, rules, enabled), imports, module_name):
+            out.append(check)
+    return out
