@@ -12,7 +12,8 @@ Entries are plain JSON, never pickle (the cache sits inside the scanned tree; re
 cannot run code), and a damaged or foreign entry is a miss. Writes go to a temporary
 file renamed into place, so concurrent runs (pre-commit runs hooks in parallel) never
 see half an entry; a cache that cannot be written (read-only checkout, full disk) is
-silently skipped. The folder carries a ``.gitignore`` of ``*`` and a ``CACHEDIR.TAG``.
+silently skipped. The folder carries a ``.gitignore`` of ``*`` and a ``CACHEDIR.TAG``;
+only the ``KEEP`` newest settings folders are kept.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 import tempfile
 from functools import lru_cache
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any, Dict, FrozenSet, Iterable, Optional
 
 FORMAT = "v1"
+KEEP = 4  # settings folders kept (several configs, e.g. a pre-commit hook and CI, may alternate)
 ENV_DIR = "NONDET_LINT_CACHE_DIR"
 CACHEDIR_TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -149,12 +152,27 @@ class Cache:
     def _prepare(self) -> None:
         if self._ready:
             return
-        fresh = not os.path.isdir(self.root)
+        new_settings = not os.path.isdir(self.folder)
         os.makedirs(self.folder, exist_ok=True)
-        if fresh or not os.path.exists(os.path.join(self.root, ".gitignore")):
+        if not os.path.exists(os.path.join(self.root, ".gitignore")):
             _write_small(os.path.join(self.root, ".gitignore"), "# created by nondet-lint\n*\n")
             _write_small(os.path.join(self.root, "CACHEDIR.TAG"), CACHEDIR_TAG)
+        if new_settings:
+            self._prune()
         self._ready = True
+
+    def _prune(self) -> None:
+        """Keep the ``KEEP`` most recently created settings folders: each new version or
+        config starts a folder, and old ones would pile up."""
+        parent = os.path.dirname(self.folder)
+        try:
+            folders = [os.path.join(parent, name) for name in os.listdir(parent) if not name.startswith(".")]
+            folders.sort(key=lambda path: os.stat(path).st_mtime, reverse=True)
+        except OSError:
+            return
+        for old in folders[KEEP:]:
+            if old != self.folder:
+                shutil.rmtree(old, ignore_errors=True)
 
 
 def _write_small(path: str, text: str) -> None:

@@ -22,7 +22,7 @@ import os
 import signal
 import stat
 import sys
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
@@ -34,6 +34,7 @@ from nondet_lint.types import Finding
 CONTENT_SUFFIXES = (".py", ".ipynb")  # analyzed from their bytes, so cacheable
 FILES_PER_WORKER = 8  # below this many files to parse, one more worker costs more than it saves
 SPAWN_MINIMUM = 64  # where workers start a fresh interpreter (no fork), fewer files stay in process
+BATCH_BYTES, BATCH_FILES = 32 * 1024, 64  # small files travel to the workers together
 
 
 def default_workers() -> int:
@@ -177,15 +178,32 @@ def _init_worker(config: Any, rules: Any, enabled: FrozenSet[str], cache: Option
     _WORKER.update(config=config, rules=rules, enabled=enabled, cache=cache, progress=progress)
 
 
-def _work(slot: int, job: Job) -> str:
+def _work(batch: List[Tuple[int, Job]]) -> List[str]:
     progress = _WORKER["progress"]
-    progress[slot] = _STARTED
-    text, cacheable = analyze_job(job, _WORKER["config"], _WORKER["rules"], _WORKER["enabled"])
     cache = _WORKER["cache"]
-    if cache and cacheable:
-        cache.put(job.path, job.module_name, job.is_package, job.digest, text)
-    progress[slot] = _FINISHED
-    return text
+    texts = []
+    for slot, job in batch:
+        progress[slot] = _STARTED
+        text, cacheable = analyze_job(job, _WORKER["config"], _WORKER["rules"], _WORKER["enabled"])
+        if cache and cacheable:
+            cache.put(job.path, job.module_name, job.is_package, job.digest, text)
+        progress[slot] = _FINISHED
+        texts.append(text)
+    return texts
+
+
+def batches(jobs: Sequence[Job]) -> List[List[Tuple[int, Job]]]:
+    """Jobs (largest first) grouped so that each task is worth sending to a worker: a big
+    file alone, small ones together."""
+    out: List[List[Tuple[int, Job]]] = []
+    size = 0
+    for slot, job in enumerate(jobs):
+        if not out or size >= BATCH_BYTES or len(out[-1]) >= BATCH_FILES:
+            out.append([])
+            size = 0
+        out[-1].append((slot, job))
+        size += len(job.raw)
+    return out
 
 
 def _context() -> Any:
@@ -203,17 +221,15 @@ def _in_workers(
         done: Dict[int, str] = {}
         pool = ProcessPoolExecutor(count, mp_context=context, initializer=_init_worker, initargs=(config, rules, enabled, cache, progress))
         try:
-            futures = {pool.submit(_work, slot, job): slot for slot, job in enumerate(remaining)}
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    slot = futures[future]
-                    try:
-                        done[slot] = future.result()
-                    except BrokenProcessPool:
-                        continue
-                    yield remaining[slot], done[slot]
+            futures = {pool.submit(_work, batch): batch for batch in batches(remaining)}
+            for future in as_completed(futures):
+                try:
+                    texts = future.result()
+                except BrokenProcessPool:
+                    continue
+                for (slot, job), text in zip(futures[future], texts):
+                    done[slot] = text
+                    yield job, text
         except BrokenProcessPool:
             pass
         except BaseException:

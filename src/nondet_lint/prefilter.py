@@ -13,6 +13,7 @@ modules) need every module, and ND000 must see every syntax error.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import FrozenSet, Iterable, List, Optional, Tuple, Type
 
 from nondet_lint.checks.base import Check
@@ -20,8 +21,10 @@ from nondet_lint.names import ImportMap
 from nondet_lint.ruledata import RuleSet
 
 
+@lru_cache(maxsize=1024)
 def check_requires(check: Type[Check], rules: RuleSet, enabled: FrozenSet[str]) -> Optional[Tuple[str, ...]]:
-    """The modules a check needs, or None when it must run on every file."""
+    """The modules a check needs, or None when it must run on every file (the same for
+    every file of a run: cached)."""
     codes = [code for code in check.codes if code in enabled and code in rules]
     if not codes:
         return None

@@ -1,0 +1,116 @@
+"""Pass 1 in worker processes: the same results as in process, whatever the worker
+count, and a worker that dies (a native parser crash) costs one ND000, not the run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import write_project
+from nondet_lint import engine, parallel
+from nondet_lint.config import Config
+
+BENCH = "import torch\ntorch.backends.cudnn.benchmark = True\n"
+needs_fork = pytest.mark.skipif(not parallel.can_fork(), reason="crash isolation needs fork")
+
+
+def project(root: Path, count: int = 12) -> Path:
+    files = {f"pkg/m{i:02d}.py": (BENCH if i % 3 == 0 else f"import os\nX{i} = os.listdir('.')\n") for i in range(count)}
+    files["pkg/__init__.py"] = ""
+    files["train.py"] = "import torch\nfrom pkg import m00\nif __name__ == '__main__':\n    torch.rand(3)\n"
+    return write_project(root, files)
+
+
+def outcome(root: Path, workers):
+    result = engine.run([str(root)], Config(root=str(root)), workers=workers)
+    return [f.to_dict() for f in result.findings], [r.to_dict() for r in result.results]
+
+
+def test_worker_count_grows_with_the_files_to_parse(monkeypatch):
+    monkeypatch.setattr(parallel, "can_fork", lambda: True)
+    assert parallel.worker_count(None, 100) == 0  # library default: in this process
+    assert parallel.worker_count(4, 0) == 0  # everything came from the cache
+    assert parallel.worker_count(4, 1) == 1  # one changed file: one worker
+    assert parallel.worker_count(4, parallel.FILES_PER_WORKER * 2 + 1) == 3
+    assert parallel.worker_count(2, 1000) == 2
+    monkeypatch.setattr(parallel, "can_fork", lambda: False)
+    assert parallel.worker_count(4, parallel.SPAWN_MINIMUM - 1) == 0  # no fork: not worth a fresh interpreter
+
+
+def test_pre_commit_gets_one_worker(monkeypatch):
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    assert parallel.default_workers() == 1
+    monkeypatch.delenv("PRE_COMMIT")
+    assert parallel.default_workers() >= 1
+
+
+@pytest.mark.parametrize("workers", [1, 2, 3])
+def test_workers_give_the_same_results_as_in_process(tmp_path, monkeypatch, workers):
+    monkeypatch.setattr(parallel, "FILES_PER_WORKER", 1)  # really use every worker
+    project(tmp_path)
+    expected = outcome(tmp_path, None)
+    assert [f["code"] for f in expected[0]].count("ND201") == 4
+    assert outcome(tmp_path, workers) == expected
+
+
+def crash_on(name: str, how: str):
+    real = parallel.analyze_job
+
+    def analyze(job, *args):
+        if Path(job.path).name == name:
+            if how == "segfault":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            os._exit(3)
+        return real(job, *args)
+
+    return analyze
+
+
+@needs_fork
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("how", ["segfault", "exit"])
+def test_a_crashing_file_is_reported_and_the_rest_is_checked(tmp_path, monkeypatch, workers, how):
+    monkeypatch.setattr(parallel, "FILES_PER_WORKER", 1)
+    project(tmp_path)
+    expected, _ = outcome(tmp_path, None)
+    # workers are forked from this process, so they inherit the booby trap
+    monkeypatch.setattr(parallel, "analyze_job", crash_on("m04.py", how))
+    findings, _ = outcome(tmp_path, workers)
+    crashed = [f for f in findings if f["code"] == "ND000"]
+    assert [(Path(f["path"]).name, f["line"]) for f in crashed] == [("m04.py", 1)]
+    assert "crashed" in crashed[0]["message"] and ("SIGSEGV" in crashed[0]["message"]) == (how == "segfault")
+    others = [f for f in findings if f["code"] != "ND000" and Path(f["path"]).name != "m04.py"]
+    assert others == [f for f in expected if Path(f["path"]).name != "m04.py"]
+
+
+def test_recursion_error_in_an_analysis_is_nd000(tmp_path, monkeypatch):
+    write_project(tmp_path, {"deep.py": "x = 1\n", "ok.py": BENCH})
+    real = engine.analyze_file
+
+    def deep(path, *args, **kwargs):
+        if path.endswith("deep.py"):
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(engine, "analyze_file", deep)
+    findings = engine.run([str(tmp_path)], Config(root=str(tmp_path))).findings
+    assert [(Path(f.path).name, f.code, f.line) for f in findings] == [("deep.py", "ND000", 1), ("ok.py", "ND201", 2)]
+    assert "nested too deeply" in findings[0].message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs")
+def test_a_fifo_named_py_does_not_hang_the_run(tmp_path):
+    write_project(tmp_path, {"ok.py": BENCH})
+    os.mkfifo(tmp_path / "pipe.py")
+    done = subprocess.run(
+        [sys.executable, "-m", "nondet_lint", str(tmp_path), "--no-cache"], capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert "ok.py:2:1: ND201" in lines[0]
+    assert lines[1].endswith("pipe.py:1:1: ND000 cannot read file: not a regular file")
