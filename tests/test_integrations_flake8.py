@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -89,7 +90,10 @@ def test_bad_config_is_one_finding_not_a_traceback(tmp_path):
 
 
 @pytest.fixture
-def probe(monkeypatch):
+def probe(monkeypatch, tmp_path_factory):
+    from nondet_lint.cache import ENV_DIR
+
+    monkeypatch.setenv(ENV_DIR, str(tmp_path_factory.mktemp("cache")))  # results of the probe stay here
     real = engine.all_checks
     monkeypatch.setattr(engine, "all_checks", lambda: [*real(), SeedProbe])
     flake8_plugin._INDEX.clear()
@@ -112,3 +116,14 @@ def test_project_facts_from_the_rest_of_the_project(tmp_path, probe, capsys, mon
     flake8_plugin._INDEX.clear()  # a new flake8 process would index again
     total, out = run_in_process(["pkg/data.py"], capsys)
     assert total == 1 and out.startswith("pkg/data.py:4:12: ND201 unseeded")
+
+
+def test_project_index_goes_through_the_content_cache(tmp_path, probe, capsys, monkeypatch):
+    from nondet_lint.cache import ENV_DIR
+
+    write_project(tmp_path, SEEDED_ELSEWHERE)
+    monkeypatch.chdir(tmp_path)
+    run_in_process(["pkg/data.py"], capsys)
+    cache_dir = os.environ[ENV_DIR]
+    stored = [name for _, _, names in os.walk(cache_dir) for name in names if name.endswith(".json")]
+    assert len(stored) >= 2  # train.py and pkg/data.py at least (pyproject.toml is not cached)

@@ -19,9 +19,11 @@ from functools import lru_cache
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from nondet_lint import __version__
+from nondet_lint.cache import open_cache, resolve_dir
 from nondet_lint.config import Config, discover_config
 from nondet_lint.discovery import discover
-from nondet_lint.engine import FileResult, analyze_file, analyze_source, module_name_for, resolve_project, selected_codes
+from nondet_lint.engine import FileResult, analyze_source, module_name_for, resolve_project, selected_codes
+from nondet_lint.parallel import analyze_files
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.source import SourceFile
 from nondet_lint.suppression import Suppressions
@@ -39,13 +41,15 @@ _INDEX: Dict[Tuple[str, str], Tuple[FileResult, ...]] = {}
 
 
 def _project_index(root: str, config: Config) -> Tuple[FileResult, ...]:
-    """Facts of every checkable file under ``root`` (once per process and config)."""
+    """Facts of every checkable file under ``root`` (once per process and config),
+    through the content cache that ``nondet-lint`` runs fill and read."""
     key = (root, config.fingerprint())
     if key not in _INDEX:
         rules = load_rules(tuple(config.rule_files))
         enabled = selected_codes(config, rules)
         files, _ = discover([root], (*config.exclude, *config.extend_exclude))
-        _INDEX[key] = tuple(analyze_file(path, config, rules, enabled).facts_only() for path in files)
+        cache = open_cache(config, rules, enabled, resolve_dir(config))  # shared with nondet-lint runs
+        _INDEX[key] = tuple(r.facts_only() for r in analyze_files(files, config, rules, enabled, None, cache))
     return _INDEX[key]
 
 
