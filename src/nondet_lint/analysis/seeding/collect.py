@@ -9,9 +9,11 @@ their arguments):
   code (``target`` is a qualified name, ``*.name`` for a name from a star import,
   ``super:<class>:<method>``); argument descriptors let pass 2 evaluate guards inside;
 * ``["r", target]``: a function passed as a value (a callback: it runs later);
-* ``["u", rng, cid]``: a use of an RNG's global state (candidate ``cid``);
+* ``["u", rng, cid, guards]``: a use of an RNG's global state (candidate ``cid``);
 * ``["i", module]``: an import, which runs the module's code the first time;
-* ``["m"]``: where the main block runs when the module is the program.
+* ``["m"]``: where the main block runs when the module is the program;
+* ``["x", rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
+* ``["t"]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``).
 
 Guards are ``[condition, anchor]`` pairs (``conditions``).  Values that change between
 runs are followed from where they are made (``time.time()``, an unseeded draw) to the
@@ -58,6 +60,8 @@ class Scope:
         self.guards: List[Dict[str, Any]] = []
         self.after: List[Dict[str, Any]] = []  # guards of early returns, for the rest
         self.sunk_params: Set[str] = set()
+        self.assigned_attrs: Set[str] = set()  # ``args.seed = ...``: no longer the default
+        self.trains = False
         if shared is not None:  # the main block shares the module's names
             self.types, self.taint, self.local_defs = shared.types, shared.taint, shared.local_defs
         else:
@@ -77,6 +81,7 @@ class Collector(Check):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.t: Tables = tables_for(ctx.rules)
+        self.outside = self.t.outside_roots
         self.modq = ctx.module_name
         self.module_scope = Scope(MODULE)
         self.scopes: List[Scope] = [self.module_scope]
@@ -88,6 +93,7 @@ class Collector(Check):
         self.marks: Dict[int, Tuple[Any, ...]] = {}  # id(node) -> value that varies per run
         self.mark_nodes: Dict[int, cst.CSTNode] = {}
         self.mark_guards: Dict[int, List[List[Any]]] = {}
+        self.holds_mark: Set[int] = set()
         self.origins: List[Dict[str, Any]] = []
         self.origin_ids: Dict[int, int] = {}
         self.opts: Dict[str, Dict[str, Any]] = {}
@@ -300,6 +306,8 @@ class Collector(Check):
         key = dotted_name(target)
         if key is None:
             return
+        if isinstance(target, cst.Attribute):
+            scope.assigned_attrs.add(key)
         mark = self._value_mark(value)
         if mark is not None:
             scope.taint[key] = mark
@@ -361,6 +369,12 @@ class Collector(Check):
             return f"*.{root}", root, False
         return None, None, False
 
+    def _outside(self, qualname: str) -> bool:
+        """A name in a framework the rule data knows or in the standard library: never
+        project code, so its calls need no event."""
+        root = qualname.partition(".")[0]
+        return root in self.outside and root != self.modq.partition(".")[0]
+
     def _qual(self, local_path: str) -> str:
         return f"{self.modq}.{local_path}" if self.modq else local_path
 
@@ -378,9 +392,11 @@ class Collector(Check):
                 if self.ctx.qualname(node) is None:
                     return ["g", name]
             return None
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value not in ("self", "cls"):
             owner = node.value.value
             scope = self.scope
+            if f"{owner}.{node.attr.value}" in scope.assigned_attrs or f"{owner}.{node.attr.value}" in self.module_scope.assigned_attrs:
+                return None
             typed = self._lookup("types", owner)
             if typed == NAMESPACE or owner in scope.params or (typed is not None and self.ctx.qualname(node.value) is None):
                 return ["o", node.attr.value]
@@ -413,6 +429,11 @@ class Collector(Check):
     def leave_Call(self, node: cst.Call) -> None:
         q, root, bound = self._target(node.func)
         t = self.t
+        if not self.scope.trains:
+            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            if t.is_training(q, method):
+                self.scope.trains = True
+                self.scope.add(["t"])
         handled = False
         if q is not None and not q.startswith(("super:", "*.")):
             seeder = t.seeders.get(q)
@@ -423,18 +444,21 @@ class Collector(Check):
                 handled = self._known_call(node, q, root)
         if not handled and isinstance(node.func, cst.Attribute):
             handled = self._method_call(node, node.func.attr.value, q)
-        if not handled and q is not None and not q.startswith("builtins."):
+        if not handled and q is not None and not self._outside(q):
             self._call_event(node, q, root, bound)
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
                 self._sink(arg.value)
             elif not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
                 ref, ref_root, _ = self._target(arg.value)
-                if ref is not None and not ref.startswith(("builtins.", "super:")):
+                if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add(["r", ref], ref_root)
 
     def _known_call(self, node: cst.Call, q: str, root: Optional[str]) -> bool:
         t = self.t
+        if q in t.restorers:
+            self.scope.add(["x", list(t.restorers[q])], root)
+            return True
         consumer = t.consumers.get(q)
         if consumer is not None:
             self._consumer(node, consumer, root)
@@ -516,7 +540,7 @@ class Collector(Check):
                 keywords[arg.keyword.value] = desc
         event = ["c", q, [positional, keywords], self._guards(), 1 if bound else 0]
         self.scope.add(event, root)
-        if self.marks or self.scope.taint or self.module_scope.taint:
+        if id(node) in self.holds_mark or self.scope.taint or self.module_scope.taint:
             for index, arg in enumerate(node.args):
                 if arg.star:
                     break
@@ -528,7 +552,7 @@ class Collector(Check):
     # ---- seeds and uses -----------------------------------------------------------
     def _seed(self, node: cst.Call, q: str, seeder: Seeder, root: Optional[str]) -> None:
         if seeder.always_random:
-            self.ctx.report(node, "ND107", problem=f"`{short_name(q)}()` reseeds from OS entropy, so it covers nothing")
+            self.ctx.report(node, "ND107", problem=f"`{short_name(q)}()` reseeds the global RNG from OS entropy: every draw after it differs between runs, whatever was seeded before")
             return
         value = find_arg(node, seeder.kw, seeder.pos) if (seeder.kw or seeder.pos is not None) else None
         literal = literal_value(value, self.ctx.qualname)
@@ -554,9 +578,10 @@ class Collector(Check):
 
     def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
         cid = self._cand(node, code, payload)
-        self.scope.add(["u", rng, cid], root)
+        self.scope.add(["u", rng, cid, self._guards()], root)
         self.marks[id(node)] = ("draw", rng, cid)
         self.mark_nodes[id(node)] = node
+        self._note_mark(node)
         return cid
 
     # ---- call-site candidates (decided with the seeds in pass 2) ---------------------
@@ -587,6 +612,8 @@ class Collector(Check):
             default = api.get("random_state_default", "None")
             if default != "None":
                 return
+        if api.get("unless") and any_holds(node, api["unless"], api.get("defaults", {}), self.ctx.qualname) is True:
+            return
         random = True
         if api.get("when"):
             random = any_holds(node, api["when"], api.get("defaults", {}), self.ctx.qualname) is True
@@ -598,7 +625,7 @@ class Collector(Check):
         why = api.get("why")
         cid = self._cand(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
                                          "state": "None" if state is not None else "omitted"}, fix)
-        self.scope.add(["u", "numpy", cid], root)
+        self.scope.add(["u", "numpy", cid, self._guards()], root)
 
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
         if has_star_args(node):
@@ -623,10 +650,10 @@ class Collector(Check):
         workers = self._workers(node)
         if shuffle is True:
             cid = self._cand(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
-            self.scope.add(["u", "torch", cid], root)
+            self.scope.add(["u", "torch", cid, self._guards()], root)
         elif workers:
             cid = self._cand(node, "ND109", {"workers": workers, "only_workers": True})
-            self.scope.add(["w", cid], root)
+            self.scope.add(["w", cid, self._guards()], root)
 
     def _workers(self, node: cst.Call) -> Optional[str]:
         """The dataset class of a loader with worker processes and no worker_init_fn."""
@@ -653,7 +680,7 @@ class Collector(Check):
         if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
             return
         cid = self._cand(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
-        self.scope.add(["u", "torch", cid], root)
+        self.scope.add(["u", "torch", cid, self._guards()], root)
 
     # ---- command-line options -------------------------------------------------------
     def _option(self, node: cst.Call) -> None:
@@ -704,6 +731,7 @@ class Collector(Check):
     def _mark(self, node: cst.Call, what: Tuple[Any, ...]) -> None:
         self.marks[id(node)] = what
         self.mark_nodes[id(node)] = node
+        self._note_mark(node)
         self.mark_guards[id(node)] = self._guards() + self._branch_guards(node)
 
     def _branch_guards(self, node: cst.CSTNode) -> List[List[Any]]:
@@ -720,9 +748,17 @@ class Collector(Check):
             child = ancestor
         return out
 
+    def _note_mark(self, node: cst.CSTNode) -> None:
+        """Remember which enclosing expressions hold a marked value (no scan later)."""
+        self.holds_mark.add(id(node))
+        for ancestor in reversed(self.ctx.ancestors):
+            if isinstance(ancestor, (cst.BaseStatement, cst.BaseSuite)):
+                break
+            self.holds_mark.add(id(ancestor))
+
     def _value_mark(self, value: cst.BaseExpression) -> Optional[int]:
         """The first value in ``value`` that changes between runs, as a mark key."""
-        if not self.marks and not self.scope.taint and not self.module_scope.taint:
+        if id(value) not in self.holds_mark and not self.scope.taint and not self.module_scope.taint:
             return None
         stack: List[cst.CSTNode] = [value]
         while stack:

@@ -18,6 +18,7 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
@@ -39,6 +40,31 @@ class Uncovered:
 
     entry: str  # path of the entry point
     via_import: Optional[str]  # path of the module whose import ran it, if at import time
+    chain: Tuple[FnKey, ...] = ()  # the functions that led there, outermost first
+    deferred: bool = False  # reached only through a callback or a function passed as a value
+
+
+@dataclass(frozen=True)
+class Frame:
+    """How the code being visited came to run.
+
+    ``via_import``: the module whose import runs it (module-level code).  ``speculative``:
+    it is a callback or a function passed as a value that import-time code set up (a
+    module-level singleton's methods, ``partial(fn)`` in a registry): whether it ever
+    runs in this program is unknown, so its uses are not reported from here."""
+
+    via_import: Optional[str] = None
+    deferred: bool = False
+
+    @property
+    def speculative(self) -> bool:
+        return self.via_import is not None and self.deferred
+
+    def later(self) -> "Frame":
+        return Frame(self.via_import, True)
+
+    def importing(self, module: str) -> "Frame":
+        return Frame(self.via_import or module, self.deferred)
 
 
 @dataclass
@@ -59,26 +85,30 @@ class EntryRun:
     none_seeds: List[Tuple[str, int, str]] = field(default_factory=list)  # (path, anchor, why)
     final: FrozenSet[str] = frozenset()
     uncovered_rngs: Set[str] = field(default_factory=set)
+    trains: bool = False
 
 
 class Program:
     """The project's functions, linked, and the results of running its entry points."""
 
-    def __init__(self, modules: Mapping[str, Mapping[str, Any]], names: Mapping[str, str],
+    def __init__(self, modules: Mapping[str, Mapping[str, Any]], names: Mapping[str, List[str]],
                  full_names: Mapping[str, str], external_roots: Iterable[str], tf_keras_rng: str) -> None:
         self.facts = {path: facts.get(FACT, {}) for path, facts in modules.items()}
         self.entry_paths = sorted(path for path, facts in modules.items() if is_entry_point(facts) and FACT in facts)
-        self.names = names  # dotted module name -> path (every suffix)
+        self.names = names  # dotted module name -> paths of the modules answering to it
         self.full_names = full_names  # exact module name -> path
         self.external = frozenset(external_roots) | _STDLIB
         self.rng_map = {TF_KERAS: tf_keras_rng}
         self._lookup_cache: Dict[Tuple[str, str], Any] = {}
+        self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
+        self._trains: Dict[Tuple[FnKey, bool], bool] = {}
         self._seeds_cache: Dict[Tuple[FnKey, Tuple], FrozenSet[str]] = {}
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
         self.visited: Set[Tuple[FnKey, FrozenSet[str], Tuple]] = set()
         self.uncovered: Dict[Tuple[str, int], Uncovered] = {}
         self.reached: Set[Tuple[str, int]] = set()
         self.runs: Dict[str, EntryRun] = {}
+        self.stack: List[FnKey] = []
         self.options = self._options()
 
     # ---- names ----------------------------------------------------------------------
@@ -104,14 +134,37 @@ class Program:
         values = {repr(value) for _, value in declared}
         return declared[0][1] if len(values) == 1 else UNKNOWN
 
-    def module_path(self, dotted: str) -> Optional[str]:
-        root = dotted.split(".")[0]
-        path = self.names.get(dotted)
-        if path is None:
+    def module_path(self, dotted: str, near: str = "") -> Optional[str]:
+        """The project module an import of ``dotted`` from ``near`` finds.
+
+        Scripts import their neighbours (``sys.path[0]`` is the script's folder), so among
+        the modules answering to a name the one nearest the importer wins: same folder,
+        then the exact package name, then the longest shared folder."""
+        key = (dotted, os.path.dirname(near))
+        if key in self._module_cache:
+            return self._module_cache[key]
+        found = self._module_path(dotted, near)
+        self._module_cache[key] = found
+        return found
+
+    def _module_path(self, dotted: str, near: str) -> Optional[str]:
+        candidates = self.names.get(dotted)
+        if not candidates:
             return None
-        if root in self.external and self.full_names.get(dotted) != path:
-            return None  # ``random.seed`` is the stdlib even if the project has a random.py
-        return path
+        exact = self.full_names.get(dotted)
+        if dotted.split(".")[0] in self.external:
+            return exact  # ``random.seed`` is the stdlib even if the project has a random.py
+        if len(candidates) == 1:
+            return candidates[0]
+        folder = os.path.dirname(near)
+        relative = dotted.replace(".", os.sep)
+        for path in candidates:
+            stem = os.path.splitext(path)[0]
+            if stem == os.path.join(folder, relative) or stem == os.path.join(folder, relative, "__init__"):
+                return path
+        if exact is not None:
+            return exact
+        return max(candidates, key=lambda p: (len(os.path.commonpath([os.path.abspath(p), os.path.abspath(near or p)])), [-ord(c) for c in p]))
 
     def lookup(self, target: str, near: str, depth: int = 0) -> Any:
         """What a call target names: ("fn", key, bound) / ("cls", path, name) / ("mod", path)."""
@@ -144,7 +197,7 @@ class Program:
             return None
         parts = target.split(".")
         for cut in range(len(parts), 0, -1):
-            path = self.module_path(".".join(parts[:cut]))
+            path = self.module_path(".".join(parts[:cut]), near)
             if path is None:
                 continue
             rest = parts[cut:]
@@ -244,6 +297,10 @@ class Program:
             return self.facts.get(key[0], {}).get("consts", {}).get(desc[1], UNKNOWN)
         return UNKNOWN
 
+    def unknown(self, key: FnKey) -> Tuple:
+        """The binding of a function called from code we do not see: every argument unknown."""
+        return tuple((name, UNKNOWN) for name in sorted(self.relevant(key)))
+
     def bind(self, callee: FnKey, bound: bool, event: List[Any], caller: FnKey, binding: Mapping[str, Any]) -> Tuple:
         """The callee's relevant parameters, valued from the call's arguments."""
         wanted = self.relevant(callee)
@@ -274,6 +331,15 @@ class Program:
             if evaluate(guard[0], lambda desc: _plain(self.value(desc, key, binding))) is False:
                 return guard
         return None
+
+    def dead(self, guards: List[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> bool:
+        """Whether a guard is false whatever the command line says: a literal argument, a
+        parameter default or a module constant makes it so."""
+        for guard in guards:
+            lookup = lambda desc: UNKNOWN if desc[0] == "o" else self.value(desc, key, binding)  # noqa: E731
+            if evaluate(guard[0], lookup) is False:
+                return True
+        return False
 
     def why_off(self, guard: List[Any], key: FnKey, binding: Mapping[str, Any]) -> str:
         """``--seed`` defaults to None"-style text for a guard that is off by default."""
@@ -316,6 +382,8 @@ class Program:
                         seeded |= self.seeds_of((module, MODULE), (), depth + 1)
                 elif kind == "m" and entry_mode:
                     seeded |= self.seeds_of((key[0], MAIN), (), depth + 1)
+                elif kind == "x":
+                    seeded -= set(event[1])
         found = self._seeds_cache[memo] = frozenset(seeded)
         return found
 
@@ -343,38 +411,78 @@ class Program:
         parts = dotted.split(".")
         out = []
         for cut in range(1, len(parts) + 1):
-            path = self.module_path(".".join(parts[:cut]))
+            path = self.module_path(".".join(parts[:cut]), near)
             if path is not None and path not in out and path != near:
                 out.append(path)
         return out
+
+    def trains(self, key: FnKey, entry_mode: bool = False, depth: int = 0) -> bool:
+        """Whether running a function reaches evidence of training (``["t"]``) through the
+        calls it makes itself (not through callbacks: a library's methods are many)."""
+        memo = (key, entry_mode)
+        found = self._trains.get(memo)
+        if found is not None:
+            return found
+        self._trains[memo] = False
+        result = False
+        for event in (self.fn(key) or {}).get("ev", ()) if depth < _MAX_DEPTH else ():
+            kind = event[0]
+            if kind == "t":
+                result = True
+            elif kind == "c":
+                result = any(self.trains(callee, False, depth + 1) for callee, _, _ in self.callees(event[1], key[0]))
+            elif kind == "m" and entry_mode:
+                result = self.trains((key[0], MAIN), False, depth + 1)
+            if result:
+                break
+        self._trains[memo] = result
+        return result
 
     # ---- running entry points -----------------------------------------------------------
     def run_all(self) -> None:
         for path in self.entry_paths:
             run = EntryRun(path)
             self.runs[path] = run
-            state = self.visit((path, MODULE), frozenset(), (), run, None, set(), 0, entry_mode=True)
+            state = self.visit((path, MODULE), frozenset(), (), run, Frame(), set(), 0, entry_mode=True)
             run.final = state
+            run.trains = self.trains((path, MODULE), entry_mode=True)
 
     def visit(self, key: FnKey, state: FrozenSet[str], binding: Tuple, run: EntryRun,
-              via_import: Optional[str], imported: Set[str], depth: int, entry_mode: bool = False) -> FrozenSet[str]:
+              frame: "Frame", imported: Set[str], depth: int, entry_mode: bool = False) -> FrozenSet[str]:
         """Run a function from ``state``; returns the state after it."""
-        memo = (key, state, binding + (("<entry>", entry_mode),) if entry_mode else binding)
+        memo = (key, state, binding, entry_mode, frame.speculative)
         facts = self.fn(key)
         if facts is None or depth > _MAX_DEPTH:
             return state
         if memo in self.visited:
             return state | self.seeds_of(key, binding, entry_mode=entry_mode)
         self.visited.add(memo)
+        self.stack.append(key)
+        try:
+            return self._run_events(key, facts, state, binding, run, frame, imported, depth, entry_mode)
+        finally:
+            self.stack.pop()
+
+    def _run_events(self, key: FnKey, facts: Mapping[str, Any], state: FrozenSet[str], binding: Tuple,
+                    run: EntryRun, frame: "Frame", imported: Set[str], depth: int,
+                    entry_mode: bool) -> FrozenSet[str]:
         values = dict(binding)
+        entry_state = state
+        later = frame.later()  # callbacks and functions passed as values run later
         for event in facts.get("ev", ()):
             kind = event[0]
+            if kind in ("u", "w") and self.dead(event[-1], key, values):
+                continue  # not in this call: ``if is_train:`` with is_train=False passed in
             if kind == "u":
                 rng = self.rng_map.get(event[1], event[1])
                 self.reached.add((key[0], event[2]))
-                if rng not in state:
+                if self.guards_off(event[3], key, values) is not None:
+                    continue  # runs only with an option that is off by default
+                if rng not in state and not frame.speculative:
                     run.uncovered_rngs.add(rng)
-                    self.uncovered.setdefault((key[0], event[2]), Uncovered(run.path, via_import))
+                    found = self.uncovered.get((key[0], event[2]))
+                    if found is None or (found.deferred and not frame.deferred):
+                        self.uncovered[(key[0], event[2])] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
             elif kind == "w":
                 self.reached.add((key[0], event[1]))
             elif kind == "s":
@@ -390,31 +498,34 @@ class Program:
                 state = state | frozenset(event[1])
             elif kind == "c":
                 guard = self.guards_off(event[3], key, values)
+                dead = guard is not None and self.dead(event[3], key, values)
                 for callee, bound, cls in self.callees(event[1], key[0]):
                     sub = self.bind(callee, bound, event, key, values)
-                    after = self.visit(callee, state, sub, run, via_import, imported, depth + 1)
+                    after = state if dead else self.visit(callee, state, sub, run, frame, imported, depth + 1)
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
                         if seeded:
                             run.off.append(OffByDefault(key[0], guard[1], seeded, self.why_off(guard, key, values)))
                     else:
                         state = after
-                    if cls is not None:  # its other methods run later, from this state on
+                    if cls is not None and not dead:  # its other methods run later, from this state on
                         for method in self.methods(*cls):
                             if method != callee:
-                                self.visit(method, state, (), run, via_import, imported, depth + 1)
+                                self.visit(method, state, self.unknown(method), run, later, imported, depth + 1)
             elif kind == "r":
                 found = self.lookup(event[1], key[0])
                 if found and found[0] == "fn":
-                    self.visit(found[1], state, (), run, via_import, imported, depth + 1)
+                    self.visit(found[1], state, self.unknown(found[1]), run, later, imported, depth + 1)
             elif kind == "i":
                 for module in self.imported(event[1], key[0]):
                     if module in imported:
                         continue
                     imported.add(module)
-                    state = self.visit((module, MODULE), state, (), run, via_import or module, imported, depth + 1)
+                    state = self.visit((module, MODULE), state, (), run, frame.importing(module), imported, depth + 1)
             elif kind == "m" and entry_mode:
-                state = self.visit((key[0], MAIN), state, (), run, via_import, imported, depth + 1)
+                state = self.visit((key[0], MAIN), state, (), run, frame, imported, depth + 1)
+            elif kind == "x":  # the RNG state saved on entry is put back
+                state = (state - frozenset(event[1])) | (entry_state & frozenset(event[1]))
         return state
 
     def why_none(self, desc: List[Any], key: FnKey, binding: Mapping[str, Any]) -> str:
@@ -425,8 +536,9 @@ class Program:
         return f"`{desc[1]}` is None"
 
     # ---- seed parameters (for values that vary per run) -----------------------------------
-    def seed_params(self) -> Dict[FnKey, Set[str]]:
-        """Parameters of project functions that end up as a seed, through calls too."""
+    def seed_params(self) -> Tuple[Dict[FnKey, Set[str]], Set[str]]:
+        """Parameters of project functions that end up as a seed (through calls too), and
+        the command-line options passed to them."""
         sunk: Dict[FnKey, Set[str]] = {}
         calls: List[Tuple[FnKey, List[Any]]] = []
         for path, facts in self.facts.items():
@@ -435,8 +547,9 @@ class Program:
                 if fn.get("sunk"):
                     sunk[key] = set(fn["sunk"])
                 for event in fn.get("ev", ()):
-                    if event[0] == "c" and any(d and d[0] == "p" for d in (*event[2][0], *event[2][1].values())):
+                    if event[0] == "c" and any(d and d[0] in ("p", "o") for d in (*event[2][0], *event[2][1].values())):
                         calls.append((key, event))
+        options: Set[str] = set()
         changed = True
         rounds = 0
         while changed and rounds < 20:
@@ -447,10 +560,14 @@ class Program:
                     if not targets:
                         continue
                     for name, desc in self.arguments(callee, bound, event):
-                        if name in targets and desc and desc[0] == "p" and desc[1] not in sunk.get(key, ()):
+                        if name not in targets or not desc:
+                            continue
+                        if desc[0] == "o":
+                            options.add(desc[1])
+                        elif desc[0] == "p" and desc[1] not in sunk.get(key, ()):
                             sunk.setdefault(key, set()).add(desc[1])
                             changed = True
-        return sunk
+        return sunk, options
 
     def arguments(self, callee: FnKey, bound: bool, event: List[Any]) -> List[Tuple[str, Any]]:
         params = list((self.fn(callee) or {}).get("params", ()))

@@ -32,6 +32,16 @@ def seeding_findings(project: Any, deferred: Sequence[Deferred], rules: Any) -> 
     return Report(project, deferred, rules).findings()
 
 
+def module_names(project: Any) -> Dict[str, List[str]]:
+    """Every dotted name a module may be imported as (each suffix of its name) -> paths."""
+    names: Dict[str, List[str]] = {}
+    for record in project:
+        parts = record.module_name.split(".")
+        for start in range(len(parts)):
+            names.setdefault(".".join(parts[start:]), []).append(record.path)
+    return names
+
+
 def _pins(root: str) -> Dict[str, str]:
     """The project's declared versions (reads requirement files: pass 2 only)."""
     try:
@@ -57,18 +67,20 @@ class Report:
         modules = {record.path: record.facts for record in project}
         self.program = Program(
             modules,
-            {name: record.path for name, record in project.by_name.items()},
+            module_names(project),
             {record.module_name: record.path for record in project},
             self.t.external_roots(),
             self._tf_keras_rng(),
         )
         self.program.run_all()
         self.use_rng: Dict[Key, str] = {}
+        self.use_fn: Dict[Key, str] = {}
         for path, facts in self.program.facts.items():
-            for fn in facts.get("fns", {}).values():
+            for name, fn in facts.get("fns", {}).items():
                 for event in fn.get("ev", ()):
                     if event[0] == "u":
                         self.use_rng[(path, event[2])] = self.program.rng_map.get(event[1], event[1])
+                        self.use_fn[(path, event[2])] = name
         self.seed_value_draws: Set[Key] = set()
 
     # ---- versions -------------------------------------------------------------------
@@ -143,7 +155,10 @@ class Report:
         for key, item in self.items.items():
             if item.code not in RNG_CODES or item.payload.get("anchor") or key in self.seed_value_draws:
                 continue
-            if key not in self.program.uncovered:
+            where = self.program.uncovered.get(key)
+            if where is None:
+                continue
+            if not self.judged(item.path, where):
                 continue
             groups.setdefault((item.path, self.use_rng.get(key, "")), []).append(item)
         out: List[Finding] = []
@@ -175,6 +190,18 @@ class Report:
                 out[first] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
                 fixed_entries.add(path)
         return out
+
+    def judged(self, path: str, where: Uncovered) -> bool:
+        """Whether the program that ran a use unseeded is one whose randomness matters.
+
+        A program that trains: every use it runs. A program that does not train (a
+        converter, a viewer, an export or sampling script) is judged only on the uses in
+        its own file, and only when it seeds something, which says it wants repeatable
+        runs; the library code it reaches is not blamed on it."""
+        run = self.program.runs[where.entry]
+        if run.trains:
+            return True
+        return path == where.entry and bool(run.final or run.off)
 
     def seed_block(self, path: str, code: str) -> Optional[Fix]:
         run = self.program.runs[path]
@@ -208,9 +235,11 @@ class Report:
                 continue
             reached = key in self.program.reached
             where = self.program.uncovered.get(key)
+            rng = self.use_rng.get(key, "torch")
             if reached and where is None:
                 continue
-            rng = self.use_rng.get(key, "torch")
+            if not reached and (item.code != "ND108" or self.seeded_by_constructor(key, rng)):
+                continue  # library code: its callers seed (see the rule docs)
             values = dict(payload)
             values.pop("cid", None)
             evidence = self.evidence(item.path, rng, where)
@@ -226,6 +255,15 @@ class Report:
                 message = self.rules["ND110"].format_message(rng=self.t.rngs["torch"]["label"], evidence=evidence, **values)
             out.append(Finding(item.path, item.line, item.col, item.code, message, item.end_line, item.end_col, item.fix))
         return out
+
+    def seeded_by_constructor(self, key: Key, rng: str) -> bool:
+        """A method runs after its object's ``__init__``: does that seed ``rng``?"""
+        fn = self.program.fn((key[0], self.use_fn.get(key, "")))
+        cls = (fn or {}).get("cls")
+        if not cls:
+            return False
+        init = self.program.method(key[0], cls, "__init__")
+        return bool(init) and rng in self.program.seeds_of(init, self.program.unknown(init))
 
     def workers_finding(self, item: Deferred) -> Optional[Finding]:
         if not self._before("torch", self.t.torch_versions, self.t.workers_before):
@@ -280,14 +318,15 @@ class Report:
     # ---- ND107 -------------------------------------------------------------------------
     def seed_values(self) -> List[Finding]:
         out: List[Finding] = []
+        seed_params, passed_options = self.program.seed_params()
         sunk_options = {dest for facts in self.program.facts.values() for dest in facts.get("sunk_options", ())}
+        sunk_options |= passed_options
         option_origins = {
             (path, entry["oid"])
             for path, facts in self.program.facts.items()
             for dest, entry in facts.get("opts", {}).items()
             if "oid" in entry and dest in sunk_options
         }
-        seed_params = self.program.seed_params()
         rule = self.rules["ND107"]
         for path in sorted(self.program.facts):
             for origin in self.program.facts[path].get("origins", ()):
@@ -310,7 +349,7 @@ class Report:
                         continue
                     rng = self.use_rng.get(key, origin["rng"])
                     label = self.t.rngs.get(rng, {}).get("label", rng)
-                    problem = f"this draw from the {label}, which is not seeded yet ({self.evidence(path, rng, where)}), is used as a seed"
+                    problem = f"this draw from the {label} runs before anything seeds that RNG, and its result is used as a seed"
                     out.append(Finding(path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         for path in sorted(self.program.runs):
             for seed_path, anchor, why in self.program.runs[path].none_seeds:

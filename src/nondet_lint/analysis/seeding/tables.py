@@ -5,12 +5,14 @@ Built once per loaded rule set: every check instance of every file reads the sam
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
 from nondet_lint.ruledata import RuleSet
 
 RNG_ORDER = ("python", "numpy", "torch", "tf", "keras")
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 TF_KERAS = "tfkeras"  # tf.keras: Keras 3 or TF-Keras 2 by the target TensorFlow version
 
 
@@ -62,10 +64,30 @@ class Tables:
     option_decorators: FrozenSet[str] = frozenset()
     defaults_methods: FrozenSet[str] = frozenset()
     parse_methods: FrozenSet[str] = frozenset()
+    restorers: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # qualname -> RNGs
+    training_calls: FrozenSet[str] = frozenset()
+    training_prefixes: Tuple[str, ...] = ()
+    training_methods: FrozenSet[str] = frozenset()
+
+    def is_training(self, qualname: Optional[str], method: Optional[str]) -> bool:
+        """Whether a call is evidence that the program trains."""
+        if method is not None and method in self.training_methods:
+            return True
+        if qualname is None:
+            return False
+        return qualname in self.training_calls or qualname.startswith(self.training_prefixes)
+
+    @property
+    def outside_roots(self) -> FrozenSet[str]:
+        """Framework packages and standard-library modules, plus ``builtins``."""
+        found = self.__dict__.get("_outside")
+        if found is None:
+            found = self.__dict__["_outside"] = self.external_roots() | _STDLIB | {"builtins"}
+        return found
 
     def external_roots(self) -> FrozenSet[str]:
         """Top-level packages the tables name: never mistaken for a project module."""
-        names = [*self.seeders, *self.consumers, *self.constructors, *self.sources, *self.sinks,
+        names = [*self.seeders, *self.consumers, *self.restorers, *self.constructors, *self.sources, *self.sinks,
                  *self.sklearn, *self.loaders, *self.samplers, *(p for p, _ in self.keras_prefixes)]
         return frozenset(name.split(".")[0] for name in names if name)
 
@@ -102,6 +124,13 @@ def _build(rules: RuleSet) -> Tables:
     t = Tables()
     shared = _data(rules, "ND101")
     t.rngs = dict(shared.get("rngs", {}))
+    for rng, names in shared.get("restorers", {}).items():
+        for name in names:
+            t.restorers[name] = (*t.restorers.get(name, ()), rng)
+    training = shared.get("training", {})
+    t.training_calls = frozenset(n for n in training.get("calls", ()) if not n.endswith("."))
+    t.training_prefixes = tuple(n for n in training.get("calls", ()) if n.endswith("."))
+    t.training_methods = frozenset(training.get("methods", ()))
     for entry in shared.get("seeders", []):
         seeder = Seeder(
             tuple(entry.get("seeds", ())),
