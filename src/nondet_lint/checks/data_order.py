@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.checks.base import Check
-from nondet_lint.checks.dataflow import SEQ, SET, OrderUse
+from nondet_lint.checks.dataflow import SEQ, SET, OrderUse, at_most_one_element
 from nondet_lint.checks.datactx import DataContext
 from nondet_lint.checks.listings import Listings
 from nondet_lint.context import NodeEdit
@@ -51,6 +51,8 @@ class ListingOrder(Check):
                 use = dctx.flow.first_use(call, SEQ)
             if use is None:
                 continue
+            if use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return):
+                continue  # ``return os.listdir(d)``: a listing function; its callers decide
             self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=_short(name), reason=use.reason)
 
     # ---- os.walk: ``dirs.sort()`` in the loop fixes the walk order; files still matter
@@ -151,7 +153,7 @@ class StringSetOrder(Check):
         for expr in self.candidates:
             if isinstance(expr, cst.Call) and dctx.qualname(expr.func) not in makers:
                 continue
-            if not dctx.text.is_str_set(expr):
+            if not dctx.text.is_str_set(expr) or at_most_one_element(expr):
                 continue
             use = dctx.flow.first_use(expr, SET)
             if use is None:

@@ -22,6 +22,7 @@ from nondet_lint.checks.listings import Listings
 from nondet_lint.types import Finding
 
 CONSTANTS_FACT = "data_constants"
+FOLDER_FACT = "data_folder_params"  # {function or class: {"param", "position", "api"}}
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _TAG = re.compile(r"^v?\d+(\.\d+)*([.+-][0-9A-Za-z.]+)?$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -233,6 +234,7 @@ class DirectoryDataset(Check):
         )
         self.builders: List[Tuple[cst.Call, str, Mapping[str, Any]]] = []
         self.listings: List[cst.Call] = []
+        self.imported_datasets: List[Tuple[cst.Call, str]] = []
         self.evidence = False
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -245,6 +247,8 @@ class DirectoryDataset(Check):
             self.builders.append((node, func.attr.value, self.methods[func.attr.value]))
         elif isinstance(func, (cst.Name, cst.Attribute)) and (func.attr.value if isinstance(func, cst.Attribute) else func.value) in self.listing_spellings:
             self.listings.append(node)
+        elif name and "." in name and node.args and not name.startswith("builtins."):
+            self.imported_datasets.append((node, name))
         if name and (name.startswith(tuple(data.get("checksum_prefixes", ()))) or name in data.get("checksum_calls", ())):
             self.evidence = True
         if name in data.get("dvc_calls", ()) and any(a.keyword is not None and a.keyword.value == "rev" for a in node.args):
@@ -255,14 +259,15 @@ class DirectoryDataset(Check):
             self.evidence = True
 
     def finish(self) -> None:
-        if self.evidence or not (self.builders or self.listings):
+        if self.evidence or not (self.builders or self.listings or self.imported_datasets):
             return
         data = self.data("ND304")
         dctx = DataContext.of(self.ctx)
         values = Values(dctx, self.ctx.rules["ND303"].data.get("path_calls", ()) if "ND303" in self.ctx.rules else ())
+        for call, name in self.imported_datasets:
+            self._defer_imported(dctx, values, call, name)
         for call, api, table in self.builders:
-            path = _arg(call, table.get("path", {"pos": 0}))
-            self._decide(call, api.rsplit(".", 1)[-1], values.text(path), path)
+            self._decide(dctx, values, call, api.rsplit(".", 1)[-1], _arg(call, table.get("path", {"pos": 0})))
         if self.listings:
             listings = Listings(dctx, self.ctx.rules["ND301"].data)
             for call in self.listings:
@@ -273,15 +278,157 @@ class DirectoryDataset(Check):
                     path = call.func.value  # the folder is the receiver; the argument is a pattern
                 else:
                     path = call.args[0].value if call.args and call.args[0].keyword is None else None
-                self._decide(call, name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf."), values.text(path), path)
+                self._decide(dctx, values, call, name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf."), path)
 
-    def _decide(self, call: cst.Call, api: str, path: Text, expr: Optional[cst.BaseExpression]) -> None:
+    def _decide(self, dctx: DataContext, values: Values, call: cst.Call, api: str,
+                expr: Optional[cst.BaseExpression], through: Optional[str] = None) -> None:
+        """Report unless the folder is pinned.  A folder the function is given (a
+        parameter, ``self.root``) is its caller's choice: the calls of that function in
+        this module are judged instead, at the call."""
+        caller = self._given_by_caller(dctx, expr) if expr is not None else None
+        if caller is not None and caller != "cycle":
+            if through is None and caller not in ("self", "config"):
+                self._judge_callers(dctx, values, call, api, expr, caller)
+            return
         shown = self.ctx.code_for(expr) if expr is not None else "the folder"
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        api = f"{through} -> {api}" if through else api
+        path = values.text(expr)
         if path.kind == IMPORTED:
             self.ctx.defer(call, "ND304", api=api, path=_text_dict(path), shown=shown)
         elif not versioned(path.fragments or ((path.value,) if path.value else ())):
             self.ctx.report(call, "ND304", api=api, path=shown)
+
+    def _given_by_caller(self, dctx: DataContext, expr: cst.BaseExpression, depth: int = 0, active: frozenset = frozenset()) -> Optional[str]:
+        """The parameter a folder expression is made from, when the function is given its
+        folder: a parameter (``root``, ``os.path.join(root, "x")``, ``root / "x"``, an
+        f-string of it, a local bound to such a value, a loop over parameter values), or
+        ``"self"`` / ``"config"`` when it comes from the object or a configuration
+        (``self.root``, ``params["data_dir"]``, ``cfg.data_dir``): then nobody here chose it."""
+        if depth > 6:
+            return None
+        if isinstance(expr, cst.Name):
+            if expr.value == "self":
+                return "self"
+            if expr.value in active:
+                return "cycle"  # ``root = search(root)``: the other bindings decide
+            index = dctx.index(expr)
+            bindings = [b for b in index.bindings_of(expr.value) if b.kind != "augassign"]
+            while not bindings and isinstance(index.scope, cst.FunctionDef):
+                index = dctx.index(index.scope)  # a free variable of a nested function
+                bindings = [b for b in index.bindings_of(expr.value) if b.kind != "augassign"]
+            if not bindings:
+                return None
+            found = None
+            for binding in bindings:
+                if binding.kind == "param":
+                    found = found or expr.value
+                    continue
+                if binding.kind in ("for", "comp"):
+                    source = getattr(binding.statement, "iter", None)
+                elif binding.kind in ("assign", "walrus", "with"):
+                    source = binding.value
+                    if isinstance(source, cst.List) and not source.elements:
+                        source = self._filled_from(dctx, expr.value, binding)
+                else:
+                    return None
+                inner = self._given_by_caller(dctx, source, depth + 1, active | {expr.value}) if source is not None else None
+                if inner is None:
+                    return None
+                if inner == "cycle":
+                    continue
+                found = found or ("config" if inner in ("self", "config") or binding.kind in ("for", "comp") else inner)
+            return found
+        if isinstance(expr, (cst.Attribute, cst.Subscript)):
+            inner = self._given_by_caller(dctx, expr.value, depth + 1, active)
+            return None if inner is None else ("self" if inner == "self" else "config")
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            parts = [a.value for a in expr.args]
+            if isinstance(func, cst.Attribute) and dctx.qualname(func) is None:
+                parts.append(func.value)  # ``pattern.split(",")``, ``root.joinpath(...)``
+            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
+            named = [f for f in found if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in found else None)
+        if isinstance(expr, (cst.BooleanOperation, cst.IfExp, cst.List, cst.Tuple)):
+            if isinstance(expr, cst.BooleanOperation):
+                parts = [expr.left, expr.right]
+            elif isinstance(expr, cst.IfExp):
+                parts = [expr.body, expr.orelse]
+            else:
+                parts = [e.value for e in expr.elements]
+            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
+            named = [f for f in found if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in found else None)
+        if isinstance(expr, cst.BinaryOperation):
+            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in (expr.left, expr.right)]
+            named = [f for f in found if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in found else None)
+        if isinstance(expr, cst.FormattedString):
+            for part in expr.parts:
+                if isinstance(part, cst.FormattedStringExpression):
+                    found = self._given_by_caller(dctx, part.expression, depth + 1, active)
+                    if found is not None:
+                        return found
+        return None
+
+    def _filled_from(self, dctx: DataContext, name: str, binding) -> Optional[cst.BaseExpression]:
+        """``files = []`` then ``files.extend(x)`` / ``files.append(x)``: the ``x`` (as a tuple)."""
+        index = dctx.index(binding.statement)
+        parts = []
+        for load in index.reads_after(name, binding.statement):
+            attribute = self.ctx.parent(load)
+            call = self.ctx.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+            if isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value in ("append", "extend") and call.args:
+                parts.append(cst.Element(call.args[0].value))
+        return cst.Tuple(parts) if parts else None
+
+    def _judge_callers(self, dctx: DataContext, values: Values, call: cst.Call, api: str, expr, param: str) -> None:
+        function = dctx.flow._function_of(call)
+        if function is None:
+            return
+        owner = self.ctx.parent(self.ctx.parent(function))
+        method = isinstance(owner, cst.ClassDef)
+        params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+        if param not in params and param not in [p.name.value for p in function.params.kwonly_params]:
+            return
+        position = params.index(param) - (1 if method else 0) if param in params else None
+        name = function.name.value
+        if name == "__init__":
+            name = owner.name.value  # type: ignore[union-attr]
+        if (method and function.name.value == "__init__" and self._top_level(owner)) or (not method and self._top_level(function)):
+            # other modules that call it are judged in pass 2
+            self.ctx.facts.setdefault(FOLDER_FACT, {})[name] = {"param": param, "position": position, "api": api}
+        for site in dctx.call_sites(function):
+            given = call_arg(site, position, param)
+            if given is not None:
+                self._decide(dctx, values, site, api, given.value, through=name)
+
+    def _defer_imported(self, dctx: DataContext, values: Values, call: cst.Call, name: str) -> None:
+        """``OtherModuleDataset("/data/x")``: whether that class lists the folder it is
+        given is known from its module's facts in pass 2."""
+        arguments: Dict[str, Any] = {}
+        positional = 0
+        dataset_named = name.rsplit(".", 1)[-1].endswith(tuple(self.data("ND304").get("dataset_suffixes", ())))
+        for arg in call.args:
+            if arg.star:
+                return
+            key = arg.keyword.value if arg.keyword is not None else str(positional)
+            if arg.keyword is None:
+                positional += 1
+            if self._given_by_caller(dctx, arg.value) is not None:
+                continue  # this module's caller decides: not judged here
+            text = values.text(arg.value)
+            if not (dataset_named or text.kind in (LOCAL, IMPORTED) or (text.kind == LITERAL and "/" in text.value)):
+                continue  # not a folder as far as this module can tell
+            shown = self.ctx.code_for(arg.value)
+            arguments[key] = {"text": _text_dict(text), "shown": shown if len(shown) <= 60 else shown[:57] + "..."}
+        if arguments:
+            module, _, short = name.rpartition(".")
+            self.ctx.defer(call, "ND304", imported={"module": module, "name": short}, arguments=arguments)
+
+    def _top_level(self, node: cst.CSTNode) -> bool:
+        return node in self.ctx.module.body
 
     def _is_data(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]) -> bool:
         """Listed files are data: data-file extensions, or inside a dataset class, or
@@ -289,6 +436,10 @@ class DirectoryDataset(Check):
         words = tuple(data.get("not_data_words", ()))
         texts = [t.lower() for t in self._context_strings(dctx, call)]
         if any(word in text for text in texts for word in words):
+            return False
+        names = frozenset(data.get("not_data_names", ()))
+        folder = call.func.value if isinstance(call.func, cst.Attribute) and not dctx.qualname(call.func) else (call.args[0].value if call.args else None)
+        if folder is not None and names & self._words(dctx, folder):
             return False
         extensions = {e.lower() for e in data.get("data_extensions", ())}
         not_data = {e.lower() for e in data.get("not_data_extensions", ())}
@@ -298,6 +449,25 @@ class DirectoryDataset(Check):
         if found & extensions:
             return True
         return self._in_dataset_class(dctx, call, data) or self._feeds_dataset(dctx, call, data)
+
+    def _words(self, dctx: DataContext, folder: cst.BaseExpression) -> set:
+        """Words of the folder expression and of what its names were bound to
+        (``save_dir``, ``tmp = self.create_tempdir()``)."""
+        texts = [self.ctx.code_for(folder)]
+        stack: List[cst.CSTNode] = [folder]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name):
+                value = dctx.index(node).single_value(node.value)
+                if value is not None:
+                    texts.append(self.ctx.code_for(value))
+            elif isinstance(node, (cst.Call, cst.BinaryOperation, cst.Attribute, cst.FormattedString)):
+                from nondet_lint.walk import children
+
+                stack.extend(children(node))
+            elif isinstance(node, (cst.Arg, cst.FormattedStringExpression)):
+                stack.append(node.value if isinstance(node, cst.Arg) else node.expression)
+        return {word for text in texts for word in re.split(r"[^a-z0-9]+", text.lower()) if word}
 
     def _context_strings(self, dctx: DataContext, call: cst.Call) -> List[str]:
         """String literals of the listing's arguments, its statement, and the loop or
@@ -332,10 +502,35 @@ class DirectoryDataset(Check):
     def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
         rule = rules["ND304"]
         for item in deferred:
+            if "imported" in item.payload:
+                found = _imported_folder(project, item.payload)
+                if found is not None:
+                    api, argument = found
+                    path = _looked_up(argument["text"], project)
+                    if not versioned(path.fragments or ((path.value,) if path.value else ())):
+                        message = rule.format_message(api=api, path=argument["shown"])
+                        yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)
+                continue
             path = _looked_up(item.payload["path"], project)
             if not versioned(path.fragments or ((path.value,) if path.value else ())):
                 message = rule.format_message(api=item.payload["api"], path=item.payload["shown"])
                 yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)
+
+
+def _imported_folder(project: Any, payload: Mapping[str, Any]) -> Optional[Tuple[str, Mapping[str, Any]]]:
+    """The argument an imported class or function lists as its data folder, if it does."""
+    record = project.module(payload["imported"]["module"]) if project is not None else None
+    if record is None:
+        return None
+    name = payload["imported"]["name"]
+    spec = record.facts.get(FOLDER_FACT, {}).get(name)
+    if spec is None:
+        return None
+    arguments = payload["arguments"]
+    argument = arguments.get(spec["param"]) or (arguments.get(str(spec["position"])) if spec["position"] is not None else None)
+    if argument is None:
+        return None
+    return f"{name} -> {spec['api']}", argument
 
 
 def _extensions(text: str) -> List[str]:

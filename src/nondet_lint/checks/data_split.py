@@ -11,7 +11,7 @@ any of its modules calls a seeding function for it (``rules/seeding.toml``, ND10
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -244,17 +244,26 @@ class ShuffleThenSlice(Check):
     def _held_out(self, dctx: DataContext, call: cst.Call, in_place: Optional[int], data: Mapping[str, Any]):
         """The first fixed slice (or Keras ``validation_split``) of what the shuffle made."""
         follower = _Taint(dctx, data.get("flow", {}))
+        sinks: List[Tuple[cst.CSTNode, str, str]] = []
         if in_place is None:
-            return follower.follow(call, 0, set())
-        shuffled = call_arg(call, in_place, None)
-        if shuffled is None or not isinstance(shuffled.value, cst.Name):
-            return None
-        statement = statement_of(call, self.ctx.parent)
-        index = dctx.index(call)
-        for load in index.reads_after(shuffled.value.value, statement):
-            found = follower.follow(load, 0, set())
-            if found:
-                return found
+            sinks = list(follower.follow(call, 0, set()))
+        else:
+            shuffled = call_arg(call, in_place, None)
+            if shuffled is None or not isinstance(shuffled.value, cst.Name):
+                return None
+            statement = statement_of(call, self.ctx.parent)
+            seen: Set[int] = set()
+            for load in dctx.index(call).reads_after(shuffled.value.value, statement):
+                sinks.extend(follower.follow(load, 0, seen))
+        # a split: Keras validation_split, a splitting call, or both sides of a cut; one
+        # slice alone is a random subset (a batch, a few augmentations), not a held-out set
+        for wanted in ("fit", "split"):
+            for node, kind, _ in sinks:
+                if kind == wanted:
+                    return node, kind
+        slices = [(node, part) for node, kind, part in sinks if kind == "slice"]
+        if is_split(part for _, part in slices):
+            return slices[0][0], "slice"
         return None
 
     def _repeated(self, dctx: DataContext, call: cst.Call, sink: cst.CSTNode, data: Mapping[str, Any]) -> bool:
@@ -286,7 +295,9 @@ class ShuffleThenSlice(Check):
 
 
 class _Taint:
-    """Follows shuffled data to the first fixed slice of it."""
+    """Follows shuffled data to the places that cut it: yields ``(statement, kind, part)``
+    with kind ``slice`` / ``split`` / ``fit`` and part ``head`` (``x[:k]``), ``tail``
+    (``x[k:]``) or ``middle`` (``x[a:b]``)."""
 
     MAX_DEPTH = 8
 
@@ -298,45 +309,46 @@ class _Taint:
         self.split_calls = frozenset(data.get("split_calls", ()))
         self.slice_methods = frozenset(data.get("slice_methods", ()))
 
-    def follow(self, expr: cst.CSTNode, depth: int, seen: Set[int]) -> Optional[Tuple[cst.CSTNode, str]]:
+    def follow(self, expr: cst.CSTNode, depth: int, seen: Set[int]) -> Iterator[Tuple[cst.CSTNode, str, str]]:
         if depth > self.MAX_DEPTH or id(expr) in seen:
-            return None
+            return
         seen.add(id(expr))
         parent = self.parent(expr)
         if isinstance(parent, cst.Subscript):
-            if parent.value is expr:
-                if any(isinstance(e.slice, cst.Slice) and (e.slice.lower is not None or e.slice.upper is not None) for e in parent.slice):
-                    return statement_of(parent, self.parent), "slice"
-                return None
-            return self.follow(parent, depth + 1, seen)  # data[perm]: reordered data
+            if parent.value is not expr:
+                yield from self.follow(parent, depth + 1, seen)  # data[perm]: reordered data
+                return
+            for element in parent.slice:
+                part = _part(element.slice)
+                if part:
+                    yield statement_of(parent, self.parent), "slice", part
+            return
         if isinstance(parent, (cst.Index, cst.SubscriptElement)):
-            return self.follow(parent, depth + 1, seen)
-        if isinstance(parent, cst.Attribute) and parent.value is expr:
+            yield from self.follow(parent, depth + 1, seen)
+        elif isinstance(parent, cst.Attribute) and parent.value is expr:
             holder = self.parent(parent)
             method = parent.attr.value
             if method in ("iloc", "loc") and isinstance(holder, cst.Subscript):
-                return self.follow(parent, depth + 1, seen)
-            if isinstance(holder, cst.Call) and holder.func is parent:
+                yield from self.follow(parent, depth + 1, seen)
+            elif isinstance(holder, cst.Call) and holder.func is parent:
                 if method in self.slice_methods:
-                    return statement_of(holder, self.parent), "slice"
-                if method in self.passthrough_methods:
-                    return self.follow(holder, depth + 1, seen)
+                    yield statement_of(holder, self.parent), "slice", "head" if method == "head" else "tail"
+                elif method in self.passthrough_methods:
+                    yield from self.follow(holder, depth + 1, seen)
             elif method in self.passthrough_methods:
-                return self.follow(parent, depth + 1, seen)
-            return None
-        if isinstance(parent, cst.Arg):
+                yield from self.follow(parent, depth + 1, seen)
+        elif isinstance(parent, cst.Arg):
             call = self.parent(parent)
             if not isinstance(call, cst.Call):
-                return None
+                return
             name = self.dctx.qualname(call.func)
             if name in self.split_calls:
-                return statement_of(call, self.parent), "slice"
-            if name in self.passthrough_calls:
-                return self.follow(call, depth + 1, seen)
-            if self._validation_split(call, parent):
-                return call, "fit"
-            return None
-        if isinstance(parent, cst.Element):
+                yield statement_of(call, self.parent), "split", "middle"
+            elif name in self.passthrough_calls:
+                yield from self.follow(call, depth + 1, seen)
+            elif self._validation_split(call, parent):
+                yield call, "fit", "tail"
+        elif isinstance(parent, cst.Element):
             container = self.parent(parent)
             holder = self.parent(container) if isinstance(container, cst.Tuple) else None
             if isinstance(holder, cst.Assign) and holder.value is container:
@@ -344,25 +356,21 @@ class _Taint:
                 for target in holder.targets:
                     elements = getattr(target.target, "elements", ())
                     if len(elements) == len(container.elements) and isinstance(elements[position].value, cst.Name):
-                        name = elements[position].value.value
-                        for load in self.dctx.index(holder).reads_after(name, holder):
-                            found = self.follow(load, depth + 1, seen)
-                            if found:
-                                return found
-            return None
-        if isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is expr:
+                        yield from self._names([elements[position].value], holder, depth, seen)
+        elif isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is expr:
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
-            index = self.dctx.index(parent)
+            names = []
             for target in targets:
-                names = [target] if isinstance(target, cst.Name) else [
+                names += [target] if isinstance(target, cst.Name) else [
                     e.value for e in getattr(target, "elements", ()) if isinstance(e.value, cst.Name)
                 ]
-                for name in names:
-                    for load in index.reads_after(name.value, parent):
-                        found = self.follow(load, depth + 1, seen)
-                        if found:
-                            return found
-        return None
+            yield from self._names(names, parent, depth, seen)
+
+    def _names(self, names: List[cst.Name], statement: cst.CSTNode, depth: int, seen: Set[int]) -> Iterator[Tuple[cst.CSTNode, str, str]]:
+        index = self.dctx.index(statement)
+        for name in names:
+            for load in index.reads_after(name.value, statement):
+                yield from self.follow(load, depth + 1, seen)
 
     def _validation_split(self, call: cst.Call, arg: cst.Arg) -> bool:
         """``model.fit(x, y, validation_split=0.1)`` with ``arg`` as the data."""
@@ -374,6 +382,20 @@ class _Taint:
             return False
         is_x = (arg.keyword is not None and arg.keyword.value == "x") or (arg.keyword is None and call.args and call.args[0] is arg)
         return bool(is_x)
+
+
+def _part(index: cst.BaseSlice) -> Optional[str]:
+    if not isinstance(index, cst.Slice) or (index.lower is None and index.upper is None):
+        return None
+    if index.lower is None:
+        return "head"
+    return "tail" if index.upper is None else "middle"
+
+
+def is_split(parts: Iterable[str]) -> bool:
+    """Both sides of a cut are taken (``x[:k]`` and ``x[k:]``, or a middle and an end)."""
+    found = set(parts)
+    return {"head", "tail"} <= found or ("middle" in found and bool(found & {"head", "tail", "middle"}) and len(found) > 1)
 
 
 def _short(name: str) -> str:
@@ -455,8 +477,8 @@ class TfDataSplit(Check):
             found.setdefault(id(shuffle), (shuffle, []))[1].append(split)
         for shuffle, splits in found.values():
             kinds = {s.func.attr.value for s in splits}  # type: ignore[attr-defined]
-            if len(kinds) < 2 and not any(self._kept(s) for s in splits):
-                continue  # one look at a few elements (``for x in ds.take(1)``), not a split
+            if len(kinds) < 2 and not any(self._validates(dctx, s) for s in splits):
+                continue  # a subset (``ds.take(n)``, a look at one batch), not a held-out set
             reshuffle = _arg_value(shuffle, {"pos": 2, "kw": "reshuffle_each_iteration"})
             flag = _literal_bool(reshuffle) if reshuffle is not None else True
             seed = _arg_value(shuffle, {"pos": 1, "kw": "seed"})
@@ -469,14 +491,21 @@ class TfDataSplit(Check):
                     what=f"this `{first.func.attr.value}()` takes a fixed part of a `tf.data` shuffle with no `seed`",  # type: ignore[attr-defined]
                 )
 
-    def _kept(self, split: cst.Call) -> bool:
-        """The split is kept (assigned, passed on), not just iterated once."""
-        parent = self.ctx.parent(split)
-        if isinstance(parent, cst.For) and parent.iter is split:
-            return False
-        if isinstance(parent, cst.Attribute):
-            return parent.attr.value in ("cache", "batch", "prefetch", "map", "repeat", "shuffle", "padded_batch")
-        return isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Arg, cst.Return, cst.Element))
+    def _validates(self, dctx: DataContext, split: cst.Call) -> bool:
+        """What ``take()`` / ``skip()`` cut goes to validation: ``validation_data=`` of
+        ``fit``, or ``evaluate`` (through names and further dataset methods)."""
+        methods = frozenset(self.data("ND306").get("methods", ()))
+        for call in dctx.flow.reached_calls(split, methods=methods):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "evaluate":
+                return True
+            if any(arg.keyword is not None and arg.keyword.value == "validation_data" and self._reaches(dctx, split, arg.value) for arg in call.args):
+                return True
+        return False
+
+    def _reaches(self, dctx: DataContext, split: cst.Call, value: cst.BaseExpression) -> bool:
+        tf = TfData(dctx, self.data("ND306"))
+        return any(node is split for node in tf.chain(value))
 
     def _report_reshuffle(self, shuffle: cst.Call, seed: Optional[cst.BaseExpression], kinds: List[str]) -> None:
         edits = set_keyword_argument(self.ctx, shuffle, "reshuffle_each_iteration", _FALSE)

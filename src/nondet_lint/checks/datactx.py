@@ -6,7 +6,7 @@ checks run, from the tables in ``rules/data.toml``.
 from __future__ import annotations
 
 import weakref
-from typing import FrozenSet, Optional
+from typing import FrozenSet, List, Optional
 
 import libcst as cst
 
@@ -14,6 +14,7 @@ from nondet_lint.checks.dataflow import FlowTables, OrderFlow, ScopeIndex
 from nondet_lint.checks.texttypes import TextTypes, scope_index_factory
 from nondet_lint.context import FileContext, parameter_names
 from nondet_lint.names import dotted_name
+from nondet_lint.walk import children
 
 _CACHE: "weakref.WeakKeyDictionary[FileContext, DataContext]" = weakref.WeakKeyDictionary()
 
@@ -23,7 +24,8 @@ class DataContext:
         self.ctx = ctx
         self.index_for = scope_index_factory(ctx.parent)
         flow = ctx.rules["ND301"].data.get("flow", {}) if "ND301" in ctx.rules else {}
-        self.flow = OrderFlow(FlowTables.from_data(flow), self.qualname, ctx.parent, self.index_for)
+        self.flow = OrderFlow(FlowTables.from_data(flow), self.qualname, ctx.parent, self.index_for, self.call_sites)
+        self._calls: Optional[List[cst.Call]] = None
         text = dict(ctx.rules["ND302"].data.get("types", {})) if "ND302" in ctx.rules else {}
         text.setdefault("set_makers", flow.get("set_makers", ()))
         text.setdefault("set_methods", flow.get("set_methods", ()))
@@ -51,6 +53,35 @@ class DataContext:
         if dotted is None:
             return None
         return self.ctx.imports.resolve_dotted(dotted, self.shadowed(expr))
+
+    def module_calls(self) -> List[cst.Call]:
+        """Every call of the module, in no particular order (found once)."""
+        if self._calls is None:
+            self._calls = []
+            stack: List[cst.CSTNode] = [self.ctx.module]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Call):
+                    self._calls.append(node)
+                stack.extend(children(node))
+        return self._calls
+
+    def call_sites(self, function: cst.FunctionDef) -> List[cst.Call]:
+        """Calls of a function of this module: ``f(...)`` for a top-level function,
+        ``self.f(...)`` / ``cls.f(...)`` / ``Class.f(...)`` for a method."""
+        name = function.name.value
+        owner = self.ctx.parent(self.ctx.parent(function))  # IndentedBlock -> ClassDef
+        in_class = isinstance(owner, cst.ClassDef)
+        if in_class and name == "__init__":
+            name, in_class = owner.name.value, False  # ``Class(...)`` runs ``__init__``
+        sites = []
+        for call in self.module_calls():
+            func = call.func
+            if in_class and isinstance(func, cst.Attribute) and func.attr.value == name:
+                sites.append(call)
+            elif not in_class and isinstance(func, cst.Name) and func.value == name:
+                sites.append(call)
+        return sites
 
     def index(self, node: cst.CSTNode) -> ScopeIndex:
         return self.index_for(node)

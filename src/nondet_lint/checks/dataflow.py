@@ -25,6 +25,7 @@ from nondet_lint.walk import children
 SCOPE_TYPES = (cst.Module, cst.FunctionDef, cst.ClassDef)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _BLOCK_TYPES = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)
+_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 SEQ = "seq"  # an ordered sequence (list, iterator) whose order came from the source
 SET = "set"  # a set: iterating it yields an order, keeping it as a set does not
 
@@ -104,13 +105,20 @@ class ScopeIndex:
                     stores.add(id(star.name))
         body_root = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef)) else scope
         stack: List[Tuple[cst.CSTNode, bool]] = [(body_root, False)]
+        comprehension_names: List[Set[str]] = []  # names local to the comprehensions we are in
         while stack:
             node, leaving = stack.pop()
             if leaving:
                 self.last[id(node)] = counter
+                if isinstance(node, _COMPREHENSIONS):
+                    comprehension_names.pop()
                 continue
             counter += 1
             self.order[id(node)] = counter
+            if isinstance(node, _COMPREHENSIONS):
+                comprehension_names.append(self._comprehension_targets(node, stores))
+            if isinstance(node, cst.Name) and any(node.value in names for names in comprehension_names):
+                stores.add(id(node))  # the comprehension's own variable, not the scope's
             self._record(node, stores)
             stack.append((node, True))
             if (isinstance(node, _NESTED) and node is not body_root) or isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
@@ -121,6 +129,16 @@ class ScopeIndex:
             elif isinstance(node, cst.Arg):
                 kids = [node.value]
             stack.extend((kid, False) for kid in reversed(kids))
+
+    @staticmethod
+    def _comprehension_targets(node: cst.CSTNode, stores: Set[int]) -> Set[str]:
+        names: Set[str] = set()
+        comp_for = getattr(node, "for_in", None)
+        while isinstance(comp_for, cst.CompFor):
+            for name, _ in _target_names(comp_for.target):
+                names.add(name.value)
+            comp_for = comp_for.inner_for_in
+        return names
 
     def _record(self, node: cst.CSTNode, stores: Set[int]) -> None:
         if isinstance(node, cst.Name):
@@ -214,12 +232,17 @@ class ScopeIndex:
         (reads in that binding's own value still count); only inside ``within`` if given."""
         start = self.end(statement)
         stop = None
+        shadows = []  # later bindings on some paths: reads after them in their block see them
         for binding in self.bindings_of(name):
-            if binding.kind in ("augassign", "param", "import", "def"):
+            if binding.kind in ("augassign", "param", "import", "def", "comp"):
                 continue
             at = self.position(binding.statement)
-            if at > start and self._dominates(binding, statement):
+            if at <= start:
+                continue
+            if self._dominates(binding, statement):
                 stop = self.end(binding.statement) if stop is None else min(stop, self.end(binding.statement))
+            else:
+                shadows.append(binding)
         out = []
         for load in self.loads.get(name, ()):
             at = self.position(load)
@@ -227,8 +250,14 @@ class ScopeIndex:
                 continue
             if within is not None and not self.contains(within, load):
                 continue
+            if any(self._shadowed_by(binding, load) for binding in shadows):
+                continue
             out.append(load)
         return out
+
+    def _shadowed_by(self, binding: Binding, load: cst.Name) -> bool:
+        block = self.block_of(binding.statement)
+        return block is not None and self.position(load) > self.end(binding.statement) and self.contains(block, load)
 
     def reaching(self, load: cst.Name) -> Optional[Binding]:
         """The binding of ``load``'s name that last took effect before it, in source order
@@ -297,11 +326,14 @@ class OrderUse:
 @dataclass(frozen=True)
 class FlowTables:
     """The API knowledge the flow needs (from rule data): qualified names of calls that
-    drop order (``sorted``, ``len``, ``set``), keep it (``list``, ``zip``, ``enumerate``),
-    or make a set; method names that accumulate in order (``append``, ``write``)."""
+    drop order (``sorted``, ``len``, ``set``), pass it on (``list``, ``zip``, ``enumerate``),
+    depend on it (``np.array``, ``json.dump``, a ``...Dataset``), or make a set; method
+    names that accumulate in order (``append``, ``write``)."""
 
     order_free: FrozenSet[str]
     order_keeping: FrozenSet[str]
+    order_sensitive: FrozenSet[str]
+    order_sensitive_suffixes: FrozenSet[str]
     set_makers: FrozenSet[str]
     accumulate_methods: FrozenSet[str]
     output_methods: FrozenSet[str]
@@ -311,7 +343,7 @@ class FlowTables:
     @classmethod
     def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
         return cls(*(frozenset(data.get(key, ())) for key in (
-            "order_free", "order_keeping", "set_makers", "accumulate_methods", "output_methods",
+            "order_free", "order_keeping", "order_sensitive", "order_sensitive_suffixes", "set_makers", "accumulate_methods", "output_methods",
             "neutral_methods", "set_methods",
         )))
 
@@ -322,16 +354,44 @@ class OrderFlow:
     MAX_DEPTH = 8
 
     def __init__(self, tables: FlowTables, qualname: Callable[[cst.BaseExpression], Optional[str]],
-                 parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]], index_for: Callable[[cst.CSTNode], ScopeIndex]) -> None:
+                 parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]], index_for: Callable[[cst.CSTNode], ScopeIndex],
+                 call_sites: Callable[[cst.FunctionDef], List[cst.Call]] = lambda function: []) -> None:
         self.tables = tables
         self.qualname = qualname
         self.parent = parent
         self.index_for = index_for
+        self.call_sites = call_sites
+        self._active: Set[int] = set()  # functions whose callers are being followed
 
     # ---- entry points ---------------------------------------------------------------
     def first_use(self, expr: cst.BaseExpression, kind: str = SEQ) -> Optional[OrderUse]:
         """Where the order of ``expr`` (a sequence in arbitrary order, or a set) is kept."""
         return self._follow(expr, kind, None, 0, set())
+
+    def _returned(self, expr: cst.CSTNode, statement: cst.CSTNode, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+        """A returned value, followed into the calls of its function in this module: when
+        every caller drops the order (sorts it, takes its length), it is not kept."""
+        function = self._function_of(statement)
+        if function is None or id(function) in self._active:
+            return OrderUse(expr, "returned", convert)
+        sites = self.call_sites(function)
+        if not sites:
+            return OrderUse(expr, "returned", convert)
+        self._active.add(id(function))
+        try:
+            for site in sites:
+                found = self._follow(site, SEQ, None, depth + 1, seen)
+                if found is not None:
+                    return OrderUse(expr, f"returned by `{function.name.value}()` and {found.reason}", convert)
+        finally:
+            self._active.discard(id(function))
+        return None
+
+    def _function_of(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.Module)):
+            current = self.parent(current)
+        return current if isinstance(current, cst.FunctionDef) else None
 
     def first_use_of_name(self, target: cst.Name, statement: cst.CSTNode, kind: str = SEQ) -> Optional[OrderUse]:
         return self._follow_name(target.value, statement, kind, None, 0, set())
@@ -372,7 +432,9 @@ class OrderFlow:
                 return keep("read with `next()`")
             if kind == SET:
                 return None  # a set handed over as a set: its order is not used here
-            return keep("passed to a function")
+            if self._keeps_order(call, name):
+                return keep(f"passed to `{_callee(call)}`")
+            return None  # an unknown function: it may only copy, upload or delete the files
         if isinstance(parent, cst.Attribute) and parent.value is expr:
             call = self.parent(parent)
             method = parent.attr.value
@@ -395,12 +457,14 @@ class OrderFlow:
             return self._comprehension(parent, expr, kind, convert, step, seen)
         if isinstance(parent, cst.Subscript) and parent.value is expr:
             return keep("indexed or sliced by position") if kind == SEQ else None
-        if isinstance(parent, (cst.BooleanOperation, cst.IfExp)):
+        if isinstance(parent, cst.BooleanOperation) or (isinstance(parent, cst.IfExp) and parent.test is not expr):
             return self._follow(parent, kind, convert, step, seen)
         if isinstance(parent, cst.BinaryOperation):
             if kind == SEQ and isinstance(parent.operator, (cst.Add, cst.Multiply)):
                 return self._follow(parent, SEQ, convert, step, seen)
             if kind == SET and isinstance(parent.operator, (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)):
+                if at_most_one_element(parent):
+                    return None
                 return self._follow(parent, SET, None, step, seen)
             return None
         if isinstance(parent, (cst.StarredElement, cst.Element)):
@@ -418,13 +482,22 @@ class OrderFlow:
             if parent.asname is not None and isinstance(parent.asname.name, cst.Name):
                 return self._follow_name(parent.asname.name.value, parent, kind, convert, step, seen)
             return None
-        if isinstance(parent, (cst.Return, cst.Yield)):
-            return keep("returned" if isinstance(parent, cst.Return) else "yielded") if kind == SEQ else None
+        if isinstance(parent, cst.Return):
+            return self._returned(expr, parent, convert if convert is not None else as_seq(), step, seen) if kind == SEQ else None
+        if isinstance(parent, cst.Yield):
+            return keep("yielded") if kind == SEQ else None
         if isinstance(parent, cst.Await):
             return self._follow(parent, kind, convert, step, seen)
         if isinstance(parent, cst.DictElement) and parent.value is expr and kind == SEQ:
             return keep("stored")
         return None  # a test, a comparison, a discarded result, a formatted message
+
+    def _keeps_order(self, call: cst.Call, name: Optional[str]) -> bool:
+        """A consumer whose result depends on the order of its input: array and table
+        constructors, serialisers, shuffles and samplers, dataset constructors."""
+        if name in self.tables.order_sensitive:
+            return True
+        return _callee(call).endswith(tuple(self.tables.order_sensitive_suffixes))
 
     def _element(self, container: cst.CSTNode, element: cst.CSTNode, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
         """A value inside a tuple or list: followed when the tuple is unpacked into names,
@@ -440,8 +513,10 @@ class OrderFlow:
                         if found:
                             return found
             return None
-        if isinstance(holder, (cst.Return, cst.Yield)) and kind == SEQ:
-            return OrderUse(element.value, "returned", convert)
+        if isinstance(holder, cst.Return) and kind == SEQ:
+            return self._returned(element.value, holder, convert, depth, seen)
+        if isinstance(holder, cst.Yield) and kind == SEQ:
+            return OrderUse(element.value, "yielded", convert)
         return None
 
     def _assigned(self, statement, kind: str, convert, depth: int, seen: Set[int], keep) -> Optional[OrderUse]:
@@ -486,8 +561,45 @@ class OrderFlow:
             attribute = self.parent(load)
             if isinstance(attribute, cst.Attribute) and attribute.attr.value == "sort" and isinstance(self.parent(attribute), cst.Call):
                 break
+            if self._at_most_one(load):
+                break  # ``assert len(x) == 1``: a single element has no order
+            if self._resorted(load):
+                break  # ``if sort: x = sorted(x)``: the code orders it (an option may skip that)
             out.append(load)
         return out
+
+    def _resorted(self, load: cst.Name) -> bool:
+        """``load`` is read by ``x = sorted(x, ...)`` (or a ``list.sort``-like rebinding)."""
+        arg = self.parent(load)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(call, cst.Call) and self.qualname(call.func) in self.tables.order_free):
+            return False
+        assign = self.parent(call)
+        return isinstance(assign, cst.Assign) and assign.value is call and any(
+            isinstance(t.target, cst.Name) and t.target.value == load.value for t in assign.targets
+        )
+
+    def _at_most_one(self, load: cst.Name) -> bool:
+        """``load`` is checked to hold one element: ``assert len(x) == 1`` or
+        ``if len(x) > 1: raise ...``."""
+        call = self.parent(self.parent(load))
+        if not (isinstance(call, cst.Call) and self.qualname(call.func) == "builtins.len"):
+            return False
+        comparison = self.parent(call)
+        if not (isinstance(comparison, cst.Comparison) and comparison.left is call and len(comparison.comparisons) == 1):
+            return False
+        target = comparison.comparisons[0]
+        bound = target.comparator.value if isinstance(target.comparator, cst.Integer) else None
+        holder = self.parent(comparison)
+        if isinstance(holder, cst.Assert):
+            return (isinstance(target.operator, cst.Equal) and bound == "1") or (isinstance(target.operator, cst.LessThanEqual) and bound == "1")
+        if isinstance(holder, cst.If) and holder.test is comparison:
+            fails = (isinstance(target.operator, cst.GreaterThan) and bound == "1") or (isinstance(target.operator, cst.NotEqual) and bound == "1")
+            body = holder.body.body if isinstance(holder.body, cst.IndentedBlock) else ()
+            first = body[0] if body else None
+            raises = isinstance(first, cst.SimpleStatementLine) and any(isinstance(small, cst.Raise) for small in first.body)
+            return fails and raises
+        return False
 
     def _comprehension(self, comp_for: cst.CompFor, expr, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
         comp = self.parent(comp_for)
@@ -506,38 +618,41 @@ class OrderFlow:
         return isinstance(iterable, cst.Call) and self.qualname(iterable.func) == "builtins.enumerate"
 
     # ---- where a value goes, order or not --------------------------------------------------
-    def reached_calls(self, expr: cst.CSTNode, depth: int = 0, seen: Optional[Set[int]] = None) -> Iterator[cst.Call]:
+    def reached_calls(self, expr: cst.CSTNode, depth: int = 0, seen: Optional[Set[int]] = None,
+                      methods: FrozenSet[str] = frozenset(("copy", "tolist"))) -> Iterator[cst.Call]:
         """Calls that receive ``expr`` or what is built from it (through names, wrappers
-        such as ``sorted`` / ``list``, comprehensions and lists collected in a loop)."""
+        such as ``sorted`` / ``list``, comprehensions, lists collected in a loop, and the
+        ``methods`` that return a transformed copy)."""
         seen = seen if seen is not None else set()
         if depth > self.MAX_DEPTH or id(expr) in seen:
             return
         seen.add(id(expr))
+        step = depth + 1
         parent = self.parent(expr)
         if isinstance(parent, cst.Arg):
             call = self.parent(parent)
             if isinstance(call, cst.Call):
                 yield call
-                yield from self.reached_calls(call, depth + 1, seen)
+                yield from self.reached_calls(call, step, seen, methods)
         elif isinstance(parent, cst.Attribute) and parent.value is expr:
             call = self.parent(parent)
-            if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in ("copy", "tolist"):
-                yield from self.reached_calls(call, depth + 1, seen)
+            if isinstance(call, cst.Call) and call.func is parent and parent.attr.value in methods:
+                yield from self.reached_calls(call, step, seen, methods)
         elif isinstance(parent, (cst.BooleanOperation, cst.IfExp, cst.BinaryOperation, cst.Await)):
-            yield from self.reached_calls(parent, depth + 1, seen)
+            yield from self.reached_calls(parent, step, seen, methods)
         elif isinstance(parent, cst.CompFor) and parent.iter is expr:
             comp = self.parent(parent)
             while isinstance(comp, cst.CompFor):
                 comp = self.parent(comp)
             if comp is not None:
-                yield from self.reached_calls(comp, depth + 1, seen)
+                yield from self.reached_calls(comp, step, seen, methods)
         elif isinstance(parent, (cst.Assign, cst.AnnAssign, cst.AugAssign)) and parent.value is expr:
             targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
             for target in targets:
                 if isinstance(target, cst.Name):
                     index = self.index_for(parent)
                     for load in index.reads_after(target.value, parent):
-                        yield from self.reached_calls(load, depth + 1, seen)
+                        yield from self.reached_calls(load, step, seen, methods)
         elif isinstance(parent, cst.For) and parent.iter is expr:
             index = self.index_for(parent)
             for node in index.nodes_within(parent.body, (cst.Call,)):
@@ -545,7 +660,7 @@ class OrderFlow:
                     receiver = node.func.value
                     if isinstance(receiver, cst.Name):
                         for load in index.reads_after(receiver.value, parent):
-                            yield from self.reached_calls(load, depth + 1, seen)
+                            yield from self.reached_calls(load, step, seen, methods)
 
     # ---- loops ------------------------------------------------------------------------
     def _loop(self, loop: cst.For, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
@@ -593,7 +708,9 @@ class OrderFlow:
                 return None  # a list local to one iteration
             found = self._follow_name(receiver.value, loop, SEQ, None, depth + 1, seen)
             return f"collected into `{receiver.value}` in a loop, which is {found.reason}" if found else None
-        return "collected in a loop into a list that is kept"
+        if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
+            return f"collected into `self.{receiver.attr.value}` in a loop"
+        return None  # a list inside some other structure: where it goes is not known
 
     def _counters(self, loop: cst.For, index: ScopeIndex) -> Set[str]:
         """Names that count iterations: an ``enumerate`` index, or ``n += 1`` in the body."""
@@ -615,6 +732,23 @@ class OrderFlow:
         if isinstance(value, cst.Call) and self.qualname(value.func) == "builtins.len" and value.args:
             return dotted_name(value.args[0].value) is not None and dotted_name(value.args[0].value) == dotted_name(container)
         return False
+
+
+def at_most_one_element(expr: cst.CSTNode) -> bool:
+    """``{"loss"}``, or an intersection with one: a set of one element has one order."""
+    if isinstance(expr, cst.Set):
+        return len(expr.elements) <= 1 and not any(isinstance(e, cst.StarredElement) for e in expr.elements)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.BitAnd):
+        return at_most_one_element(expr.left) or at_most_one_element(expr.right)
+    return False
+
+
+def _callee(call: cst.Call) -> str:
+    """The called name as written, last part only (``data.ImageDataset`` → ``ImageDataset``)."""
+    func = call.func
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else ""
 
 
 def literal_strings(node: cst.CSTNode) -> Iterator[str]:

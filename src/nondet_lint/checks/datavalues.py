@@ -16,7 +16,6 @@ from typing import Dict, Iterable, List, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.checks.datactx import DataContext
-from nondet_lint.walk import children
 
 LITERAL = "literal"  # the whole text is known
 LOCAL = "local"  # built as a filesystem path (os.path.join, Path, "/" operator)
@@ -158,7 +157,7 @@ class Values:
     def option_defaults(self) -> Dict[str, Text]:
         if self._defaults is None:
             found: Dict[str, List[Text]] = {}
-            for call in self._calls():
+            for call in self.dctx.module_calls():
                 if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument":
                     dest = _dest(call)
                     default = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
@@ -171,14 +170,6 @@ class Values:
                             found.setdefault(attribute, []).append(self.text(_field_default(value, self.dctx), 1))
             self._defaults = {k: v[0] for k, v in found.items() if len(set(v)) == 1}
         return self._defaults
-
-    def _calls(self) -> Iterable[cst.Call]:
-        stack: List[cst.CSTNode] = [self.ctx.module]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, cst.Call):
-                yield node
-            stack.extend(children(node))
 
 
 def _dest(call: cst.Call) -> Optional[str]:
