@@ -118,12 +118,17 @@ def test_project_facts_from_the_rest_of_the_project(tmp_path, probe, capsys, mon
     assert total == 1 and out.startswith("pkg/data.py:4:12: ND201 unseeded")
 
 
-def test_project_index_goes_through_the_content_cache(tmp_path, probe, capsys, monkeypatch):
+def test_project_index_shares_the_content_cache_with_nondet_lint(tmp_path, probe, capsys, monkeypatch):
     from nondet_lint.cache import ENV_DIR
+
+    def entries():
+        return sorted(name for _, _, names in os.walk(os.environ[ENV_DIR]) for name in names if name.endswith(".json"))
 
     write_project(tmp_path, SEEDED_ELSEWHERE)
     monkeypatch.chdir(tmp_path)
+    run_cli(["."])
+    capsys.readouterr()
+    after_cli = entries()
+    assert len(after_cli) >= 2  # train.py and pkg/data.py
     run_in_process(["pkg/data.py"], capsys)
-    cache_dir = os.environ[ENV_DIR]
-    stored = [name for _, _, names in os.walk(cache_dir) for name in names if name.endswith(".json")]
-    assert len(stored) >= 2  # train.py and pkg/data.py at least (pyproject.toml is not cached)
+    assert entries() == after_cli  # flake8 found every file of the project in the cache

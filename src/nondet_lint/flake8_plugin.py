@@ -40,6 +40,15 @@ def _config_for(folder: str, config_file: Optional[str]) -> Config:
 _INDEX: Dict[Tuple[str, str], Tuple[FileResult, ...]] = {}
 
 
+def _as_shown(root: str) -> str:
+    """The root as ``nondet-lint`` run from the current folder names it (relative inside
+    it), so both front ends key the content cache by the same paths."""
+    here = os.path.normcase(os.path.realpath(os.getcwd()))
+    if root == here or root.startswith(here.rstrip(os.sep) + os.sep):
+        return os.path.relpath(root)
+    return root
+
+
 def _project_index(root: str, config: Config) -> Tuple[FileResult, ...]:
     """Facts of every checkable file under ``root`` (once per process and config),
     through the content cache that ``nondet-lint`` runs fill and read."""
@@ -47,7 +56,7 @@ def _project_index(root: str, config: Config) -> Tuple[FileResult, ...]:
     if key not in _INDEX:
         rules = load_rules(tuple(config.rule_files))
         enabled = selected_codes(config, rules)
-        files, _ = discover([root], (*config.exclude, *config.extend_exclude))
+        files, _ = discover([_as_shown(root)], (*config.exclude, *config.extend_exclude))
         cache = open_cache(config, rules, enabled, resolve_dir(config))  # shared with nondet-lint runs
         _INDEX[key] = tuple(r.facts_only() for r in analyze_files(files, config, rules, enabled, None, cache))
     return _INDEX[key]
