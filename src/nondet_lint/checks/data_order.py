@@ -13,7 +13,7 @@ import libcst as cst
 
 from nondet_lint.checks.base import Check
 from nondet_lint.checks.dataflow import SEQ, SET, OrderUse, at_most_one_element
-from nondet_lint.checks.datactx import DataContext
+from nondet_lint.checks.datactx import DataContext, spellings
 from nondet_lint.checks.listings import Listings
 from nondet_lint.context import NodeEdit
 from nondet_lint.fixes.builders import wrap_in_call
@@ -28,9 +28,7 @@ class ListingOrder(Check):
         super().__init__(ctx)
         self.candidates: List[cst.Call] = []
         data = self.data("ND301")
-        self.spellings = frozenset(
-            [name.rsplit(".", 1)[-1] for name in data.get("functions", ())] + list(data.get("path_methods", ()))
-        )
+        self.spellings = spellings(ctx, data.get("functions", ()), data.get("path_methods", ()))
 
     def visit_Call(self, node: cst.Call) -> None:
         if _last_name(node.func) in self.spellings:
@@ -133,7 +131,7 @@ class StringSetOrder(Check):
         super().__init__(ctx)
         self.candidates: List[cst.BaseExpression] = []
         flow = self.ctx.rules["ND301"].data.get("flow", {}) if "ND301" in self.ctx.rules else {}
-        self.spellings = frozenset(name.rsplit(".", 1)[-1] for name in flow.get("set_makers", ()))
+        self.spellings = spellings(ctx, flow.get("set_makers", ()))
 
     def visit_Call(self, node: cst.Call) -> None:
         if _last_name(node.func) in self.spellings:

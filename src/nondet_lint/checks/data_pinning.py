@@ -16,7 +16,7 @@ import libcst as cst
 
 from nondet_lint.checks.base import Check
 from nondet_lint.checks.dataflow import literal_strings
-from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none
+from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none, spellings
 from nondet_lint.checks.datavalues import IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, module_constants
 from nondet_lint.checks.listings import Listings
 from nondet_lint.types import Finding
@@ -229,9 +229,7 @@ class DirectoryDataset(Check):
         self.datasets = {name: table for table in data.get("directory_datasets", ()) for name in table["names"]}
         self.methods = {table["method"]: table for table in data.get("directory_methods", ())}
         listing = self.ctx.rules["ND301"].data if "ND301" in self.ctx.rules else {}
-        self.listing_spellings = frozenset(
-            [name.rsplit(".", 1)[-1] for name in listing.get("functions", ())] + list(listing.get("path_methods", ()))
-        )
+        self.listing_spellings = spellings(ctx, listing.get("functions", ()), listing.get("path_methods", ()))
         self.builders: List[Tuple[cst.Call, str, Mapping[str, Any]]] = []
         self.listings: List[cst.Call] = []
         self.imported_datasets: List[Tuple[cst.Call, str]] = []

@@ -17,7 +17,7 @@ import libcst as cst
 
 from nondet_lint.checks.base import Check
 from nondet_lint.checks.dataflow import statement_of
-from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none
+from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none, spellings
 from nondet_lint.context import NodeEdit
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
 from nondet_lint.types import Finding
@@ -65,7 +65,7 @@ class SeedingFacts(Check):
         data = ctx.rules["ND307"].data if "ND307" in ctx.rules else {}
         self.switches = frozenset(data.get("determinism_calls", ()))
         self.variables = frozenset(data.get("determinism_env", ()))
-        self.spellings = frozenset(n.rsplit(".", 1)[-1] for n in (*self.seeders, *self.switches))
+        self.spellings = spellings(ctx, (*self.seeders, *self.switches))
         self.seeded: Set[str] = set()
         self.determinism = False
 
@@ -162,7 +162,7 @@ class ShuffleThenSlice(Check):
         data = self.data("ND305")
         self.shuffles = {name: table for table in data.get("shuffles", ()) for name in table["names"]}
         self.methods = frozenset(data.get("flow", {}).get("generator_methods", ()))
-        self.spellings = frozenset([n.rsplit(".", 1)[-1] for n in self.shuffles] + list(self.methods) + ["sample"])
+        self.spellings = spellings(ctx, self.shuffles, (*self.methods, "sample"))
         self.candidates: List[cst.Call] = []
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -483,7 +483,7 @@ class TfDataSplit(Check):
             flag = _literal_bool(reshuffle) if reshuffle is not None else True
             seed = _arg_value(shuffle, {"pos": 1, "kw": "seed"})
             if flag is True:
-                self._report_reshuffle(shuffle, seed, sorted(kinds))
+                self._report_reshuffle(shuffle, seed, sorted(kinds, reverse=True))
             elif flag is False and (seed is None or is_none(seed)):
                 first = splits[0]
                 self.ctx.defer(
@@ -514,7 +514,8 @@ class TfDataSplit(Check):
         elif is_none(seed):
             edits += set_keyword_argument(self.ctx, shuffle, "seed", str(self.ctx.config.seed))
         fix = self.ctx.fix("ND306", edits, seed=self.ctx.config.seed) if edits else None
-        self.ctx.report(shuffle, "ND306", fix=fix, split=" / ".join(f"{k}()" for k in kinds))
+        # at the method name: in a chain over several lines that is the shuffle's line
+        self.ctx.report(shuffle.func.attr, "ND306", fix=fix, split=" / ".join(f"{k}()" for k in kinds))  # type: ignore[attr-defined]
 
     def _seed_fix(self, shuffle: cst.Call, code: str):
         seed = str(self.ctx.config.seed)
@@ -582,7 +583,7 @@ class TfDataOrder(Check):
                 continue
             method = call.func.attr.value  # type: ignore[attr-defined]
             fix = self.ctx.fix("ND307", set_keyword_argument(self.ctx, call, "deterministic", _TRUE), seed=self.ctx.config.seed)
-            self.ctx.defer(call, "ND307", fix=fix, global_seed_helps=False,
+            self.ctx.defer(call.func.attr, "ND307", fix=fix, global_seed_helps=False,  # type: ignore[attr-defined]
                            what=f"`{method}(deterministic=False)` yields elements in the order they finish",
                            advice="leave `deterministic` at its default")
         for assign in self.assignments:

@@ -110,3 +110,16 @@ def has_double_star(call: cst.Call) -> bool:
 
 def is_none(expr: Optional[cst.BaseExpression]) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def spellings(ctx: FileContext, qualnames, extra=()) -> FrozenSet[str]:
+    """Last names a call to one of ``qualnames`` can be written with in this module: the
+    real last part, or a ``from x import f as g`` alias (a cheap filter before resolving)."""
+    names = set(extra)
+    wanted = set(qualnames)
+    for name in wanted:
+        names.add(name.rsplit(".", 1)[-1])
+    for alias, target in ctx.imports.aliases.items():
+        if target in wanted:
+            names.add(alias)
+    return frozenset(names)

@@ -1,0 +1,253 @@
+"""ND301 and ND302 through the engine: what is followed, where it is reported, the fixes."""
+
+from __future__ import annotations
+
+from nondet_lint.fixes.apply import apply_text_edits
+
+ND3 = {"select": ["ND301", "ND302"]}
+
+
+def found(lint, source, code, name="m.py"):
+    return [(f.line, f.col + 1) for f in lint({name: source}, ND3) if f.code == code]
+
+
+def fixed(lint, source, code):
+    findings = [f for f in lint({"m.py": source}, ND3) if f.code == code]
+    assert findings and findings[0].fix is not None
+    import textwrap
+
+    return apply_text_edits(textwrap.dedent(source).lstrip("\n"), findings[0].fix.edits), findings[0].fix.applicability
+
+
+# ---- ND301 --------------------------------------------------------------------------
+def test_listing_kept_through_assignments_is_reported_at_the_call(lint):
+    source = """
+        import os
+        def load(root):
+            names = os.listdir(root)
+            chosen = names
+            return chosen[0]
+        """
+    assert found(lint, source, "ND301") == [(3, 13)]
+
+
+def test_sort_later_in_the_function_is_enough(lint):
+    source = """
+        import glob
+        def load(pattern):
+            files = glob.glob(pattern)
+            count = len(files)
+            files.sort()
+            return files[:count]
+        """
+    assert found(lint, source, "ND301") == []
+
+
+def test_use_before_the_sort_still_counts(lint):
+    source = """
+        import glob
+        def load(pattern):
+            files = glob.glob(pattern)
+            first = files[0]
+            files.sort()
+            return first
+        """
+    assert found(lint, source, "ND301") == [(3, 13)]
+
+
+def test_conditional_resort_and_single_element_guard(lint):
+    source = """
+        import glob
+        def load(pattern, sort=True):
+            files = glob.glob(pattern)
+            if sort:
+                files = sorted(files)
+            return files
+        def only(pattern):
+            found = glob.glob(pattern)
+            assert len(found) == 1
+            return found[0]
+        """
+    assert found(lint, source, "ND301") == []
+
+
+def test_rebinding_in_one_branch_does_not_hide_the_other(lint):
+    source = """
+        import os
+        def pick(root, flag):
+            names = os.listdir(root)
+            if flag:
+                names = []
+            return names[0]
+        """
+    assert found(lint, source, "ND301") == [(3, 13)]
+
+
+def test_unknown_callee_is_not_a_use_of_order_but_a_dataset_is(lint):
+    source = """
+        import glob
+        import shutil
+        def backup(pattern, target):
+            for path in glob.glob(pattern):
+                shutil.copy(path, target)
+            upload(glob.glob(pattern))
+            return ImageDataset(glob.glob(pattern))
+        """
+    assert found(lint, source, "ND301") == [(7, 25)]
+
+
+def test_return_is_followed_into_callers_of_the_module(lint):
+    source = """
+        import os
+        def names(root):
+            return [n for n in os.listdir(root) if n.endswith(".png")]
+        def counted(root):
+            return len(names(root))
+        def ordered(root):
+            return sorted(names(root))
+        """
+    assert found(lint, source, "ND301") == []
+    kept = source.rstrip(" ") + "        def first(root):\n            return names(root)[0]\n"
+    assert found(lint, kept, "ND301") == [(3, 24)]
+
+
+def test_a_function_that_only_returns_a_listing_leaves_it_to_callers(lint):
+    assert found(lint, "import os\ndef ls(p):\n    return os.listdir(p)\n", "ND301") == []
+
+
+def test_comprehension_variable_is_not_the_outer_name(lint):
+    source = """
+        import glob
+        def load(pattern):
+            f = []
+            f += glob.glob(pattern)
+            images = sorted(x for x in f)
+            extra = [f for f in images]
+            return extra[0]
+        """
+    assert found(lint, source, "ND301") == []
+
+
+def test_pathlib_receivers(lint):
+    source = """
+        from pathlib import Path
+        import pathlib
+        def a(root: Path):
+            return list(root.glob("*.png"))[0]
+        def b(root: "pathlib.Path"):
+            return [p for p in root.iterdir()][-1]
+        def c(root):
+            return list((Path(root) / "x").rglob("*"))[0]
+        def d(store):
+            return list(store.glob("*"))[0]
+        """
+    assert found(lint, source, "ND301") == [(4, 17), (6, 24), (8, 17)]
+
+
+def test_alias_and_from_import(lint):
+    source = """
+        from os import listdir as ls, scandir
+        import glob as g
+        def a(d):
+            first = ls(d)[0]
+            last = [e for e in scandir(d)][-1]
+            return first, last, g.iglob(d)
+        """
+    assert found(lint, source, "ND301") == [(4, 13), (5, 24), (6, 25)]
+
+
+def test_fix_wraps_in_sorted(lint):
+    text, kind = fixed(lint, "import os\ndef f(d):\n    return os.listdir(d)[0]\n", "ND301")
+    assert text == "import os\ndef f(d):\n    return sorted(os.listdir(d))[0]\n" and kind == "safe"
+
+
+def test_fix_for_scandir_sorts_by_name(lint):
+    text, _ = fixed(lint, "import os\ndef f(d):\n    return list(os.scandir(d))[0]\n", "ND301")
+    assert "sorted(os.scandir(d), key=lambda entry: entry.name)" in text
+
+
+def test_no_fix_for_walk_or_with(lint):
+    source = """
+        import os
+        def f(d):
+            out = []
+            for root, dirs, files in os.walk(d):
+                out.append(root)
+            with os.scandir(d) as it:
+                first = next(it)
+            return out, first
+        """
+    findings = [f for f in lint({"m.py": source}, ND3) if f.code == "ND301"]
+    assert [(f.line, f.fix) for f in findings] == [(4, None), (6, None)]
+
+
+def test_no_fix_when_sorted_is_rebound(lint):
+    source = "import os\nsorted = None\ndef f(d):\n    return os.listdir(d)[0]\n"
+    findings = [f for f in lint({"m.py": source}, ND3) if f.code == "ND301"]
+    assert len(findings) == 1 and findings[0].fix is None
+
+
+# ---- ND302 --------------------------------------------------------------------------
+def test_vocabulary_from_a_filled_set(lint):
+    source = """
+        def vocab(lines):
+            words = set()
+            for line in lines:
+                for w in line.split():
+                    words.add(w.lower())
+            return {w: i for i, w in enumerate(words)}
+        """
+    assert found(lint, source, "ND302") == [(6, 40)]
+
+
+def test_set_of_unknown_elements_is_not_reported(lint):
+    source = """
+        def f(labels, ids):
+            a = list(set(labels))
+            b = list({i * 2 for i in ids})
+            c = list(set(range(10)))
+            return a, b, c
+        """
+    assert found(lint, source, "ND302") == []
+
+
+def test_membership_and_set_algebra_are_fine(lint):
+    source = """
+        def f(text, extra):
+            stop = {"a", "the"} | set(extra.split())
+            words = [w for w in text.split() if w not in stop]
+            return words, len(stop), sorted(stop)
+        """
+    assert found(lint, source, "ND302") == []
+
+
+def test_one_element_set_has_one_order(lint):
+    source = """
+        def f(logs):
+            keys = {"loss"} & set(logs.split())
+            return keys.pop()
+        """
+    assert found(lint, source, "ND302") == []
+
+
+def test_list_of_set_fix_becomes_sorted(lint):
+    source = "def f(text):\n    return list(set(text.split()))\n"
+    text, kind = fixed(lint, source, "ND302")
+    assert text == "def f(text):\n    return sorted(set(text.split()))\n" and kind == "unsafe"
+    assert found(lint, source, "ND302") == [(2, 12)]
+
+
+def test_loop_fix_wraps_the_set(lint):
+    source = "def f(text, out):\n    for c in set(text.lower()):\n        out.write(c)\n"
+    text, _ = fixed(lint, source, "ND302")
+    assert "for c in sorted(set(text.lower())):" in text
+
+
+def test_join_and_next_iter(lint):
+    source = """
+        def f(text):
+            a = ",".join(set(text.split()))
+            b = next(iter({"x", "y"}))
+            return a, b
+        """
+    assert found(lint, source, "ND302") == [(2, 18), (3, 19)]

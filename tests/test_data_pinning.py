@@ -1,0 +1,148 @@
+"""ND303 and ND304: what counts as pinned, values followed through constants and modules."""
+
+from __future__ import annotations
+
+import pytest
+
+from nondet_lint.checks.data_pinning import is_local, is_pinned_ref, versioned
+from nondet_lint.ruledata import load_rules
+
+SELECT = {"select": ["ND303", "ND304"]}
+HUB = load_rules()["ND303"].data
+
+
+def at(findings, code):
+    return [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings if f.code == code]
+
+
+@pytest.mark.parametrize("ref,pinned", [
+    ("0123456789abcdef0123456789abcdef01234567", True), ("v1.2", True), ("1.0.0", True), ("v2", True),
+    ("main", False), ("master", False), ("fp16", False), ("refs/pr/1", False), ("0123abc", False),
+])
+def test_pinned_refs(ref, pinned):
+    assert is_pinned_ref(ref) is pinned
+
+
+@pytest.mark.parametrize("value,local", [
+    ("bert-base-uncased", False), ("google-bert/bert-base-uncased", False), ("./ckpt", True), ("/models/x", True),
+    ("~/m", True), ("runs/exp1/model", True), ("outputs/best", True), ("model.safetensors", True),
+    ("checkpoints/x", True), ("C:\\models", True), ("org/name with space", True),
+])
+def test_local_paths(value, local):
+    assert is_local(value, HUB) is local
+
+
+@pytest.mark.parametrize("fragments,pinned", [
+    (["/data/imagenet_v2/train"], True), (["/data/v3"], True), (["/data/2024-05-01/train"], True),
+    (["/data/20240501"], True), (["/data/snap-3f9a2c1"], False), (["/data/3f9a2c1e/train"], True),
+    (["/data/train"], False), (["/data/dev/train"], False), (["/data/review"], False),
+])
+def test_versioned_paths(fragments, pinned):
+    assert versioned(fragments) is pinned
+
+
+def test_hub_positions_and_constants(lint):
+    files = {
+        "train.py": """
+            import transformers
+            from datasets import load_dataset as ld
+            REV = "main"
+            PINNED = "v2.0"
+            def run(name):
+                a = transformers.AutoModel.from_pretrained("org/model", revision=REV)
+                b = transformers.AutoModel.from_pretrained("org/model", revision=PINNED)
+                c = ld("glue", "mrpc")
+                d = ld("json", data_files="x.json")
+                e = transformers.AutoModel.from_pretrained(name)
+                return a, b, c, d, e
+            """,
+    }
+    assert at(lint(files, SELECT), "ND303") == [("train.py", 6, 9), ("train.py", 8, 9)]
+
+
+def test_revision_constant_from_another_module(lint):
+    files = {
+        "settings.py": "MODEL = 'org/model'\nREV = 'main'\nGOOD = '" + "a" * 40 + "'\n",
+        "train.py": """
+            from transformers import AutoTokenizer
+            import settings
+            from settings import MODEL, GOOD
+            t1 = AutoTokenizer.from_pretrained(MODEL, revision=settings.REV)
+            t2 = AutoTokenizer.from_pretrained(MODEL, revision=GOOD)
+            """,
+    }
+    assert at(lint(files, SELECT), "ND303") == [("train.py", 4, 6)]
+
+
+def test_dataclass_field_and_class_attribute_defaults(lint):
+    files = {
+        "train.py": """
+            from dataclasses import dataclass, field
+            from transformers import AutoModel
+            @dataclass
+            class Args:
+                model_name: str = field(default="org/model")
+                revision: str = "main"
+            class Config:
+                checkpoint = "org/other"
+            def main(args: Args):
+                a = AutoModel.from_pretrained(args.model_name, revision=args.revision)
+                b = AutoModel.from_pretrained(Config.checkpoint)
+                return a, b
+            """,
+    }
+    assert at(lint(files, SELECT), "ND303") == [("train.py", 10, 9), ("train.py", 11, 9)]
+
+
+def test_classes_of_other_libraries_are_not_hub_loaders(lint):
+    files = {"m.py": "import mylib\nx = mylib.Model.from_pretrained('org/model')\n"}
+    assert at(lint(files, SELECT), "ND303") == []
+
+
+def test_directory_dataset_judged_at_the_call_that_chooses_the_folder(lint):
+    files = {
+        "data.py": """
+            import glob
+            from torch.utils.data import Dataset
+            class Frames(Dataset):
+                def __init__(self, root, split="train"):
+                    self.files = sorted(glob.glob(f"{root}/{split}/*.jpg"))
+            def make(root):
+                return Frames(root)
+            """,
+        "train.py": """
+            from data import Frames, make
+            a = Frames("/mnt/frames")
+            b = Frames("/mnt/frames_v2")
+            c = make("/mnt/frames")
+            """,
+    }
+    assert at(lint(files, SELECT), "ND304") == [("train.py", 2, 5)]
+
+
+def test_outputs_and_temporary_folders_are_not_data(lint):
+    files = {
+        "m.py": """
+            import glob, tempfile
+            from pathlib import Path
+            save_dir = Path("runs/exp")
+            plots = sorted(save_dir.glob("*.png"))
+            tmp = tempfile.mkdtemp()
+            shards = glob.glob(tmp + "/*.tfrecord")
+            images = glob.glob("/data/cats/*.png")
+            """,
+    }
+    assert at(lint(files, SELECT), "ND304") == [("m.py", 7, 10)]
+
+
+def test_evidence_of_pinning_in_the_module(lint):
+    dvc = """
+        import dvc.api
+        from torchvision.datasets import ImageFolder
+        with dvc.api.open("data/labels.csv", rev="v1.0") as f:
+            labels = f.read()
+        train = ImageFolder("/data/train")
+        """
+    assert at(lint({"m.py": dvc}, SELECT), "ND304") == []
+    manifest = "from torchvision.datasets import ImageFolder\nFILES = 'manifest.json'\ntrain = ImageFolder('/data/train')\n"
+    assert at(lint({"m.py": manifest}, SELECT), "ND304") == []

@@ -1,0 +1,161 @@
+"""ND305, ND306, ND307: splits, tf.data pipelines, project seeds and op determinism."""
+
+from __future__ import annotations
+
+import textwrap
+
+from nondet_lint.fixes.apply import apply_text_edits
+
+SELECT = {"select": ["ND305", "ND306", "ND307"]}
+
+
+def at(findings, code):
+    return [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings if f.code == code]
+
+
+def fix_of(findings, code, source):
+    finding = next(f for f in findings if f.code == code)
+    return apply_text_edits(textwrap.dedent(source).lstrip("\n"), finding.fix.edits)
+
+
+def test_kfold_only_with_shuffle_and_the_fix_adds_random_state(lint):
+    source = """
+        from sklearn.model_selection import KFold, StratifiedKFold
+        a = KFold(5)
+        b = KFold(5, True)
+        c = StratifiedKFold(n_splits=5,
+                            shuffle=True)
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND305") == [("m.py", 3, 5), ("m.py", 4, 5)]
+    fixed = fix_of(findings, "ND305", source)
+    assert "b = KFold(5, True, random_state=0)" in fixed
+
+
+def test_random_state_none_is_replaced_with_the_configured_seed(lint):
+    source = "from sklearn.model_selection import train_test_split\nx_tr, x_te = train_test_split(x, random_state=None)\n"
+    findings = lint({"m.py": source}, {**SELECT, "seed": 1234})
+    assert fix_of(findings, "ND305", source).endswith("train_test_split(x, random_state=1234)\n")
+
+
+def test_permutation_split_is_reported_at_the_slicing_statement(lint):
+    source = """
+        import numpy as np
+        def split(x):
+            perm = np.random.permutation(len(x))
+            n = len(x) // 10
+            val = x[perm[:n]]
+            train = x[perm[n:]]
+            return train, val
+        """
+    assert at(lint({"m.py": source}, SELECT), "ND305") == [("m.py", 5, 5)]
+
+
+def test_a_seed_anywhere_in_the_project_covers_the_global_rng(lint):
+    files = {
+        "data.py": """
+            import numpy as np
+            def split(x):
+                perm = np.random.permutation(len(x))
+                return x[perm[:10]], x[perm[10:]]
+            """,
+        "train.py": "import numpy as np\nimport data\nnp.random.seed(0)\n",
+    }
+    assert at(lint(files, SELECT), "ND305") == []
+    files["train.py"] = "import random\nimport data\nrandom.seed(0)\n"  # another RNG
+    assert at(lint(files, SELECT), "ND305") == [("data.py", 4, 5)]
+    files["train.py"] = "import lightning as L\nimport data\nL.seed_everything(0)\n"  # a helper
+    assert at(lint(files, SELECT), "ND305") == []
+
+
+def test_generator_methods_follow_how_the_generator_was_made(lint):
+    source = """
+        import numpy as np
+        import random
+        a = np.random.default_rng()
+        b = np.random.default_rng(7)
+        r = random.Random()
+        ia = a.permutation(100)
+        ib = b.permutation(100)
+        items = list(range(100))
+        r.shuffle(items)
+        va, ta = ia[:10], ia[10:]
+        vb, tb = ib[:10], ib[10:]
+        vr, tr = items[:10], items[10:]
+        """
+    assert at(lint({"m.py": source}, SELECT), "ND305") == [("m.py", 10, 1), ("m.py", 12, 1)]
+
+
+def test_a_single_slice_is_a_subset_not_a_split(lint):
+    source = "import random\ndef pick(xs):\n    random.shuffle(xs)\n    return xs[:3]\n"
+    assert at(lint({"m.py": source}, SELECT), "ND305") == []
+
+
+def test_keras_validation_split_after_an_unseeded_shuffle(lint):
+    source = """
+        import numpy as np
+        from sklearn.utils import shuffle
+        def train(model, x, y):
+            x, y = shuffle(x, y)
+            model.fit(x, y, validation_split=0.2)
+            model.fit(x, y, validation_split=0.0)
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND305") == [("m.py", 5, 5)]
+    assert "x, y = shuffle(x, y, random_state=0)" in fix_of(findings, "ND305", source)
+
+
+def test_shuffle_and_split_inside_a_training_loop_is_repeated(lint):
+    source = """
+        import numpy as np
+        rng = np.random.default_rng(0)
+        for epoch in range(3):
+            idx = rng.permutation(100)
+            train, val = idx[20:], idx[:20]
+            loss = model(train)
+            loss.backward()
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND305") == [("m.py", 5, 5)]
+    assert "every epoch" in next(f.message for f in findings if f.code == "ND305")
+
+
+def test_tf_data_reassigned_and_chained(lint):
+    source = """
+        import tensorflow as tf
+        ds = tf.data.Dataset.from_tensor_slices(x)
+        ds = ds.map(f)
+        ds = (ds
+              .shuffle(1000)
+              .batch(32))
+        val, train = ds.take(5), ds.skip(5)
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND306") == [("m.py", 5, 8)]
+    assert ".shuffle(1000, reshuffle_each_iteration=False, seed=0)" in fix_of(findings, "ND306", source)
+
+
+def test_unknown_dataset_in_a_module_that_also_uses_hugging_face_datasets(lint):
+    source = "import tensorflow as tf\nimport datasets\ndef split(ds):\n    s = ds.shuffle(10)\n    return s.take(2), s.skip(2)\n"
+    assert at(lint({"m.py": source}, SELECT), "ND306") == []
+    assert at(lint({"m.py": source.replace("import datasets\n", "")}, SELECT), "ND306") == [("m.py", 3, 12)]
+
+
+def test_list_files_seed_and_op_determinism(lint):
+    source = "import tensorflow as tf\nfiles = tf.data.Dataset.list_files('*.tfrecord')\n"
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND307") == [("m.py", 2, 9)]
+    assert fix_of(findings, "ND307", source).endswith("list_files('*.tfrecord', seed=0)\n")
+    seeded = {"m.py": source, "main.py": "import keras\nkeras.utils.set_random_seed(1)\n"}
+    assert at(lint(seeded, SELECT), "ND307") == []
+    determinism = {"m.py": source, "main.py": "import os\nos.environ['TF_DETERMINISTIC_OPS'] = '1'\n"}
+    assert at(lint(determinism, SELECT), "ND307") == []
+
+
+def test_deterministic_false_only_on_tf_data(lint):
+    source = """
+        import tensorflow as tf
+        ds = tf.data.TFRecordDataset(files).interleave(f, deterministic=False)
+        """
+    plain = "def run(pool, f):\n    return pool.map(f, deterministic=False)\n"
+    assert at(lint({"m.py": source, "n.py": plain}, SELECT), "ND307") == [("m.py", 2, 37)]
