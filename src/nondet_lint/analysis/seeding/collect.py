@@ -936,12 +936,12 @@ class Collector(Check):
         if "keras" in chosen:  # keras.utils.set_random_seed seeds Python, NumPy and TF too
             chosen = [r for r in chosen if r not in ("python", "numpy", "tf")]
         for rng in chosen:
-            call = self.t.rngs.get(rng, {}).get("seed_call")
-            if not call:
+            info = self.t.rngs.get(rng, {})
+            spellings = [name_for(self.ctx.module, call) for call in (info.get("seed_call"), *info.get("seed_call_aliases", ())) if call]
+            usable = [spelled for spelled in spellings if spelled is not None]
+            if not usable:
                 return []
-            spelled = name_for(self.ctx.module, call)
-            if spelled is None:
-                return []
+            spelled = min(usable, key=lambda s: s[1] is not None)  # one the module binds already
             statements.append(f"{spelled[0]}({self.ctx.config.seed})")
             if spelled[1]:
                 imports.append(spelled[1])

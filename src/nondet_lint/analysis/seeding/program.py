@@ -493,8 +493,9 @@ class Program:
                 if event[4] and event[5] == "entropy" and self.value(event[4], key, values) is None:
                     run.none_seeds.append((key[0], event[2], self.why_none(event[4], key, values)))
                     continue
-                for rng in event[1]:
-                    run.first_seed.setdefault(rng, (key[0], event[2]))
+                if not frame.deferred:  # a worker_init_fn seeds the workers, not the program
+                    for rng in event[1]:
+                        run.first_seed.setdefault(rng, (key[0], event[2]))
                 state = state | frozenset(event[1])
             elif kind == "c":
                 guard = self.guards_off(event[3], key, values)

@@ -123,23 +123,24 @@ class Report:
         return f"{self.show(path)}:{line}" if line else self.show(path)
 
     def evidence(self, use_path: str, rng: str, where: Optional[Uncovered]) -> str:
+        """Why no seed covers a use: which program runs it, and what that program seeds."""
         if where is None:
             return "no entry point of this project reaches it, so nothing seeds it first"
         run = self.program.runs[where.entry]
-        entry = self.show(where.entry)
+        own = use_path == where.entry
+        program = "this program" if own else f"entry point {self.show(where.entry)}"
         late = ""
-        if where.via_import and where.via_import != where.entry:
-            late = f"; it runs when {entry} imports {self.show(where.via_import)}"
+        if where.via_import and where.via_import != where.entry and not own:
+            late = f"; it runs when {self.show(where.entry)} imports {self.show(where.via_import)}"
         first = run.first_seed.get(rng)
         if first is not None:
-            return f"entry point {entry} seeds it only later, at {self.at(*first)}{late}"
+            return f"{program} seeds it only later, at {self.at(*first)}{late}"
         off = [o for o in run.off if rng in o.rngs]
         if off:
-            return f"in entry point {entry} its seed is skipped by default ({off[0].why}; {self.at(off[0].path, off[0].anchor)}){late}"
-        nones = run.none_seeds
-        if nones:
-            return f"in entry point {entry} its seed is given None ({nones[0][2]}){late}"
-        return f"entry point {entry} never seeds it{late}"
+            return f"{program} seeds it only when an option is set: {off[0].why} ({self.at(off[0].path, off[0].anchor)}){late}"
+        if run.none_seeds:
+            return f"{program} seeds it with None: {run.none_seeds[0][2]}{late}"
+        return f"{program} never seeds it{late}"
 
     # ---- findings -----------------------------------------------------------------------
     def findings(self) -> List[Finding]:

@@ -1,0 +1,155 @@
+"""The seeding analysis beyond single rule examples: fixes on whole programs, facts that can
+be cached, stable output, messages that name the program, and code that must not crash it."""
+
+from __future__ import annotations
+
+import ast
+import json
+import textwrap
+
+import pytest
+
+from conftest import lint_files, write_project
+from fixtools import fix_project
+from nondet_lint.config import Config
+from nondet_lint.engine import analyze_source, run, selected_codes
+from nondet_lint.ruledata import load_rules
+from nondet_lint.source import decode_source
+
+ND1 = {"select": ["ND1"]}
+
+PROGRAM = {
+    "train.py": """
+        import random
+        import numpy as np
+        import torch.nn as nn
+
+        from data import batches
+
+
+        def main():
+            model = nn.Linear(4, 2)
+            for x in batches():
+                if random.random() < 0.5:
+                    x = x + np.random.normal(0, 0.1, x.shape)
+                model(x).sum().backward()
+
+
+        if __name__ == "__main__":
+            main()
+    """,
+    "data.py": """
+        import numpy as np
+
+
+        def batches():
+            return [np.random.rand(4) for _ in range(3)]
+    """,
+}
+
+
+def codes(findings):
+    return sorted((f.path.rsplit("/", 1)[-1], f.line, f.code) for f in findings)
+
+
+def test_one_seed_block_fixes_the_whole_program(tmp_path):
+    before = lint_files(tmp_path, PROGRAM, ND1)
+    assert codes(before) == [
+        ("data.py", 5, "ND102"),
+        ("train.py", 9, "ND104"),
+        ("train.py", 11, "ND101"),
+        ("train.py", 12, "ND102"),
+    ]
+    carrying = [f for f in before if f.fix is not None]
+    assert [f.path.rsplit("/", 1)[-1] for f in carrying] == ["train.py"]  # one block, in the entry point
+    outcome, _ = fix_project(tmp_path, ND1)
+    assert outcome.findings == []
+    fixed = outcome.contents[str(tmp_path / "train.py")].decode()
+    ast.parse(fixed)
+    lines = fixed.splitlines()
+    for statement in ("random.seed(0)", "np.random.seed(0)", "import torch", "torch.manual_seed(0)"):
+        assert lines.count(statement) == 1, fixed
+    # the block comes after the imports, before the first definition
+    assert lines.index("torch.manual_seed(0)") < lines.index("def main():")
+    assert lines.index("from data import batches") < lines.index("random.seed(0)")
+    # applying the fix again changes nothing
+    (tmp_path / "train.py").write_text(fixed, encoding="utf-8")
+    again, _ = fix_project(tmp_path, ND1)
+    assert again.changed == [] and again.findings == []
+
+
+def test_the_seed_value_comes_from_the_config(tmp_path):
+    config = {**ND1, "seed": 1234}
+    outcome, _ = fix_project(write_project(tmp_path, PROGRAM), config)
+    assert "torch.manual_seed(1234)" in outcome.contents[str(tmp_path / "train.py")].decode()
+
+
+def test_a_finding_in_a_library_module_names_the_entry_point_and_carries_no_fix(tmp_path):
+    findings = lint_files(tmp_path, PROGRAM, {"select": ["ND102"]})
+    library = [f for f in findings if f.path.endswith("data.py")]
+    assert len(library) == 1 and library[0].fix is None
+    assert "train.py" in library[0].message
+
+
+def test_generator_fix_imports_torch_when_the_module_has_no_name_for_it(tmp_path):
+    files = {"train.py": """
+        from torch.utils.data import DataLoader, random_split
+
+
+        def main(ds):
+            train, val = random_split(ds, [8, 2])
+            return DataLoader(train, shuffle=True), val
+
+
+        if __name__ == "__main__":
+            main(list(range(10)))
+    """}
+    outcome, _ = fix_project(write_project(tmp_path, files), {"select": ["ND109", "ND110"]})
+    fixed = outcome.contents[str(tmp_path / "train.py")].decode()
+    ast.parse(fixed)
+    assert fixed.count("import torch\n") == 1
+    assert "random_split(ds, [8, 2], generator=torch.Generator().manual_seed(0))" in fixed
+    assert "DataLoader(train, shuffle=True, generator=torch.Generator().manual_seed(0))" in fixed
+    assert outcome.findings == []
+
+
+def test_facts_are_plain_data_and_identical_from_run_to_run():
+    rules = load_rules()
+    config = Config()
+    source = decode_source(textwrap.dedent(PROGRAM["train.py"]).encode())
+    first = analyze_source("train.py", source, config, rules, selected_codes(config, rules), "train")
+    second = analyze_source("train.py", source, config, rules, selected_codes(config, rules), "train")
+    facts = first.facts["seeding"]
+    assert json.loads(json.dumps(facts)) == facts
+    assert json.dumps(facts, sort_keys=True) == json.dumps(second.facts["seeding"], sort_keys=True)
+    assert [d.to_dict() for d in first.deferred] == [d.to_dict() for d in second.deferred]
+
+
+def test_output_is_the_same_whatever_order_files_come_in(tmp_path):
+    write_project(tmp_path, PROGRAM)
+    config = Config(select=("ND1",), root=str(tmp_path))
+    forward = run([str(tmp_path / "train.py"), str(tmp_path / "data.py")], config).findings
+    backward = run([str(tmp_path / "data.py"), str(tmp_path / "train.py")], config).findings
+    assert [(f.path, f.line, f.code, f.message) for f in forward] == [(f.path, f.line, f.code, f.message) for f in backward]
+
+
+def test_a_neighbouring_module_wins_over_one_of_the_same_name_elsewhere(tmp_path):
+    files = {
+        "a/train.py": "from helpers import seed\nimport torch\n\nif __name__ == '__main__':\n    seed()\n    torch.rand(2).sum()\n    torch.optim.SGD([], lr=0.1)\n",
+        "a/helpers.py": "import torch\n\ndef seed():\n    torch.manual_seed(0)\n",
+        "b/helpers.py": "def seed():\n    pass\n",
+    }
+    assert codes(lint_files(tmp_path, files, ND1)) == []
+
+
+@pytest.mark.parametrize("source", [
+    # recursion, nested and decorated definitions, lambdas, star arguments, walrus, globals
+    "import random\n\ndef f(n):\n    return f(n - 1) if n else random.random()\n\nif __name__ == '__main__':\n    f(3)\n",
+    "import random\n\ndef outer():\n    def inner(*a, **k):\n        return random.choice(a)\n    return inner(*[1, 2], **{})\n\nif __name__ == '__main__':\n    outer()\n",
+    "import random\nimport functools\n\n@functools.lru_cache\ndef g():\n    global SEED\n    SEED = (x := random.random())\n    return x\n\nclass A:\n    class B:\n        def m(self):\n            return super().m()\n\nif __name__ == '__main__':\n    A.B().m()\n    g()\n",
+    "from . import nothing\nfrom .. import *\nimport numpy.random as npr\nnpr.seed()\n",
+    "def a():\n    b()\n\ndef b():\n    a()\n\na()\n",
+    "class C(C):\n    def __init__(self):\n        C.__init__(self)\n\nC()\n",
+])
+def test_odd_code_does_not_crash(tmp_path, source):
+    lint_files(tmp_path, {"prog.py": source, "pkg/__init__.py": "from .mod import *\n", "pkg/mod.py": "from . import *\n"})
