@@ -38,10 +38,12 @@ BATCH_BYTES, BATCH_FILES = 32 * 1024, 64  # small files travel to the workers to
 
 
 def default_workers() -> int:
-    """One per CPU this process may use; one under pre-commit, which already runs hooks
-    in parallel."""
-    if os.environ.get("PRE_COMMIT"):
-        return 1
+    """One per CPU this process may use.
+
+    Also under pre-commit: it runs hooks one after another and splits a hook's files
+    across processes only for hooks that are not ``require_serial``; ours is (it needs
+    the whole project), so its workers never multiply with pre-commit's. A commit that
+    changes a few files starts one worker anyway (``worker_count``)."""
     try:
         return max(len(os.sched_getaffinity(0)), 1)
     except (AttributeError, OSError):

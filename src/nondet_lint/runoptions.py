@@ -13,7 +13,7 @@ from nondet_lint.types import UsageError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers", type=int, metavar="N",
-        help="worker processes for parsing (default: one per CPU; 1 under pre-commit)",
+        help="worker processes for parsing (default: one per CPU, fewer when few files need parsing)",
     )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
     parser.add_argument(

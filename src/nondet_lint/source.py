@@ -84,7 +84,7 @@ def read_source(path: str, stdin_text: Optional[bytes] = None) -> SourceFile:
     except IsADirectoryError:
         raise SourceError("is a directory") from None
     except OSError as exc:
-        raise SourceError(f"cannot read file: {exc.strerror or exc}") from None
+        raise SourceError(exc.strerror or str(exc)) from None  # the finding says "cannot read file: "
     return decode_source(raw, path)
 
 

@@ -1,0 +1,129 @@
+"""``--fix`` never leaves a partial file: with the disk full, when interrupted (a real
+Ctrl-C in the middle of a run over many files, or at any step of a write), each file is
+its original or its complete fixed version, and no temporary file stays behind.
+(Read-only files and files edited during the run: tests/test_fix_cli.py.)"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli, write_project
+from nondet_lint.fixes import writer
+
+ORIGINAL = "import torch\n\ntorch.backends.cudnn.benchmark = True\nmodel = torch.nn.Linear(2, 2)\n"
+
+
+def fixed_text(tmp_path: Path) -> str:
+    probe = tmp_path / "probe"
+    write_project(probe, {"m.py": ORIGINAL})
+    run_cli(["--fix", "--no-cache", str(probe)])
+    text = (probe / "m.py").read_text()
+    assert text != ORIGINAL
+    return text
+
+
+def leftovers(root: Path):
+    return [path.name for path in root.rglob("*") if path.name.endswith(".nondet-lint.tmp")]
+
+
+def test_disk_full_while_writing_keeps_the_original(tmp_path, monkeypatch):
+    # a full disk shows when the written data is flushed: the temporary file holds part
+    # of the new text when the error comes
+    write_project(tmp_path, {"m.py": ORIGINAL})
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(writer.os, "fsync", full)
+    code, out, err = run_cli(["--fix", "--no-cache", str(tmp_path)])
+    assert (tmp_path / "m.py").read_text() == ORIGINAL
+    assert leftovers(tmp_path) == []
+    assert code == 1 and "ND201" in out
+    assert "No space left on device" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("step", ["fsync", "chmod", "replace"])
+def test_interrupt_at_any_step_of_a_write(tmp_path, monkeypatch, step):
+    write_project(tmp_path, {"m.py": ORIGINAL})
+    fixed = fixed_text(tmp_path / "x")
+    real = getattr(writer.os, step)
+    calls = []
+
+    def interrupted(*args, **kwargs):
+        calls.append(step)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writer.os, step, interrupted)
+    code, _, err = run_cli(["--fix", "--no-cache", str(tmp_path)])
+    monkeypatch.setattr(writer.os, step, real)
+    assert calls and code == 130 and err == "nondet-lint: interrupted\n"
+    assert (tmp_path / "m.py").read_text() in (ORIGINAL, fixed)
+    assert leftovers(tmp_path) == []
+
+
+SLOW_WRITES = """
+import os, time
+_replace = os.replace
+def replace(src, dst):  # a slow disk: the interrupt lands between and inside writes
+    time.sleep(0.02)
+    _replace(src, dst)
+os.replace = replace
+"""
+
+
+def start_fix_run(root: Path, slow: Path = None) -> subprocess.Popen:
+    env = dict(os.environ)
+    if slow is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(slow), env.get("PYTHONPATH", "")])
+    return subprocess.Popen(
+        [sys.executable, "-m", "nondet_lint", "--fix", "--no-cache", str(root)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+
+
+def check_whole(root: Path, process: subprocess.Popen, fixed: str):
+    _, err = process.communicate(timeout=120)
+    assert "Traceback" not in err
+    contents = [path.read_text() for path in sorted(root.rglob("m*.py"))]
+    assert set(contents) <= {ORIGINAL, fixed}
+    assert leftovers(root) == []
+    return process.returncode, contents.count(fixed)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child")
+@pytest.mark.parametrize("delay", [0.3, 1.0])
+def test_ctrl_c_while_analyzing_writes_nothing(tmp_path, delay):
+    fixed = fixed_text(tmp_path / "x")
+    root = write_project(tmp_path / "p", {f"pkg{i // 20}/m{i:03d}.py": ORIGINAL for i in range(120)})
+    process = start_fix_run(root)
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    code, done = check_whole(root, process, fixed)
+    # 130: stopped cleanly; -SIGINT: stopped before Python took over the signal
+    assert code in (0, 1, 130, -signal.SIGINT) and (code in (0, 1) or done == 0)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child")
+def test_ctrl_c_while_writing_leaves_every_file_whole(tmp_path):
+    fixed = fixed_text(tmp_path / "x")
+    root = write_project(tmp_path / "p", {f"pkg{i // 20}/m{i:03d}.py": ORIGINAL for i in range(120)})
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    (slow / "sitecustomize.py").write_text(SLOW_WRITES)
+    process = start_fix_run(root, slow)
+    files = sorted(root.rglob("m*.py"))
+    deadline = time.time() + 60
+    while process.poll() is None and time.time() < deadline:  # wait for the first written file
+        if any(path.read_text() == fixed for path in files[:20]):
+            break
+        time.sleep(0.005)
+    process.send_signal(signal.SIGINT)
+    code, done = check_whole(root, process, fixed)
+    assert code == 130 and 0 < done < len(files)  # interrupted in the middle of writing
