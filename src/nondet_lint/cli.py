@@ -19,6 +19,7 @@ from nondet_lint.fixes.options import add_arguments as add_fix_arguments, wants_
 from nondet_lint.runoptions import add_arguments as add_run_arguments, run_options
 from nondet_lint.ruledata import CODE_RE, load_rules
 from nondet_lint.reporters import FORMATS, get_reporter
+from nondet_lint.reporters.progress import progress_for
 from nondet_lint.reporters.text import statistics
 from nondet_lint.types import UsageError
 
@@ -112,9 +113,12 @@ def resolve_config(args: argparse.Namespace) -> Config:
     return with_overrides(config, **overrides)
 
 
+def _is_terminal(stream) -> bool:
+    return hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("CI")
+
+
 def default_format(out) -> str:
-    interactive = hasattr(out, "isatty") and out.isatty()
-    return "rich" if interactive and not os.environ.get("CI") else "text"
+    return "rich" if _is_terminal(out) else "text"
 
 
 def _read_stdin(args: argparse.Namespace, stdin) -> Optional[bytes]:
@@ -155,7 +159,13 @@ def _run(argv: Sequence[str], out, err, stdin=None) -> int:
 
     source = _read_stdin(args, stdin)
     config = resolve_config(args)
-    result = run(args.paths or ["."], config, stdin=source, stdin_filename=args.stdin_filename, **run_options(args, config))
+    output_format = args.format or default_format(out)
+    show_progress = output_format == "rich" and source is None and _is_terminal(err)
+    with progress_for(err, show_progress) as progress:
+        result = run(
+            args.paths or ["."], config, stdin=source, stdin_filename=args.stdin_filename,
+            progress=progress, **run_options(args, config),
+        )
     sources = {args.stdin_filename or "-": source} if source is not None else None
     if args.write_baseline:
         return _write_baseline(args, result.findings, sources, err)
@@ -173,7 +183,7 @@ def _run(argv: Sequence[str], out, err, stdin=None) -> int:
 
         result.findings = new_findings(result.findings, args.baseline, sources)
     rules = load_rules(tuple(config.rule_files))
-    get_reporter(args.format or default_format(out))(result.findings, rules, report_out)
+    get_reporter(output_format)(result.findings, rules, report_out)
     if args.statistics:
         statistics(result.findings, rules, report_out)
     if result.findings and not args.exit_zero:

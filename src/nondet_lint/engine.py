@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Protocol, Sequence
 
 import libcst as cst
 
@@ -246,9 +246,18 @@ def walk_error_findings(errors: Sequence[WalkError], enabled: FrozenSet[str]) ->
     return [Finding(e.path, 1, 0, "ND000", f"cannot read: {e.reason}") for e in errors]
 
 
+class Progress(Protocol):
+    """What ``run`` tells a progress display: more files to do, more files done."""
+
+    def add(self, count: int) -> None: ...
+
+    def advance(self, count: int) -> None: ...
+
+
 def run(
     paths: Sequence[str], config: Config, stdin: Optional[bytes] = None, stdin_filename: Optional[str] = None,
     workers: Optional[int] = None, cache_dir: Optional[str] = None,
+    progress: Optional["Progress"] = None,
 ) -> RunResult:
     """Check ``paths`` (or one source from standard input) and return sorted findings.
 
@@ -265,11 +274,18 @@ def run(
         results = [analyze_file(files[0], config, rules, enabled, stdin)]
     else:
         files, errors = discover(paths, exclude)
-        results = analyze_files(files, config, rules, enabled, workers, cache)
+        if progress:
+            progress.add(len(files))
+        results = analyze_files(files, config, rules, enabled, workers, cache, progress.advance if progress else None)
     # the rest of the project matters only to candidates that wait for project facts
     given = paths if stdin is None else [stdin_filename] if stdin_filename else []
     others = project_files(config.root, given, files, exclude) if any(r.deferred for r in results) else []
-    rest = [r.facts_only() for r in analyze_files(others, config, rules, enabled, workers, cache)]
+    if progress:
+        progress.add(len(others))
+    rest = [
+        r.facts_only()
+        for r in analyze_files(others, config, rules, enabled, workers, cache, progress.advance if progress else None)
+    ]
     extra = walk_error_findings(errors, enabled)
     return RunResult(decide(results, rest, extra, config, rules, enabled), files, results, rest, extra)
 

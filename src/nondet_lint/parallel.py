@@ -25,7 +25,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 from nondet_lint.cache import Cache, content_digest
 from nondet_lint.source import SourceError
@@ -76,12 +76,15 @@ class Job:
 def analyze_files(
     paths: Sequence[str], config: Any, rules: Any, enabled: FrozenSet[str],
     workers: Optional[int] = None, cache: Optional[Cache] = None,
+    on_done: Optional[Callable[[int], None]] = None,
 ) -> List[Any]:
     """Pass 1 (``engine.analyze_file``) for every path, in order.
 
     ``workers``: None analyzes in this process (the library default); a number allows
     up to that many worker processes. ``cache``: where results are looked up and stored.
+    ``on_done(n)`` is told when n more files are finished (a progress display).
     """
+    done = on_done or (lambda n: None)
     from nondet_lint.engine import FileResult, analyze_file, module_name_for
 
     results: List[Any] = [None] * len(paths)
@@ -108,10 +111,12 @@ def analyze_files(
             except (KeyError, TypeError, ValueError, AttributeError):
                 pass  # an entry of another shape: analyze again
         jobs.append(Job(index, path, module_name, is_package, raw, digest))
+    done(len(paths) - len(jobs))
     count = worker_count(workers, len(jobs))
     outcomes = _in_workers(jobs, count, config, rules, enabled, cache) if count else _in_process(jobs, config, rules, enabled, cache)
     for job, text in outcomes:
         results[job.index] = FileResult.from_dict(json.loads(text))
+        done(1)
     return results
 
 
