@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.checks.base import Check
-from nondet_lint.checks.dataflow import SEQ, SET, OrderUse, at_most_one_element
+from nondet_lint.checks.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name
 from nondet_lint.checks.datactx import DataContext, spellings
 from nondet_lint.checks.listings import Listings
 from nondet_lint.context import NodeEdit
@@ -31,7 +31,7 @@ class ListingOrder(Check):
         self.spellings = spellings(ctx, data.get("functions", ()), data.get("path_methods", ()))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _last_name(node.func) in self.spellings:
+        if last_name(node.func) in self.spellings:
             self.candidates.append(node)
 
     def finish(self) -> None:
@@ -110,14 +110,6 @@ class ListingOrder(Check):
         return self.ctx.fix("ND301", edits)
 
 
-def _last_name(func: cst.BaseExpression) -> str:
-    if isinstance(func, cst.Name):
-        return func.value
-    if isinstance(func, cst.Attribute):
-        return func.attr.value
-    return ""
-
-
 def _short(name: str) -> str:
     return name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf.")
 
@@ -134,7 +126,7 @@ class StringSetOrder(Check):
         self.spellings = spellings(ctx, flow.get("set_makers", ()))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if _last_name(node.func) in self.spellings:
+        if last_name(node.func) in self.spellings:
             self.candidates.append(node)
 
     def visit_Set(self, node: cst.Set) -> None:

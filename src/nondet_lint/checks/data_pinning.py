@@ -15,11 +15,12 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 import libcst as cst
 
 from nondet_lint.checks.base import Check
-from nondet_lint.checks.dataflow import literal_strings
+from nondet_lint.checks.dataflow import last_name, literal_strings, statement_of
 from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none, spellings
 from nondet_lint.checks.datavalues import IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, module_constants
 from nondet_lint.checks.listings import Listings
 from nondet_lint.types import Finding
+from nondet_lint.walk import children
 
 CONSTANTS_FACT = "data_constants"
 FOLDER_FACT = "data_folder_params"  # {function or class: {"param", "position", "api"}}
@@ -123,9 +124,10 @@ class HubRevision(Check):
         for table in data.get("calls", ()):
             for name in table["names"]:
                 self.calls[name] = (table.get("mode", "revision"), table)
+        self.spellings = spellings(ctx, self.calls, ("from_pretrained",))
 
     def visit_Call(self, node: cst.Call) -> None:
-        if has_double_star(node):
+        if last_name(node.func) not in self.spellings or has_double_star(node):
             return
         func = node.func
         if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
@@ -171,7 +173,9 @@ class HubRevision(Check):
             if mode == "get_file":
                 given = [_arg(call, spec) for spec in table.get("hash", ())]
                 ref = Text("present") if any(g is not None and not is_none(g) for g in given) else Text("absent")
-                target = values.text(_arg(call, table.get("id", {})))
+                source = _arg(call, table.get("origin", {})) or _arg(call, table.get("id", {}))
+                shown = self.ctx.code_for(source) if source is not None else "the file"
+                target = Text(LITERAL, shown if len(shown) <= 60 else shown[:57] + "...")
             elif mode in ("torch_hub", "timm"):
                 source = _arg(call, {"kw": "source"})
                 if source is not None and values.text(source).value == "local":
@@ -404,26 +408,41 @@ class DirectoryDataset(Check):
 
     def _defer_imported(self, dctx: DataContext, values: Values, call: cst.Call, name: str) -> None:
         """``OtherModuleDataset("/data/x")``: whether that class lists the folder it is
-        given is known from its module's facts in pass 2."""
+        given is known from its module's facts in pass 2.  Only arguments that look like
+        a folder are kept (any argument of a callee named like a dataset)."""
+        dataset_named = name.rsplit(".", 1)[-1].endswith(tuple(self.data("ND304").get("dataset_suffixes", ())))
         arguments: Dict[str, Any] = {}
         positional = 0
-        dataset_named = name.rsplit(".", 1)[-1].endswith(tuple(self.data("ND304").get("dataset_suffixes", ())))
         for arg in call.args:
             if arg.star:
                 return
             key = arg.keyword.value if arg.keyword is not None else str(positional)
             if arg.keyword is None:
                 positional += 1
+            if not (dataset_named or self._looks_like_folder(dctx, values, arg.value)):
+                continue
             if self._given_by_caller(dctx, arg.value) is not None:
                 continue  # this module's caller decides: not judged here
             text = values.text(arg.value)
-            if not (dataset_named or text.kind in (LOCAL, IMPORTED) or (text.kind == LITERAL and "/" in text.value)):
-                continue  # not a folder as far as this module can tell
             shown = self.ctx.code_for(arg.value)
             arguments[key] = {"text": _text_dict(text), "shown": shown if len(shown) <= 60 else shown[:57] + "..."}
         if arguments:
             module, _, short = name.rpartition(".")
             self.ctx.defer(call, "ND304", imported={"module": module, "name": short}, arguments=arguments)
+
+    @staticmethod
+    def _looks_like_folder(dctx: DataContext, values: Values, expr: cst.BaseExpression) -> bool:
+        """A path literal (``"/data/x"``), an f-string, ``os.path.join`` / ``Path`` / ``/``."""
+        if isinstance(expr, cst.SimpleString):
+            text = expr.value
+            return "/" in text or "\\" in text
+        if isinstance(expr, (cst.FormattedString, cst.ConcatenatedString)):
+            return True
+        if isinstance(expr, cst.BinaryOperation):
+            return isinstance(expr.operator, cst.Divide)
+        if isinstance(expr, cst.Call):
+            return dctx.qualname(expr.func) in values.path_calls
+        return False
 
     def _top_level(self, node: cst.CSTNode) -> bool:
         return node in self.ctx.module.body
@@ -460,8 +479,6 @@ class DirectoryDataset(Check):
                 if value is not None:
                     texts.append(self.ctx.code_for(value))
             elif isinstance(node, (cst.Call, cst.BinaryOperation, cst.Attribute, cst.FormattedString)):
-                from nondet_lint.walk import children
-
                 stack.extend(children(node))
             elif isinstance(node, (cst.Arg, cst.FormattedStringExpression)):
                 stack.append(node.value if isinstance(node, cst.Arg) else node.expression)
@@ -470,8 +487,6 @@ class DirectoryDataset(Check):
     def _context_strings(self, dctx: DataContext, call: cst.Call) -> List[str]:
         """String literals of the listing's arguments, its statement, and the loop or
         comprehension that consumes it (where ``.endswith(".png")`` filters live)."""
-        from nondet_lint.checks.dataflow import statement_of
-
         statement = statement_of(call, self.ctx.parent)
         texts = list(literal_strings(statement))
         parent = self.ctx.parent(call)

@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, 
 import libcst as cst
 
 from nondet_lint.checks.base import Check
-from nondet_lint.checks.dataflow import statement_of
+from nondet_lint.checks.dataflow import last_name, statement_of
 from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none, spellings
 from nondet_lint.context import NodeEdit
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
@@ -71,7 +71,7 @@ class SeedingFacts(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        last = last_name(func)
         if last not in self.spellings and last != "setdefault":
             return
         name = self.ctx.qualname(func)
@@ -121,9 +121,10 @@ class SplitterSeed(Check):
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.splitters = {name: table for table in self.data("ND305").get("splitters", ()) for name in table["names"]}
+        self.spellings = spellings(ctx, self.splitters)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if has_double_star(node):
+        if last_name(node.func) not in self.spellings or has_double_star(node):
             return
         name = self.ctx.qualname(node.func)
         table = self.splitters.get(name) if name else None
@@ -167,7 +168,7 @@ class ShuffleThenSlice(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        last = last_name(func)
         if last in self.spellings:
             self.candidates.append(node)
 
@@ -542,9 +543,10 @@ class TfDataOrder(Check):
         self.option_fields = frozenset(data.get("option_fields", ()))
         self.methods: List[cst.Call] = []
         self.assignments: List[cst.Assign] = []
+        self.spellings = spellings(ctx, (*self.list_files, *self.sloppy), self.parallel)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if has_double_star(node):
+        if last_name(node.func) not in self.spellings or has_double_star(node):
             return
         name = self.ctx.qualname(node.func)
         if name in self.list_files:

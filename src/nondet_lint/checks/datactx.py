@@ -123,3 +123,4 @@ def spellings(ctx: FileContext, qualnames, extra=()) -> FrozenSet[str]:
         if target in wanted:
             names.add(alias)
     return frozenset(names)
+

@@ -423,6 +423,8 @@ class OrderFlow:
             if name in self.tables.order_free:
                 return None
             if isinstance(call.func, cst.Attribute) and call.func.attr.value == "join":
+                if self._in_message(call):
+                    return None  # a list shown in a message: nothing is computed from its order
                 return keep("joined into a string")
             if name in self.tables.set_makers:
                 return self._follow(call, SET, None, step, seen) if kind == SET else None
@@ -433,7 +435,7 @@ class OrderFlow:
             if kind == SET:
                 return None  # a set handed over as a set: its order is not used here
             if self._keeps_order(call, name):
-                return keep(f"passed to `{_callee(call)}`")
+                return keep(f"passed to `{last_name(call.func)}`")
             return None  # an unknown function: it may only copy, upload or delete the files
         if isinstance(parent, cst.Attribute) and parent.value is expr:
             call = self.parent(parent)
@@ -492,12 +494,27 @@ class OrderFlow:
             return keep("stored")
         return None  # a test, a comparison, a discarded result, a formatted message
 
+    def _in_message(self, node: cst.CSTNode) -> bool:
+        """Inside an f-string or a ``%`` / ``.format`` text: a message, not data."""
+        current = self.parent(node)
+        for _ in range(4):
+            if current is None:
+                return False
+            if isinstance(current, (cst.FormattedString, cst.FormattedStringExpression)):
+                return True
+            if isinstance(current, cst.BinaryOperation) and isinstance(current.operator, cst.Modulo):
+                return True
+            if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) and current.func.attr.value == "format":
+                return True
+            current = self.parent(current)
+        return False
+
     def _keeps_order(self, call: cst.Call, name: Optional[str]) -> bool:
         """A consumer whose result depends on the order of its input: array and table
         constructors, serialisers, shuffles and samplers, dataset constructors."""
         if name in self.tables.order_sensitive:
             return True
-        return _callee(call).endswith(tuple(self.tables.order_sensitive_suffixes))
+        return last_name(call.func).endswith(tuple(self.tables.order_sensitive_suffixes))
 
     def _element(self, container: cst.CSTNode, element: cst.CSTNode, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
         """A value inside a tuple or list: followed when the tuple is unpacked into names,
@@ -682,7 +699,7 @@ class OrderFlow:
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value
                 receiver = node.func.value
-                if method in self.tables.output_methods:
+                if method in self.tables.output_methods and not self._bound_in(receiver, loop, index):
                     return "written out item by item in a loop"
                 if method in self.tables.accumulate_methods:
                     found = self._accumulator(receiver, loop, index, depth, seen)
@@ -698,6 +715,15 @@ class OrderFlow:
                     if isinstance(target.target, cst.Subscript) and self._mentions(node.value, counters, target.target.value):
                         return "numbered in that order in a loop"
         return None
+
+    def _bound_in(self, receiver: cst.CSTNode, loop: cst.For, index: ScopeIndex) -> bool:
+        """A file or list opened anew in each iteration: writing to it keeps no order."""
+        while isinstance(receiver, cst.Attribute):
+            receiver = receiver.value
+        if not isinstance(receiver, cst.Name):
+            return False
+        binding = index.reaching(receiver)
+        return binding is not None and index.contains(loop, binding.statement)
 
     def _accumulator(self, receiver: cst.CSTNode, loop: cst.For, index: ScopeIndex, depth: int, seen: Set[int]) -> Optional[str]:
         if isinstance(receiver, cst.Name):
@@ -743,9 +769,8 @@ def at_most_one_element(expr: cst.CSTNode) -> bool:
     return False
 
 
-def _callee(call: cst.Call) -> str:
-    """The called name as written, last part only (``data.ImageDataset`` → ``ImageDataset``)."""
-    func = call.func
+def last_name(func: cst.BaseExpression) -> str:
+    """The called name as written, last part only (``np.random.shuffle`` → ``shuffle``)."""
     if isinstance(func, cst.Attribute):
         return func.attr.value
     return func.value if isinstance(func, cst.Name) else ""

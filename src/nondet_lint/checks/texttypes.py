@@ -14,6 +14,7 @@ from typing import Callable, FrozenSet, Mapping, Optional, Sequence
 import libcst as cst
 
 from nondet_lint.checks.dataflow import ScopeIndex, enclosing_scope
+from nondet_lint.walk import children
 
 MAX_DEPTH = 6
 _SET_OPERATORS = (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)
@@ -83,7 +84,32 @@ class TextTypes:
             return self.is_str(expr.body, depth + 1) and self.is_str(expr.orelse, depth + 1)
         if isinstance(expr, cst.Name):
             return self._name_is(expr, self.is_str, depth)
+        if isinstance(expr, cst.Attribute):
+            return self._attribute_is(expr, self.is_str, depth)
         return False
+
+    def _attribute_is(self, expr: cst.Attribute, predicate, depth: int) -> bool:
+        """``self.x`` where every ``self.x = ...`` of the class satisfies ``predicate``."""
+        if not (isinstance(expr.value, cst.Name) and expr.value.value == "self"):
+            return False
+        klass = self.parent(expr)
+        while klass is not None and not isinstance(klass, cst.ClassDef):
+            klass = self.parent(klass)
+        if klass is None:
+            return False
+        values = []
+        stack = [klass.body]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    t = target.target
+                    if isinstance(t, cst.Attribute) and t.attr.value == expr.attr.value and isinstance(t.value, cst.Name) and t.value.value == "self":
+                        values.append(node.value)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Attribute) and node.target.attr.value == expr.attr.value:
+                return False
+            stack.extend(children(node))
+        return bool(values) and all(predicate(value, depth + 1) for value in values)
 
     def is_str_seq(self, expr: cst.CSTNode, depth: int = 0) -> bool:
         """Iterating ``expr`` yields strings."""
@@ -112,7 +138,10 @@ class TextTypes:
                 self._name_is(expr, self.is_str_seq, depth)
                 or self._name_is(expr, self.is_str, depth)
                 or self._name_is(expr, self.is_text_file, depth)
+                or self._filled_list(expr, depth)
             )
+        if isinstance(expr, cst.Attribute):
+            return self._attribute_is(expr, self.is_str_seq, depth)
         return self.is_text_file(expr, depth + 1) or self.is_str(expr, depth + 1)
 
     def is_text_file(self, expr: cst.CSTNode, depth: int = 0) -> bool:
@@ -124,6 +153,28 @@ class TextTypes:
         if isinstance(expr, cst.Name):
             return self._name_is(expr, self.is_text_file, depth)
         return False
+
+    def _filled_list(self, name: cst.Name, depth: int) -> bool:
+        """``words = []`` and then only ``words.extend(<strs>)`` / ``words.append(<str>)``."""
+        index, bindings = self._bindings(name)
+        if len(bindings) != 1 or not (isinstance(bindings[0].value, cst.List) and not bindings[0].value.elements):
+            return False
+        holder = bindings[0].statement
+        filled = False
+        for load in index.reads_after(name.value, holder):
+            attribute = self.parent(load)
+            call = self.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+            if isinstance(call, cst.Call) and call.func is attribute and call.args:
+                value = call.args[0].value
+                if attribute.attr.value == "append":
+                    if not self.is_str(value, depth + 1):
+                        return False
+                    filled = True
+                elif attribute.attr.value == "extend":
+                    if not self.is_str_seq(value, depth + 1):
+                        return False
+                    filled = True
+        return filled
 
     def _splits_text(self, call: cst.Call, depth: int) -> bool:
         """``s.split()`` / ``s.split(",")``, not ``tensor.split(2)``."""
