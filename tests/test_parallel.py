@@ -113,3 +113,32 @@ def test_a_fifo_named_py_does_not_hang_the_run(tmp_path):
     lines = done.stdout.splitlines()
     assert "ok.py:2:1: ND201" in lines[0]
     assert lines[1].endswith("pipe.py:1:1: ND000 cannot read file: not a regular file")
+
+
+def test_no_syntax_tree_outlives_its_file(tmp_path):
+    # a worker analyzes hundreds of files: anything a check keeps in a module-level cache
+    # (or a cycle nothing frees) grows its memory with every file
+    import gc
+
+    import libcst as cst
+
+    from nondet_lint.context import FileContext
+    from nondet_lint.ruledata import load_rules
+
+    project(tmp_path)
+    from fuzzprops import rule_examples
+
+    for number, source in enumerate(rule_examples()):
+        (tmp_path / f"example{number}.py").write_text(source)
+    config = Config(root=str(tmp_path))
+    rules = load_rules()
+    enabled = engine.selected_codes(config, rules)
+    paths = sorted(str(path) for path in tmp_path.rglob("*.py"))
+
+    def trees():
+        gc.collect()
+        return {id(obj) for obj in gc.get_objects() if isinstance(obj, (FileContext, cst.Module))}
+
+    before = trees()  # other tests may keep trees of their own
+    parallel.analyze_files(paths, config, rules, enabled)
+    assert trees() - before == set()

@@ -5,7 +5,6 @@ checks run, from the tables in ``rules/data.toml``.
 
 from __future__ import annotations
 
-import weakref
 from typing import FrozenSet, List, Optional
 
 import libcst as cst
@@ -15,9 +14,6 @@ from nondet_lint.checks.texttypes import TextTypes, scope_index_factory
 from nondet_lint.context import FileContext, parameter_names
 from nondet_lint.names import dotted_name
 from nondet_lint.walk import children
-
-_CACHE: "weakref.WeakKeyDictionary[FileContext, DataContext]" = weakref.WeakKeyDictionary()
-
 
 class DataContext:
     def __init__(self, ctx: FileContext) -> None:
@@ -33,9 +29,11 @@ class DataContext:
 
     @classmethod
     def of(cls, ctx: FileContext) -> "DataContext":
-        found = _CACHE.get(ctx)
+        # kept on the context, not in a module-level WeakKeyDictionary: its value refers to
+        # its key, so no context (and no syntax tree) was ever freed
+        found = getattr(ctx, "_data_context", None)
         if found is None:
-            found = _CACHE[ctx] = cls(ctx)
+            found = ctx._data_context = cls(ctx)  # type: ignore[attr-defined]
         return found
 
     def shadowed(self, node: cst.CSTNode) -> FrozenSet[str]:
