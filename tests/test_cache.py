@@ -98,7 +98,8 @@ def test_changed_tool_code_is_a_miss(tmp_path, monkeypatch, analyzed):
 
 
 def entries(cache_dir: Path):
-    return sorted(cache_dir.glob("v1/*/*.json"))
+    """The per-file entries (not the run entries of pass 2)."""
+    return sorted(path for path in cache_dir.glob("v1/*/*.json") if not path.name.startswith("run-"))
 
 
 @pytest.mark.parametrize("damage", [
@@ -194,7 +195,7 @@ def test_concurrent_writers_never_leave_a_partial_entry(tmp_path):
 
 
 def entries_of(root: Path):
-    return sorted(root.glob("v1/*/*.json"))
+    return entries(root)
 
 
 # ---- command line ----------------------------------------------------------------------
@@ -219,3 +220,64 @@ def test_cli_cache_location_from_flag_env_and_config(tmp_path, monkeypatch):
     assert entries(tmp_path / "from-env")
     run_cli([str(tmp_path / "p"), "--cache-dir", str(tmp_path / "from-flag")])
     assert entries(tmp_path / "from-flag")
+
+
+# ---- pass 2 ------------------------------------------------------------------------------
+
+@pytest.fixture
+def decided(monkeypatch):
+    """How many times pass 2 ran."""
+    calls = []
+    real = engine.decide
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "decide", spy)
+    return calls
+
+
+SEEDED = {
+    "train.py": "import torch\nfrom common import seed_all\n\ndef main():\n    seed_all(3)\n    return torch.randperm(10)\n\n"
+                "if __name__ == '__main__':\n    main()\n",
+    "common.py": "import torch\n\ndef seed_all(seed):\n    torch.manual_seed(seed)\n",
+}
+
+
+def test_unchanged_project_skips_pass_2(tmp_path, decided):
+    write_project(tmp_path / "p", {**PROJECT, **SEEDED})
+    first = lint(tmp_path / "p", tmp_path / "c")
+    assert lint(tmp_path / "p", tmp_path / "c") == first
+    assert len(decided) == 1
+
+
+def test_a_change_elsewhere_in_the_project_decides_again(tmp_path, decided):
+    # the seed lives in common.py: editing it changes what train.py is told, although
+    # train.py itself did not change
+    write_project(tmp_path / "p", SEEDED)
+    assert lint(tmp_path / "p", tmp_path / "c") == []
+    (tmp_path / "p" / "common.py").write_text("import random\n\ndef seed_all(seed):\n    random.seed(seed)\n")
+    assert [f["code"] for f in lint(tmp_path / "p", tmp_path / "c")] == ["ND104"]
+    assert len(decided) == 2
+
+
+def test_runs_reporting_other_paths_do_not_share_pass_2(tmp_path):
+    write_project(tmp_path / "p", {**PROJECT, "pyproject.toml": "[project]\nname = 'x'\n"})
+    cfg = Config(root=str(tmp_path / "p"))
+    everything = engine.run([str(tmp_path / "p")], cfg, cache_dir=str(tmp_path / "c")).findings
+    only_util = engine.run([str(tmp_path / "p" / "util.py")], cfg, cache_dir=str(tmp_path / "c")).findings
+    assert [f.code for f in everything] == ["ND201"] and only_util == []
+    assert engine.run([str(tmp_path / "p")], cfg, cache_dir=str(tmp_path / "c")).findings == everything
+
+
+def test_a_tampered_run_entry_is_ignored(tmp_path, decided):
+    write_project(tmp_path / "p", PROJECT)
+    first = lint(tmp_path / "p", tmp_path / "c")
+    (run_entry,) = (tmp_path / "c").glob("v1/*/run-*.json")
+    data = json.loads(run_entry.read_text())
+    data["key"] = "0" * 40
+    data["findings"] = []
+    run_entry.write_text(json.dumps(data))
+    assert lint(tmp_path / "p", tmp_path / "c") == first
+    assert len(decided) == 2

@@ -26,7 +26,7 @@ import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Iterable, Optional
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 FORMAT = "v1"
 KEEP = 4  # settings folders kept (several configs, e.g. a pre-commit hook and CI, may alternate)
@@ -108,6 +108,39 @@ class Cache:
         self.settings = settings
         self.writable = True
         self._ready = False
+        # what pass 1 read, in order: (batch, path, module name, is package, content
+        # digest or None); pass 2 depends on nothing else (with the settings)
+        self.inputs: List[Tuple[int, str, str, bool, Optional[str]]] = []
+        self.batches = 0
+
+    def record(self, path: str, module_name: str, is_package: bool, digest: Optional[str]) -> None:
+        self.inputs.append((self.batches, path, module_name, is_package, digest))
+
+    def decision(self, extra: Sequence[Any], decide: Callable[[], List[Any]]) -> List[Any]:
+        """Pass 2's findings: stored for these exact inputs, else ``decide()``d and stored.
+
+        A warm run over unchanged files then skips pass 2 too. Runs that report other
+        paths keep entries of their own (named by the reported paths)."""
+        from nondet_lint.types import Finding
+
+        if any(item[-1] is None for item in self.inputs):
+            return decide()  # something could not be read: nothing to key it on
+        key = hashlib.blake2b(
+            json.dumps([self.settings, self.inputs, [f.to_dict() for f in extra]]).encode("utf-8", "surrogateescape"),
+            digest_size=20,
+        ).hexdigest()
+        reported = json.dumps([item[1] for item in self.inputs if item[0] == 0]).encode("utf-8", "surrogateescape")
+        name = os.path.join(self.folder, "run-" + hashlib.blake2b(reported, digest_size=16).hexdigest() + ".json")
+        try:
+            with open(name, "r", encoding="utf-8") as handle:
+                entry = json.load(handle)
+            if isinstance(entry, dict) and entry.get("key") == key:
+                return [Finding.from_dict(item) for item in entry["findings"]]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            pass
+        findings = decide()
+        self._write(name, json.dumps({"key": key, "findings": [f.to_dict() for f in findings]}))
+        return findings
 
     def _entry(self, path: str) -> str:
         name = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
@@ -135,14 +168,18 @@ class Cache:
         if not self.writable:
             return
         head = json.dumps({"path": path, "content": digest, "module": [module_name, is_package]})
-        text = head[:-1] + ', "result": ' + result_json + "}"
+        self._write(self._entry(path), head[:-1] + ', "result": ' + result_json + "}")
+
+    def _write(self, target: str, text: str) -> None:
+        if not self.writable:
+            return
         try:
             self._prepare()
             fd, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     handle.write(text)
-                os.replace(temporary, self._entry(path))
+                os.replace(temporary, target)
             except BaseException:
                 _remove(temporary)
                 raise

@@ -287,7 +287,11 @@ def run(
         for r in analyze_files(others, config, rules, enabled, workers, cache, progress.advance if progress else None)
     ]
     extra = walk_error_findings(errors, enabled)
-    return RunResult(decide(results, rest, extra, config, rules, enabled), files, results, rest, extra)
+    if cache is not None and stdin is None:  # unchanged inputs: pass 2's findings from the cache
+        findings = cache.decision(extra, lambda: decide(results, rest, extra, config, rules, enabled))
+    else:
+        findings = decide(results, rest, extra, config, rules, enabled)
+    return RunResult(findings, files, results, rest, extra)
 
 
 def decide(

@@ -92,17 +92,25 @@ def analyze_files(
     for index, path in enumerate(paths):
         if not path.endswith(CONTENT_SUFFIXES):  # requirement files: small, read by their checker
             results[index] = _normalized(analyze_file(path, config, rules, enabled))
+            if cache:
+                cache.record(path, "", False, _digest_of(path))
             continue
         module_name, is_package = module_name_for(path)
         try:
             raw = read_regular(path)
         except SourceError as exc:
             results[index] = _unreadable(path, module_name, is_package, exc, enabled)
+            if cache:
+                cache.record(path, module_name, is_package, None)
             continue
         except OSError:
             results[index] = _normalized(analyze_file(path, config, rules, enabled))  # reports why
+            if cache:
+                cache.record(path, module_name, is_package, None)
             continue
         digest = content_digest(raw)
+        if cache:
+            cache.record(path, module_name, is_package, digest)
         cached = cache.get(path, module_name, is_package, digest) if cache else None
         if cached is not None:
             try:
@@ -117,7 +125,16 @@ def analyze_files(
     for job, text in outcomes:
         results[job.index] = FileResult.from_dict(json.loads(text))
         done(1)
+    if cache:
+        cache.batches += 1
     return results
+
+
+def _digest_of(path: str) -> Optional[str]:
+    try:
+        return content_digest(read_regular(path))
+    except (OSError, SourceError):
+        return None
 
 
 def read_regular(path: str) -> bytes:

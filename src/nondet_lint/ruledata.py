@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from nondet_lint import _toml
+from nondet_lint import _toml, rulecache
 from nondet_lint.types import UsageError
 
 CODE_RE = re.compile(r"^ND\d{3}$")
@@ -201,16 +201,51 @@ def _bundled_texts() -> List[Tuple[str, str]]:
     )
 
 
-@lru_cache(maxsize=8)
 def load_rules(extra_files: Sequence[str] = ()) -> RuleSet:
-    """The bundled rules, with the ``data`` of ``extra_files`` merged in."""
+    """The bundled rules, with the ``data`` of ``extra_files`` merged in (parsed once per
+    process: ``load_rules()`` and ``load_rules(())`` share the result)."""
+    return _load_rules(tuple(extra_files))
+
+
+def _parse_bundled(texts: Sequence[Tuple[str, str]]) -> Dict[str, Rule]:
     rules: Dict[str, Rule] = {}
-    for name, text in _bundled_texts():
+    for name, text in texts:
         defined, _ = parse_rule_file(text, f"rules/{name}")
         for rule in defined:
             if rule.code in rules:
                 raise ValueError(f"rules/{name}: {rule.code} is defined twice")
             rules[rule.code] = rule
+    return rules
+
+
+def _rule_to_data(rule: Rule) -> Dict[str, Any]:
+    return {**rule.__dict__, "fires": [e.__dict__ for e in rule.fires], "passes": [e.__dict__ for e in rule.passes], "requires": list(rule.requires)}
+
+
+def _rule_from_data(data: Dict[str, Any]) -> Rule:
+    return Rule(**{
+        **data, "fires": tuple(Example(**e) for e in data["fires"]), "passes": tuple(Example(**e) for e in data["passes"]),
+        "requires": tuple(data["requires"]),
+    })
+
+
+def _bundled_rules() -> Dict[str, Rule]:
+    """The bundled rules, from the JSON snapshot of these exact texts when there is one."""
+    texts = _bundled_texts()
+    snapshot = rulecache.load(texts)
+    if snapshot is not None:
+        try:
+            return {data["code"]: _rule_from_data(data) for data in snapshot}
+        except (KeyError, TypeError):
+            pass
+    rules = _parse_bundled(texts)
+    rulecache.save(texts, [_rule_to_data(rule) for rule in rules.values()])
+    return rules
+
+
+@lru_cache(maxsize=8)
+def _load_rules(extra_files: Tuple[str, ...]) -> RuleSet:
+    rules = _bundled_rules()
     for path in extra_files:
         try:
             text = Path(path).read_text(encoding="utf-8")
@@ -229,3 +264,6 @@ def load_rules(extra_files: Sequence[str] = ()) -> RuleSet:
             requires = tuple(sorted({*old.requires, *extra_requires})) if extra_requires and old.requires else ()
             rules[code] = Rule(**{**old.__dict__, "data": _merge(old.data, extension["data"]), "requires": requires})
     return RuleSet(rules.values())
+
+
+load_rules.cache_clear = _load_rules.cache_clear  # type: ignore[attr-defined]
