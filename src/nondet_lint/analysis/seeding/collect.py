@@ -23,23 +23,23 @@ needs are collected as ``cands`` and handed to ``ctx.defer`` at the end of the f
 
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
-from nondet_lint.analysis.seeding.conditions import any_holds, negate, parse_guard
-from nondet_lint.analysis.seeding.tables import RNG_ORDER, TF_KERAS, Consumer, Seeder, Tables, rng_root, short_name, tables_for
-from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
+from nondet_lint.analysis.seeding.conditions import any_holds, negate, parse_guard, plain
+from nondet_lint.analysis.seeding.callsites import NAMESPACE, CallSites
+from nondet_lint.analysis.seeding.events import compact
+from nondet_lint.analysis.seeding.seedblock import seed_blocks
+from nondet_lint.analysis.seeding.values import ValueFlow
+from nondet_lint.analysis.seeding.tables import Consumer, Seeder, Tables, short_name, tables_for
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.checks.base import Check
 from nondet_lint.context import PendingFix
-from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, set_keyword_argument
 from nondet_lint.names import dotted_name, resolve_relative
-from nondet_lint.walk import children
 
 FACT = "seeding"
-NAMESPACE = "<namespace>"  # the type of a variable holding parsed command-line options
 MODULE, MAIN = "<module>", "<main>"
 _MISSING = object()
 
@@ -75,7 +75,7 @@ class Scope:
         return len(self.events) - 1
 
 
-class Collector(Check):
+class Collector(ValueFlow, CallSites, Check):
     """Builds ``facts["seeding"]`` for one module; subclasses decide what to report."""
 
     def __init__(self, ctx) -> None:
@@ -158,7 +158,7 @@ class Collector(Check):
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
             if p.default is not None:
                 value = literal_value(p.default, self.ctx.qualname)
-                if value is not UNKNOWN and value is not ABSENT and _plain(value):
+                if value is not UNKNOWN and value is not ABSENT and plain(value):
                     defaults[p.name.value] = value
         cls = None
         if prefix and self.class_stack and prefix == self.class_stack[-1][1] + ".":
@@ -328,7 +328,7 @@ class Collector(Check):
                 scope.types.pop(name, None)
             if scope is self.module_scope or scope.name == MAIN:
                 literal = literal_value(value, lambda _: None)
-                if name in self.consts or literal is UNKNOWN or not _plain(literal):
+                if name in self.consts or literal is UNKNOWN or not plain(literal):
                     self.consts[name] = _MISSING
                 else:
                     self.consts[name] = literal
@@ -366,7 +366,11 @@ class Collector(Check):
         if q is not None:
             return q, root, False
         if not rest and self.stars and root not in self.scope.assigned and root not in self.scope.params:
-            return f"*.{root}", root, False
+            for star in self.stars:  # ``from fastai.vision.all import *`` then ``set_seed(42)``
+                if self.t.knows(f"{star}.{root}"):
+                    return f"{star}.{root}", root, False
+            if any(not self._outside(star) for star in self.stars):
+                return f"*.{root}", root, False
         return None, None, False
 
     def _outside(self, qualname: str) -> bool:
@@ -382,7 +386,7 @@ class Collector(Check):
         """A value descriptor for guards and arguments: literal, option, parameter, global."""
         value = literal_value(node, lambda _: None)
         if value is not UNKNOWN and value is not ABSENT:
-            return ["k", value] if _plain(value) else None
+            return ["k", value] if plain(value) else None
         if isinstance(node, cst.Name):
             name = node.value
             scope = self.scope
@@ -406,7 +410,7 @@ class Collector(Check):
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
             name = dotted_name(alias.name)
-            if name:
+            if name and not self._outside(name):
                 self.scope.add(["i", name])
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
@@ -416,9 +420,12 @@ class Collector(Check):
             base = resolve_relative(self.ctx.module_name, is_package, len(node.relative), base or "")
         if not base:
             return
-        self.scope.add(["i", base])
         if isinstance(node.names, cst.ImportStar):
             self.stars.append(base)
+        if self._outside(base):
+            return
+        self.scope.add(["i", base])
+        if isinstance(node.names, cst.ImportStar):
             return
         for alias in node.names:
             name = dotted_name(alias.name)
@@ -584,238 +591,6 @@ class Collector(Check):
         self._note_mark(node)
         return cid
 
-    # ---- call-site candidates (decided with the seeds in pass 2) ---------------------
-    def _constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
-        value = find_arg(node, kw, pos)
-        if has_star_args(node):
-            return
-        if value is not None and literal_value(value, self.ctx.qualname) is not None:
-            return
-        seed = str(self.ctx.config.seed)
-        if value is not None:
-            edits = [replace_expression(self.ctx, value, seed)]
-        elif not node.args:
-            edits = [replace_expression(self.ctx, node, node.with_changes(args=[cst.Arg(cst.Integer(seed))]))]
-        else:
-            edits = set_keyword_argument(self.ctx, node, kw, seed) if kw else []
-        fix = self.ctx.fix("ND103", edits, seed=seed) if edits else None
-        self.ctx.report(node, "ND103", fix=fix, name=short_name(q))
-
-    def _sklearn(self, node: cst.Call, q: str, api: Mapping[str, Any], root: Optional[str]) -> None:
-        if has_star_args(node):
-            return
-        state = find_arg(node, "random_state", None)
-        literal = literal_value(state, self.ctx.qualname)
-        if state is not None and literal is not None:
-            return
-        if state is None:
-            default = api.get("random_state_default", "None")
-            if default != "None":
-                return
-        if api.get("unless") and any_holds(node, api["unless"], api.get("defaults", {}), self.ctx.qualname) is True:
-            return
-        random = True
-        if api.get("when"):
-            random = any_holds(node, api["when"], api.get("defaults", {}), self.ctx.qualname) is True
-        if not random:
-            return
-        seed = str(self.ctx.config.seed)
-        edits = set_keyword_argument(self.ctx, node, "random_state", seed)
-        fix = self.ctx.fix("ND108", edits, seed=seed) if edits else None
-        why = api.get("why")
-        cid = self._cand(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
-                                         "state": "None" if state is not None else "omitted"}, fix)
-        self.scope.add(["u", "numpy", cid, self._guards()], root)
-
-    def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
-        if has_star_args(node):
-            return None
-        seed = str(self.ctx.config.seed)
-        spelled = name_for(self.ctx.module, "torch.Generator")
-        if spelled is None:
-            return None
-        name, import_code = spelled
-        edits: List[Any] = set_keyword_argument(self.ctx, node, "generator", f"{name}().manual_seed({seed})")
-        if import_code:
-            edits = [*insert_after_imports(self.ctx.module, "", [import_code]), *edits]
-        return self.ctx.fix(code, edits, seed=seed) if edits else None
-
-    def _loader(self, node: cst.Call, root: Optional[str]) -> None:
-        args = self.t.loader_args
-        spec = args.get("shuffle", {})
-        shuffle = literal_value(find_arg(node, spec.get("kw"), spec.get("pos")), self.ctx.qualname)
-        generator = find_arg(node, args.get("generator", {}).get("kw"), args.get("generator", {}).get("pos"))
-        if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
-            return
-        workers = self._workers(node)
-        if shuffle is True:
-            cid = self._cand(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
-            self.scope.add(["u", "torch", cid, self._guards()], root)
-        elif workers:
-            cid = self._cand(node, "ND109", {"workers": workers, "only_workers": True})
-            self.scope.add(["w", cid, self._guards()], root)
-
-    def _workers(self, node: cst.Call) -> Optional[str]:
-        """The dataset class of a loader with worker processes and no worker_init_fn."""
-        args = self.t.loader_args
-        spec = args.get("num_workers", {})
-        workers = find_arg(node, spec.get("kw"), spec.get("pos"))
-        value = literal_value(workers, self.ctx.qualname)
-        if workers is None or value == 0 or value is None:
-            return None
-        spec = args.get("worker_init_fn", {})
-        init = find_arg(node, spec.get("kw"), spec.get("pos"))
-        if init is not None and literal_value(init, self.ctx.qualname) is not None:
-            return None
-        dataset = find_arg(node, "dataset", 0)
-        if isinstance(dataset, cst.Call):
-            return self._target(dataset.func)[0]
-        if isinstance(dataset, cst.Name):
-            typed = self._lookup("types", dataset.value)
-            return typed if typed and typed != NAMESPACE else None
-        return None
-
-    def _sampler(self, node: cst.Call, q: str, pos: int, root: Optional[str]) -> None:
-        generator = find_arg(node, self.t.generator_keyword, pos if pos >= 0 else None)
-        if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
-            return
-        cid = self._cand(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
-        self.scope.add(["u", "torch", cid, self._guards()], root)
-
-    # ---- command-line options -------------------------------------------------------
-    def _option(self, node: cst.Call) -> None:
-        flags = []
-        for arg in node.args:
-            if arg.keyword is None and isinstance(arg.value, cst.SimpleString):
-                value = arg.value.evaluated_value
-                if isinstance(value, str):
-                    flags.append(value)
-        dest_node = find_arg(node, "dest", None)
-        dest = literal_value(dest_node, self.ctx.qualname) if dest_node is not None else None
-        if not isinstance(dest, str):
-            longs = [f for f in flags if f.startswith("--")]
-            chosen = longs[0] if longs else (flags[0] if flags else "")
-            dest = chosen.lstrip("-").replace("-", "_")
-        if not dest or not dest.isidentifier():
-            return
-        default = find_arg(node, "default", None)
-        if default is None:
-            action = literal_value(find_arg(node, "action", None), self.ctx.qualname)
-            flag = literal_value(find_arg(node, "is_flag", None), self.ctx.qualname)
-            implied = {"store_true": False, "store_false": True}.get(action, False if flag is True else None)
-            required = literal_value(find_arg(node, "required", None), self.ctx.qualname)
-            self._declare(dest, None, UNKNOWN if required is True else implied, node)
-        else:
-            self._declare(dest, default, None, node)
-
-    def _declare(self, dest: str, value: Optional[cst.BaseExpression], implied: Any, node: cst.Call) -> None:
-        if value is not None:
-            literal = literal_value(value, lambda _: None)
-            known = literal if literal is not UNKNOWN and _plain(literal) else UNKNOWN
-        else:
-            known = implied
-        entry = {"d": ["k", known] if known is not UNKNOWN else None, "aid": self._anchor(node)}
-        if value is not None:
-            mark = self._value_mark(value)
-            if mark is not None:
-                entry["oid"] = self._origin(mark)["id"]
-        old = self.opts.get(dest)
-        if old is not None and old.get("d") != entry["d"] and node is not None and not self._is_set_defaults(node):
-            entry["d"] = None  # declared twice with different defaults: unknown
-        self.opts[dest] = entry
-
-    def _is_set_defaults(self, node: cst.Call) -> bool:
-        return isinstance(node.func, cst.Attribute) and node.func.attr.value in self.t.defaults_methods
-
-    # ---- values that change between runs --------------------------------------------
-    def _mark(self, node: cst.Call, what: Tuple[Any, ...]) -> None:
-        self.marks[id(node)] = what
-        self.mark_nodes[id(node)] = node
-        self._note_mark(node)
-        self.mark_guards[id(node)] = self._guards() + self._branch_guards(node)
-
-    def _branch_guards(self, node: cst.CSTNode) -> List[List[Any]]:
-        """Guards of the conditional expressions (``a if c else b``) ``node`` sits in."""
-        out = []
-        child = node
-        for ancestor in reversed(self.ctx.ancestors):
-            if isinstance(ancestor, (cst.BaseStatement, cst.BaseSmallStatement)):
-                break
-            if isinstance(ancestor, cst.IfExp) and child is not ancestor.test:
-                cond = parse_guard(ancestor.test, self._describe)
-                if cond is not None:
-                    out.append([cond if child is ancestor.body else negate(cond), self._anchor(ancestor.test)])
-            child = ancestor
-        return out
-
-    def _note_mark(self, node: cst.CSTNode) -> None:
-        """Remember which enclosing expressions hold a marked value (no scan later)."""
-        self.holds_mark.add(id(node))
-        for ancestor in reversed(self.ctx.ancestors):
-            if isinstance(ancestor, (cst.BaseStatement, cst.BaseSuite)):
-                break
-            self.holds_mark.add(id(ancestor))
-
-    def _value_mark(self, value: cst.BaseExpression) -> Optional[int]:
-        """The first value in ``value`` that changes between runs, as a mark key."""
-        if id(value) not in self.holds_mark and not self.scope.taint and not self.module_scope.taint:
-            return None
-        stack: List[cst.CSTNode] = [value]
-        while stack:
-            node = stack.pop()
-            key = id(node)
-            if key in self.marks:
-                return key
-            if isinstance(node, (cst.Name, cst.Attribute)):
-                dotted = dotted_name(node)
-                if dotted is not None:
-                    found = self.scope.taint.get(dotted)
-                    if found is None and (dotted.split(".")[0] not in self.scope.assigned or self.scope is self.module_scope):
-                        found = self.module_scope.taint.get(dotted)
-                    if found is not None:
-                        return found
-            if isinstance(node, (cst.Lambda, cst.FunctionDef)):
-                continue
-            stack.extend(reversed(children(node)))
-        return None
-
-    def _origin(self, mark: int) -> Dict[str, Any]:
-        """The origin record of a mark (created the first time a seed receives it)."""
-        found = self.origin_ids.get(mark)
-        if found is not None:
-            return self.origins[found]
-        kind = self.marks[mark]
-        node = self._node_of(mark)
-        origin: Dict[str, Any] = {"id": len(self.origins), "kind": kind[0], "flows": [], "sunk": False}
-        if kind[0] == "src":
-            origin["what"] = kind[1]
-            origin["aid"] = self._anchor(node) if node is not None else None
-            origin["guards"] = self.mark_guards.get(mark, [])
-        else:
-            origin["rng"], origin["cid"] = kind[1], kind[2]
-            self.cands[kind[2]][2]["seed_value"] = True
-        self.origin_ids[mark] = origin["id"]
-        self.origins.append(origin)
-        return origin
-
-    def _sink(self, value: Optional[cst.BaseExpression]) -> None:
-        """``value`` is used as a seed."""
-        if value is None:
-            return
-        mark = self._value_mark(value)
-        if mark is not None:
-            self._origin(mark)["sunk"] = True
-            return
-        desc = self._describe(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
-        if desc is None:
-            return
-        if desc[0] == "p":
-            self.scope.sunk_params.add(desc[1])
-        elif desc[0] == "o":
-            self.sunk_options.add(desc[1])
-        elif desc[0] == "g":
-            self.sunk_globals.add(desc[1])
-
     # ---- candidates and anchors ------------------------------------------------------
     def _cand(self, node: cst.CSTNode, code: str, payload: Mapping[str, Any], fix: Optional[PendingFix] = None) -> int:
         self.cands.append([node, code, dict(payload), True, fix])
@@ -864,10 +639,12 @@ class Collector(Check):
             mark = self.module_scope.taint.get(name)
             if mark is not None:
                 self._origin(mark)["sunk"] = True
-        consts = {name: value for name, value in self.consts.items() if value is not _MISSING}
+        # constants a guard may compare with (not docstrings and long texts)
+        consts = {name: value for name, value in self.consts.items()
+                  if value is not _MISSING and not (isinstance(value, str) and len(value) > 40)}
         facts: Dict[str, Any] = {"fns": self.fns}
         for key, value in (
-            ("classes", self.classes), ("opts", self.opts), ("consts", consts), ("stars", self.stars),
+            ("classes", self.classes), ("opts", self.opts), ("consts", consts), ("stars", [star for star in self.stars if not self._outside(star)]),
             ("origins", [o for o in self.origins if o["sunk"] or o["flows"] or o["kind"] == "src"]),
             ("sunk_options", sorted(self.sunk_options)),
             ("aliases", {k: v for k, v in self.ctx.imports.aliases.items() if "." in v}),
@@ -875,7 +652,8 @@ class Collector(Check):
             if value:
                 facts[key] = value
         if self._is_entry():
-            facts["blocks"] = self._seed_blocks()
+            facts["blocks"] = seed_blocks(self.ctx, self.t, self.fns)
+        compact(self.fns, self.modq, self.classes, self.outside)
         self.ctx.facts[FACT] = facts
         self._emit()
 
@@ -898,58 +676,6 @@ class Collector(Check):
         entry = self.ctx.facts.get("entry")
         return entry is None or is_entry_point(self.ctx.facts)
 
-    def _seed_blocks(self) -> Dict[str, List[Dict[str, Any]]]:
-        """Seed-block edits for the RNGs this entry point may need, keyed by RNG set.
-
-        The program's unseeded RNGs are known only in pass 2; the block is built here,
-        where the tree is, for each set of the RNGs this module deals with (all subsets of
-        up to three, else each one and all together)."""
-        relevant = set()
-        for facts in self.fns.values():
-            for event in facts["ev"]:
-                if event[0] == "u":
-                    relevant.add(event[1])
-                elif event[0] == "s":
-                    relevant.update(event[1])
-        for rng in RNG_ORDER:
-            root = rng_root(self.t, rng)
-            if root and self.ctx.imports.mentions(root):
-                relevant.add(rng)
-        if TF_KERAS in relevant:
-            relevant.discard(TF_KERAS)
-            relevant.add("keras")
-        ordered = [rng for rng in RNG_ORDER if rng in relevant]
-        if len(ordered) <= 3:
-            sets = [c for size in range(1, len(ordered) + 1) for c in combinations(ordered, size)]
-        else:
-            sets = [(rng,) for rng in ordered] + [tuple(ordered)]
-        blocks: Dict[str, List[Dict[str, Any]]] = {}
-        for chosen in sets:
-            edits = self._block_edits(chosen)
-            if edits:
-                blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
-        return blocks
-
-    def _block_edits(self, rngs: Sequence[str]) -> List[Any]:
-        statements, imports = [], []
-        chosen = list(rngs)
-        if "keras" in chosen:  # keras.utils.set_random_seed seeds Python, NumPy and TF too
-            chosen = [r for r in chosen if r not in ("python", "numpy", "tf")]
-        for rng in chosen:
-            info = self.t.rngs.get(rng, {})
-            spellings = [name_for(self.ctx.module, call) for call in (info.get("seed_call"), *info.get("seed_call_aliases", ())) if call]
-            usable = [spelled for spelled in spellings if spelled is not None]
-            if not usable:
-                return []
-            spelled = min(usable, key=lambda s: s[1] is not None)  # one the module binds already
-            statements.append(f"{spelled[0]}({self.ctx.config.seed})")
-            if spelled[1]:
-                imports.append(spelled[1])
-        return insert_after_imports(self.ctx.module, "\n".join(statements), imports)
-
-
-def _plain(value: Any) -> bool:
-    return value is None or isinstance(value, (bool, int, float, str))
 
 
 def _is_str(node: cst.BaseExpression) -> bool:

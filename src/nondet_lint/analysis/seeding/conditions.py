@@ -31,6 +31,11 @@ def _literal(text: str) -> Any:
     return ast.literal_eval(text)
 
 
+def plain(value: Any) -> bool:
+    """A literal that facts can hold as it is (JSON: None, bool, int, float, str)."""
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
 def _arg_holds(call: cst.Call, name: str, spec: Mapping[str, Any], defaults: Mapping[str, str],
                qualname: Callable[[cst.BaseExpression], Optional[str]]) -> Optional[bool]:
     node = find_arg(call, name, spec.get("pos"))

@@ -26,7 +26,8 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set,
 from nondet_lint.analysis.entrypoints import is_entry_point
 from nondet_lint.analysis.seeding.collect import FACT, MAIN, MODULE
 from nondet_lint.analysis.seeding.conditions import described_names, evaluate
-from nondet_lint.analysis.seeding.tables import TF_KERAS, Tables
+from nondet_lint.analysis.seeding.events import expand
+from nondet_lint.analysis.seeding.tables import TF_KERAS
 from nondet_lint.callargs import UNKNOWN
 
 FnKey = Tuple[str, str]  # (module path, function name)
@@ -91,12 +92,18 @@ class EntryRun:
 class Program:
     """The project's functions, linked, and the results of running its entry points."""
 
-    def __init__(self, modules: Mapping[str, Mapping[str, Any]], names: Mapping[str, List[str]],
-                 full_names: Mapping[str, str], external_roots: Iterable[str], tf_keras_rng: str) -> None:
-        self.facts = {path: facts.get(FACT, {}) for path, facts in modules.items()}
+    def __init__(self, modules: Mapping[str, Mapping[str, Any]], module_of: Mapping[str, str],
+                 names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str) -> None:
+        self.facts = {}
+        for path, facts in modules.items():
+            seeding = dict(facts.get(FACT, {}))
+            seeding["fns"] = expand(seeding.get("fns", {}), module_of.get(path, ""))
+            self.facts[path] = seeding
         self.entry_paths = sorted(path for path, facts in modules.items() if is_entry_point(facts) and FACT in facts)
         self.names = names  # dotted module name -> paths of the modules answering to it
-        self.full_names = full_names  # exact module name -> path
+        self.full_names: Dict[str, str] = {}  # exact module name -> path (first by path)
+        for path in sorted(module_of):
+            self.full_names.setdefault(module_of[path], path)
         self.external = frozenset(external_roots) | _STDLIB
         self.rng_map = {TF_KERAS: tf_keras_rng}
         self._lookup_cache: Dict[Tuple[str, str], Any] = {}
@@ -328,7 +335,7 @@ class Program:
     def guards_off(self, guards: List[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> Optional[List[Any]]:
         """The first guard that is false with every default, or None."""
         for guard in guards:
-            if evaluate(guard[0], lambda desc: _plain(self.value(desc, key, binding))) is False:
+            if evaluate(guard[0], lambda desc: self.value(desc, key, binding)) is False:
                 return guard
         return None
 
@@ -345,7 +352,7 @@ class Program:
         """``--seed`` defaults to None"-style text for a guard that is off by default."""
         parts = []
         for desc in described_names(guard[0]):
-            value = _plain(self.value(desc, key, binding))
+            value = self.value(desc, key, binding)
             if value is UNKNOWN:
                 continue
             if desc[0] == "o":
@@ -589,6 +596,3 @@ class Program:
 def _hashable(value: Any) -> Any:
     return value if value is UNKNOWN or isinstance(value, (type(None), bool, int, float, str)) else UNKNOWN
 
-
-def _plain(value: Any) -> Any:
-    return value

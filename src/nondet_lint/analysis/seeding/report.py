@@ -14,10 +14,9 @@ the candidates pass 1 deferred.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from nondet_lint.analysis.seeding.collect import FACT, MAIN, MODULE
-from nondet_lint.analysis.seeding.program import EntryRun, Program, Uncovered
+from nondet_lint.analysis.seeding.program import Program, Uncovered
 from nondet_lint.analysis.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.analysis.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
@@ -67,8 +66,8 @@ class Report:
         modules = {record.path: record.facts for record in project}
         self.program = Program(
             modules,
+            {record.path: record.module_name for record in project},
             module_names(project),
-            {record.module_name: record.path for record in project},
             self.t.external_roots(),
             self._tf_keras_rng(),
         )

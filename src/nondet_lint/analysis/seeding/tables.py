@@ -91,6 +91,15 @@ class Tables:
                  *self.sklearn, *self.loaders, *self.samplers, *(p for p, _ in self.keras_prefixes)]
         return frozenset(name.split(".")[0] for name in names if name)
 
+    def knows(self, qualname: str) -> bool:
+        """Whether the tables say anything about a qualified name."""
+        return (
+            qualname in self.seeders or qualname in self.consumers or qualname in self.constructors
+            or qualname in self.sklearn or qualname in self.loaders or qualname in self.samplers
+            or qualname in self.sources or qualname in self.sinks or qualname in self.restorers
+            or self.keras_rng(qualname) is not None
+        )
+
     def keras_rng(self, qualname: str) -> Optional[str]:
         """The RNG a Keras layer / initializer / random function draws from, if it is one."""
         for prefix, rng in self.keras_prefixes:

@@ -1,0 +1,169 @@
+"""Call-site candidates of the seeding rules, found in pass 1 and decided in pass 2.
+
+ND103 (an unseeded NumPy generator) is decided here and reported at once.  ND108 (a
+scikit-learn call that is random with the arguments written), ND109 (a shuffling
+``DataLoader``) and ND110 (``random_split`` and the random samplers) become uses of the
+RNG they fall back on, with their fix attached, and are reported in pass 2 when that RNG
+is not seeded before them.  Command-line option declarations are read here too: their
+defaults decide guards (ND106) and carry values that vary per run (ND107).
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, Mapping, Optional
+
+import libcst as cst
+
+from nondet_lint.analysis.seeding.conditions import any_holds, plain
+from nondet_lint.analysis.seeding.tables import short_name
+from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
+from nondet_lint.context import PendingFix
+from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, set_keyword_argument
+
+NAMESPACE = "<namespace>"  # the type of a variable holding parsed command-line options
+
+
+class CallSites:
+    """Mixed into ``collect.Collector`` (uses its ``ctx``, tables ``t`` and scopes)."""
+
+    def _constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
+        value = find_arg(node, kw, pos)
+        if has_star_args(node):
+            return
+        if value is not None and literal_value(value, self.ctx.qualname) is not None:
+            return
+        seed = str(self.ctx.config.seed)
+        if value is not None:
+            edits = [replace_expression(self.ctx, value, seed)]
+        elif not node.args:
+            edits = [replace_expression(self.ctx, node, node.with_changes(args=[cst.Arg(cst.Integer(seed))]))]
+        else:
+            edits = set_keyword_argument(self.ctx, node, kw, seed) if kw else []
+        fix = self.ctx.fix("ND103", edits, seed=seed) if edits else None
+        self.ctx.report(node, "ND103", fix=fix, name=short_name(q))
+
+    def _sklearn(self, node: cst.Call, q: str, api: Mapping[str, Any], root: Optional[str]) -> None:
+        if has_star_args(node):
+            return
+        state = find_arg(node, "random_state", None)
+        literal = literal_value(state, self.ctx.qualname)
+        if state is not None and literal is not None:
+            return
+        if state is None:
+            default = api.get("random_state_default", "None")
+            if default != "None":
+                return
+        if api.get("unless") and any_holds(node, api["unless"], api.get("defaults", {}), self.ctx.qualname) is True:
+            return
+        random = True
+        if api.get("when"):
+            random = any_holds(node, api["when"], api.get("defaults", {}), self.ctx.qualname) is True
+        if not random:
+            return
+        seed = str(self.ctx.config.seed)
+        edits = set_keyword_argument(self.ctx, node, "random_state", seed)
+        fix = self.ctx.fix("ND108", edits, seed=seed) if edits else None
+        why = api.get("why")
+        cid = self._cand(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
+                                         "state": "None" if state is not None else "omitted"}, fix)
+        self.scope.add(["u", "numpy", cid, self._guards()], root)
+
+    def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
+        if has_star_args(node):
+            return None
+        seed = str(self.ctx.config.seed)
+        spelled = name_for(self.ctx.module, "torch.Generator")
+        if spelled is None:
+            return None
+        name, import_code = spelled
+        edits: List[Any] = set_keyword_argument(self.ctx, node, "generator", f"{name}().manual_seed({seed})")
+        if import_code:
+            edits = [*insert_after_imports(self.ctx.module, "", [import_code]), *edits]
+        return self.ctx.fix(code, edits, seed=seed) if edits else None
+
+    def _loader(self, node: cst.Call, root: Optional[str]) -> None:
+        args = self.t.loader_args
+        spec = args.get("shuffle", {})
+        shuffle = literal_value(find_arg(node, spec.get("kw"), spec.get("pos")), self.ctx.qualname)
+        generator = find_arg(node, args.get("generator", {}).get("kw"), args.get("generator", {}).get("pos"))
+        if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
+            return
+        workers = self._workers(node)
+        if shuffle is True:
+            cid = self._cand(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
+            self.scope.add(["u", "torch", cid, self._guards()], root)
+        elif workers:
+            cid = self._cand(node, "ND109", {"workers": workers, "only_workers": True})
+            self.scope.add(["w", cid, self._guards()], root)
+
+    def _workers(self, node: cst.Call) -> Optional[str]:
+        """The dataset class of a loader with worker processes and no worker_init_fn."""
+        args = self.t.loader_args
+        spec = args.get("num_workers", {})
+        workers = find_arg(node, spec.get("kw"), spec.get("pos"))
+        value = literal_value(workers, self.ctx.qualname)
+        if workers is None or value == 0 or value is None:
+            return None
+        spec = args.get("worker_init_fn", {})
+        init = find_arg(node, spec.get("kw"), spec.get("pos"))
+        if init is not None and literal_value(init, self.ctx.qualname) is not None:
+            return None
+        dataset = find_arg(node, "dataset", 0)
+        if isinstance(dataset, cst.Call):
+            return self._target(dataset.func)[0]
+        if isinstance(dataset, cst.Name):
+            typed = self._lookup("types", dataset.value)
+            return typed if typed and typed != NAMESPACE else None
+        return None
+
+    def _sampler(self, node: cst.Call, q: str, pos: int, root: Optional[str]) -> None:
+        generator = find_arg(node, self.t.generator_keyword, pos if pos >= 0 else None)
+        if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
+            return
+        cid = self._cand(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
+        self.scope.add(["u", "torch", cid, self._guards()], root)
+
+    # ---- command-line options -------------------------------------------------------
+    def _option(self, node: cst.Call) -> None:
+        flags = []
+        for arg in node.args:
+            if arg.keyword is None and isinstance(arg.value, cst.SimpleString):
+                value = arg.value.evaluated_value
+                if isinstance(value, str):
+                    flags.append(value)
+        dest_node = find_arg(node, "dest", None)
+        dest = literal_value(dest_node, self.ctx.qualname) if dest_node is not None else None
+        if not isinstance(dest, str):
+            longs = [f for f in flags if f.startswith("--")]
+            chosen = longs[0] if longs else (flags[0] if flags else "")
+            dest = chosen.lstrip("-").replace("-", "_")
+        if not dest or not dest.isidentifier():
+            return
+        default = find_arg(node, "default", None)
+        if default is None:
+            action = literal_value(find_arg(node, "action", None), self.ctx.qualname)
+            flag = literal_value(find_arg(node, "is_flag", None), self.ctx.qualname)
+            implied = {"store_true": False, "store_false": True}.get(action, False if flag is True else None)
+            required = literal_value(find_arg(node, "required", None), self.ctx.qualname)
+            self._declare(dest, None, UNKNOWN if required is True else implied, node)
+        else:
+            self._declare(dest, default, None, node)
+
+    def _declare(self, dest: str, value: Optional[cst.BaseExpression], implied: Any, node: cst.Call) -> None:
+        if value is not None:
+            literal = literal_value(value, lambda _: None)
+            known = literal if literal is not UNKNOWN and plain(literal) else UNKNOWN
+        else:
+            known = implied
+        entry = {"d": ["k", known] if known is not UNKNOWN else None, "aid": self._anchor(node)}
+        if value is not None:
+            mark = self._value_mark(value)
+            if mark is not None:
+                entry["oid"] = self._origin(mark)["id"]
+        old = self.opts.get(dest)
+        if old is not None and old.get("d") != entry["d"] and node is not None and not self._is_set_defaults(node):
+            entry["d"] = None  # declared twice with different defaults: unknown
+        self.opts[dest] = entry
+
+    def _is_set_defaults(self, node: cst.Call) -> bool:
+        return isinstance(node.func, cst.Attribute) and node.func.attr.value in self.t.defaults_methods

@@ -1,0 +1,71 @@
+"""The fix of ND101 / ND102 / ND104 / ND105: one block of seed calls in the entry point.
+
+Which RNGs a program leaves unseeded is known only in pass 2, where there is no tree to
+build edits on; so pass 1 builds, for an entry-point module, the block for every set of
+RNGs the module deals with (all subsets of up to three, else each alone and all
+together), and pass 2 picks the smallest one that seeds what the program needs.  The
+statements and imports are placed by ``fixes.builders.insert_after_imports``, which reuses
+the module's aliases and never repeats a statement that is there.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Dict, Iterable, List, Mapping, Sequence
+
+from nondet_lint.analysis.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
+from nondet_lint.fixes.builders import insert_after_imports, name_for
+
+
+def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, List[Dict[str, Any]]]:
+    """Block edits (as plain data) keyed by ``"python+numpy"``-style RNG sets."""
+    relevant = set()
+    for facts in fns.values():
+        for event in facts["ev"]:
+            if event[0] == "u":
+                relevant.add(event[1])
+            elif event[0] == "s":
+                relevant.update(event[1])
+    for rng in RNG_ORDER:
+        root = rng_root(tables, rng)
+        if root and ctx.imports.mentions(root):
+            relevant.add(rng)
+    if TF_KERAS in relevant:
+        relevant.discard(TF_KERAS)
+        relevant.add("keras")
+    ordered = [rng for rng in RNG_ORDER if rng in relevant]
+    if len(ordered) <= 3:
+        sets: Iterable[Sequence[str]] = [c for size in range(1, len(ordered) + 1) for c in combinations(ordered, size)]
+    else:
+        sets = [(rng,) for rng in ordered] + [tuple(ordered)]
+    blocks: Dict[str, List[Dict[str, Any]]] = {}
+    for chosen in sets:
+        edits = block_edits(ctx, tables, chosen)
+        if edits:
+            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
+    return blocks
+
+
+def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Any]:
+    """Edits inserting the seed calls of ``rngs`` (none when one cannot be spelled)."""
+    calls = {rng: tables.rngs.get(rng, {}) for rng in rngs}
+    # a call that seeds several of them (keras.utils.set_random_seed) makes the others redundant
+    covered = set()
+    for rng, info in calls.items():
+        seeder = tables.seeders.get(info.get("seed_call", ""))
+        if seeder is not None:
+            covered.update(other for other in seeder.seeds if other != rng and other in calls)
+    statements, imports = [], []
+    for rng in rngs:
+        if rng in covered:
+            continue
+        info = calls[rng]
+        names = [call for call in (info.get("seed_call"), *info.get("seed_call_aliases", ())) if call]
+        usable = [spelled for spelled in (name_for(ctx.module, name) for name in names) if spelled is not None]
+        if not usable:
+            return []
+        spelling, import_code = min(usable, key=lambda s: s[1] is not None)  # one the module binds already
+        statements.append(f"{spelling}({ctx.config.seed})")
+        if import_code:
+            imports.append(import_code)
+    return insert_after_imports(ctx.module, "\n".join(statements), imports)
