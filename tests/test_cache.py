@@ -281,3 +281,33 @@ def test_a_tampered_run_entry_is_ignored(tmp_path, decided):
     run_entry.write_text(json.dumps(data))
     assert lint(tmp_path / "p", tmp_path / "c") == first
     assert len(decided) == 2
+
+
+# ---- rule data snapshot -------------------------------------------------------------------
+
+def test_rule_snapshot_gives_the_rules_the_toml_gives(tmp_path, monkeypatch):
+    from nondet_lint import ruledata, rulecache
+
+    snapshot = tmp_path / "rules.json"
+    monkeypatch.setattr(rulecache, "_location", lambda texts: str(snapshot))
+    parsed = ruledata._parse_bundled(ruledata._bundled_texts())
+    assert ruledata._bundled_rules() == parsed and snapshot.exists()  # parsed, then saved
+    monkeypatch.setattr(ruledata, "_parse_bundled", lambda texts: pytest.fail("parsed again"))
+    assert ruledata._bundled_rules() == parsed  # from the snapshot
+
+
+@pytest.mark.parametrize("damage", [b"", b"{}", b"[1]", b'[{"code": "ND201"}]'])
+def test_damaged_rule_snapshot_is_parsed_again(tmp_path, monkeypatch, damage):
+    from nondet_lint import ruledata, rulecache
+
+    snapshot = tmp_path / "rules.json"
+    snapshot.write_bytes(damage)
+    monkeypatch.setattr(rulecache, "_location", lambda texts: str(snapshot))
+    assert ruledata._bundled_rules() == ruledata._parse_bundled(ruledata._bundled_texts())
+
+
+def test_rule_snapshot_is_named_by_the_rule_texts():
+    from nondet_lint import rulecache
+
+    texts = [("a.toml", "x = 1\n")]
+    assert rulecache._location(texts) != rulecache._location([("a.toml", "x = 2\n")])
