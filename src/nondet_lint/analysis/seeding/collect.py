@@ -13,6 +13,7 @@ their arguments):
 * ``["i", module]``: an import, which runs the module's code the first time;
 * ``["m"]``: where the main block runs when the module is the program;
 * ``["x", rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
+* ``["n", rngs]``: the RNGs are reseeded from OS entropy (``random.seed()``, ``torch.seed()``);
 * ``["t"]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``).
 
 Guards are ``[condition, anchor]`` pairs (``conditions``).  Values that change between
@@ -560,12 +561,14 @@ class Collector(ValueFlow, CallSites, Check):
     def _seed(self, node: cst.Call, q: str, seeder: Seeder, root: Optional[str]) -> None:
         if seeder.always_random:
             self.ctx.report(node, "ND107", problem=f"`{short_name(q)}()` reseeds the global RNG from OS entropy: every draw after it differs between runs, whatever was seeded before")
+            self.scope.add(["n", list(seeder.seeds)], root)
             return
         value = find_arg(node, seeder.kw, seeder.pos) if (seeder.kw or seeder.pos is not None) else None
         literal = literal_value(value, self.ctx.qualname)
         if (value is None or literal is None) and seeder.without_value == "entropy":
             given = "no value" if value is None else "None"
             self.ctx.report(node, "ND107", problem=f"`{short_name(q)}` is given {given}: it seeds from OS entropy, so it covers nothing")
+            self.scope.add(["n", list(seeder.seeds)], root)
             return
         if value is None and seeder.without_value == "required":
             return

@@ -86,6 +86,7 @@ class EntryRun:
     none_seeds: List[Tuple[str, int, str]] = field(default_factory=list)  # (path, anchor, why)
     final: FrozenSet[str] = frozenset()
     uncovered_rngs: Set[str] = field(default_factory=set)
+    reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
     trains: bool = False
 
 
@@ -379,6 +380,8 @@ class Program:
                 if kind == "s":
                     if self._seed_counts(event, key, values):
                         seeded.update(event[1])
+                    elif event[4] and event[5] == "entropy" and not self.guards_off(event[3], key, values):
+                        seeded -= set(event[1])  # seeded with None: from OS entropy
                 elif kind == "c":
                     if self.guards_off(event[3], key, values):
                         continue
@@ -389,7 +392,7 @@ class Program:
                         seeded |= self.seeds_of((module, MODULE), (), depth + 1)
                 elif kind == "m" and entry_mode:
                     seeded |= self.seeds_of((key[0], MAIN), (), depth + 1)
-                elif kind == "x":
+                elif kind in ("x", "n"):
                     seeded -= set(event[1])
         found = self._seeds_cache[memo] = frozenset(seeded)
         return found
@@ -499,6 +502,8 @@ class Program:
                     continue
                 if event[4] and event[5] == "entropy" and self.value(event[4], key, values) is None:
                     run.none_seeds.append((key[0], event[2], self.why_none(event[4], key, values)))
+                    run.reseeded.update(event[1])
+                    state = state - frozenset(event[1])
                     continue
                 if not frame.deferred:  # a worker_init_fn seeds the workers, not the program
                     for rng in event[1]:
@@ -532,6 +537,9 @@ class Program:
                     state = self.visit((module, MODULE), state, (), run, frame.importing(module), imported, depth + 1)
             elif kind == "m" and entry_mode:
                 state = self.visit((key[0], MAIN), state, (), run, frame, imported, depth + 1)
+            elif kind == "n":  # reseeded from OS entropy: unseeded from here on
+                run.reseeded.update(event[1])
+                state = state - frozenset(event[1])
             elif kind == "x":  # the RNG state saved on entry is put back
                 state = (state - frozenset(event[1])) | (entry_state & frozenset(event[1]))
         return state

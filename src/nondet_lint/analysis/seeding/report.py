@@ -206,8 +206,8 @@ class Report:
     def seed_block(self, path: str, code: str) -> Optional[Fix]:
         run = self.program.runs[path]
         enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
-        if not enabled:
-            return None
+        if not enabled or enabled & run.reseeded:
+            return None  # a seed at the top would be undone by the reseed from entropy (ND107)
         blocks = self.program.facts.get(path, {}).get("blocks", {})
         options = []
         for key, edits in blocks.items():
