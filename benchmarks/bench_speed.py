@@ -18,8 +18,10 @@ side in the same run:
 
 Each figure is the median of ``--runs`` runs: wall time, and CPU time (user + system of
 the process and its workers, from ``getrusage``), which moves much less than wall time
-when other work shares the machine. Peak memory is the largest resident set of any one
-process (``ru_maxrss``) and, sampled from /proc every 50 ms, of the whole process tree.
+when other work shares the machine. The floor and the cold runs are interleaved, and a
+ratio is the median of each run over the floor run next to it. Peak memory is the
+largest resident set of any one process (``ru_maxrss``) and, sampled from /proc every
+50 ms, of the whole process tree.
 Outputs of the cold, default and warm runs are compared byte for byte.
 """
 
@@ -204,16 +206,22 @@ def bench_corpus(name: str, runs: int, store: Path, tools: Dict[str, Optional[Pa
         entry = {"corpus": name, "what": label, "wall": median(results, "wall"), "cpu": median(results, "cpu"),
                  "rss": max(r["rss"] for r in results), "tree_rss": max(r["tree_rss"] for r in results), "target": target_text}
         if floor is not None:
-            entry["wall_ratio"] = entry["wall"] / floor["wall"]
-            entry["cpu_ratio"] = entry["cpu"] / floor["cpu"]
+            # runs were interleaved with the floor's: compare each with the floor run next
+            # to it, so that load from other work falls on both sides of a ratio
+            pairs = list(zip(results, floor)) if len(floor) == len(results) else [(r, None) for r in results]
+            entry["wall_ratio"] = statistics.median(r["wall"] / (f or {"wall": median(floor, "wall")})["wall"] for r, f in pairs)
+            entry["cpu_ratio"] = statistics.median(r["cpu"] / (f or {"cpu": median(floor, "cpu")})["cpu"] for r, f in pairs)
         rows.append(entry)
         print(format_row(entry), flush=True)
         return entry
 
-    floor = row("libcst parse_module only (1 process)", runs_of(runs, [sys.executable, "-c", PARSE_ONLY, str(listing)]))
-    one = runs_of(runs, lint_command(str(target), "--no-cache", "--workers", "1"), stdout=outputs / f"{name}-cold1.json")
+    floor, one, default = [], [], []
+    for _ in range(runs):
+        floor.extend(runs_of(1, [sys.executable, "-c", PARSE_ONLY, str(listing)]))
+        one.extend(runs_of(1, lint_command(str(target), "--no-cache", "--workers", "1"), stdout=outputs / f"{name}-cold1.json"))
+        default.extend(runs_of(1, lint_command(str(target), "--no-cache"), stdout=outputs / f"{name}-cold.json", sample=True))
+    row("libcst parse_module only (1 process)", floor)
     row("nondet-lint cold, 1 worker", one, "<= 1.5x floor", floor)
-    default = runs_of(runs, lint_command(str(target), "--no-cache"), stdout=outputs / f"{name}-cold.json", sample=True)
     row(f"nondet-lint cold, default workers ({os.cpu_count()} CPUs)", default, "<= 0.8x floor; memory <= 400 MB", floor)
     shutil.rmtree(cache, ignore_errors=True)
     measure(lint_command(str(target), "--cache-dir", str(cache)))  # fill the cache
@@ -225,7 +233,7 @@ def bench_corpus(name: str, runs: int, store: Path, tools: Dict[str, Optional[Pa
     if len(files) < PROJECT_FILES:
         print(f"(pre-commit case: {package} has fewer than {PROJECT_FILES} files; measured on transformers)")
     else:
-        bench_pre_commit(name, root, package, store, runs, row)
+        bench_pre_commit(name, root, package, store, max(runs, 5), row)  # cheap: at least 5 runs
     bench_competitors(target, tools, floor, row)
     return rows
 
@@ -251,13 +259,13 @@ def bench_pre_commit(name: str, root: Path, package: str, store: Path, runs: int
 def bench_competitors(target: Path, tools: Dict[str, Optional[Path]], floor, row) -> None:
     if tools.get("torchfix"):
         bin_ = tools["torchfix"]
-        row("TorchFix standalone", runs_of(1, [str(bin_ / "torchfix"), str(target)]), "nondet-lint >= 5x faster", floor)
-        row("TorchFix under flake8 (--select TOR)", runs_of(1, [str(bin_ / "flake8"), "--select", "TOR", str(target)]), "", floor)
+        row("TorchFix standalone", runs_of(1, [str(bin_ / "torchfix"), str(target)]), "nondet-lint >= 5x faster", floor[-1:])
+        row("TorchFix under flake8 (--select TOR)", runs_of(1, [str(bin_ / "flake8"), "--select", "TOR", str(target)]), "", floor[-1:])
     if tools.get("dslinter"):
         bin_ = tools["dslinter"]
         command = [str(bin_ / "pylint"), "--load-plugins=dslinter", "--disable=all", f"--enable={DSLINTER_CHECKS}",
                    "--exit-zero", "--jobs=1", str(target)]
-        row("dslinter (pylint plugin, 1 job)", runs_of(1, command), "nondet-lint faster", floor)
+        row("dslinter (pylint plugin, 1 job)", runs_of(1, command), "nondet-lint faster", floor[-1:])
 
 
 def format_row(entry: Dict[str, object]) -> str:
