@@ -94,7 +94,7 @@ def main() -> int:
                 nodes.extend(edit.node for edit in pending.fix.edits if isinstance(edit, NodeEdit))
         clock = time.process_time()
         if nodes:
-            node_spans(module, nodes, text)
+            node_spans(module, nodes, text, ctx.parents)
         costs["(positions)"] += time.process_time() - clock
     parse = costs["(parse)"] or 1e-9
     print(f"{len(files)} files; parse {parse:.2f} s CPU")

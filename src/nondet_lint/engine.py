@@ -162,7 +162,7 @@ def analyze_source(
         for pending in ctx.pending:
             if pending.fix:
                 nodes.extend(edit.node for edit in pending.fix.edits if isinstance(edit, NodeEdit))
-        spans = node_spans(module, nodes, source.text)
+        spans = node_spans(module, nodes, source.text, ctx.parents)
         for pending in ctx.pending:
             line, col, end_line, end_col = spans[id(pending.node)]
             fix = to_edits(pending.fix, spans) if pending.fix else None

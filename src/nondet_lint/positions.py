@@ -1,18 +1,22 @@
 """Source positions for the few nodes that end up in findings.
 
 libcst's ``PositionProvider`` records a range for every node of a module, which costs
-about twice the parse itself.  Findings are rare, so we run the same code generation
-but keep positions only for the nodes asked about: character offsets during the pass,
+about twice the parse itself.  We need positions for a handful of nodes per file, so we
+generate code only for small pieces around them: a node's code is an exact substring of
+the module's, so where that text occurs once in the source, its offset there is the
+node's offset.  Where it occurs more than once, the node around it (and so on outwards)
+is tried; the whole module is the last resort.  Character offsets are
 converted to (line, column) once at the end.
 """
 
 from __future__ import annotations
 
 import bisect
+import inspect
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import ContextManager, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -108,15 +112,138 @@ class PositionIndex:
         return line + 1, offset - self._line_starts[line]
 
 
-def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode], code: str) -> Dict[int, Span]:
+@dataclass(frozen=False)
+class _PieceState(_SparsePositionState):
+    """Generates one piece of the module, keeping its text to look it up in the source."""
+
+    def add_indent_tokens(self) -> None:
+        for token in self.indent_tokens:
+            self.tokens.append(token)
+            self.offset += len(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        self.offset += len(value)
+
+
+def node_spans(
+    module: cst.Module, nodes: Iterable[cst.CSTNode], code: str,
+    parents: Optional[Mapping[int, cst.CSTNode]] = None,
+) -> Dict[int, Span]:
     """Return ``{id(node): (line, col, end_line, end_col)}`` for the given nodes of ``module``.
 
     ``code`` must be ``module.code`` (passed in so callers that already hold the source
-    text do not generate it again).
+    text do not generate it again).  ``parents`` (``id(child) -> parent``, as the walk
+    records it) lets positions come from small pieces of code instead of the module's.
     """
-    targets = {id(node) for node in nodes}
-    if not targets:
+    unique = {id(node): node for node in nodes}
+    if not unique:
         return {}
+    offsets: Dict[int, Tuple[int, int]] = {}
+    if parents is not None:
+        offsets = _offsets_from_pieces(module, list(unique.values()), code, parents)
+    missing = {key for key in unique if key not in offsets}
+    if missing:
+        offsets.update(_offsets_from_module(module, missing))
+    index = PositionIndex(code)
+    return {key: (*index.line_col(start), *index.line_col(end)) for key, (start, end) in offsets.items()}
+
+
+def _offsets_from_pieces(
+    module: cst.Module, nodes: List[cst.CSTNode], code: str, parents: Mapping[int, cst.CSTNode],
+) -> Dict[int, Tuple[int, int]]:
+    """Offsets of ``nodes`` found by generating the smallest piece whose text is unique.
+
+    Each round generates every pending anchor once (with all the nodes it holds as
+    targets); an anchor whose text occurs more than once in ``code`` hands its nodes to
+    the node around it.  Nodes that reach the module are left to the caller.
+    """
+    offsets: Dict[int, Tuple[int, int]] = {}
+    waiting: Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]] = {}
+    for node in nodes:
+        if isinstance(node, cst.Module):  # its range is libcst's, trailing newline and all
+            continue
+        anchor = node if _stands_alone(node, parents) else _enclosing_piece(node, parents)
+        if anchor is not None:
+            waiting.setdefault(id(anchor), (anchor, []))[1].append(node)
+    while waiting:
+        climbing: Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]] = {}
+        for anchor, held in waiting.values():
+            found = _piece_offsets(module, anchor, held, code, parents)
+            if found is not None:
+                offsets.update(found)
+                continue
+            outer = _enclosing_piece(anchor, parents)
+            if outer is not None:
+                climbing.setdefault(id(outer), (outer, []))[1].extend(held)
+        waiting = climbing
+    return offsets
+
+
+def _piece_offsets(
+    module: cst.Module, anchor: cst.CSTNode, held: List[cst.CSTNode], code: str, parents: Mapping[int, cst.CSTNode],
+) -> Optional[Dict[int, Tuple[int, int]]]:
+    """The held nodes' offsets in ``code`` if ``anchor``'s text occurs there exactly once."""
+    targets = {id(node) for node in held}
+    state = _PieceState(
+        default_indent=module.default_indent,
+        default_newline=module.default_newline,
+        indent_tokens=_indentation(module, anchor, parents),
+        targets=set(targets),
+    )
+    try:
+        anchor._codegen(state)
+    except Exception:  # noqa: BLE001 - a node libcst cannot print alone: try a larger piece
+        return None
+    text = "".join(state.tokens)
+    if not text.strip():
+        return None
+    start = code.find(text)
+    if start < 0 or code.find(text, start + 1) >= 0:
+        return None
+    return {key: (start + begin, start + end) for key, (begin, end) in state.found.items() if key in targets}
+
+
+def _enclosing_piece(node: cst.CSTNode, parents: Mapping[int, cst.CSTNode]) -> Optional[cst.CSTNode]:
+    """The nearest node around ``node`` that prints alone (None at the module or off
+    the walked tree)."""
+    parent = parents.get(id(node))
+    while parent is not None and not _stands_alone(parent, parents):
+        parent = parents.get(id(parent))
+    return None if isinstance(parent, cst.Module) else parent
+
+
+_ALONE: Dict[type, bool] = {}
+
+
+def _stands_alone(node: cst.CSTNode, parents: Mapping[int, cst.CSTNode]) -> bool:
+    """Whether ``node`` prints the same alone as in its parent: not those whose code the
+    parent shapes (an annotation takes its ``:`` or ``->`` from its parent, elements
+    their commas, an ``elif`` prints as ``if`` alone)."""
+    node_type = type(node)
+    if node_type is cst.If:
+        return type(parents.get(id(node))) is not cst.If
+    found = _ALONE.get(node_type)
+    if found is None:
+        found = _ALONE[node_type] = len(inspect.signature(node_type._codegen_impl).parameters) == 2
+    return found
+
+
+def _indentation(module: cst.Module, node: cst.CSTNode, parents: Mapping[int, cst.CSTNode]) -> List[str]:
+    """The indent tokens in force where ``node`` is generated: the blocks around it,
+    outermost first (line continuations inside blocks are written relative to them)."""
+    tokens: List[str] = []
+    parent = parents.get(id(node))
+    while parent is not None:
+        if isinstance(parent, cst.IndentedBlock):
+            tokens.append(module.default_indent if parent.indent is None else parent.indent)
+        parent = parents.get(id(parent))
+    tokens.reverse()
+    return tokens
+
+
+def _offsets_from_module(module: cst.Module, targets: Set[int]) -> Dict[int, Tuple[int, int]]:
+    """Offsets of the target nodes by generating the module up to the last of them."""
     state = _SparsePositionState(
         default_indent=module.default_indent,
         default_newline=module.default_newline,
@@ -127,8 +254,4 @@ def node_spans(module: cst.Module, nodes: Iterable[cst.CSTNode], code: str) -> D
         module._codegen(state)
     except _Done:
         pass
-    index = PositionIndex(code)
-    spans: Dict[int, Span] = {}
-    for key, (start, end) in state.found.items():
-        spans[key] = (*index.line_col(start), *index.line_col(end))
-    return spans
+    return {key: value for key, value in state.found.items() if key in targets}
