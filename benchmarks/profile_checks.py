@@ -76,7 +76,7 @@ def main() -> int:
         )
         costs["(imports)"] += time.process_time() - clock
         checks = []
-        for check_class in active_checks(all_checks(), rules, enabled, ctx.imports, module_name):
+        for check_class in active_checks(all_checks(), rules, enabled, ctx):
             clock = time.process_time()
             check = check_class(ctx)
             name = f"{check_class.__module__.rsplit('.', 1)[-1]}.{check_class.__name__}"

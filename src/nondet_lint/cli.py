@@ -156,7 +156,9 @@ def _run(argv: Sequence[str], out, err, stdin=None) -> int:
         out.write(list_rules(load_rules()))
         return EXIT_CLEAN
     from nondet_lint.engine import run
+    from nondet_lint.parallel import settle_heap
 
+    settle_heap()
     source = _read_stdin(args, stdin)
     config = resolve_config(args)
     output_format = args.format or default_format(out)

@@ -117,6 +117,10 @@ class FileContext:
         self.facts: Dict[str, Any] = {}
         self.pending: List[Pending] = []
         self._parameters: Dict[int, FrozenSet[str]] = {}  # parameter names by function node
+        # qualname by node: many checks ask about the same call; the node is kept so that
+        # its id cannot be reused by another node while this file is analyzed
+        self._qualnames: Dict[int, Tuple[cst.CSTNode, Optional[str]]] = {}
+        self._entry_facts: Optional[Dict[str, Any]] = None  # analysis.entrypoints.entry_facts
 
     # ---- names -------------------------------------------------------------------
     def shadowed_names(self) -> FrozenSet[str]:
@@ -126,6 +130,14 @@ class FileContext:
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
         """The fully qualified name an expression refers to (``np.random.seed`` →
         ``numpy.random.seed``), or None when it is not a resolvable name."""
+        known = self._qualnames.get(id(node))
+        if known is not None:
+            return known[1]
+        name = self._qualname(node)
+        self._qualnames[id(node)] = (node, name)
+        return name
+
+    def _qualname(self, node: cst.BaseExpression) -> Optional[str]:
         dotted = dotted_name(node)
         if dotted is None:
             return None

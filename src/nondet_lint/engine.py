@@ -152,7 +152,7 @@ def analyze_source(
         path=path, module=module, module_name=module_name, is_package=is_package,
         rules=rules, config=config, enabled=enabled,
     )
-    checks = [check(ctx) for check in active_checks(all_checks(), rules, enabled, ctx.imports, module_name)]
+    checks = [check(ctx) for check in active_checks(all_checks(), rules, enabled, ctx)]
     walk(module, Dispatch(checks), ctx.ancestors, ctx.parents)
     for check in checks:
         check.finish()
@@ -170,6 +170,11 @@ def analyze_source(
                 result.deferred.append(Deferred(path, pending.code, line, col, end_line, end_col, dict(pending.payload), fix))
             else:
                 result.findings.append(Finding(path, line, col, pending.code, pending.message, end_line, end_col, fix))
+    # checks, caches and the context refer to each other: without these cycles the tree
+    # is freed as soon as the file is done, not at the next full garbage collection
+    for check in checks:
+        check.__dict__.clear()
+    ctx.__dict__.clear()
     return result
 
 

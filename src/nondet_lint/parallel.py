@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import multiprocessing
 import os
@@ -196,7 +197,18 @@ _WORKER: Dict[str, Any] = {}
 _STARTED, _FINISHED = 1, 2
 
 
+def settle_heap() -> None:
+    """Tune the garbage collector for a process that analyzes files (ours: the CLI and its
+    workers, never a host such as flake8).  What is alive now (modules, rule data) lives
+    for the whole run: frozen, the collector stops rescanning it.  A parsed module is a
+    million objects freed by reference counting, so collecting every 700 allocations
+    (the default) mostly scans live trees: every 10,000 cost a fifth as much on timm."""
+    gc.freeze()
+    gc.set_threshold(10_000, 20, 10)
+
+
 def _init_worker(config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache], progress: Any) -> None:
+    settle_heap()
     # Ctrl-C is the parent's to handle: it stops the workers itself
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER.update(config=config, rules=rules, enabled=enabled, cache=cache, progress=progress)
@@ -287,6 +299,7 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 def _solo(job: Job, config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache], sender: Any) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    settle_heap()
     text, cacheable = analyze_job(job, config, rules, enabled)
     if cache and cacheable:
         cache.put(job.path, job.module_name, job.is_package, job.digest, text)

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import FrozenSet, Iterable, List, Optional, Tuple, Type
 
 from nondet_lint.checks.base import Check
+from nondet_lint.context import FileContext
 from nondet_lint.names import ImportMap
 from nondet_lint.ruledata import RuleSet
 
@@ -44,14 +45,13 @@ def wanted(requires: Optional[Tuple[str, ...]], imports: ImportMap, module_name:
     return top in requires or imports.mentions(*requires)
 
 
-def active_checks(
-    checks: Iterable[Type[Check]], rules: RuleSet, enabled: FrozenSet[str], imports: ImportMap, module_name: str,
-) -> List[Type[Check]]:
-    """The checks to run on one file: enabled, and able to match given its imports."""
+def active_checks(checks: Iterable[Type[Check]], rules: RuleSet, enabled: FrozenSet[str], ctx: FileContext) -> List[Type[Check]]:
+    """The checks to run on one file: enabled, able to match given its imports, and
+    not declining the file (``Check.runs_on``)."""
     out = []
     for check in checks:
         if check.codes and not any(code in enabled for code in check.codes):
             continue
-        if wanted(check_requires(check, rules, enabled), imports, module_name):
+        if wanted(check_requires(check, rules, enabled), ctx.imports, ctx.module_name) and check.runs_on(ctx):
             out.append(check)
     return out

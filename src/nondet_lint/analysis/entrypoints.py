@@ -58,32 +58,41 @@ def _is_bookkeeping(call: cst.Call) -> bool:
     return any(name.startswith(prefix) or name.endswith(prefix) for prefix in _IMPORT_TIME_CALLS)
 
 
+def entry_facts(ctx: Any) -> Dict[str, Any]:
+    """``facts["entry"]`` of the file: read from its top-level statements alone, so checks
+    that only matter in entry points can decline other files before the walk."""
+    if ctx._entry_facts is not None:
+        return ctx._entry_facts
+    main_guard = False
+    script = False
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.If) and is_main_guard(stmt.test):
+            main_guard = True
+        elif isinstance(stmt, (cst.For, cst.While)):
+            script = True
+        elif isinstance(stmt, cst.With) and not _with_is_bookkeeping(stmt):
+            script = True
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                value = getattr(small, "value", None)
+                if isinstance(small, cst.Expr) and isinstance(value, cst.Call) and not _is_bookkeeping(value):
+                    script = True
+    ctx._entry_facts = {
+        "main_guard": main_guard,
+        "script": script,
+        # a notebook's code cells run top to bottom (``notebooks`` joins them)
+        "notebook": ctx.path.endswith(".ipynb"),
+        # what this module imports, to tell scripts from library modules project-wide
+        "imports": sorted(ctx.imports.imported_modules),
+    }
+    return ctx._entry_facts
+
+
 class EntryPoints(Check):
     """Records ``facts["entry"] = {"main_guard": bool, "script": bool, "notebook": bool, "imports": [...]}``."""
 
     def finish(self) -> None:
-        main_guard = False
-        script = False
-        for stmt in self.ctx.module.body:
-            if isinstance(stmt, cst.If) and is_main_guard(stmt.test):
-                main_guard = True
-            elif isinstance(stmt, (cst.For, cst.While)):
-                script = True
-            elif isinstance(stmt, cst.With) and not _with_is_bookkeeping(stmt):
-                script = True
-            elif isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    value = getattr(small, "value", None)
-                    if isinstance(small, cst.Expr) and isinstance(value, cst.Call) and not _is_bookkeeping(value):
-                        script = True
-        self.ctx.facts[FACT] = {
-            "main_guard": main_guard,
-            "script": script,
-            # a notebook's code cells run top to bottom (``notebooks`` joins them)
-            "notebook": self.ctx.path.endswith(".ipynb"),
-            # what this module imports, to tell scripts from library modules project-wide
-            "imports": sorted(self.ctx.imports.imported_modules),
-        }
+        self.ctx.facts[FACT] = entry_facts(self.ctx)
 
 
 def _with_is_bookkeeping(stmt: cst.With) -> bool:

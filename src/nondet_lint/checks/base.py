@@ -22,6 +22,11 @@ class Check:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
 
+    @classmethod
+    def runs_on(cls, ctx: FileContext) -> bool:
+        """Whether this check can report anything in this file (before it is walked)."""
+        return True
+
     def data(self, code: str) -> Mapping[str, Any]:
         """The API tables of a rule, from ``rules/*.toml``."""
         return self.ctx.rules[code].data

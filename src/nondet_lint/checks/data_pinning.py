@@ -9,6 +9,7 @@ project (``from config import REVISION``) is looked up in that module's facts in
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import asdict
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -27,6 +28,9 @@ FOLDER_FACT = "data_folder_params"  # {function or class: {"param", "position", 
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _TAG = re.compile(r"^v?\d+(\.\d+)*([.+-][0-9A-Za-z.]+)?$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+# callees of these packages are never project modules, whose facts pass 2 would consult
+_NOT_PROJECT_ROOTS = frozenset({"builtins", *getattr(sys, "stdlib_module_names", ())})
 
 
 def is_pinned_ref(ref: str) -> bool:
@@ -249,7 +253,10 @@ class DirectoryDataset(Check):
             self.builders.append((node, func.attr.value, self.methods[func.attr.value]))
         elif isinstance(func, (cst.Name, cst.Attribute)) and (func.attr.value if isinstance(func, cst.Attribute) else func.value) in self.listing_spellings:
             self.listings.append(node)
-        elif name and "." in name and node.args and not name.startswith("builtins."):
+        elif (
+            name and "." in name and node.args and name.partition(".")[0] not in _NOT_PROJECT_ROOTS
+            and name.rpartition(".")[0] != self.ctx.module_name  # this module's own: its call sites are judged here
+        ):
             self.imported_datasets.append((node, name))
         if name and (name.startswith(tuple(data.get("checksum_prefixes", ()))) or name in data.get("checksum_calls", ())):
             self.evidence = True

@@ -11,7 +11,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point
+from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, entry_facts, is_entry_point
 from nondet_lint.analysis.gpu import DATA_RULE, GpuFacts, GpuSelection, program_view, value_in
 from nondet_lint.analysis.versions import format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
@@ -104,6 +104,10 @@ class ProgramSwitches(Check):
 
     codes = ("ND205", "ND209")
 
+    @classmethod
+    def runs_on(cls, ctx: Any) -> bool:
+        return is_entry_point({ENTRY_FACT: entry_facts(ctx)})
+
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
         self.selection = GpuSelection(ctx)
@@ -135,8 +139,6 @@ class ProgramSwitches(Check):
             self._imported(node, [self.ctx.code_for(node.module)])
 
     def finish(self) -> None:
-        if ENTRY_FACT in self.ctx.facts and not is_entry_point(self.ctx.facts):
-            return
         body = self.ctx.module.body
         if not body:
             return
