@@ -24,6 +24,7 @@ from nondet_lint.checks import all_checks
 from nondet_lint.config import DEFAULT_EXCLUDE, Config
 from nondet_lint.context import FileContext, NodeEdit
 from nondet_lint.discovery import discover
+from nondet_lint.parallel import settle_heap
 from nondet_lint.positions import node_spans
 from nondet_lint.prefilter import active_checks
 from nondet_lint.walk import Dispatch, walk
@@ -49,6 +50,7 @@ def main() -> int:
     files = files[: args.limit] if args.limit else files
     config = Config(root=args.path)
     rules = engine.load_rules()
+    settle_heap()  # as the CLI does
     enabled = engine.selected_codes(config, rules)
     costs: Dict[str, float] = collections.defaultdict(float)
     for path in files:

@@ -28,6 +28,7 @@ from nondet_lint.discovery import WalkError, discover, project_files
 from nondet_lint.nesting import NestingError, check_nesting
 from nondet_lint.nonpython import analyze_other_file
 from nondet_lint.parallel import analyze_files
+from nondet_lint.parsing import parse_module
 from nondet_lint.positions import node_spans
 from nondet_lint.prefilter import active_checks
 from nondet_lint.ruledata import RuleSet, load_rules
@@ -142,7 +143,7 @@ def analyze_source(
     result = FileResult(path, module_name, is_package, suppressions=parse_suppressions(source.text))
     try:
         check_nesting(source.text)  # libcst can crash or take minutes on such code
-        module = cst.parse_module(source.text)
+        module = parse_module(source.text)
     except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
         if "ND000" in enabled:
             result.findings.append(parse_error_finding(path, source, exc))
