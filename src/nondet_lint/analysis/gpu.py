@@ -283,6 +283,24 @@ class GpuFacts(Check):
 
 
 # ---------------------------------------------------------------- pass 2: the view ----
+class _ScopeSummary:
+    """Frameworks, switches (``ON`` wins over ``MAYBE``), seeding and differentiation of
+    a set of modules' ``facts["gpu"]``."""
+
+    def __init__(self, facts: Iterable[Mapping[str, Any]]) -> None:
+        self.frameworks: Set[str] = set()
+        self.switches: Dict[str, str] = {}
+        self.seeds = False
+        self.differentiates = False
+        for fact in facts:
+            self.frameworks.update(fact.get("frameworks", ()))
+            for switch, state in fact.get("switches", {}).items():
+                if self.switches.get(switch) != ON:
+                    self.switches[switch] = state
+            self.seeds = self.seeds or bool(fact.get("seeds"))
+            self.differentiates = self.differentiates or bool(fact.get("differentiates"))
+
+
 class ProgramView:
     """Project-wide answers for the kernel rules: which modules form each entry point's
     program, whether the project is a GPU program, which switches a program sets, and
@@ -302,6 +320,10 @@ class ProgramView:
         self.orphans = frozenset(path for path in self.records if path not in reached)
         self._targets: Dict[str, Optional[Version]] = {}
         self._pins: Optional[Dict[str, str]] = None
+        self._everything = frozenset(self.records)
+        self._programs: Dict[str, FrozenSet[str]] = {}
+        self._scopes: Dict[str, List[FrozenSet[str]]] = {}
+        self._summaries: Dict[FrozenSet[str], _ScopeSummary] = {}
 
     # -- imports and programs
     def _imports_of(self, path: str) -> FrozenSet[str]:
@@ -326,7 +348,10 @@ class ProgramView:
 
     def program_of_entry(self, entry: str) -> FrozenSet[str]:
         """The modules that run when ``entry`` runs, plus the unreached ones."""
-        return self.closures.get(entry, frozenset({entry})) | self.orphans
+        found = self._programs.get(entry)
+        if found is None:
+            found = self._programs[entry] = self.closures.get(entry, frozenset({entry})) | self.orphans
+        return found
 
     def entries_reaching(self, path: str) -> List[str]:
         return [entry for entry in self.entries if path in self.closures[entry]]
@@ -334,10 +359,13 @@ class ProgramView:
     def scopes_of_module(self, path: str) -> List[FrozenSet[str]]:
         """The programs a module's code runs in: one per entry point that reaches it, or,
         for code no entry point reaches, the whole project."""
-        entries = self.entries_reaching(path)
-        if not entries:
-            return [frozenset(self.records)]
-        return [self.program_of_entry(entry) for entry in entries]
+        found = self._scopes.get(path)
+        if found is None:
+            entries = self.entries_reaching(path)
+            found = self._scopes[path] = (
+                [self.program_of_entry(entry) for entry in entries] if entries else [self._everything]
+            )
+        return found
 
     # -- facts over a set of modules
     def is_gpu_program(self) -> bool:
@@ -350,22 +378,32 @@ class ProgramView:
         default_gpu = {name for name, spec in self.data["frameworks"].items() if spec.get("gpu_by_default")}
         return any(default_gpu.intersection(f.get("frameworks", [])) for f in self.facts.values())
 
+    def _summary(self, scope: Iterable[str]) -> "_ScopeSummary":
+        """The facts of a set of modules taken together; programs are asked about once per
+        deferred op, so the summaries of the (few, cached) program sets are kept."""
+        if not isinstance(scope, frozenset):
+            return _ScopeSummary(self.facts.get(path, {}) for path in scope)
+        found = self._summaries.get(scope)
+        if found is None:
+            found = self._summaries[scope] = _ScopeSummary(self.facts.get(path, {}) for path in scope)
+        return found
+
     def frameworks(self, scope: Iterable[str]) -> Set[str]:
-        return {fw for path in scope for fw in self.facts.get(path, {}).get("frameworks", [])}
+        return set(self._summary(scope).frameworks)
 
     def switch_on(self, scope: Iterable[str], switch: str) -> bool:
         """A switch counts when set on, or set from a value the code computes."""
-        return any(switch in self.facts.get(path, {}).get("switches", {}) for path in scope)
+        return switch in self._summary(scope).switches
 
     def switch_definitely_on(self, scope: Iterable[str], switch: str) -> bool:
         """Set on with a literal value (not from a flag the code reads)."""
-        return any(self.facts.get(path, {}).get("switches", {}).get(switch) == ON for path in scope)
+        return self._summary(scope).switches.get(switch) == ON
 
     def seeds(self, scope: Iterable[str]) -> bool:
-        return any(self.facts.get(path, {}).get("seeds") for path in scope)
+        return self._summary(scope).seeds
 
     def differentiates(self, scope: Iterable[str]) -> bool:
-        return any(self.facts.get(path, {}).get("differentiates") for path in scope)
+        return self._summary(scope).differentiates
 
     # -- versions
     def pins(self) -> Dict[str, str]:

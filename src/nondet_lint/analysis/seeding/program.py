@@ -109,6 +109,7 @@ class Program:
         self.rng_map = {TF_KERAS: tf_keras_rng}
         self._lookup_cache: Dict[Tuple[str, str], Any] = {}
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
+        self._imported_cache: Dict[Tuple[str, str], Tuple[str, ...]] = {}
         self._trains: Dict[Tuple[FnKey, bool], bool] = {}
         self._seeds_cache: Dict[Tuple[FnKey, Tuple], FrozenSet[str]] = {}
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
@@ -418,12 +419,17 @@ class Program:
 
     def imported(self, dotted: str, near: str) -> List[str]:
         """Project modules an import runs, outermost package first."""
+        key = (dotted, near)
+        found = self._imported_cache.get(key)
+        if found is not None:
+            return list(found)
         parts = dotted.split(".")
-        out = []
+        out: List[str] = []
         for cut in range(1, len(parts) + 1):
             path = self.module_path(".".join(parts[:cut]), near)
             if path is not None and path not in out and path != near:
                 out.append(path)
+        self._imported_cache[key] = tuple(out)
         return out
 
     def trains(self, key: FnKey, entry_mode: bool = False, depth: int = 0) -> bool:
