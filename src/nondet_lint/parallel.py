@@ -26,7 +26,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from nondet_lint.cache import Cache, content_digest
 from nondet_lint.source import SourceError
@@ -125,6 +125,7 @@ def analyze_files(
     outcomes = _in_workers(jobs, count, config, rules, enabled, cache) if count else _in_process(jobs, config, rules, enabled, cache)
     for job, text in outcomes:
         results[job.index] = FileResult.from_dict(json.loads(text))
+        job.raw = b""  # analyzed: its bytes are not needed again (a retry is for files not done)
         done(1)
     if cache:
         cache.batches += 1
@@ -254,17 +255,18 @@ def _in_workers(
     remaining = sorted(jobs, key=lambda job: (-len(job.raw), job.index))
     while remaining:
         progress = context.RawArray("b", len(remaining))
-        done: Dict[int, str] = {}
+        done: Set[int] = set()
         pool = ProcessPoolExecutor(count, mp_context=context, initializer=_init_worker, initargs=(config, rules, enabled, cache, progress))
         try:
             futures = {pool.submit(_work, batch): batch for batch in batches(remaining)}
             for future in as_completed(futures):
+                batch = futures.pop(future)  # its texts are decoded once: let them go
                 try:
                     texts = future.result()
                 except BrokenProcessPool:
                     continue
-                for (slot, job), text in zip(futures[future], texts):
-                    done[slot] = text
+                for (slot, job), text in zip(batch, texts):
+                    done.add(slot)
                     yield job, text
         except BrokenProcessPool:
             pass
