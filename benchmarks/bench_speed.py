@@ -21,7 +21,8 @@ the process and its workers, from ``getrusage``), which moves much less than wal
 when other work shares the machine. The floor and the cold runs are interleaved, and a
 ratio is the median of each run over the floor run next to it. Peak memory is the
 largest resident set of any one process (``ru_maxrss``) and, sampled from /proc every
-50 ms, of the whole process tree.
+50 ms, the memory of all processes together (their proportional set sizes: a page a
+forked worker shares with its parent counts once).
 Outputs of the cold, default and warm runs are compared byte for byte.
 """
 
@@ -67,27 +68,40 @@ for path in open(sys.argv[1], encoding="utf-8").read().splitlines():
 # ---- measuring one command --------------------------------------------------------------
 
 def _tree_rss(root: int) -> int:
-    """Resident bytes of ``root`` and every process below it (from /proc)."""
+    """Memory of ``root`` and every process below it (from /proc): the sum of their
+    proportional set sizes, so that pages a forked worker still shares with its parent
+    count once, not once per process (their RSS where PSS cannot be read)."""
     parents: Dict[int, int] = {}
-    sizes: Dict[int, int] = {}
-    page = os.sysconf("SC_PAGE_SIZE")
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:
                 fields = handle.read().rsplit(b")", 1)[1].split()
-            with open(f"/proc/{entry}/statm", "rb") as handle:
-                sizes[int(entry)] = int(handle.read().split()[1]) * page
             parents[int(entry)] = int(fields[1])
         except (OSError, IndexError, ValueError):
             continue
     total, stack = 0, [root]
     while stack:
         pid = stack.pop()
-        total += sizes.get(pid, 0)
+        total += _process_memory(pid)
         stack.extend(child for child, parent in parents.items() if parent == pid)
     return total
+
+
+def _process_memory(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def measure_here(command: List[str], cwd: Optional[str], env: Dict[str, str], stdout: Optional[str], sample: bool) -> Dict[str, float]:
@@ -274,7 +288,7 @@ def format_row(entry: Dict[str, object]) -> str:
         ratio = f"{entry['wall_ratio']:.2f}x wall, {entry['cpu_ratio']:.2f}x CPU"
     memory = f"{entry['rss'] / 2**20:.0f} MB"
     if entry.get("tree_rss"):
-        memory += f" (tree {entry['tree_rss'] / 2**20:.0f} MB)"
+        memory += f" (all processes {entry['tree_rss'] / 2**20:.0f} MB)"
     return f"| {entry['what']} | {entry['wall']:.2f} s | {entry['cpu']:.2f} s | {ratio} | {memory} | {entry['target']} |"
 
 

@@ -80,21 +80,54 @@ def compact(fns: Dict[str, Dict[str, Any]], module_name: str, classes: Mapping[s
         facts["ev"] = out
 
 
-def expand(fns: Mapping[str, Dict[str, Any]], module_name: str) -> Dict[str, Dict[str, Any]]:
-    """The full form of a module's functions (a new dict; the facts are left alone)."""
-    prefix = f"{module_name}." if module_name else ""
-    out: Dict[str, Dict[str, Any]] = {}
-    for name, facts in fns.items():
-        events = []
-        for event in facts.get("ev", ()):
-            kind = event[0]
-            if kind == "c":
-                full = [*event, 0, 0, 0][:5]
-                event = ["c", _absolute(full[1], prefix), full[2] or [[], {}], full[3] or [], full[4] or 0]
-            elif kind == "r":
-                event = ["r", _absolute(event[1], prefix)]
-            elif kind in _GUARDED and len(event) < _GUARDED[kind]:
-                event = [*event, []]
-            events.append(event)
-        out[name] = {**facts, "ev": events}
-    return out
+def expand(fns: Mapping[str, Dict[str, Any]], module_name: str) -> "ExpandedFunctions":
+    """The full form of a module's functions (the facts are left alone)."""
+    return ExpandedFunctions(fns, f"{module_name}." if module_name else "")
+
+
+def _expand_function(facts: Mapping[str, Any], prefix: str) -> Dict[str, Any]:
+    events = []
+    for event in facts.get("ev", ()):
+        kind = event[0]
+        if kind == "c":
+            full = [*event, 0, 0, 0][:5]
+            event = ["c", _absolute(full[1], prefix), full[2] or [[], {}], full[3] or [], full[4] or 0]
+        elif kind == "r":
+            event = ["r", _absolute(event[1], prefix)]
+        elif kind in _GUARDED and len(event) < _GUARDED[kind]:
+            event = [*event, []]
+        events.append(event)
+    return {**facts, "ev": events}
+
+
+class ExpandedFunctions(Mapping[str, Dict[str, Any]]):
+    """A module's functions in full form, each expanded when first looked up.
+
+    Expanding every function of every module up front kept a second copy of the whole
+    index (on transformers, most of pass 2's memory); entry points reach few of them.
+    Iterating expands on the fly without keeping what it made."""
+
+    def __init__(self, fns: Mapping[str, Dict[str, Any]], prefix: str) -> None:
+        self._fns = fns
+        self._prefix = prefix
+        self._expanded: Dict[str, Dict[str, Any]] = {}
+
+    def __getitem__(self, name: str) -> Dict[str, Any]:
+        found = self._expanded.get(name)
+        if found is None:
+            found = self._expanded[name] = _expand_function(self._fns[name], self._prefix)
+        return found
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._fns
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._fns)
+
+    def __len__(self) -> int:
+        return len(self._fns)
+
+    def items(self):  # type: ignore[no-untyped-def, override]
+        for name, facts in self._fns.items():
+            found = self._expanded.get(name)
+            yield name, found if found is not None else _expand_function(facts, self._prefix)
