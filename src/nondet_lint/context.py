@@ -120,7 +120,8 @@ class FileContext:
         # qualname by node: many checks ask about the same call; the node is kept so that
         # its id cannot be reused by another node while this file is analyzed
         self._qualnames: Dict[int, Tuple[cst.CSTNode, Optional[str]]] = {}
-        self._entry_facts: Optional[Dict[str, Any]] = None  # analysis.entrypoints.entry_facts
+        # what several checks derive from the same tree, computed once (by key)
+        self.shared: Dict[str, Any] = {}
 
     # ---- names -------------------------------------------------------------------
     def shadowed_names(self) -> FrozenSet[str]:

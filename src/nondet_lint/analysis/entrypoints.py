@@ -61,8 +61,9 @@ def _is_bookkeeping(call: cst.Call) -> bool:
 def entry_facts(ctx: Any) -> Dict[str, Any]:
     """``facts["entry"]`` of the file: read from its top-level statements alone, so checks
     that only matter in entry points can decline other files before the walk."""
-    if ctx._entry_facts is not None:
-        return ctx._entry_facts
+    found = ctx.shared.get(FACT)
+    if found is not None:
+        return found
     main_guard = False
     script = False
     for stmt in ctx.module.body:
@@ -77,7 +78,7 @@ def entry_facts(ctx: Any) -> Dict[str, Any]:
                 value = getattr(small, "value", None)
                 if isinstance(small, cst.Expr) and isinstance(value, cst.Call) and not _is_bookkeeping(value):
                     script = True
-    ctx._entry_facts = {
+    found = ctx.shared[FACT] = {
         "main_guard": main_guard,
         "script": script,
         # a notebook's code cells run top to bottom (``notebooks`` joins them)
@@ -85,7 +86,7 @@ def entry_facts(ctx: Any) -> Dict[str, Any]:
         # what this module imports, to tell scripts from library modules project-wide
         "imports": sorted(ctx.imports.imported_modules),
     }
-    return ctx._entry_facts
+    return found
 
 
 class EntryPoints(Check):

@@ -31,9 +31,9 @@ class DataContext:
     def of(cls, ctx: FileContext) -> "DataContext":
         # kept on the context, not in a module-level WeakKeyDictionary: its value refers to
         # its key, so no context (and no syntax tree) was ever freed
-        found = getattr(ctx, "_data_context", None)
+        found = ctx.shared.get("data_context")
         if found is None:
-            found = ctx._data_context = cls(ctx)  # type: ignore[attr-defined]
+            found = ctx.shared["data_context"] = cls(ctx)
         return found
 
     def shadowed(self, node: cst.CSTNode) -> FrozenSet[str]:
