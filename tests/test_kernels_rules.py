@@ -8,6 +8,7 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import pytest
 
 from conftest import codes_at, lint_files
@@ -333,3 +334,13 @@ def test_nd205_evidence_comes_from_the_entry_points_own_program(lint):
     assert len(nd205) == 1
     assert "Conv2d" not in nd205[0].message and "bias_add" not in nd205[0].message
     assert "enable_op_determinism" not in nd205[0].message
+
+
+@pytest.mark.parametrize("source,selects", [
+    ('"cuda"', True), ("'cuda:0'", True), ('r"cuda"', True), ('"""cuda"""', True), ('u"cuda"', True),
+    ('"\\x63uda"', True), ('"cu" "da"', True), ('b"cuda"', False), ('"cpu"', False), ('"my cuda"', False),
+])
+def test_device_literals_read_with_and_without_escapes(source, selects):
+    from nondet_lint.analysis.gpu import is_device_literal
+
+    assert is_device_literal(cst.parse_expression(source), r"^(cuda|gpu)") is selects

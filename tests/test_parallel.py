@@ -3,6 +3,8 @@ count, and a worker that dies (a native parser crash) costs one ND000, not the r
 
 from __future__ import annotations
 
+import gc
+import io
 import os
 import signal
 import subprocess
@@ -13,6 +15,7 @@ import pytest
 
 from conftest import write_project
 from nondet_lint import engine, parallel
+from nondet_lint.cli import main
 from nondet_lint.config import Config
 
 BENCH = "import torch\ntorch.backends.cudnn.benchmark = True\n"
@@ -142,3 +145,18 @@ def test_no_syntax_tree_outlives_its_file(tmp_path):
     before = trees()  # other tests may keep trees of their own
     parallel.analyze_files(paths, config, rules, enabled)
     assert trees() - before == set()
+
+
+
+def test_the_collector_is_tuned_only_in_our_own_process(tmp_path):
+    (tmp_path / "a.py").write_text("import random\nrandom.random()\n")
+    before = gc.get_threshold()
+    main([str(tmp_path / "a.py"), "--no-cache"], out=io.StringIO(), err=io.StringIO())
+    assert gc.get_threshold() == before  # a host calling main() keeps its settings
+    script = (
+        "import gc, sys; from nondet_lint.cli import console\n"
+        f"sys.argv = ['nondet-lint', {str(tmp_path / 'a.py')!r}, '--no-cache']\n"
+        "console(); print(gc.get_threshold(), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == str(parallel.GC_THRESHOLD)

@@ -10,10 +10,10 @@ if sys.path and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
 try:
-    from nondet_lint.cli import main  # noqa: E402
+    from nondet_lint.cli import console  # noqa: E402
 except KeyboardInterrupt:  # Ctrl-C while starting up: no traceback either
     sys.stderr.write("nondet-lint: interrupted\n")
     sys.exit(130)
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console())

@@ -146,7 +146,7 @@ def _write_baseline(args: argparse.Namespace, findings, sources, err) -> int:
     return EXIT_CLEAN
 
 
-def _run(argv: Sequence[str], out, err, stdin=None) -> int:
+def _run(argv: Sequence[str], out, err, stdin=None, own_process: bool = False) -> int:
     if len(argv) == 2 and argv[0] == "rule" and CODE_RE.match(argv[1].upper()):
         return _explain(argv[1], out)
     args = build_parser().parse_args(argv)
@@ -158,7 +158,8 @@ def _run(argv: Sequence[str], out, err, stdin=None) -> int:
     from nondet_lint.engine import run
     from nondet_lint.parallel import settle_heap
 
-    settle_heap()
+    if own_process:  # after the imports, so that they are frozen with the rest
+        settle_heap()
     source = _read_stdin(args, stdin)
     config = resolve_config(args)
     output_format = args.format or default_format(out)
@@ -193,13 +194,13 @@ def _run(argv: Sequence[str], out, err, stdin=None) -> int:
     return EXIT_CLEAN
 
 
-def main(argv: Optional[Sequence[str]] = None, out=None, err=None, stdin=None) -> int:
+def main(argv: Optional[Sequence[str]] = None, out=None, err=None, stdin=None, own_process: bool = False) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     verbose = "--verbose" in argv or "-v" in argv
     try:
-        return _run(argv, out, err, stdin)
+        return _run(argv, out, err, stdin, own_process)
     except UsageError as exc:
         err.write(f"nondet-lint: error: {exc}\n")
         return EXIT_ERROR
@@ -213,3 +214,10 @@ def main(argv: Optional[Sequence[str]] = None, out=None, err=None, stdin=None) -
             traceback.print_exc(file=err)
         err.write(f"nondet-lint: internal error: {type(exc).__name__}: {exc} (run with --verbose for the traceback)\n")
         return EXIT_ERROR
+
+
+def console() -> int:
+    """The ``nondet-lint`` command and ``python -m nondet_lint``: the process is ours, so
+    its garbage collector may be tuned for analyzing files (``parallel.settle_heap``);
+    ``main`` called from other code leaves the host's collector alone."""
+    return main(own_process=True)

@@ -198,6 +198,9 @@ _WORKER: Dict[str, Any] = {}
 _STARTED, _FINISHED = 1, 2
 
 
+GC_THRESHOLD = (10_000, 20, 10)
+
+
 def settle_heap() -> None:
     """Tune the garbage collector for a process that analyzes files (ours: the CLI and its
     workers, never a host such as flake8).  What is alive now (modules, rule data) lives
@@ -205,7 +208,7 @@ def settle_heap() -> None:
     million objects freed by reference counting, so collecting every 700 allocations
     (the default) mostly scans live trees: every 10,000 cost a fifth as much on timm."""
     gc.freeze()
-    gc.set_threshold(10_000, 20, 10)
+    gc.set_threshold(*GC_THRESHOLD)
 
 
 def _init_worker(config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache], progress: Any) -> None:

@@ -129,13 +129,9 @@ def call_switch_state(call: cst.Call, entry: Mapping[str, Any], qualname) -> Opt
 
 def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
     if type(node) is cst.SimpleString and "\\" not in node.value:
-        # no escapes: the value is the text between the quotes (evaluating every string
-        # literal of a module cost more than the rest of this check)
-        raw = node.value
-        if "b" in node.prefix.lower():
-            return False
-        quote = node.quote
-        return bool(_regex(pattern).match(raw[len(node.prefix) + len(quote):-len(quote)]))
+        # no escapes: the value is the raw text between the quotes (evaluating every
+        # string literal of a module cost more than the rest of this check)
+        return "b" not in node.prefix.lower() and bool(_regex(pattern).match(node.raw_value))
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
         return isinstance(value, str) and bool(_regex(pattern).match(value))
