@@ -48,6 +48,7 @@ _ORDER_OVERRIDES = {
 
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
+_PLAIN_TYPES = (str, bool, int)
 
 
 def _syntax_fields(node_type: type) -> Tuple[str, ...]:
@@ -60,6 +61,8 @@ def _syntax_fields(node_type: type) -> Tuple[str, ...]:
     names = []
     for f in dataclasses.fields(node_type):
         if f.name.startswith("whitespace") or f.name in ("lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma", "semicolon", "equal", "star", "dot", "newline", "trailing_whitespace", "operator", "relative", "asynchronous"):
+            continue
+        if f.type in _PLAIN_TYPES:  # a name's or a literal's text: never a node
             continue
         names.append(f.name)
     _FIELDS[node_type] = tuple(names)
@@ -152,11 +155,18 @@ _LEAVE = object()
 
 
 def walk(module: cst.Module, dispatch: Dispatch, ancestors: List[cst.CSTNode], parents: Dict[int, cst.CSTNode]) -> None:
-    """Depth-first, source-order traversal calling handlers; ``ancestors`` is kept current."""
-    cache = dispatch._cache  # one dict lookup per node: this loop runs for every node
+    """Depth-first, source-order traversal calling handlers; ``ancestors`` is kept current.
+
+    This loop runs for every node of every file: handlers are looked up by type in one
+    dict, and a leaf (a node with no syntax fields, such as a name or a number) with no
+    ``leave_`` handler is visited without being pushed on the ancestors at all."""
+    cache = dispatch._cache
+    fields_of = _FIELDS
+    syntax = _SYNTAX
     stack: List[object] = [module]
+    pop, push = stack.pop, stack.append
     while stack:
-        item = stack.pop()
+        item = pop()
         if item is _LEAVE:
             node = ancestors.pop()
             for handler in cache[type(node)][1]:
@@ -167,11 +177,26 @@ def walk(module: cst.Module, dispatch: Dispatch, ancestors: List[cst.CSTNode], p
         found = cache.get(kind) or dispatch.handlers(kind)
         for handler in found[0]:
             handler(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = _syntax_fields(kind)
+        if not fields and not found[1]:
+            continue
         ancestors.append(node)
-        stack.append(_LEAVE)
-        kids = children(node)
+        push(_LEAVE)
+        kids: List[object] = []
+        for name in fields:
+            value = getattr(node, name)
+            value_kind = type(value)
+            if value_kind is tuple or value_kind is list:
+                for child in value:
+                    child_kind = type(child)
+                    if syntax.get(child_kind) or (child_kind not in syntax and _is_syntax(child_kind)):
+                        kids.append(child)
+                        parents[id(child)] = node
+            elif syntax.get(value_kind) or (value_kind not in syntax and _is_syntax(value_kind)):
+                kids.append(value)
+                parents[id(value)] = node
         if kids:
-            for child in kids:
-                parents[id(child)] = node
             kids.reverse()
             stack.extend(kids)

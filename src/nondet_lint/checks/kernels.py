@@ -19,7 +19,7 @@ from nondet_lint.checks import custom_kernels, kernel_ops
 from nondet_lint.checks.base import Check
 from nondet_lint.checks.kernel_ops import FACT as OPS_FACT, OpTable, status_for
 from nondet_lint.context import Deferred, NodeEdit
-from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for
+from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
 from nondet_lint.types import Finding
 
 
@@ -156,20 +156,22 @@ class ProgramSwitches(Check):
                 fix = self.ctx.fix("ND205", edits, framework=framework) if edits else None
                 self.ctx.defer(anchor, "ND205", fix=fix, framework=framework, versions=option.get("versions", "*"))
         cublas = self.ctx.rules["ND209"].data["fix"]
-        edits = insert_before_import(module, tuple(self.frameworks["torch"]["modules"]), cublas["statements"], cublas["imports"])
+        edits = insert_before_import(
+            module, tuple(self.frameworks["torch"]["modules"]), cublas["statements"], cublas["imports"], top_level(self.ctx),
+        )
         self.ctx.defer(anchor, "ND209", fix=self.ctx.fix("ND209", edits) if edits else None)
 
     def _switch_edits(self, module: cst.Module, option: Mapping[str, Any]) -> List[Any]:
         names: Dict[str, str] = {}
         imports = list(option.get("imports", []))
         for placeholder, qualified in option.get("names", {}).items():
-            spelled = name_for(module, qualified)
+            spelled = name_for(module, qualified, top=top_level(self.ctx))
             if spelled is None:
                 return []
             names[placeholder] = spelled[0]
             if spelled[1] and spelled[1] not in imports:
                 imports.append(spelled[1])
-        return insert_after_imports(module, option["statements"].format(**names), imports)
+        return insert_after_imports(module, option["statements"].format(**names), imports, top_level(self.ctx))
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:

@@ -54,6 +54,7 @@ from __future__ import annotations
 import ast
 import textwrap
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -71,6 +72,7 @@ __all__ = [
     "render",
     "replace_expression",
     "set_keyword_argument",
+    "top_level",
     "wrap_in_call",
 ]
 
@@ -179,7 +181,7 @@ def set_keyword_argument(ctx: FileContext, call: cst.Call, name: str, value_code
 def wrap_in_call(ctx: FileContext, expr: cst.BaseExpression, func: str = "sorted") -> List[NodeEdit]:
     """Edits that turn ``expr`` into ``func(expr)``, leaving the text of ``expr`` alone."""
     if func in BUILTIN_NAMES and (
-        ctx.qualname(cst.Name(func)) != f"builtins.{func}" or _TopLevel(ctx.module).first_binding(func) is not None
+        ctx.qualname(cst.Name(func)) != f"builtins.{func}" or top_level(ctx).first_binding(func) is not None
     ):
         return []  # ``sorted`` is rebound here: calling it would not sort
     if isinstance(expr, cst.Tuple) and not expr.lpar:
@@ -308,8 +310,17 @@ def _used_names(stmt: cst.CSTNode) -> Set[str]:
     return collector.names
 
 
+def top_level(ctx: FileContext) -> "TopLevel":
+    """The file's ``TopLevel``, built once per file: checks that build several module
+    edits (one per framework option, say) pass it as ``top=`` to share its work."""
+    found = ctx.shared.get("top_level")
+    if found is None:
+        found = ctx.shared["top_level"] = TopLevel(ctx.module)
+    return found
+
+
 @dataclass
-class _TopLevel:
+class TopLevel:
     """What the top level of a module binds and holds, by statement index."""
 
     module: cst.Module
@@ -317,7 +328,9 @@ class _TopLevel:
     header_end: int = -1  # last statement of the leading docstring / imports
 
     def __post_init__(self) -> None:
-        self._present: Optional[Dict[str, int]] = None
+        # id(small statement) -> (the statement, its ``ast`` key), rendered when first compared
+        self._keys: Dict[int, Tuple[cst.BaseSmallStatement, Optional[str]]] = {}
+        self._starts: List[int] = []  # start lines of the first statements, as far as asked
         body = self.module.body
         leading = True
         for index, stmt in enumerate(body):
@@ -333,18 +346,39 @@ class _TopLevel:
                 for name in _assigned_names(small):
                     self._bind(name, index, None)
 
-    @property
-    def present(self) -> Dict[str, int]:
-        """Each top-level simple statement (by its ``ast``) -> the last index it is at."""
-        if self._present is None:
-            self._present = {}
-            for index, stmt in enumerate(self.module.body):
-                if isinstance(stmt, cst.SimpleStatementLine):
-                    for small in stmt.body:
-                        key = _statement_key(self.module.code_for_node(small))
-                        if key is not None:
-                            self._present[key] = index
-        return self._present
+    def last_index_of(self, stmt: cst.BaseStatement, key: str) -> Optional[int]:
+        """The last top-level index holding a simple statement equal to ``stmt`` (``key``
+        is its ``ast``), or None.  Only statements of the same kind are rendered and
+        compared: rendering every top-level statement cost more than the rest of a fix."""
+        if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+            return None
+        kind = type(stmt.body[0])
+        found = None
+        for index, small in self._smalls_of_kind(kind):
+            cached = self._keys.get(id(small))
+            if cached is None:
+                cached = self._keys[id(small)] = (small, _statement_key(self.module.code_for_node(small)))
+            if cached[1] == key:
+                found = index
+        return found
+
+    def _smalls_of_kind(self, kind: type) -> Iterable[Tuple[int, cst.BaseSmallStatement]]:
+        for index, stmt in enumerate(self.module.body):
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if type(small) is kind:
+                        yield index, small
+
+    def start_line(self, index: int) -> int:
+        """1-based line where top-level statement ``index`` starts (its leading comments
+        included); ``len(body)`` is the line after the last.  Statements are rendered once,
+        and only as far as asked."""
+        starts, module = self._starts, self.module
+        if not starts:
+            starts.append(1 + sum(_line_breaks(module.code_for_node(h)) for h in module.header))
+        while len(starts) <= index:
+            starts.append(starts[-1] + _line_breaks(module.code_for_node(module.body[len(starts) - 1])))
+        return starts[index]
 
     def _bind(self, name: str, index: int, target: Optional[str]) -> None:
         self.bindings.setdefault(name, []).append((index, target))
@@ -369,15 +403,21 @@ class _Block:
     needs: Dict[str, int]  # name used -> index of the top-level statement binding it
 
 
-def _plan_block(top: _TopLevel, statements: str, imports: Sequence[str], before: Optional[int] = None) -> Optional[_Block]:
-    """None when the block cannot be placed (a name it uses is unbound or taken)."""
+@lru_cache(maxsize=256)
+def _block_statements(statements: str) -> Tuple[Tuple[cst.BaseStatement, Optional[str]], ...]:
+    """The statements of a block to insert, each with its ``ast`` key.  The same few
+    blocks (seed blocks, switches) are placed in file after file: parsed once per run."""
     parsed = cst.parse_module(textwrap.dedent(statements).strip("\n") + "\n")
+    return tuple((stmt, _statement_key(parsed.code_for_node(stmt))) for stmt in parsed.body)
+
+
+def _plan_block(top: TopLevel, statements: str, imports: Sequence[str], before: Optional[int] = None) -> Optional[_Block]:
+    """None when the block cannot be placed (a name it uses is unbound or taken)."""
     missing, present_at = [], -1
     used: Set[str] = set()
     bound_inside: Set[str] = set()
-    for stmt in parsed.body:
-        key = _statement_key(parsed.code_for_node(stmt))
-        index = top.present.get(key) if key is not None else None
+    for stmt, key in _block_statements(statements):
+        index = top.last_index_of(stmt, key) if key is not None else None
         if index is not None and (before is None or index < before):
             present_at = max(present_at, index)
             continue
@@ -411,21 +451,10 @@ def _plan_block(top: _TopLevel, statements: str, imports: Sequence[str], before:
     return _Block(missing, present_at, to_add, needs)
 
 
-def _statement_starts(module: cst.Module, upto: int) -> List[int]:
-    """1-based start line (with leading comments) of statements 0..upto+1."""
-    line = 1 + sum(_line_breaks(module.code_for_node(h)) for h in module.header)
-    starts = []
-    for stmt in module.body[: upto + 1]:
-        starts.append(line)
-        line += _line_breaks(module.code_for_node(stmt))
-    starts.append(line)
-    return starts
-
-
-def _insertion(module: cst.Module, after: int, text: str) -> Edit:
+def _insertion(top: TopLevel, after: int, text: str) -> Edit:
     """An edit inserting whole lines ``text`` after top-level statement ``after`` (-1: at
     the top, below the header comments such as a shebang and a coding cookie)."""
-    starts = _statement_starts(module, after)
+    module = top.module
     last = len(module.body) - 1
     if after >= last and not module.has_trailing_newline and module.body:
         # the file ends without a line break: add one, then the text
@@ -433,7 +462,8 @@ def _insertion(module: cst.Module, after: int, text: str) -> Edit:
         end_line = 1 + _line_breaks(code)
         end_col = len(code) - (max(code.rfind("\n"), code.rfind("\r")) + 1)
         return Edit(end_line, end_col, end_line, end_col, module.default_newline + text.rstrip("\r\n"))
-    return Edit(starts[after + 1], 0, starts[after + 1], 0, text)
+    line = top.start_line(after + 1)
+    return Edit(line, 0, line, 0, text)
 
 
 def _starts_with_blank(stmt: cst.BaseStatement) -> bool:
@@ -445,9 +475,12 @@ def _code(module: cst.Module, stmts: Sequence[cst.BaseStatement]) -> str:
     return "".join(module.code_for_node(s.with_changes(leading_lines=())) for s in stmts)
 
 
-def insert_after_imports(module: cst.Module, statements: str, imports: Sequence[str] = ()) -> List[Edit]:
-    """Edits inserting ``statements`` after the leading imports (see the module docs)."""
-    top = _TopLevel(module)
+def insert_after_imports(
+    module: cst.Module, statements: str, imports: Sequence[str] = (), top: Optional[TopLevel] = None,
+) -> List[Edit]:
+    """Edits inserting ``statements`` after the leading imports (see the module docs).
+    ``top``: the module's ``TopLevel`` when the caller holds it (``top_level(ctx)``)."""
+    top = top or TopLevel(module)
     block = _plan_block(top, statements, imports)
     if block is None or (not block.missing and not block.imports):
         return []
@@ -467,15 +500,15 @@ def insert_after_imports(module: cst.Module, statements: str, imports: Sequence[
             if text or anchor >= 0:
                 text += newline
             text += body_text + (newline if blank_after else "")
-        return [_insertion(module, anchor, text)]
+        return [_insertion(top, anchor, text)]
     edits = []
     if imports_text:
         first = module.body[top.header_end + 1]
         gap = newline if top.header_end < 0 and not _starts_with_blank(first) else ""
-        edits.append(_insertion(module, top.header_end, imports_text + gap))
+        edits.append(_insertion(top, top.header_end, imports_text + gap))
     if body_text:
         lead = "" if continuing else newline
-        edits.append(_insertion(module, anchor, lead + body_text + (newline if blank_after else "")))
+        edits.append(_insertion(top, anchor, lead + body_text + (newline if blank_after else "")))
     return edits
 
 
@@ -491,13 +524,16 @@ def _imports_module(stmt: cst.CSTNode, modules: Sequence[str]) -> bool:
     return False
 
 
-def insert_before_import(module: cst.Module, modules: Sequence[str], statements: str, imports: Sequence[str] = ()) -> List[Edit]:
+def insert_before_import(
+    module: cst.Module, modules: Sequence[str], statements: str, imports: Sequence[str] = (),
+    top: Optional[TopLevel] = None,
+) -> List[Edit]:
     """Edits inserting ``statements`` (and the ``imports`` they need that are not bound
     before that point) right before the first top-level import of any of ``modules``."""
     first = next((i for i, stmt in enumerate(module.body) if _imports_module(stmt, modules)), None)
     if first is None:
-        return insert_after_imports(module, statements, imports)
-    top = _TopLevel(module)
+        return insert_after_imports(module, statements, imports, top)
+    top = top or TopLevel(module)
     block = _plan_block(top, statements, imports, before=first)
     if block is None or not block.missing:
         return []
@@ -505,16 +541,18 @@ def insert_before_import(module: cst.Module, modules: Sequence[str], statements:
     text = "".join(code + newline for code in block.imports) + _code(module, block.missing)
     if first > 0 and _is_docstring(module.body[first - 1]) and not _starts_with_blank(module.body[first]):
         text = newline + text
-    return [_insertion(module, first - 1, text)]
+    return [_insertion(top, first - 1, text)]
 
 
-def name_for(module: cst.Module, qualified: str, import_module: Optional[str] = None) -> Optional[Tuple[str, Optional[str]]]:
+def name_for(
+    module: cst.Module, qualified: str, import_module: Optional[str] = None, top: Optional[TopLevel] = None,
+) -> Optional[Tuple[str, Optional[str]]]:
     """``(spelling, import code or None)`` for a qualified name in ``module``.
 
     Uses what a top-level import already binds (the longest match); otherwise spells the
     full name and asks for ``import <import_module or the top package>``.  None when that
     root name is bound to something else."""
-    top = _TopLevel(module)
+    top = top or TopLevel(module)
     best: Optional[Tuple[int, str]] = None
     for name, bindings in top.bindings.items():
         for _, target in bindings:

@@ -18,7 +18,7 @@ from nondet_lint.analysis.seeding.conditions import any_holds, plain
 from nondet_lint.analysis.seeding.tables import short_name
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import PendingFix
-from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, set_keyword_argument
+from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, set_keyword_argument, top_level
 
 NAMESPACE = "<namespace>"  # the type of a variable holding parsed command-line options
 
@@ -72,13 +72,13 @@ class CallSites:
         if has_star_args(node):
             return None
         seed = str(self.ctx.config.seed)
-        spelled = name_for(self.ctx.module, "torch.Generator")
+        spelled = name_for(self.ctx.module, "torch.Generator", top=top_level(self.ctx))
         if spelled is None:
             return None
         name, import_code = spelled
         edits: List[Any] = set_keyword_argument(self.ctx, node, "generator", f"{name}().manual_seed({seed})")
         if import_code:
-            edits = [*insert_after_imports(self.ctx.module, "", [import_code]), *edits]
+            edits = [*insert_after_imports(self.ctx.module, "", [import_code], top_level(self.ctx)), *edits]
         return self.ctx.fix(code, edits, seed=seed) if edits else None
 
     def _loader(self, node: cst.Call, root: Optional[str]) -> None:

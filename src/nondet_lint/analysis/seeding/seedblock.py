@@ -14,7 +14,7 @@ from itertools import combinations
 from typing import Any, Dict, Iterable, List, Mapping, Sequence
 
 from nondet_lint.analysis.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
-from nondet_lint.fixes.builders import insert_after_imports, name_for
+from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 
 
 def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, List[Dict[str, Any]]]:
@@ -61,11 +61,11 @@ def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Any]:
             continue
         info = calls[rng]
         names = [call for call in (info.get("seed_call"), *info.get("seed_call_aliases", ())) if call]
-        usable = [spelled for spelled in (name_for(ctx.module, name) for name in names) if spelled is not None]
+        usable = [spelled for spelled in (name_for(ctx.module, name, top=top_level(ctx)) for name in names) if spelled is not None]
         if not usable:
             return []
         spelling, import_code = min(usable, key=lambda s: s[1] is not None)  # one the module binds already
         statements.append(f"{spelling}({ctx.config.seed})")
         if import_code:
             imports.append(import_code)
-    return insert_after_imports(ctx.module, "\n".join(statements), imports)
+    return insert_after_imports(ctx.module, "\n".join(statements), imports, top_level(ctx))
