@@ -2,7 +2,7 @@
 
 libcst's visitor machinery costs about as much as the parse.  Checks only look at
 syntax, never at whitespace or punctuation, so this walker follows the fields of each
-node that can hold syntax, in source order, and calls the ``visit_<Type>`` /
+node that can hold syntax, in the order the code runs, and calls the ``visit_<Type>`` /
 ``leave_<Type>`` handlers that the checks define.  It keeps the chain of ancestors and
 a parent map, and the parameter names that shadow imports inside functions.
 """
@@ -40,10 +40,15 @@ _SKIPPED_TYPES = (
     cst.Asynchronous,
 )
 
-# Fields that hold syntax but whose source order differs from the dataclass order.
+# Fields that hold syntax but whose dataclass order is not the order the code runs in
+# (which is the text's, except that a conditional expression's test runs before its
+# branches and a keyword argument's value is what runs: those keep the dataclass order).
 _ORDER_OVERRIDES = {
     cst.FunctionDef: ("decorators", "name", "params", "returns", "body"),
     cst.ClassDef: ("decorators", "name", "bases", "keywords", "body"),
+    cst.ExceptHandler: ("type", "name", "body"),
+    cst.ExceptStarHandler: ("type", "name", "body"),
+    cst.MatchCase: ("pattern", "guard", "body"),
 }
 
 
@@ -162,7 +167,6 @@ def walk(module: cst.Module, dispatch: Dispatch, ancestors: List[cst.CSTNode], p
     ``leave_`` handler is visited without being pushed on the ancestors at all."""
     cache = dispatch._cache
     fields_of = _FIELDS
-    syntax = _SYNTAX
     stack: List[object] = [module]
     pop, push = stack.pop, stack.append
     while stack:
@@ -184,19 +188,9 @@ def walk(module: cst.Module, dispatch: Dispatch, ancestors: List[cst.CSTNode], p
             continue
         ancestors.append(node)
         push(_LEAVE)
-        kids: List[object] = []
-        for name in fields:
-            value = getattr(node, name)
-            value_kind = type(value)
-            if value_kind is tuple or value_kind is list:
-                for child in value:
-                    child_kind = type(child)
-                    if syntax.get(child_kind) or (child_kind not in syntax and _is_syntax(child_kind)):
-                        kids.append(child)
-                        parents[id(child)] = node
-            elif syntax.get(value_kind) or (value_kind not in syntax and _is_syntax(value_kind)):
-                kids.append(value)
-                parents[id(value)] = node
+        kids = children(node)
+        for child in kids:
+            parents[id(child)] = node
         if kids:
             kids.reverse()
             stack.extend(kids)
