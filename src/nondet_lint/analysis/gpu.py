@@ -320,6 +320,16 @@ class ProgramView:
         self._programs: Dict[str, FrozenSet[str]] = {}
         self._scopes: Dict[str, List[FrozenSet[str]]] = {}
         self._summaries: Dict[FrozenSet[str], _ScopeSummary] = {}
+        # modules grouped by what their facts add to a summary (a few dozen kinds on a
+        # large project): a program's summary joins one fact per group it meets, instead
+        # of the facts of each of its (often thousand) modules
+        self._kinds: Dict[Tuple[Any, ...], Tuple[Mapping[str, Any], Set[str]]] = {}
+        for path, fact in self.facts.items():
+            kind = (
+                tuple(fact.get("frameworks", ())), tuple(sorted(fact.get("switches", {}).items())),
+                bool(fact.get("seeds")), bool(fact.get("differentiates")),
+            )
+            self._kinds.setdefault(kind, (fact, set()))[1].add(path)
 
     # -- imports and programs
     def _imports_of(self, path: str) -> FrozenSet[str]:
@@ -378,11 +388,14 @@ class ProgramView:
         """The facts of a set of modules taken together; programs are asked about once per
         deferred op, so the summaries of the (few, cached) program sets are kept."""
         if not isinstance(scope, frozenset):
-            return _ScopeSummary(self.facts.get(path, {}) for path in scope)
+            return self._summarize(frozenset(scope))
         found = self._summaries.get(scope)
         if found is None:
-            found = self._summaries[scope] = _ScopeSummary(self.facts.get(path, {}) for path in scope)
+            found = self._summaries[scope] = self._summarize(scope)
         return found
+
+    def _summarize(self, scope: FrozenSet[str]) -> "_ScopeSummary":
+        return _ScopeSummary(fact for fact, paths in self._kinds.values() if not paths.isdisjoint(scope))
 
     def frameworks(self, scope: Iterable[str]) -> Set[str]:
         return set(self._summary(scope).frameworks)

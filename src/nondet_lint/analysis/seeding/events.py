@@ -127,6 +127,10 @@ class ExpandedFunctions(Mapping[str, Dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._fns)
 
+    def compact_items(self):  # type: ignore[no-untyped-def]
+        """``(name, facts)`` in the compact form they were stored in (nothing expanded)."""
+        return self._fns.items()
+
     def items(self):  # type: ignore[no-untyped-def, override]
         for name, facts in self._fns.items():
             found = self._expanded.get(name)

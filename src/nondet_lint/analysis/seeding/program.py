@@ -119,6 +119,8 @@ class Program:
         self.runs: Dict[str, EntryRun] = {}
         self.stack: List[FnKey] = []
         self.options = self._options()
+        self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where all agree, else UNKNOWN)
+        self._folders: Dict[str, str] = {}
 
     # ---- names ----------------------------------------------------------------------
     def fn(self, key: FnKey) -> Optional[Mapping[str, Any]]:
@@ -140,8 +142,11 @@ class Program:
         for path, value in declared:
             if path == near:
                 return value
-        values = {repr(value) for _, value in declared}
-        return declared[0][1] if len(values) == 1 else UNKNOWN
+        agreed = self._agreed_defaults.get(dest)
+        if agreed is None:
+            values = {repr(value) for _, value in declared}
+            agreed = self._agreed_defaults[dest] = (declared[0][1] if len(values) == 1 else UNKNOWN,)
+        return agreed[0]
 
     def module_path(self, dotted: str, near: str = "") -> Optional[str]:
         """The project module an import of ``dotted`` from ``near`` finds.
@@ -149,7 +154,10 @@ class Program:
         Scripts import their neighbours (``sys.path[0]`` is the script's folder), so among
         the modules answering to a name the one nearest the importer wins: same folder,
         then the exact package name, then the longest shared folder."""
-        key = (dotted, os.path.dirname(near))
+        folder = self._folders.get(near)
+        if folder is None:
+            folder = self._folders[near] = os.path.dirname(near)
+        key = (dotted, folder)
         if key in self._module_cache:
             return self._module_cache[key]
         found = self._module_path(dotted, near)
@@ -564,13 +572,15 @@ class Program:
         sunk: Dict[FnKey, Set[str]] = {}
         calls: List[Tuple[FnKey, List[Any]]] = []
         for path, facts in self.facts.items():
-            for name, fn in facts.get("fns", {}).items():
+            fns = facts.get("fns", {})
+            # compact facts first: only functions that pass a parameter or an option on are
+            # expanded (expanding every function of the project cost most of this)
+            for name, compact in fns.compact_items():
                 key = (path, name)
-                if fn.get("sunk"):
-                    sunk[key] = set(fn["sunk"])
-                for event in fn.get("ev", ()):
-                    if event[0] == "c" and any(d and d[0] in ("p", "o") for d in (*event[2][0], *event[2][1].values())):
-                        calls.append((key, event))
+                if compact.get("sunk"):
+                    sunk[key] = set(compact["sunk"])
+                if any(_passes_values_on(event) for event in compact.get("ev", ())):
+                    calls.extend((key, event) for event in fns[name]["ev"] if _passes_values_on(event))
         options: Set[str] = set()
         changed = True
         rounds = 0
@@ -605,6 +615,14 @@ class Program:
         if bound and params:
             params = params[1:]
         return params[key] if 0 <= key < len(params) else None
+
+
+def _passes_values_on(event: List[Any]) -> bool:
+    """A call event (compact or expanded) with a parameter or an option among its arguments."""
+    if event[0] != "c" or len(event) < 3 or not event[2]:
+        return False
+    positional, keywords = event[2]
+    return any(d and d[0] in ("p", "o") for d in (*positional, *keywords.values()))
 
 
 def _hashable(value: Any) -> Any:
