@@ -78,6 +78,35 @@ SOURCES = {
                     y = random.random()
             return {"a": y, **kw}
         ''',
+    "copied methods and repeated statements": '''
+        import torch
+
+        torch.manual_seed(0)
+        x = torch.randn(3)
+        torch.manual_seed(0)
+        x = torch.randn(3)
+
+
+        class A(Base):
+            # Copied from B
+            def forward(self, mask=None):
+                if mask is not None:
+                    x = torch.randn(3)
+                return x
+
+
+        class B(Base):
+            # Copied from B
+            def forward(self, mask=None):
+                if mask is not None:
+                    x = torch.randn(3)
+                return x
+
+        x = torch.randn(3)
+        if x:
+            y = torch.randn(3)
+            y = torch.randn(3)
+        ''',
     "strings that repeat the code": '''
         import random
         code = "random.random()"

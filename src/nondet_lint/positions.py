@@ -4,8 +4,9 @@ libcst's ``PositionProvider`` records a range for every node of a module, which 
 about twice the parse itself.  We need positions for a handful of nodes per file, so we
 generate code only for small pieces around them: a node's code is an exact substring of
 the module's, so where that text occurs once in the source, its offset there is the
-node's offset.  Where it occurs more than once, the node around it (and so on outwards)
-is tried; the whole module is the last resort.  Character offsets are
+node's offset.  Where it occurs more than once, a statement is taken with its neighbours
+in its block, other nodes with the node around them (and so on outwards); the whole
+module is the last resort.  Character offsets are
 converted to (line, column) once at the end.
 """
 
@@ -16,12 +17,13 @@ import inspect
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
 
 _NEWLINE = re.compile(r"\r\n?|\n")
+_NEWLINE_AT_END = re.compile(r"(\r\n?|\n)\Z")
 Span = Tuple[int, int, int, int]  # start line (1-based), start col (0-based), end line, end col
 
 
@@ -155,8 +157,10 @@ def _offsets_from_pieces(
     """Offsets of ``nodes`` found by generating the smallest piece whose text is unique.
 
     Each round generates every pending anchor once (with all the nodes it holds as
-    targets); an anchor whose text occurs more than once in ``code`` hands its nodes to
-    the node around it.  Nodes that reach the module are left to the caller.
+    targets).  An anchor whose text occurs more than once in ``code`` that is a statement
+    of a block is told apart by its neighbours (``_window_offsets``); failing that, or
+    for other anchors, its nodes go to the node around it.  Nodes that reach the module
+    are left to the caller.
     """
     offsets: Dict[int, Tuple[int, int]] = {}
     waiting: Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]] = {}
@@ -169,39 +173,102 @@ def _offsets_from_pieces(
     while waiting:
         climbing: Dict[int, Tuple[cst.CSTNode, List[cst.CSTNode]]] = {}
         for anchor, held in waiting.values():
-            found = _piece_offsets(module, anchor, held, code, parents)
-            if found is not None:
-                offsets.update(found)
-                continue
-            outer = _enclosing_piece(anchor, parents)
+            targets = {id(node) for node in held}
+            indent = _indentation(module, anchor, parents)
+            piece = _generate(module, anchor, indent, targets)
+            if piece is not None:
+                start = _unique_offset(code, piece[0])
+                if start >= 0:
+                    offsets.update(_shifted(piece[1], targets, start))
+                    continue
+            body = parents.get(id(anchor))
+            if piece is not None and isinstance(body, (cst.IndentedBlock, cst.Module)):
+                found = _window_offsets(module, body, anchor, piece, indent, code, targets)
+                if found is not None:
+                    offsets.update(found)
+                    continue
+                # every window of the block was tried: climb past the block itself
+                outer = _enclosing_piece(body, parents) if isinstance(body, cst.IndentedBlock) else None
+            else:
+                outer = _enclosing_piece(anchor, parents)
             if outer is not None:
                 climbing.setdefault(id(outer), (outer, []))[1].extend(held)
         waiting = climbing
     return offsets
 
 
-def _piece_offsets(
-    module: cst.Module, anchor: cst.CSTNode, held: List[cst.CSTNode], code: str, parents: Mapping[int, cst.CSTNode],
-) -> Optional[Dict[int, Tuple[int, int]]]:
-    """The held nodes' offsets in ``code`` if ``anchor``'s text occurs there exactly once."""
-    targets = {id(node) for node in held}
+Piece = Tuple[str, Dict[int, Tuple[int, int]]]  # generated text, offsets of targets in it
+
+
+def _generate(module: cst.Module, node: cst.CSTNode, indent: Sequence[str], targets: Set[int]) -> Optional[Piece]:
+    """The code of ``node`` as it is printed inside the module, with its targets' offsets."""
     state = _PieceState(
         default_indent=module.default_indent,
         default_newline=module.default_newline,
-        indent_tokens=_indentation(module, anchor, parents),
+        indent_tokens=list(indent),
         targets=set(targets),
     )
     try:
-        anchor._codegen(state)
+        node._codegen(state)
     except Exception:  # noqa: BLE001 - a node libcst cannot print alone: try a larger piece
         return None
-    text = "".join(state.tokens)
+    return "".join(state.tokens), state.found
+
+
+def _unique_offset(code: str, text: str) -> int:
+    """Where ``text`` occurs in ``code`` if it occurs exactly once, else -1.
+
+    A file whose last line has no line break was printed with one and then cut: a piece
+    that ends the file (with its line break) occurs there without it, and counts."""
     if not text.strip():
-        return None
+        return -1
+    found = []
     start = code.find(text)
-    if start < 0 or code.find(text, start + 1) >= 0:
+    if start >= 0:
+        found.append(start)
+        if code.find(text, start + 1) >= 0:
+            return -1
+    if not code.endswith(("\n", "\r")):
+        cut = _NEWLINE_AT_END.sub("", text)
+        if cut != text and code.endswith(cut):
+            found.append(len(code) - len(cut))
+    return found[0] if len(found) == 1 else -1
+
+
+def _shifted(found: Mapping[int, Tuple[int, int]], targets: Set[int], start: int) -> Dict[int, Tuple[int, int]]:
+    return {key: (start + begin, start + end) for key, (begin, end) in found.items() if key in targets}
+
+
+def _window_offsets(
+    module: cst.Module, body: cst.CSTNode, anchor: cst.CSTNode, piece: Piece, indent: Sequence[str],
+    code: str, targets: Set[int],
+) -> Optional[Dict[int, Tuple[int, int]]]:
+    """Offsets for a statement whose code repeats (copied code, the same ``if`` in many
+    functions): its block's statements print one after another, so the statement with
+    its neighbours is an exact piece of the source too.  Neighbours are added one at a
+    time, before and after in turn, until the run of statements occurs once; None when
+    even the whole block repeats."""
+    statements = body.body
+    index = next((i for i, stmt in enumerate(statements) if stmt is anchor), None)
+    if index is None:
         return None
-    return {key: (start + begin, start + end) for key, (begin, end) in state.found.items() if key in targets}
+    texts: Dict[int, str] = {index: piece[0]}
+    low = high = index
+    backwards = True
+    while low > 0 or high < len(statements) - 1:
+        step = -1 if (backwards and low > 0) or high == len(statements) - 1 else 1
+        backwards = not backwards
+        neighbour = low - 1 if step < 0 else high + 1
+        made = _generate(module, statements[neighbour], indent, set())
+        if made is None:
+            return None
+        texts[neighbour] = made[0]
+        low, high = min(low, neighbour), max(high, neighbour)
+        start = _unique_offset(code, "".join(texts[i] for i in range(low, high + 1)))
+        if start >= 0:
+            before = sum(len(texts[i]) for i in range(low, index))
+            return _shifted(piece[1], targets, start + before)
+    return None
 
 
 def _enclosing_piece(node: cst.CSTNode, parents: Mapping[int, cst.CSTNode]) -> Optional[cst.CSTNode]:
