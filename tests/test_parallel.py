@@ -160,3 +160,27 @@ def test_the_collector_is_tuned_only_in_our_own_process(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stderr.strip().splitlines()[-1] == str(parallel.GC_THRESHOLD)
+
+
+def test_a_worker_gives_memory_back_when_its_files_get_much_smaller(monkeypatch):
+    trims = []
+    monkeypatch.setattr(parallel, "_WORKER", {})
+    monkeypatch.setattr(parallel, "_malloc_trim", lambda: trims.append(True))
+    sizes = [300_000, 280_000, 160_000, 140_000, 90_000, 60_000, 60_000, 20_000, 9_000, 9_000, 200, 50]
+    trimmed_before = []
+    for size in sizes:
+        count = len(trims)
+        parallel._shrink_heap_before(size)
+        if len(trims) > count:
+            trimmed_before.append(size)
+    # each time the next file is under half the largest since the last trim, if that
+    # one was big: small files leave little behind, and a trim costs a few ms
+    assert trimmed_before == [140_000, 60_000]
+
+
+def test_trimming_the_heap_is_harmless_where_the_c_library_cannot(monkeypatch):
+    monkeypatch.setattr(parallel, "_WORKER", {})
+    parallel._malloc_trim()  # glibc here: really trims
+    assert parallel._WORKER["malloc_trim"] is None or callable(parallel._WORKER["malloc_trim"])
+    monkeypatch.setattr(parallel, "_WORKER", {"malloc_trim": None})
+    parallel._malloc_trim()  # another C library: nothing to call, no error
