@@ -26,6 +26,13 @@ SCOPE_TYPES = (cst.Module, cst.FunctionDef, cst.ClassDef)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 _BLOCK_TYPES = (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_COMPREHENSION_TYPES = frozenset(_COMPREHENSIONS)
+_NESTED_TYPES = frozenset(_NESTED)
+_NOT_READ_TYPES = frozenset((cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal))
+_BINDING_TYPES = frozenset((
+    cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.NamedExpr,
+    cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom,
+))
 SEQ = "seq"  # an ordered sequence (list, iterator) whose order came from the source
 SET = "set"  # a set: iterating it yields an order, keeping it as a set does not
 
@@ -106,29 +113,37 @@ class ScopeIndex:
         body_root = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef)) else scope
         stack: List[Tuple[cst.CSTNode, bool]] = [(body_root, False)]
         comprehension_names: List[Set[str]] = []  # names local to the comprehensions we are in
+        # node types are compared exactly (``type(node) in``), not with isinstance(): the
+        # parser builds only these concrete classes, and isinstance() against libcst's
+        # abstract classes cost more than the rest of this loop
         while stack:
             node, leaving = stack.pop()
+            kind = type(node)
             if leaving:
                 self.last[id(node)] = counter
-                if isinstance(node, _COMPREHENSIONS):
+                if kind in _COMPREHENSION_TYPES:
                     comprehension_names.pop()
                 continue
             counter += 1
             self.order[id(node)] = counter
-            if isinstance(node, _COMPREHENSIONS):
+            if kind in _COMPREHENSION_TYPES:
                 comprehension_names.append(self._comprehension_targets(node, stores))
-            if isinstance(node, cst.Name) and any(node.value in names for names in comprehension_names):
-                stores.add(id(node))  # the comprehension's own variable, not the scope's
-            self._record(node, stores)
+            if kind is cst.Name:
+                if any(node.value in names for names in comprehension_names):
+                    stores.add(id(node))  # the comprehension's own variable, not the scope's
+                elif id(node) not in stores:
+                    self.loads.setdefault(node.value, []).append(node)
+            elif kind is cst.Call:
+                self.calls.append(node)
+            elif kind in _BINDING_TYPES:
+                self._record(node, stores)
             stack.append((node, True))
-            if (isinstance(node, _NESTED) and node is not body_root) or isinstance(node, (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)):
+            if (kind in _NESTED_TYPES and node is not body_root) or kind in _NOT_READ_TYPES:
                 continue  # a nested scope binds only its name here; imports bind, never read
-            kids = children(node)
-            if isinstance(node, cst.Attribute):
-                kids = [node.value]
-            elif isinstance(node, cst.Arg):
-                kids = [node.value]
-            stack.extend((kid, False) for kid in reversed(kids))
+            if kind is cst.Attribute or kind is cst.Arg:
+                stack.append((node.value, False))
+            else:
+                stack.extend((kid, False) for kid in reversed(children(node)))
 
     @staticmethod
     def _comprehension_targets(node: cst.CSTNode, stores: Set[int]) -> Set[str]:
@@ -141,12 +156,7 @@ class ScopeIndex:
         return names
 
     def _record(self, node: cst.CSTNode, stores: Set[int]) -> None:
-        if isinstance(node, cst.Name):
-            if id(node) not in stores:
-                self.loads.setdefault(node.value, []).append(node)
-            return
-        if isinstance(node, cst.Call):
-            self.calls.append(node)
+        """The names a binding statement (one of ``_BINDING_TYPES``) binds."""
         targets: List[Tuple[cst.CSTNode, Optional[cst.BaseExpression], str]] = []
         if isinstance(node, cst.Assign):
             targets = [(t.target, node.value, "assign") for t in node.targets]
