@@ -55,24 +55,36 @@ def _statements(body: Sequence[cst.CSTNode]) -> Iterable[cst.CSTNode]:
     while stack:
         stmt = stack.pop()
         yield stmt
-        if isinstance(stmt, cst.SimpleStatementLine):
+        kind = type(stmt)  # exact types: isinstance() against libcst's ABCs costs more here
+        if kind is cst.SimpleStatementLine:
             stack.extend(reversed(stmt.body))
+            continue
+        if not _is_compound(kind):
             continue
         inner: List[cst.CSTNode] = []
         for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
             part = getattr(stmt, attr, None)
             if part is None:
                 continue
-            if isinstance(part, (list, tuple)):
+            part_kind = type(part)
+            if part_kind is list or part_kind is tuple:
                 inner.extend(part)
-            elif isinstance(part, cst.BaseSuite):
-                if isinstance(part, cst.IndentedBlock):
-                    inner.extend(part.body)
-                else:  # SimpleStatementSuite
-                    inner.extend(part.body)
+            elif part_kind is cst.IndentedBlock or part_kind is cst.SimpleStatementSuite:
+                inner.extend(part.body)
             else:
                 inner.append(part)
         stack.extend(reversed(inner))
+
+
+_COMPOUND: Dict[type, bool] = {}
+
+
+def _is_compound(kind: type) -> bool:
+    """Whether statements of this type hold other statements (``if``, ``try``, ``else``...)."""
+    found = _COMPOUND.get(kind)
+    if found is None:
+        found = _COMPOUND[kind] = not issubclass(kind, cst.BaseSmallStatement)
+    return found
 
 
 class ImportMap:
@@ -84,7 +96,8 @@ class ImportMap:
         self.imported_modules: Set[str] = set()  # every module path imported, for pre-filters and indexes
         self.definitions: Dict[str, str] = {}
         for stmt in _statements(module.body):
-            if isinstance(stmt, cst.Import):
+            kind = type(stmt)
+            if kind is cst.Import:
                 for alias in stmt.names:
                     full = _module_dotted(alias.name)
                     self.imported_modules.add(full)
@@ -93,7 +106,7 @@ class ImportMap:
                     else:
                         root = full.split(".")[0]
                         self.aliases.setdefault(root, root)
-            elif isinstance(stmt, cst.ImportFrom):
+            elif kind is cst.ImportFrom:
                 base = _module_dotted(stmt.module) if stmt.module is not None else ""
                 dots = len(stmt.relative)
                 if dots:

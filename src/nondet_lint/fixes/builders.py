@@ -63,6 +63,7 @@ from libcst._nodes.internal import CodegenState
 from nondet_lint.context import FileContext, NodeEdit
 from nondet_lint.names import BUILTIN_NAMES, dotted_name
 from nondet_lint.types import Edit
+from nondet_lint.walk import children
 
 __all__ = [
     "add_keyword_argument",
@@ -348,13 +349,17 @@ class TopLevel:
 
     def last_index_of(self, stmt: cst.BaseStatement, key: str) -> Optional[int]:
         """The last top-level index holding a simple statement equal to ``stmt`` (``key``
-        is its ``ast``), or None.  Only statements of the same kind are rendered and
-        compared: rendering every top-level statement cost more than the rest of a fix."""
+        is its ``ast``), or None.  Only statements of the same kind that start with the
+        same name are rendered and compared: rendering every top-level statement (a
+        module's big constant tables among them) cost more than the rest of a fix."""
         if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
             return None
         kind = type(stmt.body[0])
+        first = _first_name(stmt.body[0])
         found = None
         for index, small in self._smalls_of_kind(kind):
+            if _first_name(small) != first:
+                continue  # statements with equal ``ast`` have the same names in the same order
             cached = self._keys.get(id(small))
             if cached is None:
                 cached = self._keys[id(small)] = (small, _statement_key(self.module.code_for_node(small)))
@@ -401,6 +406,17 @@ class _Block:
     present_at: int  # last index of a block statement already there, or -1
     imports: List[str]  # import statements to add (code)
     needs: Dict[str, int]  # name used -> index of the top-level statement binding it
+
+
+def _first_name(node: cst.CSTNode) -> Optional[str]:
+    """The first name in a statement (``os`` in ``os.environ["X"] = "1"``), or None."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Name:
+            return current.value
+        stack.extend(reversed(children(current)))
+    return None
 
 
 @lru_cache(maxsize=256)
