@@ -94,6 +94,7 @@ class ImportMap:
         self.module_name = module_name
         self.aliases: Dict[str, str] = {}
         self.imported_modules: Set[str] = set()  # every module path imported, for pre-filters and indexes
+        self._prefixes: Optional[Set[str]] = None  # their dotted prefixes (``mentions``)
         self.definitions: Dict[str, str] = {}
         for stmt in _statements(module.body):
             kind = type(stmt)
@@ -155,9 +156,13 @@ class ImportMap:
         return f"{target}.{rest}" if rest else target
 
     def mentions(self, *prefixes: str) -> bool:
-        """Whether the module imports anything from one of the given top-level packages."""
-        for name in self.imported_modules:
-            for prefix in prefixes:
-                if name == prefix or name.startswith(prefix + "."):
-                    return True
-        return False
+        """Whether the module imports anything from one of the given packages (``torch``,
+        ``torch.utils.data``): asked many times per file, so every dotted prefix of every
+        imported name is collected once."""
+        known = self._prefixes
+        if known is None:
+            known = self._prefixes = set()
+            for name in self.imported_modules:
+                parts = name.split(".")
+                known.update(".".join(parts[:end]) for end in range(1, len(parts) + 1))
+        return any(prefix in known for prefix in prefixes)

@@ -65,6 +65,18 @@ class OpTable:
                 self.by_method.setdefault(method, []).append((entry, True))
 
 
+_TABLES: Dict[int, Tuple[Mapping[str, Any], OpTable]] = {}
+
+
+def op_table(data: Mapping[str, Any]) -> OpTable:
+    """The ``OpTable`` of a rule's data, built once per rule set (cached by identity: the
+    rule data of a run never changes), not once per file and check."""
+    cached = _TABLES.get(id(data))
+    if cached is None or cached[0] is not data:
+        cached = _TABLES[id(data)] = (data, OpTable(data))
+    return cached[1]
+
+
 def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualname) -> Optional[bool]:
     """Whether the call meets the entry's ``when`` conditions: True, False, or None when a
     value it depends on is computed at run time."""
@@ -139,7 +151,7 @@ class OpCheck(Check):
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
-        self.table = OpTable(self.data(self.code))
+        self.table = op_table(self.data(self.code))
         modules = ctx.rules["ND205"].data["frameworks"][self.framework]["modules"]
         self.framework_imported = ctx.imports.mentions(*modules)
         self.foreign_roots = frozenset(self.data(self.code).get("foreign_roots", []))
@@ -216,7 +228,7 @@ class OpCheck(Check):
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
         rule = rules[cls.code]
-        table = OpTable(rule.data)
+        table = op_table(rule.data)
         view = program_view(project, rules)
         if not deferred or not view.is_gpu_program():
             return []

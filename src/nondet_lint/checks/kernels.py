@@ -17,7 +17,7 @@ from nondet_lint.analysis.versions import format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.checks import custom_kernels, kernel_ops
 from nondet_lint.checks.base import Check
-from nondet_lint.checks.kernel_ops import FACT as OPS_FACT, OpTable, status_for
+from nondet_lint.checks.kernel_ops import FACT as OPS_FACT, op_table, status_for
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
 from nondet_lint.types import Finding
@@ -256,7 +256,7 @@ def example_ops(
     names: List[str] = []
     wanted = set(frameworks)
     tables = {
-        code: (OpTable(rules[code].data), view.target(check.framework))
+        code: (op_table(rules[code].data), view.target(check.framework))
         for code, check in OP_CHECKS.items() if check.framework in wanted
     }
     for path in sorted(program):
