@@ -320,6 +320,8 @@ class ProgramView:
         self._programs: Dict[str, FrozenSet[str]] = {}
         self._scopes: Dict[str, List[FrozenSet[str]]] = {}
         self._summaries: Dict[FrozenSet[str], _ScopeSummary] = {}
+        self._selections: Optional[Dict[str, str]] = None
+        self.memo: Dict[str, Any] = {}  # what the kernel rules derive from the view, per run
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead
         # of the facts of each of its (often thousand) modules
@@ -383,6 +385,14 @@ class ProgramView:
             return False
         default_gpu = {name for name, spec in self.data["frameworks"].items() if spec.get("gpu_by_default")}
         return any(default_gpu.intersection(f.get("frameworks", [])) for f in self.facts.values())
+
+    def gpu_selections(self) -> Dict[str, str]:
+        """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
+        if self._selections is None:
+            self._selections = {
+                path: self.facts[path]["selects_gpu"] for path in sorted(self.facts) if self.facts[path].get("selects_gpu")
+            }
+        return self._selections
 
     def _summary(self, scope: Iterable[str]) -> "_ScopeSummary":
         """The facts of a set of modules taken together; programs are asked about once per

@@ -7,7 +7,7 @@ inserts are rule data in ``rules/kernels.toml``.
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional
 
 import libcst as cst
 
@@ -239,12 +239,13 @@ def cls_reason(view: Any, path: str) -> str:
     """How the project uses the GPU, for the message (``.cuda()`` in ``train.py``): the
     entry point's own modules first, then the rest of the project (spec: a GPU program
     is one whose project selects a GPU somewhere)."""
-    own = sorted(view.closures.get(path, ()))
-    for candidate in [path, *own, *sorted(set(view.facts) - set(own))]:
-        reason = view.facts.get(candidate, {}).get("selects_gpu")
-        if reason:
-            return f"{reason} in `{view.records[candidate].module_name or candidate}`"
-    return "TensorFlow / JAX use the GPU by default"
+    selecting = view.gpu_selections()
+    own = view.closures.get(path, frozenset())
+    found = path if path in selecting else None
+    found = found or next((p for p in selecting if p in own), None) or next(iter(selecting), None)
+    if found is None:
+        return "TensorFlow / JAX use the GPU by default"
+    return f"{selecting[found]} in `{view.records[found].module_name or found}`"
 
 
 def example_ops(
@@ -253,27 +254,39 @@ def example_ops(
     """``; it uses `torch.nn.Conv2d`, ...`` for the ops of the modules an entry point runs
     (not the unreached ones) that the missing switches make deterministic in the target
     version."""
+    wanted = frozenset(frameworks)
     names: List[str] = []
-    wanted = set(frameworks)
-    tables = {
-        code: (op_table(rules[code].data), view.target(check.framework))
-        for code, check in OP_CHECKS.items() if check.framework in wanted
-    }
     for path in sorted(program):
-        for code, ids in sorted(view.records[path].facts.get(OPS_FACT, {}).items()):
-            if code not in tables:
-                continue
-            table, version = tables[code]
-            for op_id in ids:
-                entry = table.by_id.get(op_id)
-                status = status_for(entry, version) if entry else None
-                if status and status.get("kind") == "switch" and entry.get("report") != "none" and entry["api"] not in names:
-                    names.append(entry["api"])
+        for name in _switch_ops(view, path, wanted, rules):
+            if name not in names:
+                names.append(name)
     if not names:
         return ""
     shown = ", ".join(f"`{n}`" for n in names[:limit])
     more = f" and {len(names) - limit} more" if len(names) > limit else ""
     return f"; it uses {shown}{more}"
+
+
+def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: Mapping[str, Any]) -> List[str]:
+    """The APIs of one module's ops that the switches of ``frameworks`` make deterministic
+    in the target versions (a module is in many programs: worked out once per run)."""
+    cache = view.memo.setdefault("switch_ops", {})
+    key = (path, frameworks)
+    found = cache.get(key)
+    if found is None:
+        found = []
+        for code, ids in sorted(view.records[path].facts.get(OPS_FACT, {}).items()):
+            check = OP_CHECKS.get(code)
+            if check is None or check.framework not in frameworks:
+                continue
+            table, version = op_table(rules[code].data), view.target(check.framework)
+            for op_id in ids:
+                entry = table.by_id.get(op_id)
+                status = status_for(entry, version) if entry else None
+                if status and status.get("kind") == "switch" and entry.get("report") != "none" and entry["api"] not in found:
+                    found.append(entry["api"])
+        cache[key] = found
+    return found
 
 
 OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}

@@ -425,20 +425,20 @@ class Program:
             return [(init, True, (found[1], found[2]))] if init else [(("", ""), True, (found[1], found[2]))]
         return []
 
-    def imported(self, dotted: str, near: str) -> List[str]:
+    def imported(self, dotted: str, near: str) -> Tuple[str, ...]:
         """Project modules an import runs, outermost package first."""
         key = (dotted, near)
         found = self._imported_cache.get(key)
         if found is not None:
-            return list(found)
+            return found
         parts = dotted.split(".")
         out: List[str] = []
         for cut in range(1, len(parts) + 1):
             path = self.module_path(".".join(parts[:cut]), near)
             if path is not None and path not in out and path != near:
                 out.append(path)
-        self._imported_cache[key] = tuple(out)
-        return out
+        found = self._imported_cache[key] = tuple(out)
+        return found
 
     def trains(self, key: FnKey, entry_mode: bool = False, depth: int = 0) -> bool:
         """Whether running a function reaches evidence of training (``["t"]``) through the
