@@ -42,6 +42,10 @@ cannot be placed safely: a name it needs is bound to something else).
   ``("np.random.seed", None)`` when ``import numpy as np`` is there, else
   ``("numpy.random.seed", "import numpy")``; None when the root name is taken.
 
+Each of these reads the module's top level (``TopLevel``: bindings, statements, their
+lines).  A check that builds several edits for one file passes ``top=top_level(ctx)`` so
+that this is worked out once per file.
+
 **Deferred findings** (decided in pass 2): pass ``fix=ctx.fix(...)`` to ``ctx.defer``; the
 engine positions it and ``resolve`` gets it back as ``deferred.fix`` to put on the
 ``Finding``.  A fix for a finding in one file that edits another (the seed block goes in
