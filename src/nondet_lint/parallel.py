@@ -256,7 +256,7 @@ def _malloc_trim() -> None:
 
         try:
             trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
-        except OSError:
+        except (OSError, TypeError):  # Windows cannot open the running program this way
             trim = None
         _WORKER["malloc_trim"] = trim
     if trim is not None:
