@@ -206,6 +206,9 @@ class GpuFacts(Check):
         self.switch_calls = {name: entry for entry in self.switches.get("calls", []) for name in entry["names"]}
         self.switch_attrs = {name: entry for entry in self.switches.get("attributes", []) for name in entry["names"]}
         self.env = {entry["var"]: entry for entry in self.switches.get("env", [])}
+        # only ``os`` sets environment variables: a module that never imports it needs no
+        # look at each call and assignment (most modules of a large project)
+        self.sets_environ = bool(self.env) and ctx.imports.mentions("os")
         self.state: Dict[str, str] = {}
         self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
         self.differentiates = False
@@ -220,6 +223,8 @@ class GpuFacts(Check):
                 self.state[switch] = state
 
     def _env(self, node: cst.CSTNode) -> None:
+        if not self.sets_environ:
+            return
         for var, value in environ_settings(node, self.ctx.qualname):
             entry = self.env.get(var)
             if entry is None:
