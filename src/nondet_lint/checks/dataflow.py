@@ -780,10 +780,12 @@ def at_most_one_element(expr: cst.CSTNode) -> bool:
 
 
 def last_name(func: cst.BaseExpression) -> str:
-    """The called name as written, last part only (``np.random.shuffle`` → ``shuffle``)."""
-    if isinstance(func, cst.Attribute):
+    """The called name as written, last part only (``np.random.shuffle`` → ``shuffle``).
+    Asked by several checks of every call: exact type tests, not isinstance() on ABCs."""
+    kind = type(func)
+    if kind is cst.Attribute:
         return func.attr.value
-    return func.value if isinstance(func, cst.Name) else ""
+    return func.value if kind is cst.Name else ""
 
 
 def literal_strings(node: cst.CSTNode) -> Iterator[str]:

@@ -170,16 +170,17 @@ class OpCheck(Check):
 
     def _root_package(self, node: cst.BaseExpression) -> Optional[str]:
         while True:
-            if isinstance(node, cst.Call):
+            kind = type(node)  # exact types: isinstance() on libcst's ABCs costs more here
+            if kind is cst.Call:
                 node = node.func
-            elif isinstance(node, cst.Subscript):
+            elif kind is cst.Subscript:
                 node = node.value
-            elif isinstance(node, cst.Attribute):
+            elif kind is cst.Attribute:
                 name = self.ctx.qualname(node)
                 if name is not None:
                     return name.split(".")[0]
                 node = node.value
-            elif isinstance(node, cst.Name):
+            elif kind is cst.Name:
                 if node.value in self.foreign_names:
                     return self.foreign_names[node.value]
                 name = self.ctx.qualname(node)
