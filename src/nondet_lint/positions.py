@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import inspect
 import re
+from itertools import accumulate
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
@@ -107,7 +108,11 @@ class PositionIndex:
     """Maps character offsets of a module's generated code to lines and columns."""
 
     def __init__(self, code: str) -> None:
-        self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
+        if "\r" in code:
+            self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(code))]
+        else:  # "\n" only (nearly every file): each line starts one past the end of the last
+            lengths = map(len, code.split("\n")[:-1])
+            self._line_starts = list(accumulate(map((1).__add__, lengths), initial=0))
 
     def line_col(self, offset: int) -> Tuple[int, int]:
         line = bisect.bisect_right(self._line_starts, offset) - 1
