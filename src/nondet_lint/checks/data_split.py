@@ -15,9 +15,10 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, 
 
 import libcst as cst
 
+from nondet_lint.analysis.dataflow import last_name, statement_of
+from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
 from nondet_lint.checks.base import Check
-from nondet_lint.checks.dataflow import last_name, statement_of
-from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none, spellings
+from nondet_lint.checks.datactx import DataContext
 from nondet_lint.context import NodeEdit
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
 from nondet_lint.types import Finding

@@ -1,0 +1,109 @@
+"""One module seen after its walk: qualified names with shadowing, its calls, the call
+sites of its functions and one ``ScopeIndex`` per scope, built lazily and shared by every
+rule that asks (through a family's per-file context)."""
+
+from __future__ import annotations
+
+from typing import FrozenSet, Iterable, List, Optional
+
+import libcst as cst
+
+from nondet_lint.analysis.dataflow import ScopeIndex
+from nondet_lint.analysis.texttypes import scope_index_factory
+from nondet_lint.context import FileContext, parameter_names
+from nondet_lint.names import dotted_name
+from nondet_lint.walk import children
+
+
+class ModuleView:
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.index_for = scope_index_factory(ctx.parent)
+        self._calls: Optional[List[cst.Call]] = None
+
+    def shadowed(self, node: cst.CSTNode) -> FrozenSet[str]:
+        """Parameters of the functions around ``node`` (they hide imported names)."""
+        chain = []
+        current = self.ctx.parent(node)
+        while current is not None:
+            chain.append(current)
+            current = self.ctx.parent(current)
+        return parameter_names(chain)
+
+    def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
+        """``ctx.qualname`` usable after the walk (shadowing found through the parents)."""
+        dotted = dotted_name(expr)
+        if dotted is None:
+            return None
+        return self.ctx.imports.resolve_dotted(dotted, self.shadowed(expr))
+
+    def module_calls(self) -> List[cst.Call]:
+        """Every call of the module, in no particular order (found once)."""
+        if self._calls is None:
+            self._calls = []
+            stack: List[cst.CSTNode] = [self.ctx.module]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Call):
+                    self._calls.append(node)
+                stack.extend(children(node))
+        return self._calls
+
+    def call_sites(self, function: cst.FunctionDef) -> List[cst.Call]:
+        """Calls of a function of this module: ``f(...)`` for a top-level function,
+        ``self.f(...)`` / ``cls.f(...)`` / ``Class.f(...)`` for a method."""
+        name = function.name.value
+        owner = self.ctx.parent(self.ctx.parent(function))  # IndentedBlock -> ClassDef
+        in_class = isinstance(owner, cst.ClassDef)
+        if in_class and name == "__init__":
+            name, in_class = owner.name.value, False  # ``Class(...)`` runs ``__init__``
+        sites = []
+        for call in self.module_calls():
+            func = call.func
+            if in_class and isinstance(func, cst.Attribute) and func.attr.value == name:
+                sites.append(call)
+            elif not in_class and isinstance(func, cst.Name) and func.value == name:
+                sites.append(call)
+        return sites
+
+    def index(self, node: cst.CSTNode) -> ScopeIndex:
+        return self.index_for(node)
+
+
+def call_arg(call: cst.Call, pos: Optional[int], kw: Optional[str]) -> Optional[cst.Arg]:
+    """The argument passed for a parameter, by keyword ``kw`` or at position ``pos``."""
+    positional = 0
+    for arg in call.args:
+        if arg.keyword is not None:
+            if kw is not None and arg.keyword.value == kw:
+                return arg
+        elif arg.star:
+            return None
+        else:
+            if pos is not None and positional == pos:
+                return arg
+            positional += 1
+    return None
+
+
+def has_double_star(call: cst.Call) -> bool:
+    """``f(**kwargs)``: any keyword may be in there."""
+    return any(arg.star == "**" for arg in call.args)
+
+
+def is_none(expr: Optional[cst.BaseExpression]) -> bool:
+    return isinstance(expr, cst.Name) and expr.value == "None"
+
+
+def spellings(ctx: FileContext, qualnames: Iterable[str], extra: Iterable[str] = ()) -> FrozenSet[str]:
+    """Last names a call to one of ``qualnames`` can be written with in this module: the
+    real last part, or a ``from x import f as g`` alias (a cheap filter before resolving)."""
+    names = set(extra)
+    wanted = set(qualnames)
+    for name in wanted:
+        names.add(name.rsplit(".", 1)[-1])
+    for alias, target in ctx.imports.aliases.items():
+        if target in wanted:
+            names.add(alias)
+    return frozenset(names)
+
