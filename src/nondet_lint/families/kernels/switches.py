@@ -18,7 +18,7 @@ from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuFacts, GpuSelection, program_view
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, program_view
 from nondet_lint.families.kernels.ops import FACT as OPS_FACT, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
 from nondet_lint.types import Finding
