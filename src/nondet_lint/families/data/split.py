@@ -11,6 +11,7 @@ any of its modules calls a seeding function for it (``rules/seeding.toml``, ND10
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
@@ -25,6 +26,23 @@ from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argumen
 from nondet_lint.types import Finding
 
 SEEDING_FACT = "data_seeding"
+
+
+@dataclass(frozen=True)
+class DataSeedingFacts:
+    """What pass 1 records about one module for the split and order rules
+    (``facts["data_seeding"]`` is its JSON form, left out when both are empty)."""
+
+    seeded: Tuple[str, ...] = ()  # the global RNGs the module seeds somewhere
+    tf_determinism: bool = False  # it turns on TensorFlow op determinism
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"seeded": list(self.seeded), "tf_determinism": self.tf_determinism}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "DataSeedingFacts":
+        return cls(tuple(data.get("seeded", ())), bool(data.get("tf_determinism")))
+
 _TRUE = "True"
 _FALSE = "False"
 
@@ -87,16 +105,17 @@ class SeedingFacts(Check):
     def finish(self) -> None:
         determinism = self.switches.is_set(TENSORFLOW)
         if self.seeded or determinism:
-            self.ctx.facts[SEEDING_FACT] = {"seeded": sorted(self.seeded), "tf_determinism": determinism}
+            self.ctx.facts[SEEDING_FACT] = DataSeedingFacts(tuple(sorted(self.seeded)), determinism).to_json()
 
 
 def project_seeding(project: Any) -> Tuple[Set[str], bool]:
     """RNGs some module of the project seeds, and whether any turns on op determinism."""
     seeded: Set[str] = set()
     determinism = False
-    for fact in project.facts(SEEDING_FACT) if project is not None else ():
-        seeded.update(fact.get("seeded", ()))
-        determinism = determinism or bool(fact.get("tf_determinism"))
+    for stored in project.facts(SEEDING_FACT) if project is not None else ():
+        fact = DataSeedingFacts.from_json(stored)
+        seeded.update(fact.seeded)
+        determinism = determinism or fact.tf_determinism
     return seeded, determinism
 
 

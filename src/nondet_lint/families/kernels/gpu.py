@@ -17,6 +17,7 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
@@ -29,6 +30,32 @@ from nondet_lint.check import Check
 
 FACT = "gpu"
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
+
+
+@dataclass(frozen=True)
+class GpuModuleFacts:
+    """What pass 1 records about one module for the kernel rules (``facts["gpu"]`` is its
+    JSON form)."""
+
+    frameworks: Tuple[str, ...] = ()  # frameworks the module imports (rule data's names)
+    selects_gpu: Optional[str] = None  # how it selects a GPU, shown in messages
+    switches: Mapping[str, str] = field(default_factory=dict)  # switch -> ON or MAYBE
+    differentiates: bool = False  # training code: a backward pass, an optimizer step
+    seeds: bool = False  # it calls a seed function (ND206)
+    imports: Tuple[str, ...] = ()  # the modules it imports (program closures)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "frameworks": list(self.frameworks), "selects_gpu": self.selects_gpu, "switches": dict(self.switches),
+            "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "GpuModuleFacts":
+        return cls(
+            tuple(data.get("frameworks", ())), data.get("selects_gpu"), dict(data.get("switches", {})),
+            bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
+        )
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
@@ -142,33 +169,33 @@ class GpuFacts(Check):
             framework for framework, spec in self.frameworks.items()
             if self.ctx.imports.mentions(*spec["modules"])
         )
-        self.ctx.facts[FACT] = {
-            "frameworks": used,
-            "selects_gpu": self.selects,
-            "switches": dict(sorted(self.switches.state.items())),
-            "differentiates": self.differentiates,
-            "seeds": self.seeds,
-            "imports": sorted(name for name in self.ctx.imports.imported_modules if name),
-        }
+        self.ctx.facts[FACT] = GpuModuleFacts(
+            frameworks=tuple(used),
+            selects_gpu=self.selects,
+            switches=dict(sorted(self.switches.state.items())),
+            differentiates=self.differentiates,
+            seeds=self.seeds,
+            imports=tuple(sorted(name for name in self.ctx.imports.imported_modules if name)),
+        ).to_json()
 
 
 # ---------------------------------------------------------------- pass 2: the view ----
 class _ScopeSummary:
     """Frameworks, switches (``ON`` wins over ``MAYBE``), seeding and differentiation of
-    a set of modules' ``facts["gpu"]``."""
+    a set of modules' facts."""
 
-    def __init__(self, facts: Iterable[Mapping[str, Any]]) -> None:
+    def __init__(self, facts: Iterable[GpuModuleFacts]) -> None:
         self.frameworks: Set[str] = set()
         self.switches: Dict[str, str] = {}
         self.seeds = False
         self.differentiates = False
         for fact in facts:
-            self.frameworks.update(fact.get("frameworks", ()))
-            for switch, state in fact.get("switches", {}).items():
+            self.frameworks.update(fact.frameworks)
+            for switch, state in fact.switches.items():
                 if self.switches.get(switch) != ON:
                     self.switches[switch] = state
-            self.seeds = self.seeds or bool(fact.get("seeds"))
-            self.differentiates = self.differentiates or bool(fact.get("differentiates"))
+            self.seeds = self.seeds or fact.seeds
+            self.differentiates = self.differentiates or fact.differentiates
 
 
 class ProgramView:
@@ -180,7 +207,7 @@ class ProgramView:
         self.project = project
         self.data = data
         self.records = {record.path: record for record in project}
-        self.facts = {path: record.facts.get(FACT, {}) for path, record in self.records.items()}
+        self.facts = {path: GpuModuleFacts.from_json(record.facts.get(FACT, {})) for path, record in self.records.items()}
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
         self.edges = {path: self._imports_of(path) for path in self.records}
         self.closures = {path: self._closure(path) for path in self.entries}
@@ -199,18 +226,15 @@ class ProgramView:
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead
         # of the facts of each of its (often thousand) modules
-        self._kinds: Dict[Tuple[Any, ...], Tuple[Mapping[str, Any], Set[str]]] = {}
+        self._kinds: Dict[Tuple[Any, ...], Tuple[GpuModuleFacts, Set[str]]] = {}
         for path, fact in self.facts.items():
-            kind = (
-                tuple(fact.get("frameworks", ())), tuple(sorted(fact.get("switches", {}).items())),
-                bool(fact.get("seeds")), bool(fact.get("differentiates")),
-            )
+            kind = (fact.frameworks, tuple(sorted(fact.switches.items())), fact.seeds, fact.differentiates)
             self._kinds.setdefault(kind, (fact, set()))[1].add(path)
 
     # -- imports and programs
     def _imports_of(self, path: str) -> FrozenSet[str]:
         found = set()
-        for name in self.facts[path].get("imports", []):
+        for name in self.facts[path].imports:
             parts = name.split(".")
             for end in range(len(parts), 0, -1):
                 record = self.project.module(".".join(parts[:end]))
@@ -253,18 +277,18 @@ class ProgramView:
     def is_gpu_program(self) -> bool:
         """Spec: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
         config says ``devices = ["cpu"]``)."""
-        if any(f.get("selects_gpu") for f in self.facts.values()):
+        if any(f.selects_gpu for f in self.facts.values()):
             return True
         if "cpu" in [d.lower() for d in self.project.config.devices]:
             return False
         default_gpu = {name for name, spec in self.data["frameworks"].items() if spec.get("gpu_by_default")}
-        return any(default_gpu.intersection(f.get("frameworks", [])) for f in self.facts.values())
+        return any(default_gpu.intersection(f.frameworks) for f in self.facts.values())
 
     def gpu_selections(self) -> Dict[str, str]:
         """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
         if self._selections is None:
             self._selections = {
-                path: self.facts[path]["selects_gpu"] for path in sorted(self.facts) if self.facts[path].get("selects_gpu")
+                path: fact.selects_gpu for path, fact in sorted(self.facts.items()) if fact.selects_gpu
             }
         return self._selections
 

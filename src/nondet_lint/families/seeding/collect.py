@@ -4,17 +4,17 @@ Every function (and the module body, and the ``if __name__ == "__main__":`` bloc
 a list of events in the order the code runs (calls are recorded when they return, after
 their arguments):
 
-* ``["s", rngs, anchor, guards, value, without]``: a seed of ``rngs``;
-* ``["c", target, [positional, keywords], guards, bound]``: a call that may enter project
+* ``[Event.SEED, rngs, anchor, guards, value, without]``: a seed of ``rngs``;
+* ``[Event.CALL, target, [positional, keywords], guards, bound]``: a call that may enter project
   code (``target`` is a qualified name, ``*.name`` for a name from a star import,
   ``super:<class>:<method>``); argument descriptors let pass 2 evaluate guards inside;
-* ``["r", target]``: a function passed as a value (a callback: it runs later);
-* ``["u", rng, cid, guards]``: a use of an RNG's global state (candidate ``cid``);
-* ``["i", module]``: an import, which runs the module's code the first time;
-* ``["m"]``: where the main block runs when the module is the program;
-* ``["x", rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
-* ``["n", rngs]``: the RNGs are reseeded from OS entropy (``random.seed()``, ``torch.seed()``);
-* ``["t"]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``).
+* ``[Event.REFERENCE, target]``: a function passed as a value (a callback: it runs later);
+* ``[Event.USE, rng, cid, guards]``: a use of an RNG's global state (candidate ``cid``);
+* ``[Event.IMPORT, module]``: an import, which runs the module's code the first time;
+* ``[Event.MAIN_BLOCK]``: where the main block runs when the module is the program;
+* ``[Event.RESTORE, rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
+* ``[Event.RESEED, rngs]``: the RNGs are reseeded from OS entropy (``random.seed()``, ``torch.seed()``);
+* ``[Event.TRAINS]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``).
 
 Guards are ``[condition, anchor]`` pairs (``conditions``).  Values that change between
 runs are followed from where they are made (``time.time()``, an unseeded draw) to the
@@ -33,7 +33,7 @@ from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
-from nondet_lint.families.seeding.events import compact
+from nondet_lint.families.seeding.events import Event, compact
 from nondet_lint.families.seeding.seedblock import seed_blocks
 from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, Scope
 from nondet_lint.families.seeding.tables import Consumer, Seeder, Tables, short_name, tables_for
@@ -144,7 +144,7 @@ class Collector(Check):
             return
         if isinstance(parent, cst.If):
             if self.scope is self.module_scope and is_main_guard(parent.test) and isinstance(self.ctx.parent(parent), cst.Module):
-                self.module_scope.add(["m"])
+                self.module_scope.add([Event.MAIN_BLOCK])
                 self.scopes.append(Scope(MAIN, shared=self.module_scope))
                 self.pushed[id(node)] = -1
                 return
@@ -204,7 +204,7 @@ class Collector(Check):
         out = []
         for guard in (*self.scope.guards, *self.scope.after):
             if "c" in guard:
-                cond = guard["c"]
+                cond = guard[Event.CALL]
             else:
                 cond = self._guard_cond(guard["owner"])
                 if cond is not None and guard["neg"]:
@@ -375,7 +375,7 @@ class Collector(Check):
         for alias in node.names:
             name = dotted_name(alias.name)
             if name and not self._outside(name):
-                self.scope.add(["i", name])
+                self.scope.add([Event.IMPORT, name])
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         base = dotted_name(node.module) if node.module is not None else ""
@@ -388,13 +388,13 @@ class Collector(Check):
             self.stars.append(base)
         if self._outside(base):
             return
-        self.scope.add(["i", base])
+        self.scope.add([Event.IMPORT, base])
         if isinstance(node.names, cst.ImportStar):
             return
         for alias in node.names:
             name = dotted_name(alias.name)
             if name:
-                self.scope.add(["i", f"{base}.{name}"])
+                self.scope.add([Event.IMPORT, f"{base}.{name}"])
 
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
@@ -404,7 +404,7 @@ class Collector(Check):
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
             if t.is_training(q, method):
                 self.scope.trains = True
-                self.scope.add(["t"])
+                self.scope.add([Event.TRAINS])
         handled = False
         if q is not None and not q.startswith(("super:", "*.")):
             seeder = t.seeders.get(q)
@@ -423,12 +423,12 @@ class Collector(Check):
             elif not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
-                    self.scope.add(["r", ref], ref_root)
+                    self.scope.add([Event.REFERENCE, ref], ref_root)
 
     def _known_call(self, node: cst.Call, q: str, root: Optional[str]) -> bool:
         t = self.t
         if q in t.restorers:
-            self.scope.add(["x", list(t.restorers[q])], root)
+            self.scope.add([Event.RESTORE, list(t.restorers[q])], root)
             return True
         consumer = t.consumers.get(q)
         if consumer is not None:
@@ -509,7 +509,7 @@ class Collector(Check):
                 positional.append(desc)
             else:
                 keywords[arg.keyword.value] = desc
-        event = ["c", q, [positional, keywords], self.guards(), 1 if bound else 0]
+        event = [Event.CALL, q, [positional, keywords], self.guards(), 1 if bound else 0]
         self.scope.add(event, root)
         if self.flow.may_hold_mark(node):
             for index, arg in enumerate(node.args):
@@ -524,20 +524,20 @@ class Collector(Check):
     def _seed(self, node: cst.Call, q: str, seeder: Seeder, root: Optional[str]) -> None:
         if seeder.always_random:
             self.ctx.report(node, "ND107", problem=f"`{short_name(q)}()` reseeds the global RNG from OS entropy: every draw after it differs between runs, whatever was seeded before")
-            self.scope.add(["n", list(seeder.seeds)], root)
+            self.scope.add([Event.RESEED, list(seeder.seeds)], root)
             return
         value = find_arg(node, seeder.kw, seeder.pos) if (seeder.kw or seeder.pos is not None) else None
         literal = literal_value(value, self.ctx.qualname)
         if (value is None or literal is None) and seeder.without_value == "entropy":
             given = "no value" if value is None else "None"
             self.ctx.report(node, "ND107", problem=f"`{short_name(q)}` is given {given}: it seeds from OS entropy, so it covers nothing")
-            self.scope.add(["n", list(seeder.seeds)], root)
+            self.scope.add([Event.RESEED, list(seeder.seeds)], root)
             return
         if value is None and seeder.without_value == "required":
             return
         desc = self.describe(value) if value is not None else None
         self.flow.sink(value)
-        event = ["s", list(seeder.seeds), self.candidates.anchor(node), self.guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
+        event = [Event.SEED, list(seeder.seeds), self.candidates.anchor(node), self.guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
         self.scope.add(event, root)
 
     def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:
@@ -551,7 +551,7 @@ class Collector(Check):
 
     def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
         cid = self.candidates.add(node, code, payload)
-        self.scope.add(["u", rng, cid, self.guards()], root)
+        self.scope.add([Event.USE, rng, cid, self.guards()], root)
         self.flow.draw(node, rng, cid)
         return cid
 
@@ -561,7 +561,7 @@ class Collector(Check):
         shadowed = scope.assigned - scope.globals if scope.name not in (MODULE, MAIN) else set()
         for event, root in zip(scope.events, scope.roots):
             if root is not None and root in shadowed:
-                if event[0] == "u":
+                if event[0] == Event.USE:
                     self.candidates.drop(event[2])
                 continue
             events.append(event)
