@@ -18,6 +18,7 @@ import libcst as cst
 
 from nondet_lint.analysis.dataflow import last_name, statement_of
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
+from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
 from nondet_lint.check import Check
 from nondet_lint.context import NodeEdit
@@ -76,13 +77,7 @@ class SeedingFacts(Check):
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.seeders: Dict[str, List[str]] = {}
-        if "ND101" in ctx.rules:
-            for table in ctx.rules["ND101"].data.get("seeders", ()):
-                if table.get("always_random"):
-                    continue
-                for name in table.get("names", ()):
-                    self.seeders[name] = list(table.get("seeds", ()))
+        self.seeders = {name: seeder.seeds for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed}
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         self.spellings = spellings(ctx, (*self.seeders, *self.switches.calls, *ENVIRON_SETTERS))
         self.seeded: Set[str] = set()

@@ -23,6 +23,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set,
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import is_entry_point
+from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.analysis.versions import Version, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
@@ -136,7 +137,7 @@ class GpuFacts(Check):
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
         self.differentiates = False
-        self.seed_calls = frozenset(ctx.rules["ND206"].data.get("seed_calls", []))
+        self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
         self.seeds = False
 
     def visit_Assign(self, node: cst.Assign) -> None:

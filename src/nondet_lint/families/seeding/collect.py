@@ -29,6 +29,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
+from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
@@ -36,7 +37,7 @@ from nondet_lint.families.seeding.conditions import any_holds, negate, parse_gua
 from nondet_lint.families.seeding.events import Event, compact
 from nondet_lint.families.seeding.seedblock import seed_blocks
 from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, Scope
-from nondet_lint.families.seeding.tables import Consumer, Seeder, Tables, short_name, tables_for
+from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
