@@ -130,7 +130,7 @@ class Collector(Check):
             cls = self.class_stack[-1][1]
             self.classes[cls]["methods"].append(node.name.value)
         scope = Scope(name, positional, defaults, cls)
-        scope.kwonly = [p.name.value for p in params.kwonly_params]  # type: ignore[attr-defined]
+        scope.kwonly = [p.name.value for p in params.kwonly_params]
         self.pending_defs[id(node)] = scope
         if self.scope is not self.module_scope and self.scope.name != MAIN and cls is None:
             self.scope.local_defs[node.name.value] = name
@@ -355,7 +355,7 @@ class Collector(Check):
         if isinstance(node, cst.Name):
             name = node.value
             scope = self.scope
-            if name in scope.params or name in getattr(scope, "kwonly", ()):
+            if name in scope.params or name in scope.kwonly:
                 return ["p", name]
             if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
                 if self.ctx.qualname(node) is None:
@@ -569,9 +569,8 @@ class Collector(Check):
         facts: Dict[str, Any] = {"ev": events}
         if scope.params:
             facts["params"] = scope.params
-        kwonly = getattr(scope, "kwonly", None)
-        if kwonly:
-            facts["kwonly"] = kwonly
+        if scope.kwonly:
+            facts["kwonly"] = scope.kwonly
         if scope.defaults:
             facts["defaults"] = scope.defaults
         if scope.cls:

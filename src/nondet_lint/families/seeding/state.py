@@ -27,6 +27,7 @@ class Scope:
         self.events: List[List[Any]] = []
         self.roots: List[Optional[str]] = []  # root name each event's resolution relied on
         self.params = list(params)
+        self.kwonly: List[str] = []  # keyword-only parameters
         self.defaults = defaults or {}
         self.cls = cls
         self.assigned: Set[str] = set()
@@ -36,12 +37,10 @@ class Scope:
         self.sunk_params: Set[str] = set()
         self.assigned_attrs: Set[str] = set()  # ``args.seed = ...``: no longer the default
         self.trains = False
-        if shared is not None:  # the main block shares the module's names
-            self.types, self.taint, self.local_defs = shared.types, shared.taint, shared.local_defs
-        else:
-            self.types: Dict[str, str] = {}
-            self.taint: Dict[str, int] = {}
-            self.local_defs: Dict[str, str] = {}
+        # the main block shares the module's names
+        self.types: Dict[str, str] = shared.types if shared is not None else {}
+        self.taint: Dict[str, int] = shared.taint if shared is not None else {}
+        self.local_defs: Dict[str, str] = shared.local_defs if shared is not None else {}
 
     def add(self, event: List[Any], root: Optional[str] = None) -> int:
         self.events.append(event)
