@@ -20,6 +20,7 @@ from nondet_lint.analysis.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.program import Program, Uncovered
+from nondet_lint.families.seeding.state import NO_SEEDING
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.types import Edit, Fix, Finding
 
@@ -76,7 +77,7 @@ class Report:
         self.use_rng: Dict[Key, str] = {}
         self.use_fn: Dict[Key, str] = {}
         for path, facts in self.program.facts.items():
-            for name, fn in facts.get("fns", {}).items():
+            for name, fn in facts.fns.items():
                 for event in fn.get("ev", ()):
                     if event[0] == Event.USE:
                         self.use_rng[(path, event[2])] = self.program.rng_map.get(event[1], event[1])
@@ -209,7 +210,7 @@ class Report:
         enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
         if not enabled or enabled & run.reseeded:
             return None  # a seed at the top would be undone by the reseed from entropy (ND107)
-        blocks = self.program.facts.get(path, {}).get("blocks", {})
+        blocks = self.program.facts.get(path, NO_SEEDING).blocks
         options = []
         for key, edits in blocks.items():
             rngs = set(key.split("+"))
@@ -320,17 +321,17 @@ class Report:
     def seed_values(self) -> List[Finding]:
         out: List[Finding] = []
         seed_params, passed_options = self.program.seed_params()
-        sunk_options = {dest for facts in self.program.facts.values() for dest in facts.get("sunk_options", ())}
+        sunk_options = {dest for facts in self.program.facts.values() for dest in facts.sunk_options}
         sunk_options |= passed_options
         option_origins = {
             (path, entry["oid"])
             for path, facts in self.program.facts.items()
-            for dest, entry in facts.get("opts", {}).items()
+            for dest, entry in facts.opts.items()
             if "oid" in entry and dest in sunk_options
         }
         rule = self.rules["ND107"]
         for path in sorted(self.program.facts):
-            for origin in self.program.facts[path].get("origins", ()):
+            for origin in self.program.facts[path].origins:
                 if not (origin["sunk"] or (path, origin["id"]) in option_origins or self._flows_to_seed(path, origin, seed_params)):
                     continue
                 if origin["kind"] == "src":

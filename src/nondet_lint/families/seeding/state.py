@@ -8,7 +8,8 @@ about the point the walk has reached.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Set, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -46,6 +47,40 @@ class Scope:
         self.events.append(event)
         self.roots.append(root)
         return len(self.events) - 1
+
+
+@dataclass
+class ModuleSeeding:
+    """What pass 1 records about one module for the seeding rules; ``facts["seeding"]`` is
+    its JSON form (``to_json``), which leaves empty parts out."""
+
+    # function path (``<module>``, ``<main>``, ``C.f``) -> {"ev": events, "params", "kwonly",
+    # "defaults", "cls", "sunk"}; stored in the compact form of ``events.compact``
+    fns: Mapping[str, Dict[str, Any]] = field(default_factory=dict)
+    classes: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # class path -> {"bases", "methods"}
+    opts: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # option dest -> {"d": default, "aid", "oid"}
+    consts: Dict[str, Any] = field(default_factory=dict)  # module constants a guard may compare with
+    stars: List[str] = field(default_factory=list)  # modules imported with ``*`` (project ones)
+    origins: List[Dict[str, Any]] = field(default_factory=list)  # values that vary per run (``values``)
+    sunk_options: List[str] = field(default_factory=list)  # options used as seeds
+    aliases: Dict[str, str] = field(default_factory=dict)  # ``import a.b as c``: c -> a.b
+    blocks: Dict[str, Any] = field(default_factory=dict)  # entry points: seed blocks a fix inserts
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"fns": self.fns}
+        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ModuleSeeding":
+        return cls(**{key: data[key] for key in _STORED if key in data})
+
+
+_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks")
+NO_SEEDING = ModuleSeeding()  # a module pass 1 recorded nothing for (read only)
 
 
 class Candidates:
