@@ -604,8 +604,9 @@ class Collector(Check):
 
     def _emit(self) -> None:
         """Hand candidates and anchors to the engine, which positions them."""
-        for index, (node, code, payload, live, fix) in enumerate(self.candidates.items):
-            if not live:
+        for index, candidate in enumerate(self.candidates.items):
+            node, code, payload, fix = candidate.node, candidate.code, candidate.payload, candidate.fix
+            if not candidate.live:
                 continue
             if payload.get("seed_value"):
                 origin = self.flow.origin_of(node)

@@ -83,17 +83,28 @@ _STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options
 NO_SEEDING = ModuleSeeding()  # a module pass 1 recorded nothing for (read only)
 
 
+@dataclass
+class Candidate:
+    """A finding pass 2 may report at ``node``, or (no ``code``) an anchor: a node whose
+    position pass 2 needs to place a message or a fix."""
+
+    node: cst.CSTNode
+    code: str
+    payload: Dict[str, Any]
+    fix: Optional[PendingFix] = None
+    live: bool = True  # False: the name it relied on turned out to be shadowed
+
+
 class Candidates:
-    """Candidate findings (``[node, code, payload, live, fix]``) and anchors, by index:
-    events refer to them by index (``cid``), and they are handed to the engine at the end
-    of the file (``Collector.emit``)."""
+    """Candidate findings and anchors, by index: events refer to them by index (``cid``),
+    and they are handed to the engine at the end of the file (``Collector._emit``)."""
 
     def __init__(self) -> None:
-        self.items: List[List[Any]] = []
+        self.items: List[Candidate] = []
         self.anchor_ids: Dict[int, int] = {}
 
-    def add(self, node: cst.CSTNode, code: str, payload: Dict[str, Any], fix: Optional[PendingFix] = None) -> int:
-        self.items.append([node, code, dict(payload), True, fix])
+    def add(self, node: cst.CSTNode, code: str, payload: Mapping[str, Any], fix: Optional[PendingFix] = None) -> int:
+        self.items.append(Candidate(node, code, dict(payload), fix))
         return len(self.items) - 1
 
     def anchor(self, node: cst.CSTNode) -> int:
@@ -106,11 +117,11 @@ class Candidates:
         return found
 
     def payload(self, cid: int) -> Dict[str, Any]:
-        return self.items[cid][2]
+        return self.items[cid].payload
 
     def drop(self, cid: int) -> None:
         """The candidate turned out not to be what it seemed (a shadowed name)."""
-        self.items[cid][3] = False
+        self.items[cid].live = False
 
 
 class WalkPosition(Protocol):
