@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -116,6 +116,24 @@ def is_local(value: str, data: Mapping[str, Any]) -> bool:
     return first.lower() in data.get("local_dirs", ())
 
 
+@dataclass(frozen=True)
+class HubCandidate:
+    """An ND303 candidate whose id or revision is a constant of another module (its
+    deferred payload): looked up in that module's facts in pass 2."""
+
+    api: str  # the call, as shown in the message
+    mode: str
+    target: Mapping[str, Any]  # the id, as ``Text`` fields
+    ref: Mapping[str, Any]  # the revision, as ``Text`` fields
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"api": self.api, "mode": self.mode, "target": dict(self.target), "ref": dict(self.ref)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "HubCandidate":
+        return cls(data["api"], data["mode"], data["target"], data["ref"])
+
+
 class HubRevision(Check):
     """ND303: models, datasets and files fetched at whatever revision is current."""
 
@@ -191,7 +209,7 @@ class HubRevision(Check):
                 ref = Text("absent") if revision is None else values.text(revision)
             short = _display(api)
             if IMPORTED in (target.kind, ref.kind):
-                self.ctx.defer(call, "ND303", api=short, mode=mode, target=_text_dict(target), ref=_text_dict(ref))
+                self.ctx.defer(call, "ND303", **HubCandidate(short, mode, _text_dict(target), _text_dict(ref)).to_json())
                 continue
             verdict = hub_verdict(mode, target, ref, data)
             if verdict is not None:
@@ -201,10 +219,10 @@ class HubRevision(Check):
     def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
         rule = rules["ND303"]
         for item in deferred:
-            payload = item.payload
-            verdict = hub_verdict(payload["mode"], _looked_up(payload["target"], project), _looked_up(payload["ref"], project), rule.data)
+            candidate = HubCandidate.from_json(item.payload)
+            verdict = hub_verdict(candidate.mode, _looked_up(candidate.target, project), _looked_up(candidate.ref, project), rule.data)
             if verdict is not None:
-                message = rule.format_message(api=payload["api"], **verdict)
+                message = rule.format_message(api=candidate.api, **verdict)
                 yield Finding(item.path, item.line, item.col, "ND303", message, item.end_line, item.end_col)
 
 
