@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -132,6 +132,38 @@ class HubCandidate:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "HubCandidate":
         return cls(data["api"], data["mode"], data["target"], data["ref"])
+
+
+@dataclass(frozen=True)
+class FolderCandidate:
+    """An ND304 candidate whose folder is a constant of another module (its deferred payload)."""
+
+    api: str
+    path: Mapping[str, Any]  # the folder, as ``Text`` fields
+    shown: str  # the folder expression, as shown in the message
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"api": self.api, "path": dict(self.path), "shown": self.shown}
+
+
+@dataclass(frozen=True)
+class ImportedFolderCandidate:
+    """An ND304 candidate: a call of another module's class or function, which pass 2 asks
+    whether it takes a data folder (its deferred payload)."""
+
+    module: str
+    name: str
+    arguments: Mapping[str, Any]  # parameter name or position -> {"text", "shown"}
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"imported": {"module": self.module, "name": self.name}, "arguments": dict(self.arguments)}
+
+
+def folder_candidate(data: Mapping[str, Any]) -> Union[FolderCandidate, ImportedFolderCandidate]:
+    """The ND304 payload read back, in whichever of its two forms it was stored."""
+    if "imported" in data:
+        return ImportedFolderCandidate(data["imported"]["module"], data["imported"]["name"], data["arguments"])
+    return FolderCandidate(data["api"], data["path"], data["shown"])
 
 
 class HubRevision(Check):
@@ -323,7 +355,7 @@ class DirectoryDataset(Check):
         api = f"{through} -> {api}" if through else api
         path = values.text(expr)
         if path.kind == IMPORTED:
-            self.ctx.defer(call, "ND304", api=api, path=_text_dict(path), shown=shown)
+            self.ctx.defer(call, "ND304", **FolderCandidate(api, _text_dict(path), shown).to_json())
         elif not versioned(path.fragments or ((path.value,) if path.value else ())):
             self.ctx.report(call, "ND304", api=api, path=shown)
 
@@ -454,7 +486,7 @@ class DirectoryDataset(Check):
             arguments[key] = {"text": _text_dict(text), "shown": shown if len(shown) <= 60 else shown[:57] + "..."}
         if arguments:
             module, _, short = name.rpartition(".")
-            self.ctx.defer(call, "ND304", imported={"module": module, "name": short}, arguments=arguments)
+            self.ctx.defer(call, "ND304", **ImportedFolderCandidate(module, short, arguments).to_json())
 
     @staticmethod
     def _looks_like_folder(dctx: DataContext, values: Values, expr: cst.BaseExpression) -> bool:
@@ -541,8 +573,9 @@ class DirectoryDataset(Check):
     def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
         rule = rules["ND304"]
         for item in deferred:
-            if "imported" in item.payload:
-                found = _imported_folder(project, item.payload)
+            candidate = folder_candidate(item.payload)
+            if isinstance(candidate, ImportedFolderCandidate):
+                found = _imported_folder(project, candidate)
                 if found is not None:
                     api, argument = found
                     path = _looked_up(argument["text"], project)
@@ -550,22 +583,22 @@ class DirectoryDataset(Check):
                         message = rule.format_message(api=api, path=argument["shown"])
                         yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)
                 continue
-            path = _looked_up(item.payload["path"], project)
+            path = _looked_up(candidate.path, project)
             if not versioned(path.fragments or ((path.value,) if path.value else ())):
-                message = rule.format_message(api=item.payload["api"], path=item.payload["shown"])
+                message = rule.format_message(api=candidate.api, path=candidate.shown)
                 yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)
 
 
-def _imported_folder(project: Any, payload: Mapping[str, Any]) -> Optional[Tuple[str, Mapping[str, Any]]]:
+def _imported_folder(project: Any, candidate: ImportedFolderCandidate) -> Optional[Tuple[str, Mapping[str, Any]]]:
     """The argument an imported class or function lists as its data folder, if it does."""
-    record = project.module(payload["imported"]["module"]) if project is not None else None
+    record = project.module(candidate.module) if project is not None else None
     if record is None:
         return None
-    name = payload["imported"]["name"]
+    name = candidate.name
     spec = record.facts.get(FOLDER_FACT, {}).get(name)
     if spec is None:
         return None
-    arguments = payload["arguments"]
+    arguments = candidate.arguments
     argument = arguments.get(spec["param"]) or (arguments.get(str(spec["position"])) if spec["position"] is not None else None)
     if argument is None:
         return None
