@@ -36,6 +36,20 @@ def _flag_argument(call: cst.Call, spec: Mapping[str, Any]) -> Optional[cst.Base
 
 
 @dataclass(frozen=True)
+class SettingOff:
+    """An ND202 candidate: cuDNN determinism turned off (its deferred payload)."""
+
+    setting: str  # as shown in the message
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"setting": self.setting}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SettingOff":
+        return cls(data["setting"])
+
+
+@dataclass(frozen=True)
 class SwitchCandidate:
     """An ND205 candidate: the switch of one framework a fix may insert (its deferred payload)."""
 
@@ -106,7 +120,7 @@ class CudnnDeterministicOff(Check):
 
     def _defer(self, at: cst.CSTNode, value: cst.BaseExpression, setting: str) -> None:
         fix = self.ctx.fix("ND202", [NodeEdit(value, "True")])
-        self.ctx.defer(at, "ND202", fix=fix, setting=setting)
+        self.ctx.defer(at, "ND202", fix=fix, **SettingOff(setting).to_json())
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if literal_value(node.value, self.ctx.qualname) is not False:
@@ -130,7 +144,8 @@ class CudnnDeterministicOff(Check):
             return []
         rule = rules["ND202"]
         return [
-            Finding(d.path, d.line, d.col, "ND202", rule.format_message(**d.payload), d.end_line, d.end_col, d.fix)
+            Finding(d.path, d.line, d.col, "ND202", rule.format_message(setting=SettingOff.from_json(d.payload).setting),
+                    d.end_line, d.end_col, d.fix)
             for d in deferred
         ]
 
