@@ -36,7 +36,7 @@ from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import Event, compact
 from nondet_lint.families.seeding.seedblock import seed_blocks
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, ModuleSeeding, Scope
+from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
@@ -614,9 +614,9 @@ class Collector(Check):
                     code, fix = "ND107", None
                 payload = {**payload, "oid": origin["id"]}
             if code and code in self.ctx.enabled:
-                self.ctx.defer(node, code, fix=fix, cid=index, **payload)
+                self.ctx.defer(node, code, fix=fix, **SeedingPayload(index, values=payload).to_json())
             elif self.anchor_code is not None:
-                self.ctx.defer(node, self.anchor_code, cid=index, anchor=True)
+                self.ctx.defer(node, self.anchor_code, **SeedingPayload(index, anchor=True).to_json())
 
     def _is_entry(self) -> bool:
         entry = self.ctx.facts.get("entry")

@@ -95,6 +95,25 @@ class Candidate:
     live: bool = True  # False: the name it relied on turned out to be shadowed
 
 
+@dataclass(frozen=True)
+class SeedingPayload:
+    """What a seeding candidate carries to pass 2 (its deferred payload): the index events
+    refer to it by, whether it is only an anchor, and its code's own values (message
+    values such as ``name`` and ``why``, ``workers``, ``oid`` of a seed value's origin)."""
+
+    cid: Optional[int]
+    anchor: bool = False
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"cid": self.cid, **({"anchor": True} if self.anchor else {}), **self.values}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SeedingPayload":
+        values = {key: value for key, value in data.items() if key not in ("cid", "anchor")}
+        return cls(data.get("cid"), bool(data.get("anchor")), values)
+
+
 class Candidates:
     """Candidate findings and anchors, by index: events refer to them by index (``cid``),
     and they are handed to the engine at the end of the file (``Collector._emit``)."""
