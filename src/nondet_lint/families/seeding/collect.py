@@ -14,12 +14,14 @@ their arguments):
 * ``[Event.MAIN_BLOCK]``: where the main block runs when the module is the program;
 * ``[Event.RESTORE, rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
 * ``[Event.RESEED, rngs]``: the RNGs are reseeded from OS entropy (``random.seed()``, ``torch.seed()``);
-* ``[Event.TRAINS]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``).
+* ``[Event.TRAINS]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``);
+* ``[Event.WORKERS, cid, guards]``: a ``DataLoader`` with worker processes and no ``worker_init_fn``.
 
 Guards are ``[condition, anchor]`` pairs (``conditions``).  Values that change between
 runs are followed from where they are made (``time.time()``, an unseeded draw) to the
 seeds they reach (``origins``).  Candidate findings and the nodes whose positions pass 2
-needs are collected as ``cands`` and handed to ``ctx.defer`` at the end of the file.
+needs are collected in ``state.Candidates`` and handed to ``ctx.defer`` at the end of the
+file, each with its ``SeedingPayload``.  The module's facts are a ``state.ModuleSeeding``.
 """
 
 from __future__ import annotations
