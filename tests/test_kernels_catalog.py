@@ -1,4 +1,4 @@
-"""The op tables cover the catalog, and every entry is matched through the ways code
+"""The op tables cover every API the sources list (tests/fixtures/kernels/catalog_apis.toml), and every entry is matched through the ways code
 spells it: module aliases (``import torch.nn.functional as F``), ``from`` imports
 (``from torch import Tensor``), ``tf.compat.v1`` / ``tf.keras``, and methods on tensors
 (``x.index_add_(...)``).  Generated from the rule data, so a new entry is tested by adding
