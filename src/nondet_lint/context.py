@@ -9,7 +9,7 @@ file, for the nodes that were reported.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -34,7 +34,7 @@ class PendingFix:
 
     title: str
     applicability: str
-    edits: List[Union[NodeEdit, Edit]]
+    edits: Sequence[Union[NodeEdit, Edit]]
 
 
 @dataclass
@@ -186,7 +186,7 @@ class FileContext:
             return
         self.pending.append(Pending(node, code, "", fix, True, payload))
 
-    def fix(self, code: str, edits: List[NodeEdit], applicability: Optional[str] = None, **values: Any) -> PendingFix:
+    def fix(self, code: str, edits: Sequence[Union[NodeEdit, Edit]], applicability: Optional[str] = None, **values: Any) -> PendingFix:
         """A fix for ``code`` titled from its rule data; applicability defaults to the rule's."""
         rule = self.rules[code]
         kind = applicability or ("unsafe" if rule.fix == "unsafe" else "safe" if rule.fix == "safe" else "display")

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Protocol, Sequence
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple, Type
 
 import libcst as cst
 
@@ -22,6 +22,7 @@ from nondet_lint import notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
 from nondet_lint.cache import open_cache
 from nondet_lint.checks import all_checks
+from nondet_lint.checks.base import Check
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred, FileContext, NodeEdit, to_edits
 from nondet_lint.discovery import WalkError, discover, project_files
@@ -98,7 +99,7 @@ class RunResult:
     extra: List[Finding] = field(default_factory=list)
 
 
-def module_name_for(path: str) -> tuple:
+def module_name_for(path: str) -> Tuple[str, bool]:
     """Dotted module name from the package folders (those with ``__init__.py``) around it."""
     absolute = os.path.abspath(path)
     folder, filename = os.path.split(absolute)
@@ -183,7 +184,8 @@ def analyze_file(path: str, config: Config, rules: RuleSet, enabled: FrozenSet[s
     """Pass 1 for one file on disk (or the text given on standard input)."""
     module_name, is_package = module_name_for(path)
     if path.endswith(notebooks.SUFFIX):
-        return notebooks.analyze_notebook(path, config, rules, enabled, module_name, is_package, stdin)
+        notebook: FileResult = notebooks.analyze_notebook(path, config, rules, enabled, module_name, is_package, stdin)
+        return notebook
     if not path.endswith(".py") and stdin is None:
         result = FileResult(path, module_name, is_package)
         analyze_other_file(result, config, rules, enabled)  # requirement files (ND401)
@@ -209,7 +211,7 @@ def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSe
         },
     )
     findings: List[Finding] = [f for r in results for f in r.findings]
-    deferred_by_check: Dict[type, List[Deferred]] = {}
+    deferred_by_check: Dict[Type[Check], List[Deferred]] = {}
     owners = {code: check for check in all_checks() for code in check.codes}
     for result in results:
         for item in result.deferred:
@@ -276,7 +278,8 @@ def run(
     exclude = (*config.exclude, *config.extend_exclude)
     cache = open_cache(config, rules, enabled, cache_dir) if cache_dir else None  # workers/cache: parallel.py
     if stdin is not None:
-        files, errors = [stdin_filename or "-"], []
+        errors: List[WalkError] = []
+        files = [stdin_filename or "-"]
         results = [analyze_file(files[0], config, rules, enabled, stdin)]
     else:
         files, errors = discover(paths, exclude)

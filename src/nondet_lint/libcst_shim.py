@@ -188,7 +188,7 @@ if _FAST_ENOUGH:
                 if not self.remaining:
                     raise _Done  # the rest of the module cannot move these positions
 
-        def record_syntactic_position(
+        def record_syntactic_position(  # type: ignore[override]  # libcst's returns a generator-based one
             self,
             node: cst.CSTNode,
             *,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import re
 from itertools import accumulate
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -142,7 +142,7 @@ def _shifted(found: Mapping[int, Tuple[int, int]], targets: Set[int], start: int
 
 
 def _window_offsets(
-    module: cst.Module, body: cst.CSTNode, anchor: cst.CSTNode, piece: Piece, indent: Sequence[str],
+    module: cst.Module, body: Union[cst.IndentedBlock, cst.Module], anchor: cst.CSTNode, piece: Piece, indent: Sequence[str],
     code: str, targets: Set[int],
 ) -> Optional[Dict[int, Tuple[int, int]]]:
     """Offsets for a statement whose code repeats (copied code, the same ``if`` in many

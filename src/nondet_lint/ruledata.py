@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from nondet_lint import _toml, rulecache, ruleschema
 from nondet_lint.types import UsageError
@@ -92,7 +92,7 @@ class RuleSet:
     def __contains__(self, code: object) -> bool:
         return code in self._rules
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Rule]:
         return iter(self._rules.values())
 
     def __len__(self) -> int:

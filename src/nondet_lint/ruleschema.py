@@ -66,7 +66,7 @@ OPS = Tables(Table({
 }))
 KINDS = Table({"raises": str, "switch": str, "unfixed": str})
 CODE_FIX = Table({"imports": NAMES, "statements": str})
-RNG_DATA = {"consumers": NAMES, "rng": str}
+RNG_DATA: Dict[str, Schema] = {"consumers": NAMES, "rng": str}
 
 # ``data`` of each rule: the tables its check reads
 DATA: Dict[str, Table] = {
@@ -187,7 +187,7 @@ DATA: Dict[str, Table] = {
 }
 DATA["ND202"] = DATA["ND201"]
 
-PINS = {"findings": List(str), "fixed": str, "fixed_files": Map(str), "unfixed": str}  # what an example produces
+PINS: Dict[str, Schema] = {"findings": List(str), "fixed": str, "fixed_files": Map(str), "unfixed": str}  # what an example produces
 EXAMPLE = Table({"source": str, "config": ANY, "files": Map(str), "path": str, **PINS}, frozenset({"source"}))
 DOCS = Table(
     {

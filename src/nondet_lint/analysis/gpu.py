@@ -27,6 +27,7 @@ from nondet_lint.analysis.entrypoints import is_entry_point
 from nondet_lint.analysis.versions import Version, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, string_parts
 from nondet_lint.checks.base import Check
+from nondet_lint.ruledata import RuleSet
 
 FACT = "gpu"
 DATA_RULE = "ND205"  # the rule whose data holds the framework, switch and GPU tables
@@ -460,7 +461,7 @@ def read_pins(root: str) -> Dict[str, str]:
 _VIEW_KEY = "_nondet_lint_gpu_view"
 
 
-def program_view(project: Any, rules: Mapping[str, Any]) -> ProgramView:
+def program_view(project: Any, rules: RuleSet) -> ProgramView:
     """The ``ProgramView`` of a project, built once per run and shared by the kernel rules."""
     view = project.__dict__.get(_VIEW_KEY)
     if view is None:

@@ -21,6 +21,7 @@ from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, i
 from nondet_lint.context import NodeEdit
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
 from nondet_lint.types import Finding
+from nondet_lint.ruledata import RuleSet
 
 SEEDING_FACT = "data_seeding"
 _TRUE = "True"
@@ -282,7 +283,7 @@ class ShuffleThenSlice(Check):
         return False
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         seeded, _ = project_seeding(project)
         rule = rules["ND305"]
         for item in deferred:
@@ -524,7 +525,7 @@ class TfDataSplit(Check):
         return self.ctx.fix(code, edits, seed=seed) if edits else None
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         return ShuffleThenSlice.resolve(project, deferred, rules)
 
 
@@ -605,7 +606,7 @@ class TfDataOrder(Check):
         return isinstance(value, cst.Call) and dctx.qualname(value.func) in self.options
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         seeded, determinism = project_seeding(project)
         if determinism:
             return

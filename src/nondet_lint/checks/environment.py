@@ -27,7 +27,7 @@ from nondet_lint.analysis.requirements import (
 from nondet_lint.checks.base import Check
 from nondet_lint.context import Deferred
 from nondet_lint.discovery import is_requirements_file
-from nondet_lint.ruledata import Rule
+from nondet_lint.ruledata import Rule, RuleSet
 from nondet_lint.suppression import parse_suppressions
 from nondet_lint.types import Finding
 
@@ -145,7 +145,7 @@ class UnpinnedFramework(Check):
     codes = (CODE,)
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Rule]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         hashed = _locked_folders(deferred)
         environment_pins = {d.payload["package"] for d in deferred if d.payload["pinned"] and d.payload["kind"] not in METADATA_KINDS}
         pinned_in = {(os.path.abspath(d.path), d.payload["package"]) for d in deferred if d.payload["pinned"]}

@@ -41,6 +41,7 @@ from nondet_lint.checks.base import Check
 from nondet_lint.context import Deferred
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
+from nondet_lint.ruledata import RuleSet
 
 FACT = "kernel_ops"
 KIND_PRIORITY = {"raises": 0, "unfixed": 1, "switch": 2}
@@ -227,7 +228,7 @@ class OpCheck(Check):
     raises_need_switch_off: ClassVar[bool] = False  # ND204: raising ops only while off
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         rule = rules[cls.code]
         table = op_table(rule.data)
         view = program_view(project, rules)

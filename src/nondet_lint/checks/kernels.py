@@ -21,6 +21,7 @@ from nondet_lint.checks.kernel_ops import FACT as OPS_FACT, op_table, status_for
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
 from nondet_lint.types import Finding
+from nondet_lint.ruledata import RuleSet
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
@@ -85,7 +86,7 @@ class CudnnDeterministicOff(Check):
                     self._defer(node, value, f"`deterministic=False` in `{name}`")
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         if not deferred or not program_view(project, rules).is_gpu_program():
             return []
         rule = rules["ND202"]
@@ -174,7 +175,7 @@ class ProgramSwitches(Check):
         return insert_after_imports(module, option["statements"].format(**names), imports, top_level(self.ctx))
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         view = program_view(project, rules)
         if not deferred or not view.is_gpu_program():
             return []
@@ -190,7 +191,7 @@ class ProgramSwitches(Check):
         return findings
 
     @staticmethod
-    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
+    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
         if not items:
             return []
         frameworks = view.data["frameworks"]
@@ -217,7 +218,7 @@ class ProgramSwitches(Check):
         return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix)]
 
     @staticmethod
-    def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
+    def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
         if not items:
             return []
         data = rules["ND209"].data
@@ -249,7 +250,7 @@ def cls_reason(view: Any, path: str) -> str:
 
 
 def example_ops(
-    view: Any, program: Iterable[str], rules: Mapping[str, Any], frameworks: Iterable[str], limit: int = 3
+    view: Any, program: Iterable[str], rules: RuleSet, frameworks: Iterable[str], limit: int = 3
 ) -> str:
     """``; it uses `torch.nn.Conv2d`, ...`` for the ops of the modules an entry point runs
     (not the unreached ones) that the missing switches make deterministic in the target
@@ -267,7 +268,7 @@ def example_ops(
     return f"; it uses {shown}{more}"
 
 
-def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: Mapping[str, Any]) -> List[str]:
+def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: RuleSet) -> List[str]:
     """The APIs of one module's ops that the switches of ``frameworks`` make deterministic
     in the target versions (a module is in many programs: worked out once per run)."""
     cache = view.memo.setdefault("switch_ops", {})
@@ -282,7 +283,9 @@ def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: Mapping
             table, version = op_table(rules[code].data), view.target(check.framework)
             for op_id in ids:
                 entry = table.by_id.get(op_id)
-                status = status_for(entry, version) if entry else None
+                if entry is None:
+                    continue
+                status = status_for(entry, version)
                 if status and status.get("kind") == "switch" and entry.get("report") != "none" and entry["api"] not in found:
                     found.append(entry["api"])
         cache[key] = found
@@ -320,7 +323,7 @@ class TensorFlowThreads(Check):
                 self.ctx.defer(node, "ND206", kind="threading", api=name)
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         view = program_view(project, rules)
         rule = rules["ND206"]
         findings = []

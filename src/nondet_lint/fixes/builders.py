@@ -100,7 +100,7 @@ def render(ctx: FileContext, node: cst.CSTNode, at: Optional[cst.CSTNode] = None
     """Code of ``node`` as it reads in place of ``at`` (default: ``node``): continuation
     lines carry the enclosing blocks' indentation; an expression's own parentheses are
     left out, because a node's span (what an edit replaces) excludes them."""
-    if isinstance(node, cst.BaseExpression) and (getattr(node, "lpar", ()) or getattr(node, "rpar", ())):
+    if isinstance(node, cst.BaseExpression) and (getattr(node, "lpar", None) or getattr(node, "rpar", None)):
         node = node.with_changes(lpar=(), rpar=())
     return libcst_shim.code_in_block(ctx.module, node, indentation(ctx, at if at is not None else node))
 
@@ -481,7 +481,7 @@ def _insertion(top: TopLevel, after: int, text: str) -> Edit:
     return Edit(line, 0, line, 0, text)
 
 
-def _starts_with_blank(stmt: cst.BaseStatement) -> bool:
+def _starts_with_blank(stmt: Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]) -> bool:
     lines = stmt.leading_lines
     return bool(lines) and lines[0].comment is None
 
