@@ -8,7 +8,7 @@ file, for the nodes that were reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
@@ -124,10 +124,6 @@ class FileContext:
         self.shared: Dict[str, Any] = {}
 
     # ---- names -------------------------------------------------------------------
-    def shadowed_names(self) -> FrozenSet[str]:
-        """Parameters of the enclosing functions and lambdas: they hide imported names."""
-        return parameter_names(self.ancestors)
-
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
         """The fully qualified name an expression refers to (``np.random.seed`` →
         ``numpy.random.seed``), or None when it is not a resolvable name."""
@@ -163,9 +159,6 @@ class FileContext:
         return self.parents.get(id(node))
 
     # ---- reporting -----------------------------------------------------------------
-    def is_enabled(self, code: str) -> bool:
-        return code in self.enabled
-
     def report(
         self,
         node: cst.CSTNode,

@@ -35,7 +35,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Callable, ContextManager, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Callable, ContextManager, Dict, Iterator, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Iterable, List, Mapping, Tuple
 
 from nondet_lint.context import Deferred, FileContext
-from nondet_lint.ruledata import Rule, RuleSet
+from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 
 

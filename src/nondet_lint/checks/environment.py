@@ -27,7 +27,7 @@ from nondet_lint.analysis.requirements import (
 from nondet_lint.checks.base import Check
 from nondet_lint.context import Deferred
 from nondet_lint.discovery import is_requirements_file
-from nondet_lint.ruledata import Rule, RuleSet
+from nondet_lint.ruledata import RuleSet
 from nondet_lint.suppression import parse_suppressions
 from nondet_lint.types import Finding
 

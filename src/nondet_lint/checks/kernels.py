@@ -115,7 +115,6 @@ class ProgramSwitches(Check):
         self.frameworks = ctx.rules[DATA_RULE].data["frameworks"]
         self.anchor: Optional[cst.CSTNode] = None
         self.framework_imports: Dict[str, cst.CSTNode] = {}
-        self.first_statement: Optional[cst.CSTNode] = None
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.anchor is None and self.selection.call(node):

@@ -8,7 +8,7 @@ findings.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Mapping
+from typing import Any, Iterable, List
 
 from nondet_lint.analysis.seeding.collect import Collector
 from nondet_lint.analysis.seeding.report import seeding_findings
