@@ -162,7 +162,8 @@ class Cache:
             or not isinstance(entry.get("result"), dict)
         ):
             return None
-        return entry["result"]
+        result: Dict[str, Any] = entry["result"]
+        return result
 
     def put(self, path: str, module_name: str, is_package: bool, digest: str, result_json: str) -> None:
         if not self.writable:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, ClassVar, Iterable, List, Mapping, Optional, Tuple
 
 from nondet_lint.context import Deferred, FileContext
-from nondet_lint.ruledata import Rule
+from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 
 
@@ -45,7 +45,7 @@ class Check:
         """Called after the whole file was walked."""
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Rule]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         """Turn this check's deferred candidates into findings, given the project facts."""
         return ()
 

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 import traceback
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, NoReturn, Optional, Sequence
 
 from nondet_lint import __version__
 from nondet_lint.config import Config, discover_config, validate_codes, with_overrides
@@ -27,7 +27,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every other usage error
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
         raise UsageError(message)
 
 

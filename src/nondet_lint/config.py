@@ -6,7 +6,6 @@ an unknown rule code is a ``UsageError`` that names the key (exit code 2).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple

@@ -8,8 +8,8 @@ file, for the nodes that were reported.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple, Union
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -34,7 +34,7 @@ class PendingFix:
 
     title: str
     applicability: str
-    edits: List[Union[NodeEdit, Edit]]
+    edits: Sequence[Union[NodeEdit, Edit]]
 
 
 @dataclass
@@ -124,10 +124,6 @@ class FileContext:
         self.shared: Dict[str, Any] = {}
 
     # ---- names -------------------------------------------------------------------
-    def shadowed_names(self) -> FrozenSet[str]:
-        """Parameters of the enclosing functions and lambdas: they hide imported names."""
-        return parameter_names(self.ancestors)
-
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
         """The fully qualified name an expression refers to (``np.random.seed`` →
         ``numpy.random.seed``), or None when it is not a resolvable name."""
@@ -163,9 +159,6 @@ class FileContext:
         return self.parents.get(id(node))
 
     # ---- reporting -----------------------------------------------------------------
-    def is_enabled(self, code: str) -> bool:
-        return code in self.enabled
-
     def report(
         self,
         node: cst.CSTNode,
@@ -186,7 +179,7 @@ class FileContext:
             return
         self.pending.append(Pending(node, code, "", fix, True, payload))
 
-    def fix(self, code: str, edits: List[NodeEdit], applicability: Optional[str] = None, **values: Any) -> PendingFix:
+    def fix(self, code: str, edits: Sequence[Union[NodeEdit, Edit]], applicability: Optional[str] = None, **values: Any) -> PendingFix:
         """A fix for ``code`` titled from its rule data; applicability defaults to the rule's."""
         rule = self.rules[code]
         kind = applicability or ("unsafe" if rule.fix == "unsafe" else "safe" if rule.fix == "safe" else "display")

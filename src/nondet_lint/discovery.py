@@ -13,7 +13,7 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Iterable, List, Sequence, Set, Tuple
+from typing import List, Sequence, Set, Tuple
 
 PYTHON_SUFFIXES = (".py", ".ipynb")
 

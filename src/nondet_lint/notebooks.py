@@ -107,9 +107,9 @@ def cell_text(cell: Mapping[str, Any]) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def code_cells(document: Mapping[str, Any]) -> List[Tuple[int, int, Mapping[str, Any]]]:
+def code_cells(document: Mapping[str, Any]) -> List[Tuple[int, int, Dict[str, Any]]]:
     """``(cell number, index in cells, cell)`` for every code cell, in order."""
-    out = []
+    out: List[Tuple[int, int, Dict[str, Any]]] = []
     for index, cell in enumerate(document["cells"]):
         if cell.get("cell_type", "code") == "code":
             out.append((len(out) + 1, index, cell))

@@ -345,6 +345,7 @@ def _alone(job: Job, context: Any, config: Any, rules: Any, enabled: FrozenSet[s
     process = context.Process(target=_solo, args=(job, config, rules, enabled, cache, sender))
     process.start()
     sender.close()
+    text: Optional[str]
     try:
         text = receiver.recv()
     except EOFError:

@@ -14,7 +14,7 @@ modules) need every module, and ND000 must see every syntax error.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import FrozenSet, Iterable, List, Optional, Tuple, Type
+from typing import FrozenSet, Iterable, List, Optional, Set, Tuple, Type
 
 from nondet_lint.check import Check
 from nondet_lint.context import FileContext
@@ -29,7 +29,7 @@ def check_requires(check: Type[Check], rules: RuleSet, enabled: FrozenSet[str]) 
     codes = [code for code in check.codes if code in enabled and code in rules]
     if not codes:
         return None
-    needed = set()
+    needed: Set[str] = set()
     for code in codes:
         requires = rules[code].requires
         if not requires:
@@ -52,6 +52,7 @@ def active_checks(checks: Iterable[Type[Check]], rules: RuleSet, enabled: Frozen
     for check in checks:
         if check.codes and not any(code in enabled for code in check.codes):
             continue
-        if wanted(check_requires(check, rules, enabled), ctx.imports, ctx.module_name) and check.runs_on(ctx):
+        # a class is hashable: mypy checks the unbound ``__hash__`` of its instances
+        if wanted(check_requires(check, rules, enabled), ctx.imports, ctx.module_name) and check.runs_on(ctx):  # type: ignore[arg-type]
             out.append(check)
     return out

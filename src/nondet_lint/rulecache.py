@@ -16,16 +16,16 @@ import os
 import tempfile
 from typing import Any, List, Optional, Sequence, Tuple
 
-FORMAT = 1
+FORMAT = 2
 
 
 def _location(texts: Sequence[Tuple[str, str]]) -> Optional[str]:
     from importlib import resources
 
-    try:
-        folder = os.fspath(resources.files("nondet_lint.rules"))
-    except TypeError:  # not a folder on disk
+    root = resources.files("nondet_lint.rules")
+    if not isinstance(root, os.PathLike):  # not a folder on disk (a zip): no snapshot
         return None
+    folder = os.fspath(root)
     digest = hashlib.blake2b(repr((FORMAT, list(texts))).encode("utf-8"), digest_size=16).hexdigest()
     return os.path.join(folder, "__pycache__", f"rules-{digest}.json")
 

@@ -23,15 +23,19 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
-from nondet_lint import _toml, rulecache
+from nondet_lint import _toml, rulecache, ruleschema
 from nondet_lint.types import UsageError
 
 CODE_RE = re.compile(r"^ND\d{3}$")
 FIX_KINDS = ("safe", "unsafe", "suggest", "none")
 DOC_SECTIONS = ("what", "why", "example", "use_instead", "fix_safety")
 _REQUIRED = ("name", "summary", "message", "fix", "docs")
+
+
+class RuleFileError(ValueError):
+    """A rule file that does not follow the schema; the message names the file."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +46,13 @@ class Example:
     config: Mapping[str, Any] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)  # extra project files
     path: str = "example.py"
+    # what a ``fires`` example produces, pinned (tests/test_rule_examples.py compares it):
+    # the rule's findings as ``path:line:col: message``, and for a fixable rule the text
+    # ``--fix`` writes to the example's file and to other files, or why it offers no fix
+    findings: Optional[Tuple[str, ...]] = None
+    fixed: Optional[str] = None
+    fixed_files: Mapping[str, str] = field(default_factory=dict)
+    unfixed: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +92,7 @@ class RuleSet:
     def __contains__(self, code: object) -> bool:
         return code in self._rules
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Rule]:
         return iter(self._rules.values())
 
     def __len__(self) -> int:
@@ -108,15 +119,24 @@ def _examples(raw: Any, where: str) -> Tuple[Example, ...]:
         if isinstance(item, str):
             out.append(Example(item))
         else:
-            out.append(
-                Example(
-                    item["source"],
-                    item.get("config", {}),
-                    item.get("files", {}),
-                    item.get("path", "example.py"),
-                )
-            )
+            out.append(_example(item))
     return tuple(out)
+
+
+def _example(table: Mapping[str, Any], prefix: str = "", source: str = "source", path: str = "path") -> Example:
+    """An example from its table; ``prefix`` names the pins of the documented example
+    (``example_findings`` in ``[NDxxx.docs]``)."""
+    findings = table.get(f"{prefix}findings")
+    return Example(
+        table[source],
+        table.get(f"{prefix}config", {}),
+        table.get("files", {}) if not prefix else {},
+        table.get(path, "example.py"),
+        findings=None if findings is None else tuple(findings),
+        fixed=table.get(f"{prefix}fixed"),
+        fixed_files=table.get(f"{prefix}fixed_files", {}),
+        unfixed=table.get(f"{prefix}unfixed"),
+    )
 
 
 def _requires(value: Any, where: str) -> Tuple[str, ...]:
@@ -142,9 +162,8 @@ def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str, r
     passes = _examples(table.get("passes"), where)
     # the documented example must fire and the suggested code must not
     # ``example_path`` names the file the two documented snippets are (default a .py file)
-    example_path = docs.get("example_path", "example.py")
-    fires = (Example(docs["example"], docs.get("example_config", {}), {}, example_path),) + fires
-    passes = (Example(docs["use_instead"], docs.get("example_config", {}), {}, example_path),) + passes
+    fires = (_example(docs, "example_", source="example", path="example_path"),) + fires
+    passes = (Example(docs["use_instead"], docs.get("example_config", {}), {}, docs.get("example_path", "example.py")),) + passes
     return Rule(
         code=code,
         name=table["name"],
@@ -164,6 +183,10 @@ def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str, r
 def parse_rule_file(text: str, origin: str) -> Tuple[List[Rule], Dict[str, Dict[str, Any]]]:
     """Return the rules a file defines and the ``data`` extensions it adds to others."""
     document = _toml.loads(text)
+    try:
+        _check_schema(document)
+    except ValueError as exc:
+        raise RuleFileError(f"{origin}: {exc}") from None
     family_table = document.get("family", {})
     family = family_table.get("name", Path(origin).stem)
     requires = _requires(family_table.get("requires"), f"{origin}: [family]")
@@ -178,6 +201,17 @@ def parse_rule_file(text: str, origin: str) -> Tuple[List[Rule], Dict[str, Dict[
             if "requires" in value:
                 extensions[key]["requires"] = _requires(value["requires"], f"{origin}: [{key}]")
     return rules, extensions
+
+
+def _check_schema(document: Mapping[str, Any]) -> None:
+    for key, value in document.items():
+        if key == "family":
+            ruleschema.check(value, ruleschema.FAMILY, key)
+        elif CODE_RE.match(key):
+            defines = isinstance(value, dict) and "name" in value
+            ruleschema.check(value, ruleschema.rule_table(key) if defines else ruleschema.extension_table(key), key)
+        else:
+            raise ValueError(f"unknown table [{key}] (a rule file holds [family] and tables named by rule codes)")
 
 
 def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> Dict[str, Any]:
@@ -218,14 +252,27 @@ def _parse_bundled(texts: Sequence[Tuple[str, str]]) -> Dict[str, Rule]:
     return rules
 
 
+def _example_to_data(example: Example) -> Dict[str, Any]:
+    findings = example.findings
+    return {**example.__dict__, "findings": None if findings is None else list(findings)}
+
+
 def _rule_to_data(rule: Rule) -> Dict[str, Any]:
-    return {**rule.__dict__, "fires": [e.__dict__ for e in rule.fires], "passes": [e.__dict__ for e in rule.passes], "requires": list(rule.requires)}
+    return {
+        **rule.__dict__, "fires": [_example_to_data(e) for e in rule.fires],
+        "passes": [_example_to_data(e) for e in rule.passes], "requires": list(rule.requires),
+    }
+
+
+def _example_from_data(data: Dict[str, Any]) -> Example:
+    findings = data["findings"]
+    return Example(**{**data, "findings": None if findings is None else tuple(findings)})
 
 
 def _rule_from_data(data: Dict[str, Any]) -> Rule:
     return Rule(**{
-        **data, "fires": tuple(Example(**e) for e in data["fires"]), "passes": tuple(Example(**e) for e in data["passes"]),
-        "requires": tuple(data["requires"]),
+        **data, "fires": tuple(_example_from_data(e) for e in data["fires"]),
+        "passes": tuple(_example_from_data(e) for e in data["passes"]), "requires": tuple(data["requires"]),
     })
 
 
@@ -250,6 +297,8 @@ def _load_rules(extra_files: Tuple[str, ...]) -> RuleSet:
         try:
             text = Path(path).read_text(encoding="utf-8")
             defined, extensions = parse_rule_file(text, path)
+        except RuleFileError as exc:
+            raise UsageError(str(exc)) from None
         except (OSError, UnicodeDecodeError, _toml.TOMLDecodeError, ValueError, KeyError) as exc:
             raise UsageError(f"cannot load rule file {path}: {exc}") from exc
         for rule in defined:

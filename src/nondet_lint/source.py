@@ -9,7 +9,6 @@ the file back byte-for-byte the same outside the edited spans.
 from __future__ import annotations
 
 import io
-import os
 import tokenize
 from dataclasses import dataclass
 from typing import Optional
@@ -86,7 +85,3 @@ def read_source(path: str, stdin_text: Optional[bytes] = None) -> SourceFile:
     except OSError as exc:
         raise SourceError(exc.strerror or str(exc)) from None  # the finding says "cannot read file: "
     return decode_source(raw, path)
-
-
-def file_is_readable(path: str) -> bool:
-    return os.access(path, os.R_OK)

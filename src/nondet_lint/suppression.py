@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, Optional
+from typing import Any, Dict, FrozenSet, Optional
 
 ALL = frozenset({"*"})
 _LINE_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
@@ -32,7 +32,7 @@ class Suppressions:
     def suppresses(self, line: int, code: str) -> bool:
         return _matches(self.file, code) or _matches(self.lines.get(line, frozenset()), code)
 
-    def to_dict(self):
+    def to_dict(self) -> Dict[str, Any]:
         return {"lines": {str(k): sorted(v) for k, v in self.lines.items()}, "file": sorted(self.file)}
 
     @classmethod

@@ -12,7 +12,6 @@ from typing import Any, Dict, Optional, Tuple
 SAFE = "safe"
 UNSAFE = "unsafe"
 DISPLAY = "display"
-APPLICABILITIES = (SAFE, UNSAFE, DISPLAY)
 
 
 @dataclass(frozen=True, order=True)

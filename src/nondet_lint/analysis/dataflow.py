@@ -230,13 +230,6 @@ class ScopeIndex:
     def bindings_of(self, name: str) -> List[Binding]:
         return self.bindings.get(name, [])
 
-    def binding_at(self, target: cst.CSTNode) -> Optional[Binding]:
-        if isinstance(target, cst.Name):
-            for binding in self.bindings_of(target.value):
-                if binding.target is target:
-                    return binding
-        return None
-
     def reads_after(self, name: str, statement: cst.CSTNode, within: Optional[cst.CSTNode] = None) -> List[cst.Name]:
         """Reads of ``name`` after ``statement`` until a later binding replaces the value
         (reads in that binding's own value still count); only inside ``within`` if given."""
@@ -402,9 +395,6 @@ class OrderFlow:
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.Module)):
             current = self.parent(current)
         return current if isinstance(current, cst.FunctionDef) else None
-
-    def first_use_of_name(self, target: cst.Name, statement: cst.CSTNode, kind: str = SEQ) -> Optional[OrderUse]:
-        return self._follow_name(target.value, statement, kind, None, 0, set())
 
     # ---- the walk up from a use ---------------------------------------------------------
     def _follow(self, expr: cst.CSTNode, kind: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:

@@ -9,7 +9,7 @@ element type is never reported: its order may not depend on string hashing at al
 
 from __future__ import annotations
 
-from typing import Callable, FrozenSet, Mapping, Optional, Sequence
+from typing import Callable, Dict, FrozenSet, Mapping, Optional, Sequence
 
 import libcst as cst
 
@@ -254,7 +254,7 @@ class TextTypes:
 
 def scope_index_factory(parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> Callable[[cst.CSTNode], ScopeIndex]:
     """``index_for(node)``: the (cached) ``ScopeIndex`` of the scope that reads ``node``."""
-    cache = {}
+    cache: Dict[int, ScopeIndex] = {}
 
     def index_for(node: cst.CSTNode) -> ScopeIndex:
         scope = enclosing_scope(node, parent)

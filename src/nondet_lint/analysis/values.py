@@ -177,8 +177,8 @@ def _dest(call: cst.Call) -> Optional[str]:
         if arg.keyword is not None and arg.keyword.value == "dest" and isinstance(arg.value, cst.SimpleString):
             value = arg.value.evaluated_value
             return value if isinstance(value, str) else None
-    flags = [a.value.evaluated_value for a in call.args if a.keyword is None and isinstance(a.value, cst.SimpleString)]
-    flags = [f for f in flags if isinstance(f, str)]
+    values = [a.value.evaluated_value for a in call.args if a.keyword is None and isinstance(a.value, cst.SimpleString)]
+    flags = [f for f in values if isinstance(f, str)]
     long = [f for f in flags if f.startswith("--")]
     chosen = long[0][2:] if long else (flags[0].lstrip("-") if flags else "")
     return chosen.replace("-", "_") or None

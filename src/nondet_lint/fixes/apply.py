@@ -9,7 +9,7 @@ of one program that carry the same seed block insert it once.  A fix is all or n
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from nondet_lint.types import Edit, Finding
 
@@ -123,12 +123,17 @@ class RoundPlan:
     invalid: List[Finding]
 
 
+def _source_order(finding: Finding) -> Tuple[Any, ...]:
+    assert finding.fix is not None  # plan_round keeps only findings with a fix
+    return (finding.path, *(_span(finding.fix.edits[0])[0]), finding.code)
+
+
 def plan_round(findings: Sequence[Finding], skip: Optional[set] = None) -> RoundPlan:
     """Accept fixes in source order while they do not overlap what is accepted."""
     skip = skip or set()
     order = sorted(
         (f for f in findings if f.fix is not None and f.fix.edits and fix_key(f) not in skip),
-        key=lambda f: (f.path, *(_span(f.fix.edits[0])[0]), f.code),
+        key=_source_order,
     )
     accepted: List[Finding] = []
     invalid: List[Finding] = []

@@ -62,8 +62,8 @@ from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 
+from nondet_lint import libcst_shim
 from nondet_lint.context import FileContext, NodeEdit
 from nondet_lint.names import BUILTIN_NAMES, dotted_name
 from nondet_lint.types import Edit
@@ -100,14 +100,9 @@ def render(ctx: FileContext, node: cst.CSTNode, at: Optional[cst.CSTNode] = None
     """Code of ``node`` as it reads in place of ``at`` (default: ``node``): continuation
     lines carry the enclosing blocks' indentation; an expression's own parentheses are
     left out, because a node's span (what an edit replaces) excludes them."""
-    if isinstance(node, cst.BaseExpression) and (getattr(node, "lpar", ()) or getattr(node, "rpar", ())):
+    if isinstance(node, cst.BaseExpression) and (getattr(node, "lpar", None) or getattr(node, "rpar", None)):
         node = node.with_changes(lpar=(), rpar=())
-    state = CodegenState(default_indent=ctx.module.default_indent, default_newline=ctx.module.default_newline)
-    indent = indentation(ctx, at if at is not None else node)
-    if indent:
-        state.indent_tokens.append(indent)
-    node._codegen(state)
-    return "".join(state.tokens)
+    return libcst_shim.code_in_block(ctx.module, node, indentation(ctx, at if at is not None else node))
 
 
 def replace_expression(ctx: FileContext, old: cst.BaseExpression, new: Union[str, cst.BaseExpression]) -> NodeEdit:
@@ -486,7 +481,7 @@ def _insertion(top: TopLevel, after: int, text: str) -> Edit:
     return Edit(line, 0, line, 0, text)
 
 
-def _starts_with_blank(stmt: cst.BaseStatement) -> bool:
+def _starts_with_blank(stmt: Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]) -> bool:
     lines = stmt.leading_lines
     return bool(lines) and lines[0].comment is None
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Sequence, Set, Tuple
 
 from nondet_lint.config import Config
 from nondet_lint.engine import decide, selected_codes
@@ -232,8 +232,3 @@ def restore(outcome: FixOutcome, session: FixSession, unwritten: Sequence[str]) 
         session.current[path] = outcome.originals[path]
         session.reanalyze(path)
     return session.decide()
-
-
-def fix_files(run: RunResult, config: Config, unsafe: bool = False, read: Optional[Reader] = None) -> Tuple[FixOutcome, FixSession]:
-    session = FixSession(run, config, unsafe, read or _read_file)
-    return session.fix(), session

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Iterator, Optional, TextIO
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 MIN_FILES = 50
 
@@ -25,7 +25,7 @@ class FileProgress:
         self._total = 0
         self._done = 0
         self._bar: Optional[Progress] = None
-        self._task = None
+        self._task = TaskID(0)  # set when the bar starts
 
     def add(self, count: int) -> None:
         self._total += count

@@ -23,6 +23,7 @@ from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
 from nondet_lint.types import Finding
 from nondet_lint.walk import children
+from nondet_lint.ruledata import RuleSet
 
 CONSTANTS_FACT = "data_constants"
 FOLDER_FACT = "data_folder_params"  # {function or class: {"param", "position", "api"}}
@@ -248,7 +249,7 @@ class HubRevision(Check):
                 self.ctx.report(call, "ND303", api=short, **verdict)
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         rule = rules["ND303"]
         for item in deferred:
             candidate = HubCandidate.from_json(item.payload)
@@ -570,7 +571,7 @@ class DirectoryDataset(Check):
         return False
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         rule = rules["ND304"]
         for item in deferred:
             candidate = folder_candidate(item.payload)

@@ -25,6 +25,7 @@ from nondet_lint.context import NodeEdit
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
 from nondet_lint.types import Finding
+from nondet_lint.ruledata import RuleSet
 
 SEEDING_FACT = "data_seeding"
 
@@ -317,7 +318,7 @@ class ShuffleThenSlice(Check):
         return False
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         seeded, _ = project_seeding(project)
         rule = rules["ND305"]
         for item in deferred:
@@ -638,7 +639,7 @@ class TfDataOrder(Check):
         return isinstance(value, cst.Call) and dctx.qualname(value.func) in self.options
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         seeded, determinism = project_seeding(project)
         if determinism:
             return

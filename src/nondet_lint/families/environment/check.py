@@ -28,7 +28,7 @@ from nondet_lint.families.environment.requirements import (
     read_text,
     with_includes,
 )
-from nondet_lint.ruledata import Rule
+from nondet_lint.ruledata import RuleSet
 from nondet_lint.suppression import parse_suppressions
 from nondet_lint.types import Finding
 
@@ -162,7 +162,7 @@ class UnpinnedFramework(Check):
     codes = (CODE,)
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Rule]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         hashed = _locked_folders(deferred)
         candidates = [(d, RequirementCandidate.from_json(d.payload)) for d in deferred]
         environment_pins = {c.package for _, c in candidates if c.pinned and c.kind not in METADATA_KINDS}

@@ -32,7 +32,9 @@ def _compiled(patterns: Tuple[str, ...]) -> List["re.Pattern[str]"]:
 
 def _call_arguments(text: str, start: int) -> List[str]:
     """The top-level comma-separated arguments of the call whose ``(`` is at ``start``."""
-    depth, args, current = 0, [], []
+    depth = 0
+    args: List[str] = []
+    current: List[str] = []
     for char in text[start:]:
         if char in "([{":
             depth += 1

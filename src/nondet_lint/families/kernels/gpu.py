@@ -1,6 +1,6 @@
 """GPU programs and determinism switches, as project facts.
 
-Spec ("Terms"): a *GPU program* is a project that selects a GPU somewhere (``.cuda()``,
+A *GPU program* (docs/contract.md) is a project that selects a GPU somewhere (``.cuda()``,
 ``.to("cuda")``, ``torch.device("cuda")``, ``device="cuda"``, a Lightning ``Trainer`` not
 told to use the CPU, the Hugging Face ``Trainer`` / ``accelerate``, CuPy / Numba CUDA /
 Triton); TensorFlow and JAX programs use the GPU by default unless the config says
@@ -28,6 +28,7 @@ from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, v
 from nondet_lint.analysis.versions import Version, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
+from nondet_lint.ruledata import RuleSet
 
 FACT = "gpu"
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
@@ -276,7 +277,7 @@ class ProgramView:
 
     # -- facts over a set of modules
     def is_gpu_program(self) -> bool:
-        """Spec: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
+        """docs/contract.md: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
         config says ``devices = ["cpu"]``)."""
         if any(f.selects_gpu for f in self.facts.values()):
             return True
@@ -354,7 +355,7 @@ def read_pins(root: str) -> Dict[str, str]:
 _VIEW_KEY = "_nondet_lint_gpu_view"
 
 
-def program_view(project: Any, rules: Mapping[str, Any]) -> ProgramView:
+def program_view(project: Any, rules: RuleSet) -> ProgramView:
     """The ``ProgramView`` of a project, built once per run and shared by the kernel rules."""
     view = project.__dict__.get(_VIEW_KEY)
     if view is None:

@@ -1,7 +1,7 @@
 """ND203 / ND204 / ND208: framework ops whose GPU kernels are non-deterministic.
 
-The op tables are rule data (``[[NDxxx.data.ops]]`` in ``rules/kernels.toml``, built from
-the catalog): qualified names and their aliases, tensor-method names, the condition on
+The op tables are rule data (``[[NDxxx.data.ops]]`` in ``rules/kernels.toml``, each entry
+citing its source): qualified names and their aliases, tensor-method names, the condition on
 arguments (``accumulate=True``, ``mode="max"``, ``weights`` given), the device, whether
 only the backward pass is affected, and per version range what the framework does with
 it (``kind``):
@@ -13,7 +13,7 @@ it (``kind``):
 
 ``report`` says where an entry is reported: ``call`` (an explicit accumulation such as
 ``index_add_``), ``program`` (convolutions and implicit backward passes: the missing
-switch, ND205, covers them) or ``none`` (the catalog lists it but its condition cannot
+switch, ND205, covers them) or ``none`` (a source lists it but its condition cannot
 be seen statically; kept so the data stays complete).  Every match is recorded in the
 module's facts (``facts["kernel_ops"]``), whatever its report.
 
@@ -42,6 +42,7 @@ from nondet_lint.context import Deferred
 from nondet_lint.families.kernels.gpu import canonical, program_view
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
+from nondet_lint.ruledata import RuleSet
 
 FACT = "kernel_ops"
 KIND_PRIORITY = {"raises": 0, "unfixed": 1, "switch": 2}
@@ -242,7 +243,7 @@ class OpCheck(Check):
     raises_need_switch_off: ClassVar[bool] = False  # ND204: raising ops only while off
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         rule = rules[cls.code]
         table = op_table(rule.data)
         view = program_view(project, rules)

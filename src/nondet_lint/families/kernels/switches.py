@@ -24,6 +24,7 @@ from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, program_vi
 from nondet_lint.families.kernels.ops import FACT as OPS_FACT, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
 from nondet_lint.types import Finding
+from nondet_lint.ruledata import RuleSet
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
@@ -139,7 +140,7 @@ class CudnnDeterministicOff(Check):
                     self._defer(node, value, f"`deterministic=False` in `{name}`")
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         if not deferred or not program_view(project, rules).is_gpu_program():
             return []
         rule = rules["ND202"]
@@ -169,7 +170,6 @@ class ProgramSwitches(Check):
         self.frameworks = ctx.rules[DATA_RULE].data["frameworks"]
         self.anchor: Optional[cst.CSTNode] = None
         self.framework_imports: Dict[str, cst.CSTNode] = {}
-        self.first_statement: Optional[cst.CSTNode] = None
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.anchor is None and self.selection.call(node):
@@ -229,7 +229,7 @@ class ProgramSwitches(Check):
         return insert_after_imports(module, option["statements"].format(**names), imports, top_level(self.ctx))
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         view = program_view(project, rules)
         if not deferred or not view.is_gpu_program():
             return []
@@ -245,7 +245,7 @@ class ProgramSwitches(Check):
         return findings
 
     @staticmethod
-    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
+    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
         if not items:
             return []
         frameworks = view.data["frameworks"]
@@ -272,7 +272,7 @@ class ProgramSwitches(Check):
         return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix)]
 
     @staticmethod
-    def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
+    def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
         if not items:
             return []
         data = rules["ND209"].data
@@ -292,8 +292,8 @@ class ProgramSwitches(Check):
 
 def cls_reason(view: Any, path: str) -> str:
     """How the project uses the GPU, for the message (``.cuda()`` in ``train.py``): the
-    entry point's own modules first, then the rest of the project (spec: a GPU program
-    is one whose project selects a GPU somewhere)."""
+    entry point's own modules first, then the rest of the project (docs/contract.md: a GPU
+    program is one whose project selects a GPU somewhere)."""
     selecting = view.gpu_selections()
     own = view.closures.get(path, frozenset())
     found = path if path in selecting else None
@@ -304,7 +304,7 @@ def cls_reason(view: Any, path: str) -> str:
 
 
 def example_ops(
-    view: Any, program: Iterable[str], rules: Mapping[str, Any], frameworks: Iterable[str], limit: int = 3
+    view: Any, program: Iterable[str], rules: RuleSet, frameworks: Iterable[str], limit: int = 3
 ) -> str:
     """``; it uses `torch.nn.Conv2d`, ...`` for the ops of the modules an entry point runs
     (not the unreached ones) that the missing switches make deterministic in the target
@@ -322,7 +322,7 @@ def example_ops(
     return f"; it uses {shown}{more}"
 
 
-def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: Mapping[str, Any]) -> List[str]:
+def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: RuleSet) -> List[str]:
     """The APIs of one module's ops that the switches of ``frameworks`` make deterministic
     in the target versions (a module is in many programs: worked out once per run)."""
     cache = view.memo.setdefault("switch_ops", {})
@@ -337,7 +337,9 @@ def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: Mapping
             table, version = op_table(rules[code].data), view.target(check.framework)
             for op_id in ids:
                 entry = table.by_id.get(op_id)
-                status = status_for(entry, version) if entry else None
+                if entry is None:
+                    continue
+                status = status_for(entry, version)
                 if status and status.get("kind") == "switch" and entry.get("report") != "none" and entry["api"] not in found:
                     found.append(entry["api"])
         cache[key] = found
@@ -375,7 +377,7 @@ class TensorFlowThreads(Check):
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         view = program_view(project, rules)
         rule = rules["ND206"]
         findings = []

@@ -8,18 +8,19 @@ findings.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List, Mapping
+from typing import Any, Iterable, List
 
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.collect import Collector
 from nondet_lint.families.seeding.report import seeding_findings
 from nondet_lint.types import Finding
+from nondet_lint.ruledata import RuleSet
 
 
 class Seeding(Collector):
     codes = ("ND101", "ND102", "ND103", "ND104", "ND105", "ND106", "ND107", "ND108", "ND109", "ND110")
 
     @classmethod
-    def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         return seeding_findings(project, deferred, rules)
 

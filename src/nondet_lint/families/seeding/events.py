@@ -14,7 +14,7 @@ reads:
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Dict, FrozenSet, List, Mapping
+from typing import Any, Dict, FrozenSet, ItemsView, Iterator, List, Mapping, Tuple
 
 
 class Event(str, Enum):
@@ -141,17 +141,17 @@ class ExpandedFunctions(Mapping[str, Dict[str, Any]]):
     def __contains__(self, name: object) -> bool:
         return name in self._fns
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[str]:
         return iter(self._fns)
 
     def __len__(self) -> int:
         return len(self._fns)
 
-    def compact_items(self):  # type: ignore[no-untyped-def]
+    def compact_items(self) -> ItemsView[str, Any]:
         """``(name, facts)`` in the compact form they were stored in (nothing expanded)."""
         return self._fns.items()
 
-    def items(self):  # type: ignore[no-untyped-def, override]
+    def items(self) -> Iterator[Tuple[str, Dict[str, Any]]]:  # type: ignore[override]  # a generator: expands lazily
         for name, facts in self._fns.items():
             found = self._expanded.get(name)
             yield name, found if found is not None else _expand_function(facts, self._prefix)

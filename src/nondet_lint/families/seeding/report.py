@@ -288,7 +288,7 @@ class Report:
     def draws_in_class(self, path: str, cls: str) -> Optional[str]:
         """Python's or NumPy's global RNG drawn by a class's methods (or what they call)."""
         stack = list(self.program.methods(path, cls))
-        seen = set()
+        seen: Set[Tuple[str, str]] = set()
         while stack and len(seen) < 500:
             key = stack.pop()
             if key in seen:

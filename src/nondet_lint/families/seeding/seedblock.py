@@ -11,7 +11,7 @@ the module's aliases and never repeats a statement that is there.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Dict, Iterable, List, Mapping, Sequence
+from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set
 
 from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
@@ -51,7 +51,7 @@ def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Any]:
     """Edits inserting the seed calls of ``rngs`` (none when one cannot be spelled)."""
     calls = {rng: tables.rngs.get(rng, {}) for rng in rngs}
     # a call that seeds several of them (keras.utils.set_random_seed) makes the others redundant
-    covered = set()
+    covered: Set[str] = set()
     for rng, info in calls.items():
         seeder = tables.seeders.get(info.get("seed_call", ""))
         if seeder is not None:

@@ -189,10 +189,6 @@ def _build(rules: RuleSet) -> Tables:
     return t
 
 
-def rng_code(tables: Tables, rng: str) -> str:
-    return tables.rngs.get(rng, {}).get("code", "ND105")
-
-
 def rng_root(tables: Tables, rng: str) -> str:
     """The top-level package whose import makes an RNG relevant to a module."""
     return str(tables.rngs.get(rng, {}).get("seed_call", "")).split(".")[0]
