@@ -17,13 +17,14 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import is_entry_point
+from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
 from nondet_lint.analysis.versions import Version, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, string_parts
 from nondet_lint.checks.base import Check
@@ -191,6 +192,25 @@ class GpuSelection:
         return None
 
 
+def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
+    """Whether a statement sits in a branch chosen by comparing with a string (``if
+    args.format == "tflite":``, ``elif backend in ("tf", "jax"):``) or under
+    ``if TYPE_CHECKING:``: code the default run does not take (or cannot tell it does)."""
+    current = parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, cst.If) and not is_main_guard(current.test):
+            test = current.test
+            if isinstance(test, cst.Name) and test.value == "TYPE_CHECKING":
+                return True
+            if isinstance(test, cst.Comparison) and any(
+                isinstance(side, (cst.SimpleString, cst.ConcatenatedString, cst.Tuple, cst.List, cst.Set))
+                for side in (test.left, *(c.comparator for c in test.comparisons))
+            ):
+                return True
+        current = parent(current)
+    return False
+
+
 # ---------------------------------------------------------------- pass 1: the facts ---
 class GpuFacts(Check):
     """Records ``facts["gpu"]``: frameworks used, GPU selection, switches set,
@@ -202,6 +222,7 @@ class GpuFacts(Check):
         self.frameworks = data["frameworks"]
         self.switches = data["switches"]
         self.diff = data["differentiation"]
+        self.evaluation = data.get("evaluation", {})
         self.selection = GpuSelection(ctx)
         self.switch_calls = {name: entry for entry in self.switches.get("calls", []) for name in entry["names"]}
         self.switch_attrs = {name: entry for entry in self.switches.get("attributes", []) for name in entry["names"]}
@@ -212,6 +233,12 @@ class GpuFacts(Check):
         self.state: Dict[str, str] = {}
         self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
         self.differentiates = False
+        self.evaluates = False
+        # frameworks imported where the default run goes, and only on an option's branch
+        self.imported_by_default: Set[str] = set()
+        self.imported_on_branch: Set[str] = set()
+        # where the GPU is selected: an anchor pass 2 positions, for the ND205 message
+        self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(ctx.rules["ND206"].data.get("seed_calls", []))
         self.seeds = False
 
@@ -250,15 +277,45 @@ class GpuFacts(Check):
         if entry is not None:
             self._set(entry["sets"], call_switch_state(node, entry, self.ctx.qualname))
         if self.selects is None:
-            self.selects = self.selection.call(node)
+            self._selected(node, self.selection.call(node))
         if not self.differentiates:
             self.differentiates = self._differentiates(node, name)
+        if not self.evaluates:
+            self.evaluates = self._evaluates(node, name)
         if name in self.seed_calls:
             self.seeds = True
 
     def visit_BaseString(self, node: cst.BaseString) -> None:
         if self.selects is None:
-            self.selects = self.selection.literal(node)
+            self._selected(node, self.selection.literal(node))
+
+    def _selected(self, node: cst.CSTNode, how: Optional[str]) -> None:
+        if how is None:
+            return
+        self.selects = how
+        if self.anchor_code is not None:
+            self.ctx.defer(node, self.anchor_code, gpu_selection=how)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self._framework_import(node, [self.ctx.code_for(alias.name) for alias in node.names])
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.module is not None and not node.relative:
+            self._framework_import(node, [self.ctx.code_for(node.module)])
+
+    def _framework_import(self, node: cst.CSTNode, names: List[str]) -> None:
+        for framework, spec in self.frameworks.items():
+            if any(n == m or n.startswith(m + ".") for n in names for m in spec["modules"]):
+                on_branch = on_option_branch(node, self.ctx.parent)
+                (self.imported_on_branch if on_branch else self.imported_by_default).add(framework)
+
+    def _evaluates(self, node: cst.Call, name: Optional[str]) -> bool:
+        if name is not None:
+            return name in self.evaluation.get("calls", ())
+        if isinstance(node.func, cst.Attribute) and not node.args:
+            needs = self.evaluation.get("methods", {}).get(node.func.attr.value)
+            return bool(needs) and self.ctx.imports.mentions(*needs)
+        return False
 
     def _differentiates(self, node: cst.Call, name: Optional[str]) -> bool:
         if name is not None:
@@ -269,15 +326,19 @@ class GpuFacts(Check):
         return False
 
     def finish(self) -> None:
+        # a framework imported only on a branch the default run does not take (an export
+        # backend for ``--format tflite``) is not one the program uses
+        lazy = self.imported_on_branch - self.imported_by_default
         used = sorted(
             framework for framework, spec in self.frameworks.items()
-            if self.ctx.imports.mentions(*spec["modules"])
+            if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
         self.ctx.facts[FACT] = {
             "frameworks": used,
             "selects_gpu": self.selects,
             "switches": dict(sorted(self.state.items())),
             "differentiates": self.differentiates,
+            "evaluates": self.evaluates,
             "seeds": self.seeds,
             "imports": sorted(name for name in self.ctx.imports.imported_modules if name),
         }
@@ -293,6 +354,7 @@ class _ScopeSummary:
         self.switches: Dict[str, str] = {}
         self.seeds = False
         self.differentiates = False
+        self.evaluates = False
         for fact in facts:
             self.frameworks.update(fact.get("frameworks", ()))
             for switch, state in fact.get("switches", {}).items():
@@ -300,6 +362,7 @@ class _ScopeSummary:
                     self.switches[switch] = state
             self.seeds = self.seeds or bool(fact.get("seeds"))
             self.differentiates = self.differentiates or bool(fact.get("differentiates"))
+            self.evaluates = self.evaluates or bool(fact.get("evaluates"))
 
 
 class ProgramView:
@@ -319,8 +382,10 @@ class ProgramView:
         # modules no entry point reaches (imported dynamically, or library code): their
         # switches count for every program, to give the benefit of the doubt
         self.orphans = frozenset(path for path in self.records if path not in reached)
-        self._targets: Dict[str, Optional[Version]] = {}
+        self._targets: Dict[Tuple[str, Optional[str]], Optional[Version]] = {}
         self._pins: Optional[Dict[str, str]] = None
+        self._near_pins: Dict[str, Dict[str, str]] = {}
+        self._files: Optional[List[str]] = None
         self._everything = frozenset(self.records)
         self._programs: Dict[str, FrozenSet[str]] = {}
         self._scopes: Dict[str, List[FrozenSet[str]]] = {}
@@ -334,7 +399,7 @@ class ProgramView:
         for path, fact in self.facts.items():
             kind = (
                 tuple(fact.get("frameworks", ())), tuple(sorted(fact.get("switches", {}).items())),
-                bool(fact.get("seeds")), bool(fact.get("differentiates")),
+                bool(fact.get("seeds")), bool(fact.get("differentiates")), bool(fact.get("evaluates")),
             )
             self._kinds.setdefault(kind, (fact, set()))[1].add(path)
 
@@ -382,14 +447,51 @@ class ProgramView:
 
     # -- facts over a set of modules
     def is_gpu_program(self) -> bool:
-        """Spec: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
-        config says ``devices = ["cpu"]``)."""
-        if any(f.get("selects_gpu") for f in self.facts.values()):
+        """Whether some program of the project is a GPU program (a quick way out for the
+        op rules; which programs are is ``entry_uses_gpu``)."""
+        if self.gpu_selections():
             return True
+        return self._gpu_by_default(set().union(*(f.get("frameworks", ()) for f in self.facts.values())))
+
+    def _gpu_by_default(self, frameworks: Iterable[str]) -> bool:
+        """TensorFlow and JAX take the GPU unless the config says ``devices = ["cpu"]``."""
         if "cpu" in [d.lower() for d in self.project.config.devices]:
             return False
         default_gpu = {name for name, spec in self.data["frameworks"].items() if spec.get("gpu_by_default")}
-        return any(default_gpu.intersection(f.get("frameworks", [])) for f in self.facts.values())
+        return bool(default_gpu.intersection(frameworks))
+
+    def entry_uses_gpu(self, entry: str) -> bool:
+        """Spec "GPU program", decided per program: the modules ``entry`` runs select a
+        GPU, or use TensorFlow / JAX."""
+        cache = self.memo.setdefault("entry_uses_gpu", {})
+        found = cache.get(entry)
+        if found is None:
+            program = self.closures.get(entry, frozenset({entry}))
+            found = cache[entry] = any(self.facts[p].get("selects_gpu") for p in program if p in self.facts) or (
+                self._gpu_by_default(self.frameworks(program))
+            )
+        return found
+
+    def module_in_gpu_program(self, path: str) -> bool:
+        """Whether code of ``path`` runs in a GPU program: one of the programs that reach
+        it is one, or, for code no entry point reaches, the project has one."""
+        cache = self.memo.setdefault("module_in_gpu_program", {})
+        found = cache.get(path)
+        if found is None:
+            entries = self.entries_reaching(path)
+            found = cache[path] = (
+                any(self.entry_uses_gpu(entry) for entry in entries) if entries else self.is_gpu_program()
+            )
+        return found
+
+    def entry_matters(self, entry: str) -> bool:
+        """Spec "programs that matter", for ND205 / ND209: a program that trains,
+        evaluates or samples from a model, or seeds (it wants repeatable runs); never
+        test code."""
+        if self.project.is_test_code(entry):
+            return False
+        summary = self._summary(self.closures.get(entry, frozenset({entry})))
+        return summary.differentiates or summary.evaluates or summary.seeds
 
     def gpu_selections(self) -> Dict[str, str]:
         """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
@@ -429,20 +531,40 @@ class ProgramView:
     def differentiates(self, scope: Iterable[str]) -> bool:
         return self._summary(scope).differentiates
 
+    def show(self, path: str) -> str:
+        """A module's path relative to the project root, with forward slashes."""
+        root = os.path.abspath(self.project.root or ".")
+        full = os.path.abspath(path)
+        shown = os.path.relpath(full, root) if full.startswith(root + os.sep) else path
+        return shown.replace(os.sep, "/")
+
     # -- versions
-    def pins(self) -> Dict[str, str]:
+    def pins(self, entry: Optional[str] = None) -> Dict[str, str]:
+        """The project's declared versions; for an entry point, those of the requirement
+        files nearest to it first (spec "Target versions")."""
         if self._pins is None:
             self._pins = read_pins(self.project.root)
-        return self._pins
+        if entry is None:
+            return self._pins
+        folder = os.path.dirname(os.path.abspath(entry))
+        found = self._near_pins.get(folder)
+        if found is None:
+            if self._files is None:
+                self._files = requirement_files(self.project.root)
+            found = self._near_pins[folder] = {**self._pins, **read_pins_near(self.project.root, folder, self._files)}
+        return found
 
-    def target(self, framework: str) -> Optional[Version]:
-        if framework not in self._targets:
+    def target(self, framework: str, entry: Optional[str] = None) -> Optional[Version]:
+        """The target version of ``framework`` for the project, or for the program of
+        ``entry`` (its nearest requirement file first)."""
+        key = (framework, os.path.dirname(os.path.abspath(entry)) if entry else None)
+        if key not in self._targets:
             spec = self.data["frameworks"].get(framework, {})
             aliases = self.data.get("package_aliases", {})
-            self._targets[framework] = target_version(
-                framework, self.project.config.target_versions, self.pins(), spec.get("known_versions", []), aliases,
+            self._targets[key] = target_version(
+                framework, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []), aliases,
             )
-        return self._targets[framework]
+        return self._targets[key]
 
 
 def read_pins(root: str) -> Dict[str, str]:
@@ -453,6 +575,44 @@ def read_pins(root: str) -> Dict[str, str]:
         return {}
     try:
         return project_pins(root)
+    except (OSError, ValueError):
+        return {}
+
+
+def requirement_files(root: str) -> List[str]:
+    """The project's requirement and lock files (I/O: pass 2 only)."""
+    try:
+        from nondet_lint.analysis.requirements import project_files
+    except ImportError:  # pragma: no cover - the requirement parser is optional
+        return []
+    try:
+        return project_files(root)
+    except OSError:
+        return []
+
+
+def read_pins_near(root: str, folder: str, files: Sequence[str]) -> Dict[str, str]:
+    """``{package: specifier}`` of the requirement files in ``folder`` and the folders
+    above it up to ``root``, the nearest folder's first (I/O: pass 2 only)."""
+    try:
+        from nondet_lint.analysis.requirements import project_pins
+    except ImportError:  # pragma: no cover - the requirement parser is optional
+        return {}
+    top = os.path.abspath(root or ".")
+    folders = []
+    current = folder
+    while current.startswith(top) and current not in folders:
+        folders.append(current)
+        if current == top:
+            break
+        current = os.path.dirname(current)
+    try:
+        found: Dict[str, str] = {}
+        for near in reversed(folders):  # outermost first: nearer folders overwrite
+            here = [f for f in files if os.path.dirname(os.path.abspath(f)) == near]
+            if here:
+                found.update(project_pins(near, here))
+        return found
     except (OSError, ValueError):
         return {}
 

@@ -179,18 +179,25 @@ class ProgramSwitches(Check):
         if not deferred or not view.is_gpu_program():
             return []
         by_path: Dict[str, List[Deferred]] = {}
+        selections: Dict[str, Deferred] = {}  # module -> where it first selects the GPU
         for item in deferred:
-            by_path.setdefault(item.path, []).append(item)
+            if "gpu_selection" in item.payload:
+                selections.setdefault(item.path, item)
+            else:
+                by_path.setdefault(item.path, []).append(item)
         findings: List[Finding] = []
         for path, items in sorted(by_path.items()):
             if path not in view.closures:
                 continue  # not an entry point after all
-            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules))
+            if not view.entry_uses_gpu(path) or not view.entry_matters(path):
+                continue  # spec: per program, for GPU programs that train or evaluate
+            reason = gpu_reason(view, path, selections)
+            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules, reason))
             findings.extend(cls._missing_cublas(view, path, [i for i in items if i.code == "ND209"], rules))
         return findings
 
     @staticmethod
-    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
+    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any], reason: str) -> List[Finding]:
         if not items:
             return []
         frameworks = view.data["frameworks"]
@@ -203,7 +210,7 @@ class ProgramSwitches(Check):
         if not missing:
             return []
         first = missing[0]
-        version = view.target(first)
+        version = view.target(first, path)
         candidates = [i for i in items if i.payload.get("framework") == first]
         chosen = next(
             (i for i in candidates if version is None or in_range(version, i.payload.get("versions", "*"))),
@@ -211,7 +218,7 @@ class ProgramSwitches(Check):
         )
         switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
         message = rules["ND205"].format_message(
-            switches=switches, reason=cls_reason(view, path),
+            switches=switches, reason=reason,
             examples=example_ops(view, view.closures[path], rules, frameworks=missing),
         )
         return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix)]
@@ -221,7 +228,7 @@ class ProgramSwitches(Check):
         if not items:
             return []
         data = rules["ND209"].data
-        version = view.target("torch")
+        version = view.target("torch", path)
         program = view.program_of_entry(path)
         if version is None or not in_range(version, data["needed_for"]):
             return []
@@ -235,17 +242,19 @@ class ProgramSwitches(Check):
         return [Finding(path, item.line, item.col, "ND209", message, item.end_line, item.end_col, item.fix)]
 
 
-def cls_reason(view: Any, path: str) -> str:
-    """How the project uses the GPU, for the message (``.cuda()`` in ``train.py``): the
-    entry point's own modules first, then the rest of the project (spec: a GPU program
-    is one whose project selects a GPU somewhere)."""
+def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:
+    """What makes the program of ``path`` a GPU program, for the message (``.cuda()`` in
+    `train.py` at line 12): the entry point's own module first, then the other modules it
+    runs, first by path; TensorFlow / JAX when nothing selects a GPU."""
+    program = view.closures.get(path, frozenset({path}))
     selecting = view.gpu_selections()
-    own = view.closures.get(path, frozenset())
-    found = path if path in selecting else None
-    found = found or next((p for p in selecting if p in own), None) or next(iter(selecting), None)
+    found = path if path in selecting else next((p for p in selecting if p in program), None)
     if found is None:
         return "TensorFlow / JAX use the GPU by default"
-    return f"{selecting[found]} in `{view.records[found].module_name or found}`"
+    where = view.show(found)
+    anchor = selections.get(found)
+    line = f" at line {anchor.line}" if anchor is not None else ""
+    return f"{selecting[found]} in `{where}`{line}"
 
 
 def example_ops(

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
+from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.analysis.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.analysis.seeding.events import compact
@@ -216,6 +216,12 @@ class Collector(ValueFlow, CallSites, Check):
             scope = self.scopes.pop()
             self._finish_scope(scope)
         self.pending_defs.pop(id(node), None)
+        if self.scope is self.module_scope and any(
+            self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in LAUNCHER_DECORATORS
+            for d in node.decorators
+        ):
+            # fastai's ``@call_parse`` runs the function when its module is the program
+            self.scope.add(["c", self._target(node.name)[0] or node.name.value, [[], {}], [], 0])
 
     def _pop(self, node: cst.CSTNode) -> None:
         mark = self.pushed.pop(id(node), None)
@@ -454,13 +460,30 @@ class Collector(ValueFlow, CallSites, Check):
             handled = self._method_call(node, node.func.attr.value, q)
         if not handled and q is not None and not self._outside(q):
             self._call_event(node, q, root, bound)
+        launched = self._launch(node, q) if q in LAUNCHERS else None
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
                 self._sink(arg.value)
-            elif not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
+            elif arg is not launched and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
                 ref, ref_root, _ = self._target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add(["r", ref], ref_root)
+
+    def _launch(self, node: cst.Call, q: str) -> Optional[cst.Arg]:
+        """A launcher (``absl.app.run(main)``, ``fire.Fire(main)``, ``mp.spawn(main)``) runs
+        the function it is given now, not later: a call of it.  ``app.run()`` with no
+        function runs the module's ``main``.  Returns the argument that named it."""
+        arg = next((a for a in node.args if not a.star), None)
+        if arg is not None and arg.keyword is not None and arg.keyword.value not in ("main", "fn", "component", "function"):
+            arg = None
+        func = arg.value if arg is not None else (cst.Name("main") if q.endswith("app.run") else None)
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        target, root, bound = self._target(func)
+        if target is None or target.startswith("super:") or self._outside(target):
+            return None
+        self.scope.add(["c", target, [[], {}], self._guards(), 1 if bound else 0], root)
+        return arg
 
     def _known_call(self, node: cst.Call, q: str, root: Optional[str]) -> bool:
         t = self.t
