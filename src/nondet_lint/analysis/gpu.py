@@ -485,12 +485,16 @@ class ProgramView:
         return found
 
     def entry_matters(self, entry: str) -> bool:
-        """Spec "programs that matter", for ND205 / ND209: a program that trains,
-        evaluates or samples from a model, or seeds (it wants repeatable runs); never
-        test code."""
+        """Spec "programs that matter", for ND205 / ND209: never test code; a program that
+        puts work on a GPU itself matters, one that is a GPU program only because it uses
+        TensorFlow / JAX must also train, evaluate or seed (a converter or a plotting
+        script that imports TensorFlow does not)."""
         if self.project.is_test_code(entry):
             return False
-        summary = self._summary(self.closures.get(entry, frozenset({entry})))
+        program = self.closures.get(entry, frozenset({entry}))
+        if any(self.facts[path].get("selects_gpu") for path in program if path in self.facts):
+            return True
+        summary = self._summary(program)
         return summary.differentiates or summary.evaluates or summary.seeds
 
     def gpu_selections(self) -> Dict[str, str]:
