@@ -283,6 +283,9 @@ class Collector(ValueFlow, CallSites, Check):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
+        if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
+            self.scope.trains = True
+            self.scope.add(["t"])
         if self.scope is self.module_scope and isinstance(node.target, cst.Name):
             self.consts[node.target.value] = _MISSING
 
@@ -702,6 +705,36 @@ class Collector(ValueFlow, CallSites, Check):
         entry = self.ctx.facts.get("entry")
         return entry is None or is_entry_point(self.ctx.facts)
 
+
+
+def _is_gradient_step(node: cst.AugAssign, parent: Any) -> bool:
+    """A hand-written update in a loop: ``w -= lr * grad`` (a name holding "grad")."""
+    if not isinstance(node.operator, cst.SubtractAssign):
+        return False
+    names = [n for n in _names_in(node.value) if "grad" in n.lower()]
+    if not names:
+        return False
+    current = parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, (cst.For, cst.While)):
+            return True
+        current = parent(current)
+    return False
+
+
+def _names_in(node: cst.CSTNode) -> List[str]:
+    out: List[str] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack and len(out) < 64:
+        item = stack.pop()
+        if isinstance(item, cst.Name):
+            out.append(item.value)
+        elif isinstance(item, cst.Attribute):
+            out.append(item.attr.value)
+            stack.append(item.value)
+        elif isinstance(item, (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Subscript, cst.Arg)):
+            stack.extend(item.children)
+    return out
 
 
 def _is_str(node: cst.BaseExpression) -> bool:

@@ -205,7 +205,8 @@ class Program:
             _, cls_target, method = target.split(":", 2)
             owner = self.lookup(cls_target, near, depth + 1)
             if owner and owner[0] == "cls":
-                for base in self._bases(owner[1], owner[2]):
+                # ``super()`` starts after the class itself (it is first in its own order)
+                for base in self._bases(owner[1], owner[2])[1:]:
                     found = self.method(base[0], base[1], method)
                     if found:
                         return ("fn", found, True)
