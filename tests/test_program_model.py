@@ -176,19 +176,21 @@ def test_seed_in_one_program_does_not_cover_a_use_only_the_other_runs(tmp_path):
 def test_nd205_message_names_the_gpu_line_and_implicit_ops(tmp_path):
     files = {
         "train.py": (
-            "import torch\nimport torch.nn.functional as F\n\n"
+            "import torch\nfrom model import Net\n\n"
             "torch.manual_seed(0)\ndevice = torch.device('cuda')\n"
-            "emb = torch.nn.EmbeddingBag(10, 3, mode='max').to(device)\n"
+            "emb = torch.nn.Embedding(10, 3).to(device)\n"
+            "net = Net().to(device)\n"
             "opt = torch.optim.SGD(emb.parameters(), lr=0.1)\n"
-            "x = torch.nn.functional.interpolate(torch.ones(1, 1, 4, 4, device=device, requires_grad=True), scale_factor=2)\n"
-            "loss = emb(torch.tensor([[1, 2]], device=device)).sum() + x.sum()\nloss.backward()\nopt.step()\n"
+            "loss = net(emb(torch.tensor([[1, 2]], device=device))).sum()\nloss.backward()\nopt.step()\n"
         ),
+        "model.py": "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.conv = torch.nn.Conv2d(1, 1, 3)\n",
     }
     findings = lint_files(tmp_path, files, {"select": ["ND205"]})
     assert [(f.code, f.line) for f in findings] == [("ND205", 5)]
     message = findings[0].message
-    assert "in `train.py` at line 5)" in message
-    assert "train.py:6" in message and "train.py:8" in message
+    assert "(a `\"cuda\"` device in `train.py` at line 5)" in message
+    assert "; it runs `torch.nn.Embedding` (train.py:6), `torch.nn.Conv2d` (model.py:6);" in message
+    assert [(r.path.rsplit("/", 1)[-1], r.line) for r in findings[0].related] == [("train.py", 6), ("model.py", 6)]
 
 
 def test_nd205_related_locations_in_sarif(tmp_path):
@@ -198,7 +200,7 @@ def test_nd205_related_locations_in_sarif(tmp_path):
 
     write_project(tmp_path, {
         "train.py": (
-            "import torch\n\ntorch.manual_seed(0)\nemb = torch.nn.EmbeddingBag(10, 3, mode='max').cuda()\n"
+            "import torch\n\ntorch.manual_seed(0)\nemb = torch.nn.Embedding(10, 3).cuda()\n"
             "opt = torch.optim.SGD(emb.parameters(), lr=0.1)\n"
             "emb(torch.tensor([[1, 2]]).cuda()).sum().backward()\nopt.step()\n"
         ),
@@ -207,6 +209,7 @@ def test_nd205_related_locations_in_sarif(tmp_path):
     result = json.loads(out)["runs"][0]["results"][0]
     related = result["relatedLocations"]
     assert [r["physicalLocation"]["region"]["startLine"] for r in related] == [4]
+    assert related[0]["message"]["text"] == "`torch.nn.Embedding` runs here"
 
 
 def test_entry_point_order_does_not_change_findings(tmp_path):

@@ -7,7 +7,7 @@ inserts are rule data in ``rules/kernels.toml``.
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -18,9 +18,9 @@ from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.families.kernels import ops as kernel_ops
 from nondet_lint.families.kernels.gpu import DATA_RULE, GpuFacts, GpuSelection, program_view, value_in
-from nondet_lint.families.kernels.ops import FACT as OPS_FACT, op_table, status_for
+from nondet_lint.families.kernels.ops import op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
-from nondet_lint.types import Finding
+from nondet_lint.types import Finding, Related
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
@@ -180,9 +180,12 @@ class ProgramSwitches(Check):
             return []
         by_path: Dict[str, List[Deferred]] = {}
         selections: Dict[str, Deferred] = {}  # module -> where it first selects the GPU
+        implicit: Dict[str, List[Deferred]] = {}  # module -> where it runs ops ND205 covers
         for item in deferred:
             if "gpu_selection" in item.payload:
                 selections.setdefault(item.path, item)
+            elif "implicit_op" in item.payload:
+                implicit.setdefault(item.path, []).append(item)
             else:
                 by_path.setdefault(item.path, []).append(item)
         findings: List[Finding] = []
@@ -192,12 +195,15 @@ class ProgramSwitches(Check):
             if not view.entry_uses_gpu(path) or not view.entry_matters(path):
                 continue  # spec: per program, for GPU programs that train or evaluate
             reason = gpu_reason(view, path, selections)
-            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules, reason))
+            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules, reason, implicit))
             findings.extend(cls._missing_cublas(view, path, [i for i in items if i.code == "ND209"], rules))
         return findings
 
     @staticmethod
-    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any], reason: str) -> List[Finding]:
+    def _missing_switch(
+        view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any], reason: str,
+        implicit: Mapping[str, List[Deferred]],
+    ) -> List[Finding]:
         if not items:
             return []
         frameworks = view.data["frameworks"]
@@ -217,11 +223,10 @@ class ProgramSwitches(Check):
             candidates[0] if candidates else items[0],
         )
         switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
-        message = rules["ND205"].format_message(
-            switches=switches, reason=reason,
-            examples=example_ops(view, view.closures[path], rules, frameworks=missing),
-        )
-        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix)]
+        ops = implicit_ops(view, path, implicit, rules, frozenset(missing))
+        message = rules["ND205"].format_message(switches=switches, reason=reason, examples=ops_text(view, ops))
+        related = tuple(Related(op.path, op.line, op.col, f"`{api}` runs here") for api, op in ops[:3])
+        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix, related=related)]
 
     @staticmethod
     def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
@@ -257,45 +262,37 @@ def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:
     return f"{selecting[found]} in `{where}`{line}"
 
 
-def example_ops(
-    view: Any, program: Iterable[str], rules: Mapping[str, Any], frameworks: Iterable[str], limit: int = 3
-) -> str:
-    """``; it uses `torch.nn.Conv2d`, ...`` for the ops of the modules an entry point runs
-    (not the unreached ones) that the missing switches make deterministic in the target
-    version."""
-    wanted = frozenset(frameworks)
-    names: List[str] = []
-    for path in sorted(program):
-        for name in _switch_ops(view, path, wanted, rules):
-            if name not in names:
-                names.append(name)
-    if not names:
-        return ""
-    shown = ", ".join(f"`{n}`" for n in names[:limit])
-    more = f" and {len(names) - limit} more" if len(names) > limit else ""
-    return f"; it uses {shown}{more}"
-
-
-def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: Mapping[str, Any]) -> List[str]:
-    """The APIs of one module's ops that the switches of ``frameworks`` make deterministic
-    in the target versions (a module is in many programs: worked out once per run)."""
-    cache = view.memo.setdefault("switch_ops", {})
-    key = (path, frameworks)
-    found = cache.get(key)
-    if found is None:
-        found = []
-        for code, ids in sorted(view.records[path].facts.get(OPS_FACT, {}).items()):
-            check = OP_CHECKS.get(code)
+def implicit_ops(
+    view: Any, entry: str, implicit: Mapping[str, List[Deferred]], rules: Mapping[str, Any], frameworks: FrozenSet[str],
+) -> List[Tuple[str, Deferred]]:
+    """``(api, where)`` for each op the program of ``entry`` runs (its own modules, not the
+    unreached ones) that the missing switches would make deterministic in its target
+    versions: first place of each op, entry module first, then by path and line."""
+    program = view.closures.get(entry, frozenset({entry}))
+    out: List[Tuple[str, Deferred]] = []
+    seen: Set[str] = set()
+    for path in sorted(program, key=lambda p: (p != entry, p)):
+        for item in sorted(implicit.get(path, ()), key=lambda d: (d.line, d.col)):
+            check = OP_CHECKS.get(item.payload.get("op_code", ""))
             if check is None or check.framework not in frameworks:
                 continue
-            table, version = op_table(rules[code].data), view.target(check.framework)
-            for op_id in ids:
-                entry = table.by_id.get(op_id)
-                status = status_for(entry, version) if entry else None
-                if status and status.get("kind") == "switch" and entry.get("report") != "none" and entry["api"] not in found:
-                    found.append(entry["api"])
-        cache[key] = found
-    return found
+            entry_data = op_table(rules[check.code].data).by_id.get(item.payload["implicit_op"])
+            if entry_data is None or entry_data["api"] in seen:
+                continue
+            status = status_for(entry_data, view.target(check.framework, entry))
+            if status and status.get("kind") == "switch" and status.get("report", entry_data.get("report")) == "program":
+                seen.add(entry_data["api"])
+                out.append((entry_data["api"], item))
+    return out
+
+
+def ops_text(view: Any, ops: List[Tuple[str, Deferred]], limit: int = 3) -> str:
+    """``; it runs `torch.nn.EmbeddingBag` (train.py:6), ...`` for the message."""
+    if not ops:
+        return ""
+    shown = ", ".join(f"`{api}` ({view.show(item.path)}:{item.line})" for api, item in ops[:limit])
+    more = f" and {len(ops) - limit} more" if len(ops) > limit else ""
+    return f"; it runs {shown}{more}"
 
 
 OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}
