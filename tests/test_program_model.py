@@ -320,3 +320,32 @@ def test_nd000_at_the_line_cpython_names(tmp_path):
     findings = lint_files(tmp_path, files, {"select": ["ND000"]})
     assert [(f.code, f.line) for f in findings] == [("ND000", 3)]
     assert "Python 2" in findings[0].message
+
+
+def test_op_rules_judge_an_op_by_the_programs_that_run_it(tmp_path):
+    # the float accumulation runs only in the CPU statistics script; the GPU trainer
+    # elsewhere in the repository does not make it a GPU op
+    files = {
+        "stats/hist.py": "import torch\n\ndef counts(x, i):\n    return torch.zeros(4).index_add_(0, i, x)\n",
+        "stats/report.py": "import torch\nfrom hist import counts\n\nif __name__ == '__main__':\n    print(counts(torch.ones(3), torch.tensor([0, 1, 1])))\n",
+        "train/train.py": (
+            "import torch\n\ntorch.manual_seed(0)\ntorch.use_deterministic_algorithms(True)\n"
+            "model = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "model(torch.ones(2, 2).cuda()).sum().backward()\nopt.step()\n"
+        ),
+    }
+    assert lint(tmp_path, files, ["ND203"]) == []
+    files["stats/report.py"] = files["stats/report.py"].replace("torch.ones(3)", "torch.ones(3).cuda()")
+    assert lint(tmp_path / "gpu", files, ["ND203"]) == [("stats/hist.py", "ND203", 4)]
+
+
+@pytest.mark.parametrize("spec, reported", [("tensorflow~=2.14.0", False), ("tensorflow>=2.16", True)])
+def test_keras_2_or_3_from_the_tensorflow_version(tmp_path, spec, reported):
+    # TF < 2.16 ships Keras 2, whose layers draw from TF's global seed; Keras 3 needs
+    # keras.utils.set_random_seed
+    source = (
+        "import tensorflow as tf\n\ntf.random.set_seed(0)\n"
+        "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nmodel.compile('sgd', 'mse')\nmodel.fit([[1.0]], [[1.0]])\n"
+    )
+    expected = [("train.py", "ND105", 4)] if reported else []
+    assert lint(tmp_path, {"train.py": source, "requirements.txt": spec + "\n"}, ["ND105"]) == expected

@@ -261,8 +261,8 @@ class OpCheck(Check):
         best: Dict[Tuple[str, int, int], Tuple[int, Finding]] = {}
         for item in deferred:
             entry = table.by_id.get(item.payload.get("op", ""))
-            if entry is None:
-                continue
+            if entry is None or not view.module_in_gpu_program(item.path):
+                continue  # spec: "in a GPU program", decided per program
             status = status_for(entry, version)
             if status is None or status.get("kind") not in KIND_PRIORITY:
                 continue

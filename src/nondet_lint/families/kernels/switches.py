@@ -86,12 +86,13 @@ class CudnnDeterministicOff(Check):
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
-        if not deferred or not program_view(project, rules).is_gpu_program():
+        view = program_view(project, rules)
+        if not deferred or not view.is_gpu_program():
             return []
         rule = rules["ND202"]
         return [
             Finding(d.path, d.line, d.col, "ND202", rule.format_message(**d.payload), d.end_line, d.end_col, d.fix)
-            for d in deferred
+            for d in deferred if view.module_in_gpu_program(d.path)  # spec: per program
         ]
 
 
