@@ -203,11 +203,20 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
             if isinstance(test, cst.Name) and test.value == "TYPE_CHECKING":
                 return True
             if isinstance(test, cst.Comparison) and any(
-                isinstance(side, (cst.SimpleString, cst.ConcatenatedString, cst.Tuple, cst.List, cst.Set))
-                for side in (test.left, *(c.comparator for c in test.comparisons))
+                _names_a_choice(side) for side in (test.left, *(c.comparator for c in test.comparisons))
             ):
                 return True
         current = parent(current)
+    return False
+
+
+def _names_a_choice(node: cst.BaseExpression) -> bool:
+    """A string, or a tuple / list / set of strings: what an option is compared with
+    (``sys.version_info >= (3, 8)`` is not a choice)."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return any(isinstance(e.value, (cst.SimpleString, cst.ConcatenatedString)) for e in node.elements)
     return False
 
 
