@@ -354,3 +354,19 @@ def test_keras_2_or_3_from_the_tensorflow_version(tmp_path, spec, reported):
     )
     expected = [("train.py", "ND105", 4)] if reported else []
     assert lint(tmp_path, {"train.py": source, "requirements.txt": spec + "\n"}, ["ND105"]) == expected
+
+
+def test_imports_under_type_checking_add_no_module_to_the_program(tmp_path):
+    # a package whose __init__ lists its whole library for type checkers only (as lazy
+    # packages do): a converter importing it does not run the GPU benchmark module
+    files = {
+        "lib/__init__.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .bench import Bench\n",
+        "lib/bench.py": "import torch\n\nclass Bench:\n    device = torch.device('cuda')\n",
+        "convert.py": (
+            "import torch\nimport lib\n\nif __name__ == '__main__':\n"
+            "    state = torch.load('w.pt')\n    torch.optim.SGD([state['w']], lr=1).step()\n"
+        ),
+    }
+    assert lint(tmp_path, files, ["ND205"]) == []
+    files["lib/__init__.py"] = "from .bench import Bench\n"
+    assert lint(tmp_path / "eager", files, ["ND205"]) == [("convert.py", "ND205", 1)]

@@ -27,6 +27,7 @@ from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, v
 from nondet_lint.analysis.versions import Version, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
+from nondet_lint.names import dotted_name, resolve_relative
 
 FACT = "gpu"
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
@@ -104,7 +105,7 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
         if isinstance(current, cst.If) and not is_main_guard(current.test):
             test = current.test
-            if isinstance(test, cst.Name) and test.value == "TYPE_CHECKING":
+            if _is_type_checking(test):
                 return True
             if isinstance(test, cst.Comparison) and any(
                 _names_a_choice(side) for side in (test.left, *(c.comparator for c in test.comparisons))
@@ -112,6 +113,22 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
                 return True
         current = parent(current)
     return False
+
+
+def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
+    """Whether a statement sits in the body of ``if TYPE_CHECKING:`` (or
+    ``if typing.TYPE_CHECKING:``)."""
+    current, child = parent(node), node
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, cst.If) and child is current.body and _is_type_checking(current.test):
+            return True
+        current, child = parent(current), current
+    return False
+
+
+def _is_type_checking(test: cst.BaseExpression) -> bool:
+    name = dotted_name(test)
+    return name is not None and name.rsplit(".", 1)[-1] == "TYPE_CHECKING"
 
 
 def _names_a_choice(node: cst.BaseExpression) -> bool:
@@ -143,6 +160,8 @@ class GpuFacts(Check):
         # frameworks imported where the default run goes, and only on an option's branch
         self.imported_by_default: Set[str] = set()
         self.imported_on_branch: Set[str] = set()
+        self.running_imports: Set[str] = set()
+        self.type_checking_imports: Set[str] = set()
         # where the GPU is selected: an anchor pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(ctx.rules["ND206"].data.get("seed_calls", []))
@@ -175,11 +194,25 @@ class GpuFacts(Check):
             self.ctx.defer(node, self.anchor_code, gpu_selection=how)
 
     def visit_Import(self, node: cst.Import) -> None:
-        self._framework_import(node, [self.ctx.code_for(alias.name) for alias in node.names])
+        names = [dotted_name(alias.name) or "" for alias in node.names]
+        self._framework_import(node, names)
+        self._project_import(node, names)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.module is not None and not node.relative:
-            self._framework_import(node, [self.ctx.code_for(node.module)])
+            self._framework_import(node, [dotted_name(node.module) or ""])
+        base = dotted_name(node.module) if node.module is not None else ""
+        if node.relative:
+            base = resolve_relative(self.ctx.module_name, self.ctx.is_package, len(node.relative), base or "")
+        names = [base or ""]
+        if not isinstance(node.names, cst.ImportStar):
+            names.extend(f"{base}.{dotted_name(alias.name)}" if base else dotted_name(alias.name) or "" for alias in node.names)
+        self._project_import(node, names)
+
+    def _project_import(self, node: cst.CSTNode, names: List[str]) -> None:
+        """Imports under ``if TYPE_CHECKING:`` never run: they add no module to a program
+        (a package ``__init__`` that lists its whole library for type checkers)."""
+        (self.type_checking_imports if under_type_checking(node, self.ctx.parent) else self.running_imports).update(names)
 
     def _framework_import(self, node: cst.CSTNode, names: List[str]) -> None:
         for framework, spec in self.frameworks.items():
@@ -218,7 +251,10 @@ class GpuFacts(Check):
             "differentiates": self.differentiates,
             "evaluates": self.evaluates,
             "seeds": self.seeds,
-            "imports": sorted(name for name in self.ctx.imports.imported_modules if name),
+            "imports": sorted(
+                name for name in self.ctx.imports.imported_modules
+                if name and (name in self.running_imports or name not in self.type_checking_imports)
+            ),
         }
 
 
