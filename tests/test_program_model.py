@@ -370,3 +370,27 @@ def test_imports_under_type_checking_add_no_module_to_the_program(tmp_path):
     assert lint(tmp_path, files, ["ND205"]) == []
     files["lib/__init__.py"] = "from .bench import Bench\n"
     assert lint(tmp_path / "eager", files, ["ND205"]) == [("convert.py", "ND205", 1)]
+
+
+LIBRARY_GPU = {
+    "lib/__init__.py": "",
+    "lib/devices.py": "import torch\n\ndef available():\n    found = {'cpu'}\n    found.add('cuda')\n    return found\n",
+    "lib/model.py": "import torch\n\nclass Net(torch.nn.Module):\n    def to_gpu(self):\n        return self.cuda()\n",
+}
+
+
+def test_naming_a_device_does_not_select_it(tmp_path):
+    files = {**LIBRARY_GPU, "run.py": "import torch\nfrom lib.devices import available\n\nif __name__ == '__main__':\n    torch.manual_seed(0)\n    print(available())\n"}
+    files["lib/model.py"] = "import torch\n"
+    assert lint(tmp_path, files, ["ND205"]) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a converter: loads, checks an output, saves; the library selects the GPU elsewhere
+    ("    model = Net()\n    model.eval()\n    model.save_pretrained('out')\n", []),
+    # an evaluation that reports results: it matters
+    ("    model = Net()\n    model.eval()\n    print(model(torch.ones(1)))\n", [("run.py", "ND205", 1)]),
+])
+def test_program_using_a_gpu_library_matters_when_it_evaluates(tmp_path, body, expected):
+    files = {**LIBRARY_GPU, "run.py": "import torch\nfrom lib.model import Net\n\nif __name__ == '__main__':\n" + body}
+    assert lint(tmp_path, files, ["ND205"]) == expected

@@ -93,8 +93,26 @@ class GpuSelection:
         if isinstance(parent, _SELECTING_PARENTS):
             if isinstance(parent, cst.DictElement) and parent.key is node:
                 return None
+            if isinstance(parent, cst.Arg) and parent.keyword is None and _lists_or_prints(self.ctx.parent(parent)):
+                return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
             return "a `\"cuda\"` device"
         return None
+
+
+# calls that keep or show a device name without selecting it
+_NAMING_METHODS = frozenset({
+    "add", "append", "extend", "insert", "remove", "discard", "index", "count", "startswith", "endswith",
+    "get", "pop", "setdefault", "join", "format", "replace", "split", "info", "debug", "warning", "warn", "error",
+})
+_NAMING_FUNCTIONS = frozenset({"print", "str", "repr", "len", "isinstance"})
+
+
+def _lists_or_prints(call: Optional[cst.CSTNode]) -> bool:
+    if not isinstance(call, cst.Call):
+        return False
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value in _NAMING_METHODS
+    return isinstance(call.func, cst.Name) and call.func.value in _NAMING_FUNCTIONS
 
 
 def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
@@ -157,6 +175,7 @@ class GpuFacts(Check):
         self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
         self.differentiates = False
         self.evaluates = False
+        self.saves_model = False  # a converter's mark: it writes a model out
         # frameworks imported where the default run goes, and only on an option's branch
         self.imported_by_default: Set[str] = set()
         self.imported_on_branch: Set[str] = set()
@@ -179,6 +198,9 @@ class GpuFacts(Check):
             self.differentiates = self._differentiates(node, name)
         if not self.evaluates:
             self.evaluates = self._evaluates(node, name)
+        if not self.saves_model:
+            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            self.saves_model = name in self.evaluation.get("save_calls", ()) or method in self.evaluation.get("save_methods", ())
         if name in self.seed_calls:
             self.seeds = True
 
@@ -250,6 +272,7 @@ class GpuFacts(Check):
             "switches": dict(sorted(self.switches.state.items())),
             "differentiates": self.differentiates,
             "evaluates": self.evaluates,
+            "saves_model": self.saves_model,
             "seeds": self.seeds,
             "imports": sorted(
                 name for name in self.ctx.imports.imported_modules
@@ -400,16 +423,19 @@ class ProgramView:
 
     def entry_matters(self, entry: str) -> bool:
         """Spec "programs that matter", for ND205 / ND209: never test code; a program that
-        puts work on a GPU itself matters, one that is a GPU program only because it uses
-        TensorFlow / JAX must also train, evaluate or seed (a converter or a plotting
-        script that imports TensorFlow does not)."""
+        trains or seeds (it wants repeatable runs), one whose own module puts work on the
+        GPU, and one that evaluates or samples from a model without saving one (a
+        converter loads a checkpoint, checks a few outputs and saves it: it does not
+        matter, nor does a script that only imports a library which selects the GPU in
+        functions it may never call)."""
         if self.project.is_test_code(entry):
             return False
-        program = self.closures.get(entry, frozenset({entry}))
-        if any(self.facts[path].get("selects_gpu") for path in program if path in self.facts):
+        if self.facts.get(entry, {}).get("selects_gpu"):
             return True
-        summary = self._summary(program)
-        return summary.differentiates or summary.evaluates or summary.seeds
+        summary = self._summary(self.closures.get(entry, frozenset({entry})))
+        if summary.differentiates or summary.seeds:
+            return True
+        return summary.evaluates and not self.facts.get(entry, {}).get("saves_model")
 
     def gpu_selections(self) -> Dict[str, str]:
         """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
