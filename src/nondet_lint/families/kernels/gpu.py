@@ -18,11 +18,13 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
+from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.analysis.versions import Version, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
@@ -31,6 +33,51 @@ from nondet_lint.names import dotted_name, resolve_relative
 
 FACT = "gpu"
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
+
+
+@dataclass(frozen=True)
+class GpuModuleFacts:
+    """What pass 1 records about one module for the kernel rules (``facts["gpu"]`` is its
+    JSON form)."""
+
+    frameworks: Tuple[str, ...] = ()  # frameworks the module imports (rule data's names)
+    selects_gpu: Optional[str] = None  # how it selects a GPU, shown in messages
+    switches: Mapping[str, str] = field(default_factory=dict)  # switch -> ON or MAYBE
+    differentiates: bool = False  # training code: a backward pass, an optimizer step
+    seeds: bool = False  # it calls a seed function (ND206)
+    imports: Tuple[str, ...] = ()  # the modules it imports, run by default (program closures)
+    evaluates: bool = False  # it evaluates or samples from a model (``model.eval()``, ``no_grad``)
+    saves_model: bool = False  # it writes a model out (a converter's mark)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "frameworks": list(self.frameworks), "selects_gpu": self.selects_gpu, "switches": dict(self.switches),
+            "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
+            "evaluates": self.evaluates, "saves_model": self.saves_model,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "GpuModuleFacts":
+        return cls(
+            tuple(data.get("frameworks", ())), data.get("selects_gpu"), dict(data.get("switches", {})),
+            bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
+            bool(data.get("evaluates")), bool(data.get("saves_model")),
+        )
+
+
+@dataclass(frozen=True)
+class GpuSelectionAnchor:
+    """Where a module first selects the GPU (an ND205 / ND209 anchor: pass 2 names its
+    line in the message)."""
+
+    how: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"gpu_selection": self.how}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Optional["GpuSelectionAnchor"]:
+        return cls(data["gpu_selection"]) if "gpu_selection" in data else None
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
@@ -183,7 +230,7 @@ class GpuFacts(Check):
         self.type_checking_imports: Set[str] = set()
         # where the GPU is selected: an anchor pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
-        self.seed_calls = frozenset(ctx.rules["ND206"].data.get("seed_calls", []))
+        self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
         self.seeds = False
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -213,7 +260,7 @@ class GpuFacts(Check):
             return
         self.selects = how
         if self.anchor_code is not None:
-            self.ctx.defer(node, self.anchor_code, gpu_selection=how)
+            self.ctx.defer(node, self.anchor_code, **GpuSelectionAnchor(how).to_json())
 
     def visit_Import(self, node: cst.Import) -> None:
         names = [dotted_name(alias.name) or "" for alias in node.names]
@@ -266,19 +313,19 @@ class GpuFacts(Check):
             framework for framework, spec in self.frameworks.items()
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
-        self.ctx.facts[FACT] = {
-            "frameworks": used,
-            "selects_gpu": self.selects,
-            "switches": dict(sorted(self.switches.state.items())),
-            "differentiates": self.differentiates,
-            "evaluates": self.evaluates,
-            "saves_model": self.saves_model,
-            "seeds": self.seeds,
-            "imports": sorted(
+        self.ctx.facts[FACT] = GpuModuleFacts(
+            frameworks=tuple(used),
+            selects_gpu=self.selects,
+            switches=dict(sorted(self.switches.state.items())),
+            differentiates=self.differentiates,
+            seeds=self.seeds,
+            imports=tuple(sorted(
                 name for name in self.ctx.imports.imported_modules
                 if name and (name in self.running_imports or name not in self.type_checking_imports)
-            ),
-        }
+            )),
+            evaluates=self.evaluates,
+            saves_model=self.saves_model,
+        ).to_json()
 
 
 # ---------------------------------------------------------------- pass 2: the view ----
@@ -286,20 +333,20 @@ class _ScopeSummary:
     """Frameworks, switches (``ON`` wins over ``MAYBE``), seeding and differentiation of
     a set of modules' ``facts["gpu"]``."""
 
-    def __init__(self, facts: Iterable[Mapping[str, Any]]) -> None:
+    def __init__(self, facts: Iterable[GpuModuleFacts]) -> None:
         self.frameworks: Set[str] = set()
         self.switches: Dict[str, str] = {}
         self.seeds = False
         self.differentiates = False
         self.evaluates = False
         for fact in facts:
-            self.frameworks.update(fact.get("frameworks", ()))
-            for switch, state in fact.get("switches", {}).items():
+            self.frameworks.update(fact.frameworks)
+            for switch, state in fact.switches.items():
                 if self.switches.get(switch) != ON:
                     self.switches[switch] = state
-            self.seeds = self.seeds or bool(fact.get("seeds"))
-            self.differentiates = self.differentiates or bool(fact.get("differentiates"))
-            self.evaluates = self.evaluates or bool(fact.get("evaluates"))
+            self.seeds = self.seeds or fact.seeds
+            self.differentiates = self.differentiates or fact.differentiates
+            self.evaluates = self.evaluates or fact.evaluates
 
 
 class ProgramView:
@@ -311,7 +358,7 @@ class ProgramView:
         self.project = project
         self.data = data
         self.records = {record.path: record for record in project}
-        self.facts = {path: record.facts.get(FACT, {}) for path, record in self.records.items()}
+        self.facts = {path: GpuModuleFacts.from_json(record.facts.get(FACT, {})) for path, record in self.records.items()}
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
         self.edges = {path: self._imports_of(path) for path in self.records}
         self.closures = {path: self._closure(path) for path in self.entries}
@@ -332,18 +379,15 @@ class ProgramView:
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead
         # of the facts of each of its (often thousand) modules
-        self._kinds: Dict[Tuple[Any, ...], Tuple[Mapping[str, Any], Set[str]]] = {}
+        self._kinds: Dict[Tuple[Any, ...], Tuple[GpuModuleFacts, Set[str]]] = {}
         for path, fact in self.facts.items():
-            kind = (
-                tuple(fact.get("frameworks", ())), tuple(sorted(fact.get("switches", {}).items())),
-                bool(fact.get("seeds")), bool(fact.get("differentiates")), bool(fact.get("evaluates")),
-            )
+            kind = (fact.frameworks, tuple(sorted(fact.switches.items())), fact.seeds, fact.differentiates, fact.evaluates)
             self._kinds.setdefault(kind, (fact, set()))[1].add(path)
 
     # -- imports and programs
     def _imports_of(self, path: str) -> FrozenSet[str]:
         found = set()
-        for name in self.facts[path].get("imports", []):
+        for name in self.facts[path].imports:
             parts = name.split(".")
             for end in range(len(parts), 0, -1):
                 record = self.project.module(".".join(parts[:end]))
@@ -388,7 +432,7 @@ class ProgramView:
         op rules; which programs are is ``entry_uses_gpu``)."""
         if self.gpu_selections():
             return True
-        return self._gpu_by_default(set().union(*(f.get("frameworks", ()) for f in self.facts.values())))
+        return self._gpu_by_default(set().union(*(f.frameworks for f in self.facts.values())))
 
     def _gpu_by_default(self, frameworks: Iterable[str]) -> bool:
         """TensorFlow and JAX take the GPU unless the config says ``devices = ["cpu"]``."""
@@ -404,7 +448,7 @@ class ProgramView:
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
-            found = cache[entry] = any(self.facts[p].get("selects_gpu") for p in program if p in self.facts) or (
+            found = cache[entry] = any(self.facts[p].selects_gpu for p in program if p in self.facts) or (
                 self._gpu_by_default(self.frameworks(program))
             )
         return found
@@ -430,18 +474,19 @@ class ProgramView:
         functions it may never call)."""
         if self.project.is_test_code(entry):
             return False
-        if self.facts.get(entry, {}).get("selects_gpu"):
+        own = self.facts.get(entry, GpuModuleFacts())
+        if own.selects_gpu:
             return True
         summary = self._summary(self.closures.get(entry, frozenset({entry})))
         if summary.differentiates or summary.seeds:
             return True
-        return summary.evaluates and not self.facts.get(entry, {}).get("saves_model")
+        return summary.evaluates and not own.saves_model
 
     def gpu_selections(self) -> Dict[str, str]:
         """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
         if self._selections is None:
             self._selections = {
-                path: self.facts[path]["selects_gpu"] for path in sorted(self.facts) if self.facts[path].get("selects_gpu")
+                path: fact.selects_gpu for path, fact in sorted(self.facts.items()) if fact.selects_gpu
             }
         return self._selections
 

@@ -30,6 +30,7 @@ framework, and need the argument count the framework's signature requires.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import libcst as cst
@@ -152,6 +153,36 @@ def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional
 
 
 # ---------------------------------------------------------------- pass 1 --------------
+@dataclass(frozen=True)
+class OpCandidate:
+    """A call of an op of the table (its deferred payload): its entry's id."""
+
+    op: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"op": self.op}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
+        return cls(data.get("op", ""))
+
+
+@dataclass(frozen=True)
+class ImplicitOp:
+    """Where a program runs an op the missing switch leaves non-deterministic (an ND205
+    anchor): the op's id and the rule whose table holds it."""
+
+    op: str
+    op_code: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"implicit_op": self.op, "op_code": self.op_code}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Optional["ImplicitOp"]:
+        return cls(data["implicit_op"], data.get("op_code", "")) if "implicit_op" in data else None
+
+
 class OpCheck(Check):
     """Matches calls against one rule's op table (subclasses name the rule).  It also
     runs for ND205, whose message lists the ops the missing switch leaves unsafe: it
@@ -235,10 +266,10 @@ class OpCheck(Check):
             if entry.get("device", "cuda") == "mps":
                 continue
             if reported_at_calls(entry):
-                self.ctx.defer(node, self.code, op=entry["id"])
+                self.ctx.defer(node, self.code, **OpCandidate(entry["id"]).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
-                self.ctx.defer(node, "ND205", implicit_op=entry["id"], op_code=self.code)
+                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code).to_json())
 
     def finish(self) -> None:
         if self.matched:
@@ -260,7 +291,7 @@ class OpCheck(Check):
         kinds_text = rule.data.get("kinds", {})
         best: Dict[Tuple[str, int, int], Tuple[int, Finding]] = {}
         for item in deferred:
-            entry = table.by_id.get(item.payload.get("op", ""))
+            entry = table.by_id.get(OpCandidate.from_json(item.payload).op)
             if entry is None or not view.module_in_gpu_program(item.path):
                 continue  # spec: "in a GPU program", decided per program
             status = status_for(entry, version)

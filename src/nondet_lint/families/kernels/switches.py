@@ -7,6 +7,8 @@ inserts are rule data in ``rules/kernels.toml``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
@@ -18,8 +20,8 @@ from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, program_view
-from nondet_lint.families.kernels.ops import op_table, status_for
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, program_view
+from nondet_lint.families.kernels.ops import ImplicitOp, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
 from nondet_lint.types import Finding, Related
 
@@ -31,6 +33,57 @@ def is_true_literal(node: cst.BaseExpression) -> bool:
 def _flag_argument(call: cst.Call, spec: Mapping[str, Any]) -> Optional[cst.BaseExpression]:
     """The argument a ``{name, pos}`` spec points at, when it is passed."""
     return find_arg(call, spec.get("name"), spec.get("pos"))
+
+
+@dataclass(frozen=True)
+class SettingOff:
+    """An ND202 candidate: cuDNN determinism turned off (its deferred payload)."""
+
+    setting: str  # as shown in the message
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"setting": self.setting}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SettingOff":
+        return cls(data["setting"])
+
+
+@dataclass(frozen=True)
+class SwitchCandidate:
+    """An ND205 candidate: the switch of one framework a fix may insert (its deferred payload)."""
+
+    framework: str
+    versions: str  # the framework versions the fix's code is for ("*": any)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"framework": self.framework, "versions": self.versions}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SwitchCandidate":
+        return cls(data.get("framework", ""), data.get("versions", "*"))
+
+
+class ThreadPool(str, Enum):
+    """What an ND206 candidate runs on several threads."""
+
+    SESSION = "session"  # a TF1 session with multi-threaded op pools
+    THREADING = "threading"  # ``tf.config.threading.set_*_parallelism_threads(n)``
+
+
+@dataclass(frozen=True)
+class ThreadsCandidate:
+    """An ND206 candidate (its deferred payload)."""
+
+    kind: ThreadPool
+    api: str  # the call, as shown in the message
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": self.kind.value, "api": self.api}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ThreadsCandidate":
+        return cls(ThreadPool(data["kind"]), data["api"])
 
 
 class CudnnBenchmark(Check):
@@ -67,7 +120,7 @@ class CudnnDeterministicOff(Check):
 
     def _defer(self, at: cst.CSTNode, value: cst.BaseExpression, setting: str) -> None:
         fix = self.ctx.fix("ND202", [NodeEdit(value, "True")])
-        self.ctx.defer(at, "ND202", fix=fix, setting=setting)
+        self.ctx.defer(at, "ND202", fix=fix, **SettingOff(setting).to_json())
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if literal_value(node.value, self.ctx.qualname) is not False:
@@ -92,7 +145,8 @@ class CudnnDeterministicOff(Check):
             return []
         rule = rules["ND202"]
         return [
-            Finding(d.path, d.line, d.col, "ND202", rule.format_message(**d.payload), d.end_line, d.end_col, d.fix)
+            Finding(d.path, d.line, d.col, "ND202", rule.format_message(setting=SettingOff.from_json(d.payload).setting),
+                    d.end_line, d.end_col, d.fix)
             for d in deferred if view.module_in_gpu_program(d.path)  # spec: per program
         ]
 
@@ -156,7 +210,7 @@ class ProgramSwitches(Check):
             for option in spec.get("switch_code", []):
                 edits = self._switch_edits(module, option)
                 fix = self.ctx.fix("ND205", edits, framework=framework) if edits else None
-                self.ctx.defer(anchor, "ND205", fix=fix, framework=framework, versions=option.get("versions", "*"))
+                self.ctx.defer(anchor, "ND205", fix=fix, **SwitchCandidate(framework, option.get("versions", "*")).to_json())
         cublas = self.ctx.rules["ND209"].data["fix"]
         edits = insert_before_import(
             module, tuple(self.frameworks["torch"]["modules"]), cublas["statements"], cublas["imports"], top_level(self.ctx),
@@ -184,9 +238,9 @@ class ProgramSwitches(Check):
         selections: Dict[str, Deferred] = {}  # module -> where it first selects the GPU
         implicit: Dict[str, List[Deferred]] = {}  # module -> where it runs ops ND205 covers
         for item in deferred:
-            if "gpu_selection" in item.payload:
+            if GpuSelectionAnchor.from_json(item.payload) is not None:
                 selections.setdefault(item.path, item)
-            elif "implicit_op" in item.payload:
+            elif ImplicitOp.from_json(item.payload) is not None:
                 implicit.setdefault(item.path, []).append(item)
             else:
                 by_path.setdefault(item.path, []).append(item)
@@ -219,9 +273,9 @@ class ProgramSwitches(Check):
             return []
         first = missing[0]
         version = view.target(first, path)
-        candidates = [i for i in items if i.payload.get("framework") == first]
+        candidates = [i for i in items if SwitchCandidate.from_json(i.payload).framework == first]
         chosen = next(
-            (i for i in candidates if version is None or in_range(version, i.payload.get("versions", "*"))),
+            (i for i in candidates if version is None or in_range(version, SwitchCandidate.from_json(i.payload).versions)),
             candidates[0] if candidates else items[0],
         )
         switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
@@ -275,10 +329,11 @@ def implicit_ops(
     seen: Set[str] = set()
     for path in sorted(program, key=lambda p: (p != entry, p)):
         for item in sorted(implicit.get(path, ()), key=lambda d: (d.line, d.col)):
-            check = OP_CHECKS.get(item.payload.get("op_code", ""))
-            if check is None or check.framework not in frameworks:
+            anchor = ImplicitOp.from_json(item.payload)
+            check = OP_CHECKS.get(anchor.op_code) if anchor is not None else None
+            if anchor is None or check is None or check.framework not in frameworks:
                 continue
-            entry_data = op_table(rules[check.code].data).by_id.get(item.payload["implicit_op"])
+            entry_data = op_table(rules[check.code].data).by_id.get(anchor.op)
             if entry_data is None or entry_data["api"] in seen:
                 continue
             status = status_for(entry_data, view.target(check.framework, entry))
@@ -317,15 +372,15 @@ class TensorFlowThreads(Check):
             values = [literal_value(find_arg(node, arg, None), self.ctx.qualname) for arg in data["thread_args"]]
             if all(value_in(v, [1]) for v in values) or any(v is UNKNOWN for v in values):
                 return
-            self.ctx.defer(node, "ND206", kind="session", api=name)
+            self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
         elif name in data["session_calls"]:
             config = find_arg(node, "config", 2)
             if config is None:
-                self.ctx.defer(node, "ND206", kind="session", api=name)
+                self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
         elif name in data["threading_calls"]:
             value = literal_value(find_arg(node, "num_threads", 0), self.ctx.qualname)
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
-                self.ctx.defer(node, "ND206", kind="threading", api=name)
+                self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
@@ -334,7 +389,8 @@ class TensorFlowThreads(Check):
         findings = []
         for item in deferred:
             scopes = view.scopes_of_module(item.path)
-            if item.payload["kind"] == "session":
+            candidate = ThreadsCandidate.from_json(item.payload)
+            if candidate.kind is ThreadPool.SESSION:
                 if not any(view.seeds(s) for s in scopes):
                     continue
                 advice = rule.data["advice"]["session"]
@@ -342,7 +398,7 @@ class TensorFlowThreads(Check):
                 if any(view.switch_on(s, "tensorflow") for s in scopes):
                     continue
                 advice = rule.data["advice"]["threading"]
-            message = rule.format_message(api=item.payload["api"], advice=advice)
+            message = rule.format_message(api=candidate.api, advice=advice)
             findings.append(Finding(item.path, item.line, item.col, "ND206", message, item.end_line, item.end_col))
         return findings
 

@@ -17,6 +17,7 @@ import libcst as cst
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
+from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.state import Candidates, WalkPosition
 from nondet_lint.families.seeding.tables import Tables, short_name
 from nondet_lint.families.seeding.values import ValueFlow
@@ -77,7 +78,7 @@ class CallSites:
         why = api.get("why")
         cid = self.candidates.add(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
                                          "state": "None" if state is not None else "omitted"}, fix)
-        self.walk.scope.add(["u", "numpy", cid, self.walk.guards()], root)
+        self.walk.scope.add([Event.USE, "numpy", cid, self.walk.guards()], root)
 
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
         if has_star_args(node):
@@ -102,10 +103,10 @@ class CallSites:
         workers = self._workers(node)
         if shuffle is True:
             cid = self.candidates.add(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
-            self.walk.scope.add(["u", "torch", cid, self.walk.guards()], root)
+            self.walk.scope.add([Event.USE, "torch", cid, self.walk.guards()], root)
         elif workers:
             cid = self.candidates.add(node, "ND109", {"workers": workers, "only_workers": True})
-            self.walk.scope.add(["w", cid, self.walk.guards()], root)
+            self.walk.scope.add([Event.WORKERS, cid, self.walk.guards()], root)
 
     def _workers(self, node: cst.Call) -> Optional[str]:
         """The dataset class of a loader with worker processes and no worker_init_fn."""
@@ -132,7 +133,7 @@ class CallSites:
         if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
             return
         cid = self.candidates.add(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
-        self.walk.scope.add(["u", "torch", cid, self.walk.guards()], root)
+        self.walk.scope.add([Event.USE, "torch", cid, self.walk.guards()], root)
 
     # ---- command-line options -------------------------------------------------------
     def option(self, node: cst.Call) -> None:

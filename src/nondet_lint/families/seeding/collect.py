@@ -4,22 +4,24 @@ Every function (and the module body, and the ``if __name__ == "__main__":`` bloc
 a list of events in the order the code runs (calls are recorded when they return, after
 their arguments):
 
-* ``["s", rngs, anchor, guards, value, without]``: a seed of ``rngs``;
-* ``["c", target, [positional, keywords], guards, bound]``: a call that may enter project
+* ``[Event.SEED, rngs, anchor, guards, value, without]``: a seed of ``rngs``;
+* ``[Event.CALL, target, [positional, keywords], guards, bound]``: a call that may enter project
   code (``target`` is a qualified name, ``*.name`` for a name from a star import,
   ``super:<class>:<method>``); argument descriptors let pass 2 evaluate guards inside;
-* ``["r", target]``: a function passed as a value (a callback: it runs later);
-* ``["u", rng, cid, guards]``: a use of an RNG's global state (candidate ``cid``);
-* ``["i", module]``: an import, which runs the module's code the first time;
-* ``["m"]``: where the main block runs when the module is the program;
-* ``["x", rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
-* ``["n", rngs]``: the RNGs are reseeded from OS entropy (``random.seed()``, ``torch.seed()``);
-* ``["t"]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``).
+* ``[Event.REFERENCE, target]``: a function passed as a value (a callback: it runs later);
+* ``[Event.USE, rng, cid, guards]``: a use of an RNG's global state (candidate ``cid``);
+* ``[Event.IMPORT, module]``: an import, which runs the module's code the first time;
+* ``[Event.MAIN_BLOCK]``: where the main block runs when the module is the program;
+* ``[Event.RESTORE, rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
+* ``[Event.RESEED, rngs]``: the RNGs are reseeded from OS entropy (``random.seed()``, ``torch.seed()``);
+* ``[Event.TRAINS]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``);
+* ``[Event.WORKERS, cid, guards]``: a ``DataLoader`` with worker processes and no ``worker_init_fn``.
 
 Guards are ``[condition, anchor]`` pairs (``conditions``).  Values that change between
 runs are followed from where they are made (``time.time()``, an unseeded draw) to the
 seeds they reach (``origins``).  Candidate findings and the nodes whose positions pass 2
-needs are collected as ``cands`` and handed to ``ctx.defer`` at the end of the file.
+needs are collected in ``state.Candidates`` and handed to ``ctx.defer`` at the end of the
+file, each with its ``SeedingPayload``.  The module's facts are a ``state.ModuleSeeding``.
 """
 
 from __future__ import annotations
@@ -29,14 +31,15 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
+from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
-from nondet_lint.families.seeding.events import compact
+from nondet_lint.families.seeding.events import Event, compact
 from nondet_lint.families.seeding.seedblock import seed_blocks
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, Scope
-from nondet_lint.families.seeding.tables import Consumer, Seeder, Tables, short_name, tables_for
+from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
+from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
@@ -129,7 +132,7 @@ class Collector(Check):
             cls = self.class_stack[-1][1]
             self.classes[cls]["methods"].append(node.name.value)
         scope = Scope(name, positional, defaults, cls)
-        scope.kwonly = [p.name.value for p in params.kwonly_params]  # type: ignore[attr-defined]
+        scope.kwonly = [p.name.value for p in params.kwonly_params]
         self.pending_defs[id(node)] = scope
         if self.scope is not self.module_scope and self.scope.name != MAIN and cls is None:
             self.scope.local_defs[node.name.value] = name
@@ -144,7 +147,7 @@ class Collector(Check):
             return
         if isinstance(parent, cst.If):
             if self.scope is self.module_scope and is_main_guard(parent.test) and isinstance(self.ctx.parent(parent), cst.Module):
-                self.module_scope.add(["m"])
+                self.module_scope.add([Event.MAIN_BLOCK])
                 self.scopes.append(Scope(MAIN, shared=self.module_scope))
                 self.pushed[id(node)] = -1
                 return
@@ -184,7 +187,7 @@ class Collector(Check):
             for d in node.decorators
         ):
             # fastai's ``@call_parse`` runs the function when its module is the program
-            self.scope.add(["c", self.target(node.name)[0] or node.name.value, [[], {}], [], 0])
+            self.scope.add([Event.CALL, self.target(node.name)[0] or node.name.value, [[], {}], [], 0])
 
     def _pop(self, node: cst.CSTNode) -> None:
         mark = self.pushed.pop(id(node), None)
@@ -210,7 +213,7 @@ class Collector(Check):
         out = []
         for guard in (*self.scope.guards, *self.scope.after):
             if "c" in guard:
-                cond = guard["c"]
+                cond = guard[Event.CALL]
             else:
                 cond = self._guard_cond(guard["owner"])
                 if cond is not None and guard["neg"]:
@@ -248,7 +251,7 @@ class Collector(Check):
         self._assign_names(node.target)
         if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
             self.scope.trains = True
-            self.scope.add(["t"])
+            self.scope.add([Event.TRAINS])
         if self.scope is self.module_scope and isinstance(node.target, cst.Name):
             self.consts[node.target.value] = _MISSING
 
@@ -363,7 +366,7 @@ class Collector(Check):
         if isinstance(node, cst.Name):
             name = node.value
             scope = self.scope
-            if name in scope.params or name in getattr(scope, "kwonly", ()):
+            if name in scope.params or name in scope.kwonly:
                 return ["p", name]
             if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
                 if self.ctx.qualname(node) is None:
@@ -384,7 +387,7 @@ class Collector(Check):
         for alias in node.names:
             name = dotted_name(alias.name)
             if name and not self._outside(name):
-                self.scope.add(["i", name])
+                self.scope.add([Event.IMPORT, name])
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         base = dotted_name(node.module) if node.module is not None else ""
@@ -397,13 +400,13 @@ class Collector(Check):
             self.stars.append(base)
         if self._outside(base):
             return
-        self.scope.add(["i", base])
+        self.scope.add([Event.IMPORT, base])
         if isinstance(node.names, cst.ImportStar):
             return
         for alias in node.names:
             name = dotted_name(alias.name)
             if name:
-                self.scope.add(["i", f"{base}.{name}"])
+                self.scope.add([Event.IMPORT, f"{base}.{name}"])
 
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
@@ -413,7 +416,7 @@ class Collector(Check):
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
             if t.is_training(q, method):
                 self.scope.trains = True
-                self.scope.add(["t"])
+                self.scope.add([Event.TRAINS])
         handled = False
         if q is not None and not q.startswith(("super:", "*.")):
             seeder = t.seeders.get(q)
@@ -433,7 +436,7 @@ class Collector(Check):
             elif arg is not launched and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
-                    self.scope.add(["r", ref], ref_root)
+                    self.scope.add([Event.REFERENCE, ref], ref_root)
 
     def _launch(self, node: cst.Call, q: str) -> Optional[cst.Arg]:
         """A launcher (``absl.app.run(main)``, ``fire.Fire(main)``, ``mp.spawn(main)``) runs
@@ -448,13 +451,13 @@ class Collector(Check):
         target, root, bound = self.target(func)
         if target is None or target.startswith("super:") or self._outside(target):
             return None
-        self.scope.add(["c", target, [[], {}], self.guards(), 1 if bound else 0], root)
+        self.scope.add([Event.CALL, target, [[], {}], self.guards(), 1 if bound else 0], root)
         return arg
 
     def _known_call(self, node: cst.Call, q: str, root: Optional[str]) -> bool:
         t = self.t
         if q in t.restorers:
-            self.scope.add(["x", list(t.restorers[q])], root)
+            self.scope.add([Event.RESTORE, list(t.restorers[q])], root)
             return True
         consumer = t.consumers.get(q)
         if consumer is not None:
@@ -535,7 +538,7 @@ class Collector(Check):
                 positional.append(desc)
             else:
                 keywords[arg.keyword.value] = desc
-        event = ["c", q, [positional, keywords], self.guards(), 1 if bound else 0]
+        event = [Event.CALL, q, [positional, keywords], self.guards(), 1 if bound else 0]
         self.scope.add(event, root)
         if self.flow.may_hold_mark(node):
             for index, arg in enumerate(node.args):
@@ -550,20 +553,20 @@ class Collector(Check):
     def _seed(self, node: cst.Call, q: str, seeder: Seeder, root: Optional[str]) -> None:
         if seeder.always_random:
             self.ctx.report(node, "ND107", problem=f"`{short_name(q)}()` reseeds the global RNG from OS entropy: every draw after it differs between runs, whatever was seeded before")
-            self.scope.add(["n", list(seeder.seeds)], root)
+            self.scope.add([Event.RESEED, list(seeder.seeds)], root)
             return
         value = find_arg(node, seeder.kw, seeder.pos) if (seeder.kw or seeder.pos is not None) else None
         literal = literal_value(value, self.ctx.qualname)
         if (value is None or literal is None) and seeder.without_value == "entropy":
             given = "no value" if value is None else "None"
             self.ctx.report(node, "ND107", problem=f"`{short_name(q)}` is given {given}: it seeds from OS entropy, so it covers nothing")
-            self.scope.add(["n", list(seeder.seeds)], root)
+            self.scope.add([Event.RESEED, list(seeder.seeds)], root)
             return
         if value is None and seeder.without_value == "required":
             return
         desc = self.describe(value) if value is not None else None
         self.flow.sink(value)
-        event = ["s", list(seeder.seeds), self.candidates.anchor(node), self.guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
+        event = [Event.SEED, list(seeder.seeds), self.candidates.anchor(node), self.guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
         self.scope.add(event, root)
 
     def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:
@@ -577,7 +580,7 @@ class Collector(Check):
 
     def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
         cid = self.candidates.add(node, code, payload)
-        self.scope.add(["u", rng, cid, self.guards()], root)
+        self.scope.add([Event.USE, rng, cid, self.guards()], root)
         self.flow.draw(node, rng, cid)
         return cid
 
@@ -587,16 +590,15 @@ class Collector(Check):
         shadowed = scope.assigned - scope.globals if scope.name not in (MODULE, MAIN) else set()
         for event, root in zip(scope.events, scope.roots):
             if root is not None and root in shadowed:
-                if event[0] == "u":
+                if event[0] == Event.USE:
                     self.candidates.drop(event[2])
                 continue
             events.append(event)
         facts: Dict[str, Any] = {"ev": events}
         if scope.params:
             facts["params"] = scope.params
-        kwonly = getattr(scope, "kwonly", None)
-        if kwonly:
-            facts["kwonly"] = kwonly
+        if scope.kwonly:
+            facts["kwonly"] = scope.kwonly
         if scope.defaults:
             facts["defaults"] = scope.defaults
         if scope.cls:
@@ -616,25 +618,23 @@ class Collector(Check):
         # constants a guard may compare with (not docstrings and long texts)
         consts = {name: value for name, value in self.consts.items()
                   if value is not _MISSING and not (isinstance(value, str) and len(value) > 40)}
-        facts: Dict[str, Any] = {"fns": self.fns}
-        for key, value in (
-            ("classes", self.classes), ("opts", self.calls.opts), ("consts", consts), ("stars", [star for star in self.stars if not self._outside(star)]),
-            ("origins", [o for o in self.flow.origins if o["sunk"] or o["flows"] or o["kind"] == "src"]),
-            ("sunk_options", sorted(self.flow.sunk_options)),
-            ("aliases", {k: v for k, v in self.ctx.imports.aliases.items() if "." in v}),
-        ):
-            if value:
-                facts[key] = value
-        if self._is_entry():
-            facts["blocks"] = seed_blocks(self.ctx, self.t, self.fns)
+        facts = ModuleSeeding(
+            fns=self.fns, classes=self.classes, opts=self.calls.opts, consts=consts,
+            stars=[star for star in self.stars if not self._outside(star)],
+            origins=[o for o in self.flow.origins if o["sunk"] or o["flows"] or o["kind"] == "src"],
+            sunk_options=sorted(self.flow.sunk_options),
+            aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
+            blocks=seed_blocks(self.ctx, self.t, self.fns) if self._is_entry() else {},
+        )
         compact(self.fns, self.modq, self.classes, self.outside)
-        self.ctx.facts[FACT] = facts
+        self.ctx.facts[FACT] = facts.to_json()
         self._emit()
 
     def _emit(self) -> None:
         """Hand candidates and anchors to the engine, which positions them."""
-        for index, (node, code, payload, live, fix) in enumerate(self.candidates.items):
-            if not live:
+        for index, candidate in enumerate(self.candidates.items):
+            node, code, payload, fix = candidate.node, candidate.code, candidate.payload, candidate.fix
+            if not candidate.live:
                 continue
             if payload.get("seed_value"):
                 origin = self.flow.origin_of(node)
@@ -642,9 +642,9 @@ class Collector(Check):
                     code, fix = "ND107", None
                 payload = {**payload, "oid": origin["id"]}
             if code and code in self.ctx.enabled:
-                self.ctx.defer(node, code, fix=fix, cid=index, **payload)
+                self.ctx.defer(node, code, fix=fix, **SeedingPayload(index, values=payload).to_json())
             elif self.anchor_code is not None:
-                self.ctx.defer(node, self.anchor_code, cid=index, anchor=True)
+                self.ctx.defer(node, self.anchor_code, **SeedingPayload(index, anchor=True).to_json())
 
     def _is_entry(self) -> bool:
         entry = self.ctx.facts.get("entry")

@@ -26,8 +26,8 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set,
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.families.seeding.conditions import described_names, evaluate
-from nondet_lint.families.seeding.events import expand
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE
+from nondet_lint.families.seeding.events import Event, expand
+from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, NO_SEEDING, ModuleSeeding
 from nondet_lint.families.seeding.tables import TF_KERAS
 
 FnKey = Tuple[str, str]  # (module path, function name)
@@ -98,10 +98,10 @@ class Program:
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
                  test_code: FrozenSet[str] = frozenset()) -> None:
         self.test_code = test_code
-        self.facts = {}
+        self.facts: Dict[str, ModuleSeeding] = {}
         for path, facts in modules.items():
-            seeding = dict(facts.get(FACT, {}))
-            seeding["fns"] = expand(seeding.get("fns", {}), module_of.get(path, ""))
+            seeding = ModuleSeeding.from_json(facts.get(FACT, {}))
+            seeding.fns = expand(seeding.fns, module_of.get(path, ""))
             self.facts[path] = seeding
         self.entry_paths = sorted(path for path, facts in modules.items() if is_entry_point(facts) and FACT in facts)
         # functions the packaging names as console scripts: they run after their module
@@ -129,13 +129,13 @@ class Program:
 
     # ---- names ----------------------------------------------------------------------
     def fn(self, key: FnKey) -> Optional[Mapping[str, Any]]:
-        return self.facts.get(key[0], {}).get("fns", {}).get(key[1])
+        return self.facts.get(key[0], NO_SEEDING).fns.get(key[1])
 
     def _options(self) -> Dict[str, List[Tuple[str, Any]]]:
         """Every declared command-line option: dest -> [(path, default or UNKNOWN)]."""
         out: Dict[str, List[Tuple[str, Any]]] = {}
         for path in sorted(self.facts):
-            for dest, entry in self.facts[path].get("opts", {}).items():
+            for dest, entry in self.facts[path].opts.items():
                 default = entry.get("d")
                 out.setdefault(dest, []).append((path, default[1] if default is not None else UNKNOWN))
         return out
@@ -213,7 +213,7 @@ class Program:
             return None
         if target.startswith("*."):
             name = target[2:]
-            for star in self.facts.get(near, {}).get("stars", ()):
+            for star in self.facts.get(near, NO_SEEDING).stars:
                 found = self.lookup(f"{star}.{name}", near, depth + 1)
                 if found:
                     return found
@@ -228,23 +228,23 @@ class Program:
         return None
 
     def _inside(self, path: str, rest: List[str], depth: int) -> Any:
-        facts = self.facts.get(path, {})
+        facts = self.facts.get(path, NO_SEEDING)
         if not rest:
             return ("mod", path)
         name = ".".join(rest)
-        if name in facts.get("fns", {}):
+        if name in facts.fns:
             return ("fn", (path, name), False)
-        if name in facts.get("classes", {}):
+        if name in facts.classes:
             return ("cls", path, name)
         if len(rest) >= 2:
             owner = ".".join(rest[:-1])
-            if owner in facts.get("classes", {}):
+            if owner in facts.classes:
                 found = self.method(path, owner, rest[-1])
                 return ("fn", found, False) if found else None
-        alias = facts.get("aliases", {}).get(rest[0])
+        alias = facts.aliases.get(rest[0])
         if alias:
             return self.lookup(".".join([alias, *rest[1:]]), path, depth + 1)
-        for star in facts.get("stars", ()):
+        for star in facts.stars:
             found = self.lookup(".".join([star, *rest]), path, depth + 1)
             if found:
                 return found
@@ -259,7 +259,7 @@ class Program:
             if current in out:
                 continue
             out.append(current)
-            for base in self.facts.get(current[0], {}).get("classes", {}).get(current[1], {}).get("bases", ()):
+            for base in self.facts.get(current[0], NO_SEEDING).classes.get(current[1], {}).get("bases", ()):
                 found = self.lookup(base, current[0])
                 if found and found[0] == "cls":
                     stack.append((found[1], found[2]))
@@ -275,7 +275,7 @@ class Program:
     def methods(self, path: str, cls: str) -> List[FnKey]:
         seen, out = set(), []
         for base_path, base in self._bases(path, cls):
-            for name in self.facts.get(base_path, {}).get("classes", {}).get(base, {}).get("methods", ()):
+            for name in self.facts.get(base_path, NO_SEEDING).classes.get(base, {}).get("methods", ()):
                 if name not in seen:
                     seen.add(name)
                     out.append((base_path, f"{base}.{name}"))
@@ -289,12 +289,12 @@ class Program:
             return found
         names: Set[str] = set()
         for event in (self.fn(key) or {}).get("ev", ()):
-            if event[0] == "s":
+            if event[0] == Event.SEED:
                 for cond, _ in event[3]:
                     names.update(d[1] for d in described_names(cond) if d[0] == "p")
                 if event[4] and event[4][0] == "p":
                     names.add(event[4][1])
-            elif event[0] == "c":
+            elif event[0] == Event.CALL:
                 for cond, _ in event[3]:
                     names.update(d[1] for d in described_names(cond) if d[0] == "p")
                 positional, keywords = event[2]
@@ -317,7 +317,7 @@ class Program:
         if kind == "o":
             return self.option_default(desc[1], key[0])
         if kind == "g":
-            return self.facts.get(key[0], {}).get("consts", {}).get(desc[1], UNKNOWN)
+            return self.facts.get(key[0], NO_SEEDING).consts.get(desc[1], UNKNOWN)
         return UNKNOWN
 
     def unknown(self, key: FnKey) -> Tuple:
@@ -392,22 +392,22 @@ class Program:
         if depth < _MAX_DEPTH:
             for event in (self.fn(key) or {}).get("ev", ()):
                 kind = event[0]
-                if kind == "s":
+                if kind == Event.SEED:
                     if self._seed_counts(event, key, values):
                         seeded.update(event[1])
                     elif event[4] and event[5] == "entropy" and not self.guards_off(event[3], key, values):
                         seeded -= set(event[1])  # seeded with None: from OS entropy
-                elif kind == "c":
+                elif kind == Event.CALL:
                     if self.guards_off(event[3], key, values):
                         continue
                     for callee, bound, _ in self.callees(event[1], key[0]):
                         seeded |= self.seeds_of(callee, self.bind(callee, bound, event, key, values), depth + 1)
-                elif kind == "i":
+                elif kind == Event.IMPORT:
                     for module in self.imported(event[1], key[0]):
                         seeded |= self.seeds_of((module, MODULE), (), depth + 1)
-                elif kind == "m" and entry_mode:
+                elif kind == Event.MAIN_BLOCK and entry_mode:
                     seeded |= self.seeds_of((key[0], MAIN), (), depth + 1)
-                elif kind in ("x", "n"):
+                elif kind in (Event.RESTORE, Event.RESEED):
                     seeded -= set(event[1])
         found = self._seeds_cache[memo] = frozenset(seeded)
         return found
@@ -447,7 +447,7 @@ class Program:
         return found
 
     def trains(self, key: FnKey, entry_mode: bool = False, depth: int = 0) -> bool:
-        """Whether running a function reaches evidence of training (``["t"]``) through the
+        """Whether running a function reaches evidence of training (``[Event.TRAINS]``) through the
         calls it makes itself (not through callbacks: a library's methods are many)."""
         memo = (key, entry_mode)
         found = self._trains.get(memo)
@@ -457,11 +457,11 @@ class Program:
         result = False
         for event in (self.fn(key) or {}).get("ev", ()) if depth < _MAX_DEPTH else ():
             kind = event[0]
-            if kind == "t":
+            if kind == Event.TRAINS:
                 result = True
-            elif kind == "c":
+            elif kind == Event.CALL:
                 result = any(self.trains(callee, False, depth + 1) for callee, _, _ in self.callees(event[1], key[0]))
-            elif kind == "m" and entry_mode:
+            elif kind == Event.MAIN_BLOCK and entry_mode:
                 result = self.trains((key[0], MAIN), False, depth + 1)
             if result:
                 break
@@ -512,9 +512,9 @@ class Program:
         later = frame.later()  # callbacks and functions passed as values run later
         for event in facts.get("ev", ()):
             kind = event[0]
-            if kind in ("u", "w") and self.dead(event[-1], key, values):
+            if kind in (Event.USE, Event.WORKERS) and self.dead(event[-1], key, values):
                 continue  # not in this call: ``if is_train:`` with is_train=False passed in
-            if kind == "u":
+            if kind == Event.USE:
                 rng = self.rng_map.get(event[1], event[1])
                 self.reached.add((key[0], event[2]))
                 if self.guards_off(event[3], key, values) is not None:
@@ -524,9 +524,9 @@ class Program:
                     found = self.uncovered.get((key[0], event[2]))
                     if found is None or (found.deferred and not frame.deferred):
                         self.uncovered[(key[0], event[2])] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
-            elif kind == "w":
+            elif kind == Event.WORKERS:
                 self.reached.add((key[0], event[1]))
-            elif kind == "s":
+            elif kind == Event.SEED:
                 guard = self.guards_off(event[3], key, values)
                 if guard is not None:
                     run.off.append(OffByDefault(key[0], guard[1], frozenset(event[1]), self.why_off(guard, key, values)))
@@ -540,7 +540,7 @@ class Program:
                     for rng in event[1]:
                         run.first_seed.setdefault(rng, (key[0], event[2]))
                 state = state | frozenset(event[1])
-            elif kind == "c":
+            elif kind == Event.CALL:
                 guard = self.guards_off(event[3], key, values)
                 dead = guard is not None and self.dead(event[3], key, values)
                 for callee, bound, cls in self.callees(event[1], key[0]):
@@ -556,22 +556,22 @@ class Program:
                         for method in self.methods(*cls):
                             if method != callee:
                                 self.visit(method, state, self.unknown(method), run, later, imported, depth + 1)
-            elif kind == "r":
+            elif kind == Event.REFERENCE:
                 found = self.lookup(event[1], key[0])
                 if found and found[0] == "fn":
                     self.visit(found[1], state, self.unknown(found[1]), run, later, imported, depth + 1)
-            elif kind == "i":
+            elif kind == Event.IMPORT:
                 for module in self.imported(event[1], key[0]):
                     if module in imported:
                         continue
                     imported.add(module)
                     state = self.visit((module, MODULE), state, (), run, frame.importing(module), imported, depth + 1)
-            elif kind == "m" and entry_mode:
+            elif kind == Event.MAIN_BLOCK and entry_mode:
                 state = self.visit((key[0], MAIN), state, (), run, frame, imported, depth + 1)
-            elif kind == "n":  # reseeded from OS entropy: unseeded from here on
+            elif kind == Event.RESEED:  # reseeded from OS entropy: unseeded from here on
                 run.reseeded.update(event[1])
                 state = state - frozenset(event[1])
-            elif kind == "x":  # the RNG state saved on entry is put back
+            elif kind == Event.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event[1])) | (entry_state & frozenset(event[1]))
         return state
 
@@ -589,7 +589,7 @@ class Program:
         sunk: Dict[FnKey, Set[str]] = {}
         calls: List[Tuple[FnKey, List[Any]]] = []
         for path, facts in self.facts.items():
-            fns = facts.get("fns", {})
+            fns = facts.fns
             # compact facts first: only functions that pass a parameter or an option on are
             # expanded (expanding every function of the project cost most of this)
             for name, compact in fns.compact_items():
@@ -636,7 +636,7 @@ class Program:
 
 def _passes_values_on(event: List[Any]) -> bool:
     """A call event (compact or expanded) with a parameter or an option among its arguments."""
-    if event[0] != "c" or len(event) < 3 or not event[2]:
+    if event[0] != Event.CALL or len(event) < 3 or not event[2]:
         return False
     positional, keywords = event[2]
     return any(d and d[0] in ("p", "o") for d in (*positional, *keywords.values()))
