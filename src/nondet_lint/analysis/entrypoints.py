@@ -119,7 +119,8 @@ def entry_facts(ctx: Any) -> Dict[str, Any]:
 
 
 class EntryPoints(Check):
-    """Records ``facts["entry"] = {"main_guard": bool, "script": bool, "notebook": bool, "imports": [...]}``."""
+    """Records ``facts["entry"] = {"main_guard", "script", "notebook", "launcher",
+    "test_runner": bool, "imports": [...]}`` (the project adds ``imported`` and ``console``)."""
 
     def finish(self) -> None:
         self.ctx.facts[FACT] = entry_facts(self.ctx)
@@ -196,4 +197,3 @@ def mark_imported_scripts(records: Dict[str, Any], module_names: Mapping[str, st
         parts = module_names[path].split(".")
         if any(".".join(parts[i:]) in imported for i in range(len(parts))):
             records[path] = {**facts, FACT: {**entry, "imported": True}}
-
