@@ -394,3 +394,20 @@ def test_naming_a_device_does_not_select_it(tmp_path):
 def test_program_using_a_gpu_library_matters_when_it_evaluates(tmp_path, body, expected):
     files = {**LIBRARY_GPU, "run.py": "import torch\nfrom lib.model import Net\n\nif __name__ == '__main__':\n" + body}
     assert lint(tmp_path, files, ["ND205"]) == expected
+
+
+def test_switch_asked_for_the_framework_the_entry_point_is_written_in(tmp_path):
+    # the library also holds JAX modules; the PyTorch script needs only PyTorch's switch
+    files = {
+        "lib/__init__.py": "from . import flax_utils, torch_utils\n",
+        "lib/flax_utils.py": "import jax\n",
+        "lib/torch_utils.py": "import torch\n",
+        "train.py": (
+            "import torch\nimport lib\n\ntorch.manual_seed(0)\ntorch.use_deterministic_algorithms(True)\n"
+            "model = torch.nn.Linear(2, 2).cuda()\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
+        ),
+        "requirements.txt": "torch==2.11.0\n",
+    }
+    assert lint(tmp_path, files, ["ND205"]) == []
+    files["train.py"] = files["train.py"].replace("import torch\nimport lib", "import torch\nimport jax\nimport lib")
+    assert lint(tmp_path / "both", files, ["ND205"]) == [("train.py", "ND205", 7)]

@@ -453,6 +453,16 @@ class ProgramView:
             )
         return found
 
+    def entry_frameworks(self, entry: str) -> Set[str]:
+        """The frameworks a program is written in (whose switch it needs): those its entry
+        module imports itself, else those of the modules it runs (a script that only calls
+        its project's ``train()``).  A converter importing a library that also holds JAX
+        modules is a PyTorch program."""
+        own = self.facts.get(entry)
+        if own is not None and own.frameworks:
+            return set(own.frameworks)
+        return self.frameworks(self.closures.get(entry, frozenset({entry})))
+
     def module_in_gpu_program(self, path: str) -> bool:
         """Whether code of ``path`` runs in a GPU program: one of the programs that reach
         it is one, or, for code no entry point reaches, the project has one."""

@@ -264,7 +264,7 @@ class ProgramSwitches(Check):
             return []
         frameworks = view.data["frameworks"]
         program = view.program_of_entry(path)
-        used = view.frameworks(view.closures[path])
+        used = view.entry_frameworks(path)
         missing = [
             fw for fw in frameworks  # data order: torch, tensorflow, jax
             if fw in used and not view.switch_on(program, frameworks[fw]["switch"])
@@ -293,7 +293,7 @@ class ProgramSwitches(Check):
         program = view.program_of_entry(path)
         if version is None or not in_range(version, data["needed_for"]):
             return []
-        if "torch" not in view.frameworks(view.closures[path]):
+        if "torch" not in view.entry_frameworks(path):
             return []
         # each entry point is its own process: the variable must be set in its program
         if not view.switch_definitely_on(program, "torch") or view.switch_on(program, "cublas"):
