@@ -53,6 +53,15 @@ def _bool(key: str, value: Any) -> bool:
     return value
 
 
+TEST_CODE_CHOICES = ("skip", "check")
+
+
+def _test_code(key: str, value: Any) -> str:
+    if value not in TEST_CODE_CHOICES:
+        raise UsageError(f"config key '{key}' must be \"skip\" or \"check\" (got {value!r})")
+    return str(value)
+
+
 def _str(key: str, value: Any) -> str:
     if not isinstance(value, str):
         raise UsageError(f"config key '{key}' must be a string")
@@ -77,6 +86,7 @@ OPTIONS: Dict[str, Tuple[str, Callable[[str, Any], Any]]] = {
     "extend-packages": ("extend_packages", _str_list),
     "cache-dir": ("cache_dir", _str),
     "respect-gitignore": ("respect_gitignore", _bool),
+    "test-code": ("test_code", _test_code),
 }
 CODE_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "fixable", "unfixable")
 
@@ -99,6 +109,8 @@ class Config:
     extend_packages: Sequence[str] = ()
     cache_dir: str = ".nondet_lint_cache"
     respect_gitignore: bool = False
+    # "skip": test code is not a training program (ND101-ND106, ND205, ND209 do not judge it)
+    test_code: str = "skip"
     # where the config came from; relative paths in it are relative to this folder
     root: str = "."
     source: Optional[str] = None

@@ -1,7 +1,11 @@
 """Which modules are entry points: programs that run, as opposed to library code.
 
 An entry point (docs/contract.md) is a module with an ``if __name__ == "__main__":`` block, a module whose
-top-level statements do the work (a script), or a notebook.  A script is recognised by
+top-level statements do the work (a script), a notebook, a function handed to a launcher
+(``absl.app.run(main)``, ``fire.Fire``, fastai ``@call_parse``, ...) or named by the
+project's packaging as a console script.  *Test code* (modules pytest or unittest would
+collect, and entry points whose main only starts a test runner) is told apart here too:
+it is not a training program.  A script is recognised by
 top-level loops, or top-level calls that are not the bookkeeping library modules also do
 at import (logging setup, warnings filters, registries, ``sys.path`` edits).  Library
 modules also fill registries in top-level loops, so a would-be script that another module
@@ -25,6 +29,21 @@ _IMPORT_TIME_CALLS = (
     "setattr", "print", "_register", "__all__", "collections.namedtuple", "typing.",
     "dataclasses.", "functools.", "set_verbosity", "get_logger", "getLogger",
 )
+
+
+# calls that start a test runner: a main block made of these is test code
+TEST_RUNNERS = frozenset({
+    "unittest.main", "tensorflow.test.main", "tensorflow.compat.v1.test.main",
+    "absl.testing.absltest.main", "pytest.main", "sys.exit",
+})
+# calls that run the function they are given (or, given none, the module's ``main``) now
+LAUNCHERS = frozenset({
+    "absl.app.run", "tensorflow.app.run", "tensorflow.compat.v1.app.run", "fire.Fire",
+    "jsonargparse.CLI", "typer.run", "torch.multiprocessing.spawn", "torch.multiprocessing.start_processes",
+    "torch_xla.distributed.xla_multiprocessing.spawn", "torch.distributed.elastic.multiprocessing.start_processes",
+})
+# decorators that make a function the module's program when it runs as a script
+LAUNCHER_DECORATORS = frozenset({"fastcore.script.call_parse", "fastai.script.call_parse"})
 
 
 def is_main_guard(test: cst.BaseExpression) -> bool:
@@ -66,9 +85,17 @@ def entry_facts(ctx: Any) -> Dict[str, Any]:
         return found
     main_guard = False
     script = False
+    test_runner = False
+    launcher = False
     for stmt in ctx.module.body:
         if isinstance(stmt, cst.If) and is_main_guard(stmt.test):
             main_guard = True
+            test_runner = _only_starts_tests(stmt, ctx.qualname)
+        elif isinstance(stmt, cst.FunctionDef) and any(
+            ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in LAUNCHER_DECORATORS
+            for d in stmt.decorators
+        ):
+            launcher = True
         elif isinstance(stmt, (cst.For, cst.While)):
             script = True
         elif isinstance(stmt, cst.With) and not _with_is_bookkeeping(stmt):
@@ -83,6 +110,8 @@ def entry_facts(ctx: Any) -> Dict[str, Any]:
         "script": script,
         # a notebook's code cells run top to bottom (``notebooks`` joins them)
         "notebook": ctx.path.endswith(".ipynb"),
+        "launcher": launcher,
+        "test_runner": test_runner,
         # what this module imports, to tell scripts from library modules project-wide
         "imports": sorted(ctx.imports.imported_modules),
     }
@@ -90,10 +119,28 @@ def entry_facts(ctx: Any) -> Dict[str, Any]:
 
 
 class EntryPoints(Check):
-    """Records ``facts["entry"] = {"main_guard": bool, "script": bool, "notebook": bool, "imports": [...]}``."""
+    """Records ``facts["entry"] = {"main_guard", "script", "notebook", "launcher",
+    "test_runner": bool, "imports": [...]}`` (the project adds ``imported`` and ``console``)."""
 
     def finish(self) -> None:
         self.ctx.facts[FACT] = entry_facts(self.ctx)
+
+
+def _only_starts_tests(guard: cst.If, qualname: Any) -> bool:
+    """A main block whose every statement starts a test runner (``tf.test.main()``,
+    ``sys.exit(pytest.main([...]))``)."""
+    calls = []
+    for stmt in guard.body.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        for small in stmt.body:
+            if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+                return False
+            calls.append(small.value)
+    names = [qualname(call.func) for call in calls]
+    if names and names[-1] == "sys.exit" and calls[-1].args and isinstance(calls[-1].args[0].value, cst.Call):
+        names[-1] = qualname(calls[-1].args[0].value.func)
+    return bool(names) and all(name in TEST_RUNNERS and name != "sys.exit" for name in names)
 
 
 def _with_is_bookkeeping(stmt: cst.With) -> bool:
@@ -104,7 +151,27 @@ def is_entry_point(facts: Mapping[str, Any]) -> bool:
     """Whether a module's facts (``ModuleRecord.facts``) describe an entry point."""
     entry = facts.get(FACT, {})
     script = entry.get("script") and not entry.get("imported")
-    return bool(entry.get("main_guard") or entry.get("notebook") or script)
+    return bool(entry.get("main_guard") or entry.get("notebook") or entry.get("launcher") or entry.get("console") or script)
+
+
+_TEST_FOLDERS = frozenset({"tests", "test"})
+
+
+def is_test_module(relpath: str) -> bool:
+    """A module pytest or unittest would collect: ``test_*.py``, ``*_test.py``,
+    ``conftest.py``, or any file under a ``tests`` / ``test`` folder (``relpath`` is
+    relative to the project root)."""
+    parts = relpath.replace("\\", "/").split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    if stem.startswith("test_") or stem.endswith("_test") or stem == "conftest":
+        return True
+    return any(part in _TEST_FOLDERS for part in parts[:-1])
+
+
+def is_test_code(relpath: str, facts: Mapping[str, Any]) -> bool:
+    """Test code (spec "Terms"): a collected test module, or an entry point whose main
+    only starts a test runner."""
+    return is_test_module(relpath) or bool(facts.get(FACT, {}).get("test_runner"))
 
 
 def imported_names(all_facts: Iterable[Mapping[str, Any]]) -> Set[str]:
@@ -130,4 +197,3 @@ def mark_imported_scripts(records: Dict[str, Any], module_names: Mapping[str, st
         parts = module_names[path].split(".")
         if any(".".join(parts[i:]) in imported for i in range(len(parts))):
             records[path] = {**facts, FACT: {**entry, "imported": True}}
-

@@ -6,11 +6,13 @@ cache without parsing again), then read by the checks that deferred candidates.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
-from nondet_lint.analysis.entrypoints import mark_imported_scripts
+from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_test_code, mark_imported_scripts
+from nondet_lint.analysis.packaging import console_scripts
 from nondet_lint.config import Config
 
 
@@ -31,9 +33,40 @@ class Project:
     def __post_init__(self) -> None:
         facts = {path: record.facts for path, record in self.modules.items()}
         mark_imported_scripts(facts, {path: r.module_name for path, r in self.modules.items()})
+        self._mark_console_scripts(facts)
         for path, record in self.modules.items():
             if facts[path] is not record.facts:
                 self.modules[path] = replace(record, facts=facts[path])
+
+    def _mark_console_scripts(self, facts: Dict[str, Any]) -> None:
+        """The modules whose functions the packaging names as console scripts become
+        entry points: ``facts["entry"]["console"]`` lists those functions."""
+        if not self.modules:
+            return
+        wanted: Dict[str, List[str]] = {}
+        for module, function in console_scripts(self.root):
+            wanted.setdefault(module, []).append(function)
+        for path, record in self.modules.items():
+            functions = wanted.get(record.module_name)
+            if functions is None:
+                # a ``src`` layout: ``src/pkg/cli.py`` is ``pkg.cli`` once installed
+                functions = next((f for m, f in wanted.items() if record.module_name.endswith("." + m)), None)
+            entry = facts[path].get(ENTRY_FACT)
+            if functions and entry is not None:
+                facts[path] = {**facts[path], ENTRY_FACT: {**entry, "console": sorted(functions)}}
+
+    def is_test_code(self, path: str) -> bool:
+        """Whether a module is test code that the program rules leave alone (spec "Terms":
+        configurable with ``test-code``)."""
+        if self.config.test_code == "check":
+            return False
+        record = self.modules.get(path)
+        if record is None:
+            return False
+        root = os.path.abspath(self.root or ".")
+        full = os.path.abspath(path)
+        relative = os.path.relpath(full, root) if full.startswith(root + os.sep) else path
+        return is_test_code(relative, record.facts)
 
     def __iter__(self) -> Iterator[ModuleRecord]:
         return iter(self.modules[path] for path in sorted(self.modules))

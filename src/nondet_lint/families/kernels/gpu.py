@@ -17,17 +17,19 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import is_entry_point
+from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.analysis.versions import Version, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
+from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
 
 FACT = "gpu"
@@ -44,12 +46,15 @@ class GpuModuleFacts:
     switches: Mapping[str, str] = field(default_factory=dict)  # switch -> ON or MAYBE
     differentiates: bool = False  # training code: a backward pass, an optimizer step
     seeds: bool = False  # it calls a seed function (ND206)
-    imports: Tuple[str, ...] = ()  # the modules it imports (program closures)
+    imports: Tuple[str, ...] = ()  # the modules it imports, run by default (program closures)
+    evaluates: bool = False  # it evaluates or samples from a model (``model.eval()``, ``no_grad``)
+    saves_model: bool = False  # it writes a model out (a converter's mark)
 
     def to_json(self) -> Dict[str, Any]:
         return {
             "frameworks": list(self.frameworks), "selects_gpu": self.selects_gpu, "switches": dict(self.switches),
             "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
+            "evaluates": self.evaluates, "saves_model": self.saves_model,
         }
 
     @classmethod
@@ -57,7 +62,23 @@ class GpuModuleFacts:
         return cls(
             tuple(data.get("frameworks", ())), data.get("selects_gpu"), dict(data.get("switches", {})),
             bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
+            bool(data.get("evaluates")), bool(data.get("saves_model")),
         )
+
+
+@dataclass(frozen=True)
+class GpuSelectionAnchor:
+    """Where a module first selects the GPU (an ND205 / ND209 anchor: pass 2 names its
+    line in the message)."""
+
+    how: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"gpu_selection": self.how}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Optional["GpuSelectionAnchor"]:
+        return cls(data["gpu_selection"]) if "gpu_selection" in data else None
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
@@ -120,8 +141,70 @@ class GpuSelection:
         if isinstance(parent, _SELECTING_PARENTS):
             if isinstance(parent, cst.DictElement) and parent.key is node:
                 return None
+            if isinstance(parent, cst.Arg) and parent.keyword is None and _lists_or_prints(self.ctx.parent(parent)):
+                return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
             return "a `\"cuda\"` device"
         return None
+
+
+# calls that keep or show a device name without selecting it
+_NAMING_METHODS = frozenset({
+    "add", "append", "extend", "insert", "remove", "discard", "index", "count", "startswith", "endswith",
+    "get", "pop", "setdefault", "join", "format", "replace", "split", "info", "debug", "warning", "warn", "error",
+})
+_NAMING_FUNCTIONS = frozenset({"print", "str", "repr", "len", "isinstance"})
+
+
+def _lists_or_prints(call: Optional[cst.CSTNode]) -> bool:
+    if not isinstance(call, cst.Call):
+        return False
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value in _NAMING_METHODS
+    return isinstance(call.func, cst.Name) and call.func.value in _NAMING_FUNCTIONS
+
+
+def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
+    """Whether a statement sits in a branch chosen by comparing with a string (``if
+    args.format == "tflite":``, ``elif backend in ("tf", "jax"):``) or under
+    ``if TYPE_CHECKING:``: code the default run does not take (or cannot tell it does)."""
+    current = parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, cst.If) and not is_main_guard(current.test):
+            test = current.test
+            if _is_type_checking(test):
+                return True
+            if isinstance(test, cst.Comparison) and any(
+                _names_a_choice(side) for side in (test.left, *(c.comparator for c in test.comparisons))
+            ):
+                return True
+        current = parent(current)
+    return False
+
+
+def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
+    """Whether a statement sits in the body of ``if TYPE_CHECKING:`` (or
+    ``if typing.TYPE_CHECKING:``)."""
+    current, child = parent(node), node
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, cst.If) and child is current.body and _is_type_checking(current.test):
+            return True
+        current, child = parent(current), current
+    return False
+
+
+def _is_type_checking(test: cst.BaseExpression) -> bool:
+    name = dotted_name(test)
+    return name is not None and name.rsplit(".", 1)[-1] == "TYPE_CHECKING"
+
+
+def _names_a_choice(node: cst.BaseExpression) -> bool:
+    """A string, or a tuple / list / set of strings: what an option is compared with
+    (``sys.version_info >= (3, 8)`` is not a choice)."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return any(isinstance(e.value, (cst.SimpleString, cst.ConcatenatedString)) for e in node.elements)
+    return False
 
 
 # ---------------------------------------------------------------- pass 1: the facts ---
@@ -134,10 +217,20 @@ class GpuFacts(Check):
         data = ctx.rules[DATA_RULE].data
         self.frameworks = data["frameworks"]
         self.diff = data["differentiation"]
+        self.evaluation = data.get("evaluation", {})
         self.selection = GpuSelection(ctx)
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
         self.differentiates = False
+        self.evaluates = False
+        self.saves_model = False  # a converter's mark: it writes a model out
+        # frameworks imported where the default run goes, and only on an option's branch
+        self.imported_by_default: Set[str] = set()
+        self.imported_on_branch: Set[str] = set()
+        self.running_imports: Set[str] = set()
+        self.type_checking_imports: Set[str] = set()
+        # where the GPU is selected: an anchor pass 2 positions, for the ND205 message
+        self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
         self.seeds = False
 
@@ -148,15 +241,62 @@ class GpuFacts(Check):
         name = self.ctx.qualname(node.func)
         self.switches.call(node, name)
         if self.selects is None:
-            self.selects = self.selection.call(node)
+            self._selected(node, self.selection.call(node))
         if not self.differentiates:
             self.differentiates = self._differentiates(node, name)
+        if not self.evaluates:
+            self.evaluates = self._evaluates(node, name)
+        if not self.saves_model:
+            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            self.saves_model = name in self.evaluation.get("save_calls", ()) or method in self.evaluation.get("save_methods", ())
         if name in self.seed_calls:
             self.seeds = True
 
     def visit_BaseString(self, node: cst.BaseString) -> None:
         if self.selects is None:
-            self.selects = self.selection.literal(node)
+            self._selected(node, self.selection.literal(node))
+
+    def _selected(self, node: cst.CSTNode, how: Optional[str]) -> None:
+        if how is None:
+            return
+        self.selects = how
+        if self.anchor_code is not None:
+            self.ctx.defer(node, self.anchor_code, **GpuSelectionAnchor(how).to_json())
+
+    def visit_Import(self, node: cst.Import) -> None:
+        names = [dotted_name(alias.name) or "" for alias in node.names]
+        self._framework_import(node, names)
+        self._project_import(node, names)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.module is not None and not node.relative:
+            self._framework_import(node, [dotted_name(node.module) or ""])
+        base = dotted_name(node.module) if node.module is not None else ""
+        if node.relative:
+            base = resolve_relative(self.ctx.module_name, self.ctx.is_package, len(node.relative), base or "")
+        names = [base or ""]
+        if not isinstance(node.names, cst.ImportStar):
+            names.extend(f"{base}.{dotted_name(alias.name)}" if base else dotted_name(alias.name) or "" for alias in node.names)
+        self._project_import(node, names)
+
+    def _project_import(self, node: cst.CSTNode, names: List[str]) -> None:
+        """Imports under ``if TYPE_CHECKING:`` never run: they add no module to a program
+        (a package ``__init__`` that lists its whole library for type checkers)."""
+        (self.type_checking_imports if under_type_checking(node, self.ctx.parent) else self.running_imports).update(names)
+
+    def _framework_import(self, node: cst.CSTNode, names: List[str]) -> None:
+        for framework, spec in self.frameworks.items():
+            if any(n == m or n.startswith(m + ".") for n in names for m in spec["modules"]):
+                on_branch = on_option_branch(node, self.ctx.parent)
+                (self.imported_on_branch if on_branch else self.imported_by_default).add(framework)
+
+    def _evaluates(self, node: cst.Call, name: Optional[str]) -> bool:
+        if name is not None:
+            return name in self.evaluation.get("calls", ())
+        if isinstance(node.func, cst.Attribute) and not node.args:
+            needs = self.evaluation.get("methods", {}).get(node.func.attr.value)
+            return bool(needs) and self.ctx.imports.mentions(*needs)
+        return False
 
     def _differentiates(self, node: cst.Call, name: Optional[str]) -> bool:
         if name is not None:
@@ -167,9 +307,12 @@ class GpuFacts(Check):
         return False
 
     def finish(self) -> None:
+        # a framework imported only on a branch the default run does not take (an export
+        # backend for ``--format tflite``) is not one the program uses
+        lazy = self.imported_on_branch - self.imported_by_default
         used = sorted(
             framework for framework, spec in self.frameworks.items()
-            if self.ctx.imports.mentions(*spec["modules"])
+            if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
         self.ctx.facts[FACT] = GpuModuleFacts(
             frameworks=tuple(used),
@@ -177,20 +320,26 @@ class GpuFacts(Check):
             switches=dict(sorted(self.switches.state.items())),
             differentiates=self.differentiates,
             seeds=self.seeds,
-            imports=tuple(sorted(name for name in self.ctx.imports.imported_modules if name)),
+            imports=tuple(sorted(
+                name for name in self.ctx.imports.imported_modules
+                if name and (name in self.running_imports or name not in self.type_checking_imports)
+            )),
+            evaluates=self.evaluates,
+            saves_model=self.saves_model,
         ).to_json()
 
 
 # ---------------------------------------------------------------- pass 2: the view ----
 class _ScopeSummary:
     """Frameworks, switches (``ON`` wins over ``MAYBE``), seeding and differentiation of
-    a set of modules' facts."""
+    a set of modules' ``facts["gpu"]``."""
 
     def __init__(self, facts: Iterable[GpuModuleFacts]) -> None:
         self.frameworks: Set[str] = set()
         self.switches: Dict[str, str] = {}
         self.seeds = False
         self.differentiates = False
+        self.evaluates = False
         for fact in facts:
             self.frameworks.update(fact.frameworks)
             for switch, state in fact.switches.items():
@@ -198,6 +347,7 @@ class _ScopeSummary:
                     self.switches[switch] = state
             self.seeds = self.seeds or fact.seeds
             self.differentiates = self.differentiates or fact.differentiates
+            self.evaluates = self.evaluates or fact.evaluates
 
 
 class ProgramView:
@@ -217,8 +367,10 @@ class ProgramView:
         # modules no entry point reaches (imported dynamically, or library code): their
         # switches count for every program, to give the benefit of the doubt
         self.orphans = frozenset(path for path in self.records if path not in reached)
-        self._targets: Dict[str, Optional[Version]] = {}
+        self._targets: Dict[Tuple[str, Optional[str]], Optional[Version]] = {}
         self._pins: Optional[Dict[str, str]] = None
+        self._near_pins: Dict[str, Dict[str, str]] = {}
+        self._files: Optional[List[str]] = None
         self._everything = frozenset(self.records)
         self._programs: Dict[str, FrozenSet[str]] = {}
         self._scopes: Dict[str, List[FrozenSet[str]]] = {}
@@ -230,7 +382,7 @@ class ProgramView:
         # of the facts of each of its (often thousand) modules
         self._kinds: Dict[Tuple[Any, ...], Tuple[GpuModuleFacts, Set[str]]] = {}
         for path, fact in self.facts.items():
-            kind = (fact.frameworks, tuple(sorted(fact.switches.items())), fact.seeds, fact.differentiates)
+            kind = (fact.frameworks, tuple(sorted(fact.switches.items())), fact.seeds, fact.differentiates, fact.evaluates)
             self._kinds.setdefault(kind, (fact, set()))[1].add(path)
 
     # -- imports and programs
@@ -277,14 +429,69 @@ class ProgramView:
 
     # -- facts over a set of modules
     def is_gpu_program(self) -> bool:
-        """docs/contract.md: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
-        config says ``devices = ["cpu"]``)."""
-        if any(f.selects_gpu for f in self.facts.values()):
+        """Whether some program of the project is a GPU program (a quick way out for the
+        op rules; which programs are is ``entry_uses_gpu``)."""
+        if self.gpu_selections():
             return True
+        return self._gpu_by_default(set().union(*(f.frameworks for f in self.facts.values())))
+
+    def _gpu_by_default(self, frameworks: Iterable[str]) -> bool:
+        """TensorFlow and JAX take the GPU unless the config says ``devices = ["cpu"]``."""
         if "cpu" in [d.lower() for d in self.project.config.devices]:
             return False
         default_gpu = {name for name, spec in self.data["frameworks"].items() if spec.get("gpu_by_default")}
-        return any(default_gpu.intersection(f.frameworks) for f in self.facts.values())
+        return bool(default_gpu.intersection(frameworks))
+
+    def entry_uses_gpu(self, entry: str) -> bool:
+        """docs/contract.md "GPU program", decided per program: the modules ``entry`` runs select a
+        GPU, or use TensorFlow / JAX."""
+        cache = self.memo.setdefault("entry_uses_gpu", {})
+        found = cache.get(entry)
+        if found is None:
+            program = self.closures.get(entry, frozenset({entry}))
+            found = cache[entry] = any(self.facts[p].selects_gpu for p in program if p in self.facts) or (
+                self._gpu_by_default(self.frameworks(program))
+            )
+        return found
+
+    def entry_frameworks(self, entry: str) -> Set[str]:
+        """The frameworks a program is written in (whose switch it needs): those its entry
+        module imports itself, else those of the modules it runs (a script that only calls
+        its project's ``train()``).  A converter importing a library that also holds JAX
+        modules is a PyTorch program."""
+        own = self.facts.get(entry)
+        if own is not None and own.frameworks:
+            return set(own.frameworks)
+        return self.frameworks(self.closures.get(entry, frozenset({entry})))
+
+    def module_in_gpu_program(self, path: str) -> bool:
+        """Whether code of ``path`` runs in a GPU program: one of the programs that reach
+        it is one, or, for code no entry point reaches, the project has one."""
+        cache = self.memo.setdefault("module_in_gpu_program", {})
+        found = cache.get(path)
+        if found is None:
+            entries = self.entries_reaching(path)
+            found = cache[path] = (
+                any(self.entry_uses_gpu(entry) for entry in entries) if entries else self.is_gpu_program()
+            )
+        return found
+
+    def entry_matters(self, entry: str) -> bool:
+        """docs/contract.md "programs that matter", for ND205 / ND209: never test code; a program that
+        trains or seeds (it wants repeatable runs), one whose own module puts work on the
+        GPU, and one that evaluates or samples from a model without saving one (a
+        converter loads a checkpoint, checks a few outputs and saves it: it does not
+        matter, nor does a script that only imports a library which selects the GPU in
+        functions it may never call)."""
+        if self.project.is_test_code(entry):
+            return False
+        own = self.facts.get(entry, GpuModuleFacts())
+        if own.selects_gpu:
+            return True
+        summary = self._summary(self.closures.get(entry, frozenset({entry})))
+        if summary.differentiates or summary.seeds:
+            return True
+        return summary.evaluates and not own.saves_model
 
     def gpu_selections(self) -> Dict[str, str]:
         """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
@@ -324,20 +531,40 @@ class ProgramView:
     def differentiates(self, scope: Iterable[str]) -> bool:
         return self._summary(scope).differentiates
 
+    def show(self, path: str) -> str:
+        """A module's path relative to the project root, with forward slashes."""
+        root = os.path.abspath(self.project.root or ".")
+        full = os.path.abspath(path)
+        shown = os.path.relpath(full, root) if full.startswith(root + os.sep) else path
+        return shown.replace(os.sep, "/")
+
     # -- versions
-    def pins(self) -> Dict[str, str]:
+    def pins(self, entry: Optional[str] = None) -> Dict[str, str]:
+        """The project's declared versions; for an entry point, those of the requirement
+        files nearest to it first (spec "Target versions")."""
         if self._pins is None:
             self._pins = read_pins(self.project.root)
-        return self._pins
+        if entry is None:
+            return self._pins
+        folder = os.path.dirname(os.path.abspath(entry))
+        found = self._near_pins.get(folder)
+        if found is None:
+            if self._files is None:
+                self._files = requirement_files(self.project.root)
+            found = self._near_pins[folder] = {**self._pins, **read_pins_near(self.project.root, folder, self._files)}
+        return found
 
-    def target(self, framework: str) -> Optional[Version]:
-        if framework not in self._targets:
+    def target(self, framework: str, entry: Optional[str] = None) -> Optional[Version]:
+        """The target version of ``framework`` for the project, or for the program of
+        ``entry`` (its nearest requirement file first)."""
+        key = (framework, os.path.dirname(os.path.abspath(entry)) if entry else None)
+        if key not in self._targets:
             spec = self.data["frameworks"].get(framework, {})
             aliases = self.data.get("package_aliases", {})
-            self._targets[framework] = target_version(
-                framework, self.project.config.target_versions, self.pins(), spec.get("known_versions", []), aliases,
+            self._targets[key] = target_version(
+                framework, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []), aliases,
             )
-        return self._targets[framework]
+        return self._targets[key]
 
 
 def read_pins(root: str) -> Dict[str, str]:
@@ -348,6 +575,44 @@ def read_pins(root: str) -> Dict[str, str]:
         return {}
     try:
         return project_pins(root)
+    except (OSError, ValueError):
+        return {}
+
+
+def requirement_files(root: str) -> List[str]:
+    """The project's requirement and lock files (I/O: pass 2 only)."""
+    try:
+        from nondet_lint.families.environment.requirements import project_files
+    except ImportError:  # pragma: no cover - the requirement parser is optional
+        return []
+    try:
+        return project_files(root)
+    except OSError:
+        return []
+
+
+def read_pins_near(root: str, folder: str, files: Sequence[str]) -> Dict[str, str]:
+    """``{package: specifier}`` of the requirement files in ``folder`` and the folders
+    above it up to ``root``, the nearest folder's first (I/O: pass 2 only)."""
+    try:
+        from nondet_lint.families.environment.requirements import project_pins
+    except ImportError:  # pragma: no cover - the requirement parser is optional
+        return {}
+    top = os.path.abspath(root or ".")
+    folders = []
+    current = folder
+    while current.startswith(top) and current not in folders:
+        folders.append(current)
+        if current == top:
+            break
+        current = os.path.dirname(current)
+    try:
+        found: Dict[str, str] = {}
+        for near in reversed(folders):  # outermost first: nearer folders overwrite
+            here = [f for f in files if os.path.dirname(os.path.abspath(f)) == near]
+            if here:
+                found.update(project_pins(near, here))
+        return found
     except (OSError, ValueError):
         return {}
 

@@ -133,6 +133,15 @@ def reported_at_calls(entry: Mapping[str, Any]) -> bool:
     )
 
 
+def covered_by_switch(entry: Mapping[str, Any]) -> bool:
+    """Whether some version leaves the entry to the missing switch (ND205) rather than
+    reporting it at its calls: convolutions, implicit backward passes."""
+    default = entry.get("report", "call")
+    return any(item.get("report", default) == "program" for item in entry.get("status", [])) or (
+        not entry.get("status") and default == "program"
+    )
+
+
 def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional[Mapping[str, Any]]:
     """The first ``status`` item whose ``versions`` range holds the target version."""
     for item in entry.get("status", []):
@@ -159,8 +168,33 @@ class OpCandidate:
         return cls(data.get("op", ""))
 
 
+@dataclass(frozen=True)
+class ImplicitOp:
+    """Where a program runs an op the missing switch leaves non-deterministic (an ND205
+    anchor): the op's id and the rule whose table holds it."""
+
+    op: str
+    op_code: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"implicit_op": self.op, "op_code": self.op_code}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Optional["ImplicitOp"]:
+        return cls(data["implicit_op"], data.get("op_code", "")) if "implicit_op" in data else None
+
+
 class OpCheck(Check):
-    """Matches calls against one rule's op table (subclasses name the rule)."""
+    """Matches calls against one rule's op table (subclasses name the rule).  It also
+    runs for ND205, whose message lists the ops the missing switch leaves unsafe: it
+    defers where they run, ND205's check decides."""
+
+    @classmethod
+    def runs_on(cls, ctx: Any) -> bool:
+        if cls.code in ctx.enabled:
+            return True
+        modules = ctx.rules["ND205"].data["frameworks"][cls.framework]["modules"]
+        return ctx.imports.mentions(*modules)
 
     code: ClassVar[str] = ""
     framework: ClassVar[str] = ""
@@ -230,8 +264,13 @@ class OpCheck(Check):
             if condition_holds(node, entry, shift, self.ctx.qualname) is not True:
                 continue
             self.matched.add(entry["id"])
-            if entry.get("device", "cuda") != "mps" and reported_at_calls(entry):
+            if entry.get("device", "cuda") == "mps":
+                continue
+            if reported_at_calls(entry):
                 self.ctx.defer(node, self.code, **OpCandidate(entry["id"]).to_json())
+            if covered_by_switch(entry):
+                # where the program runs it: ND205's message lists it, with its line
+                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code).to_json())
 
     def finish(self) -> None:
         if self.matched:
@@ -254,8 +293,8 @@ class OpCheck(Check):
         best: Dict[Tuple[str, int, int], Tuple[int, Finding]] = {}
         for item in deferred:
             entry = table.by_id.get(OpCandidate.from_json(item.payload).op)
-            if entry is None:
-                continue
+            if entry is None or not view.module_in_gpu_program(item.path):
+                continue  # spec: "in a GPU program", decided per program
             status = status_for(entry, version)
             if status is None or status.get("kind") not in KIND_PRIORITY:
                 continue
@@ -287,7 +326,8 @@ class TorchOps(OpCheck):
     """ND203: PyTorch ops without a deterministic CUDA kernel, or with one only under
     ``torch.use_deterministic_algorithms(True)``."""
 
-    codes = ("ND203",)
+    codes = ("ND203", "ND205")
+    decides = ("ND203",)
     code = "ND203"
     framework = "torch"
     switch = "torch"
@@ -296,7 +336,8 @@ class TorchOps(OpCheck):
 class TensorFlowOps(OpCheck):
     """ND204: TensorFlow ops that are non-deterministic on GPU in the target version."""
 
-    codes = ("ND204",)
+    codes = ("ND204", "ND205")
+    decides = ("ND204",)
     code = "ND204"
     framework = "tensorflow"
     switch = "tensorflow"
@@ -307,7 +348,8 @@ class JaxScatter(OpCheck):
     """ND208: JAX scatter-add (``.at[].add()``, ``segment_sum``, ...) without
     ``--xla_gpu_deterministic_ops``."""
 
-    codes = ("ND208",)
+    codes = ("ND208", "ND205")
+    decides = ("ND208",)
     code = "ND208"
     framework = "jax"
     switch = "xla_scatter"

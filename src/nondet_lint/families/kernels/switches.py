@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -20,11 +20,11 @@ from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, program_view
-from nondet_lint.families.kernels.ops import FACT as OPS_FACT, op_table, status_for
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, program_view
+from nondet_lint.families.kernels.ops import ImplicitOp, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
-from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
+from nondet_lint.types import Finding, Related
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
@@ -141,13 +141,14 @@ class CudnnDeterministicOff(Check):
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
-        if not deferred or not program_view(project, rules).is_gpu_program():
+        view = program_view(project, rules)
+        if not deferred or not view.is_gpu_program():
             return []
         rule = rules["ND202"]
         return [
             Finding(d.path, d.line, d.col, "ND202", rule.format_message(setting=SettingOff.from_json(d.payload).setting),
                     d.end_line, d.end_col, d.fix)
-            for d in deferred
+            for d in deferred if view.module_in_gpu_program(d.path)  # spec: per program
         ]
 
 
@@ -234,23 +235,36 @@ class ProgramSwitches(Check):
         if not deferred or not view.is_gpu_program():
             return []
         by_path: Dict[str, List[Deferred]] = {}
+        selections: Dict[str, Deferred] = {}  # module -> where it first selects the GPU
+        implicit: Dict[str, List[Deferred]] = {}  # module -> where it runs ops ND205 covers
         for item in deferred:
-            by_path.setdefault(item.path, []).append(item)
+            if GpuSelectionAnchor.from_json(item.payload) is not None:
+                selections.setdefault(item.path, item)
+            elif ImplicitOp.from_json(item.payload) is not None:
+                implicit.setdefault(item.path, []).append(item)
+            else:
+                by_path.setdefault(item.path, []).append(item)
         findings: List[Finding] = []
         for path, items in sorted(by_path.items()):
             if path not in view.closures:
                 continue  # not an entry point after all
-            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules))
+            if not view.entry_uses_gpu(path) or not view.entry_matters(path):
+                continue  # spec: per program, for GPU programs that train or evaluate
+            reason = gpu_reason(view, path, selections)
+            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules, reason, implicit))
             findings.extend(cls._missing_cublas(view, path, [i for i in items if i.code == "ND209"], rules))
         return findings
 
     @staticmethod
-    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
+    def _missing_switch(
+        view: Any, path: str, items: List[Deferred], rules: RuleSet, reason: str,
+        implicit: Mapping[str, List[Deferred]],
+    ) -> List[Finding]:
         if not items:
             return []
         frameworks = view.data["frameworks"]
         program = view.program_of_entry(path)
-        used = view.frameworks(view.closures[path])
+        used = view.entry_frameworks(path)
         missing = [
             fw for fw in frameworks  # data order: torch, tensorflow, jax
             if fw in used and not view.switch_on(program, frameworks[fw]["switch"])
@@ -258,29 +272,28 @@ class ProgramSwitches(Check):
         if not missing:
             return []
         first = missing[0]
-        version = view.target(first)
+        version = view.target(first, path)
         candidates = [i for i in items if SwitchCandidate.from_json(i.payload).framework == first]
         chosen = next(
             (i for i in candidates if version is None or in_range(version, SwitchCandidate.from_json(i.payload).versions)),
             candidates[0] if candidates else items[0],
         )
         switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
-        message = rules["ND205"].format_message(
-            switches=switches, reason=cls_reason(view, path),
-            examples=example_ops(view, view.closures[path], rules, frameworks=missing),
-        )
-        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix)]
+        ops = implicit_ops(view, path, implicit, rules, frozenset(missing))
+        message = rules["ND205"].format_message(switches=switches, reason=reason, examples=ops_text(view, ops))
+        related = tuple(Related(op.path, op.line, op.col, f"`{api}` runs here") for api, op in ops[:3])
+        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix, related=related)]
 
     @staticmethod
     def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
         if not items:
             return []
         data = rules["ND209"].data
-        version = view.target("torch")
+        version = view.target("torch", path)
         program = view.program_of_entry(path)
         if version is None or not in_range(version, data["needed_for"]):
             return []
-        if "torch" not in view.frameworks(view.closures[path]):
+        if "torch" not in view.entry_frameworks(path):
             return []
         # each entry point is its own process: the variable must be set in its program
         if not view.switch_definitely_on(program, "torch") or view.switch_on(program, "cublas"):
@@ -290,60 +303,53 @@ class ProgramSwitches(Check):
         return [Finding(path, item.line, item.col, "ND209", message, item.end_line, item.end_col, item.fix)]
 
 
-def cls_reason(view: Any, path: str) -> str:
-    """How the project uses the GPU, for the message (``.cuda()`` in ``train.py``): the
-    entry point's own modules first, then the rest of the project (docs/contract.md: a GPU
-    program is one whose project selects a GPU somewhere)."""
+def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:
+    """What makes the program of ``path`` a GPU program, for the message (``.cuda()`` in
+    `train.py` at line 12): the entry point's own module first, then the other modules it
+    runs, first by path; TensorFlow / JAX when nothing selects a GPU."""
+    program = view.closures.get(path, frozenset({path}))
     selecting = view.gpu_selections()
-    own = view.closures.get(path, frozenset())
-    found = path if path in selecting else None
-    found = found or next((p for p in selecting if p in own), None) or next(iter(selecting), None)
+    found = path if path in selecting else next((p for p in selecting if p in program), None)
     if found is None:
         return "TensorFlow / JAX use the GPU by default"
-    return f"{selecting[found]} in `{view.records[found].module_name or found}`"
+    where = view.show(found)
+    anchor = selections.get(found)
+    line = f" at line {anchor.line}" if anchor is not None else ""
+    return f"{selecting[found]} in `{where}`{line}"
 
 
-def example_ops(
-    view: Any, program: Iterable[str], rules: RuleSet, frameworks: Iterable[str], limit: int = 3
-) -> str:
-    """``; it uses `torch.nn.Conv2d`, ...`` for the ops of the modules an entry point runs
-    (not the unreached ones) that the missing switches make deterministic in the target
-    version."""
-    wanted = frozenset(frameworks)
-    names: List[str] = []
-    for path in sorted(program):
-        for name in _switch_ops(view, path, wanted, rules):
-            if name not in names:
-                names.append(name)
-    if not names:
-        return ""
-    shown = ", ".join(f"`{n}`" for n in names[:limit])
-    more = f" and {len(names) - limit} more" if len(names) > limit else ""
-    return f"; it uses {shown}{more}"
-
-
-def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: RuleSet) -> List[str]:
-    """The APIs of one module's ops that the switches of ``frameworks`` make deterministic
-    in the target versions (a module is in many programs: worked out once per run)."""
-    cache = view.memo.setdefault("switch_ops", {})
-    key = (path, frameworks)
-    found = cache.get(key)
-    if found is None:
-        found = []
-        for code, ids in sorted(view.records[path].facts.get(OPS_FACT, {}).items()):
-            check = OP_CHECKS.get(code)
-            if check is None or check.framework not in frameworks:
+def implicit_ops(
+    view: Any, entry: str, implicit: Mapping[str, List[Deferred]], rules: RuleSet, frameworks: FrozenSet[str],
+) -> List[Tuple[str, Deferred]]:
+    """``(api, where)`` for each op the program of ``entry`` runs (its own modules, not the
+    unreached ones) that the missing switches would make deterministic in its target
+    versions: first place of each op, entry module first, then by path and line."""
+    program = view.closures.get(entry, frozenset({entry}))
+    out: List[Tuple[str, Deferred]] = []
+    seen: Set[str] = set()
+    for path in sorted(program, key=lambda p: (p != entry, p)):
+        for item in sorted(implicit.get(path, ()), key=lambda d: (d.line, d.col)):
+            anchor = ImplicitOp.from_json(item.payload)
+            check = OP_CHECKS.get(anchor.op_code) if anchor is not None else None
+            if anchor is None or check is None or check.framework not in frameworks:
                 continue
-            table, version = op_table(rules[code].data), view.target(check.framework)
-            for op_id in ids:
-                entry = table.by_id.get(op_id)
-                if entry is None:
-                    continue
-                status = status_for(entry, version)
-                if status and status.get("kind") == "switch" and entry.get("report") != "none" and entry["api"] not in found:
-                    found.append(entry["api"])
-        cache[key] = found
-    return found
+            entry_data = op_table(rules[check.code].data).by_id.get(anchor.op)
+            if entry_data is None or entry_data["api"] in seen:
+                continue
+            status = status_for(entry_data, view.target(check.framework, entry))
+            if status and status.get("kind") == "switch" and status.get("report", entry_data.get("report")) == "program":
+                seen.add(entry_data["api"])
+                out.append((entry_data["api"], item))
+    return out
+
+
+def ops_text(view: Any, ops: List[Tuple[str, Deferred]], limit: int = 3) -> str:
+    """``; it runs `torch.nn.EmbeddingBag` (train.py:6), ...`` for the message."""
+    if not ops:
+        return ""
+    shown = ", ".join(f"`{api}` ({view.show(item.path)}:{item.line})" for api, item in ops[:limit])
+    more = f" and {len(ops) - limit} more" if len(ops) > limit else ""
+    return f"; it runs {shown}{more}"
 
 
 OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}

@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
+from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
@@ -182,6 +182,12 @@ class Collector(Check):
             scope = self.scopes.pop()
             self._finish_scope(scope)
         self.pending_defs.pop(id(node), None)
+        if self.scope is self.module_scope and any(
+            self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in LAUNCHER_DECORATORS
+            for d in node.decorators
+        ):
+            # fastai's ``@call_parse`` runs the function when its module is the program
+            self.scope.add([Event.CALL, self.target(node.name)[0] or node.name.value, [[], {}], [], 0])
 
     def _pop(self, node: cst.CSTNode) -> None:
         mark = self.pushed.pop(id(node), None)
@@ -243,6 +249,9 @@ class Collector(Check):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
+        if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
+            self.scope.trains = True
+            self.scope.add([Event.TRAINS])
         if self.scope is self.module_scope and isinstance(node.target, cst.Name):
             self.consts[node.target.value] = _MISSING
 
@@ -420,13 +429,30 @@ class Collector(Check):
             handled = self._method_call(node, node.func.attr.value, q)
         if not handled and q is not None and not self._outside(q):
             self._call_event(node, q, root, bound)
+        launched = self._launch(node, q) if q in LAUNCHERS else None
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
                 self.flow.sink(arg.value)
-            elif not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
+            elif arg is not launched and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add([Event.REFERENCE, ref], ref_root)
+
+    def _launch(self, node: cst.Call, q: str) -> Optional[cst.Arg]:
+        """A launcher (``absl.app.run(main)``, ``fire.Fire(main)``, ``mp.spawn(main)``) runs
+        the function it is given now, not later: a call of it.  ``app.run()`` with no
+        function runs the module's ``main``.  Returns the argument that named it."""
+        arg = next((a for a in node.args if not a.star), None)
+        if arg is not None and arg.keyword is not None and arg.keyword.value not in ("main", "fn", "component", "function"):
+            arg = None
+        func = arg.value if arg is not None else (cst.Name("main") if q.endswith("app.run") else None)
+        if not isinstance(func, (cst.Name, cst.Attribute)):
+            return None
+        target, root, bound = self.target(func)
+        if target is None or target.startswith("super:") or self._outside(target):
+            return None
+        self.scope.add([Event.CALL, target, [[], {}], self.guards(), 1 if bound else 0], root)
+        return arg
 
     def _known_call(self, node: cst.Call, q: str, root: Optional[str]) -> bool:
         t = self.t
@@ -624,6 +650,36 @@ class Collector(Check):
         entry = self.ctx.facts.get("entry")
         return entry is None or is_entry_point(self.ctx.facts)
 
+
+
+def _is_gradient_step(node: cst.AugAssign, parent: Any) -> bool:
+    """A hand-written update in a loop: ``w -= lr * grad`` (a name holding "grad")."""
+    if not isinstance(node.operator, cst.SubtractAssign):
+        return False
+    names = [n for n in _names_in(node.value) if "grad" in n.lower()]
+    if not names:
+        return False
+    current = parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, (cst.For, cst.While)):
+            return True
+        current = parent(current)
+    return False
+
+
+def _names_in(node: cst.CSTNode) -> List[str]:
+    out: List[str] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack and len(out) < 64:
+        item = stack.pop()
+        if isinstance(item, cst.Name):
+            out.append(item.value)
+        elif isinstance(item, cst.Attribute):
+            out.append(item.attr.value)
+            stack.append(item.value)
+        elif isinstance(item, (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Subscript, cst.Arg)):
+            stack.extend(item.children)
+    return out
 
 
 def _is_str(node: cst.BaseExpression) -> bool:

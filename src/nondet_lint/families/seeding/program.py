@@ -23,7 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
-from nondet_lint.analysis.entrypoints import is_entry_point
+from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.families.seeding.conditions import described_names, evaluate
 from nondet_lint.families.seeding.events import Event, expand
@@ -88,19 +88,24 @@ class EntryRun:
     uncovered_rngs: Set[str] = field(default_factory=set)
     reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
     trains: bool = False
+    test: bool = False  # test code: not a program whose randomness matters
 
 
 class Program:
     """The project's functions, linked, and the results of running its entry points."""
 
     def __init__(self, modules: Mapping[str, Mapping[str, Any]], module_of: Mapping[str, str],
-                 names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str) -> None:
+                 names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
+                 test_code: FrozenSet[str] = frozenset()) -> None:
+        self.test_code = test_code
         self.facts: Dict[str, ModuleSeeding] = {}
         for path, facts in modules.items():
             seeding = ModuleSeeding.from_json(facts.get(FACT, {}))
             seeding.fns = expand(seeding.fns, module_of.get(path, ""))
             self.facts[path] = seeding
         self.entry_paths = sorted(path for path, facts in modules.items() if is_entry_point(facts) and FACT in facts)
+        # functions the packaging names as console scripts: they run after their module
+        self.console = {path: list(modules[path].get(ENTRY_FACT, {}).get("console", ())) for path in self.entry_paths}
         self.names = names  # dotted module name -> paths of the modules answering to it
         self.full_names: Dict[str, str] = {}  # exact module name -> path (first by path)
         for path in sorted(module_of):
@@ -200,7 +205,8 @@ class Program:
             _, cls_target, method = target.split(":", 2)
             owner = self.lookup(cls_target, near, depth + 1)
             if owner and owner[0] == "cls":
-                for base in self._bases(owner[1], owner[2]):
+                # ``super()`` starts after the class itself (it is first in its own order)
+                for base in self._bases(owner[1], owner[2])[1:]:
                     found = self.method(base[0], base[1], method)
                     if found:
                         return ("fn", found, True)
@@ -464,12 +470,23 @@ class Program:
 
     # ---- running entry points -----------------------------------------------------------
     def run_all(self) -> None:
-        for path in self.entry_paths:
-            run = EntryRun(path)
+        """Run every entry point.  A use is charged to the first program that runs it
+        unseeded, so programs that matter run first (training ones, then the others,
+        test code last): which programs exist decides the findings, not the order in
+        which their files were found."""
+        trains = {path: self._entry_trains(path) for path in self.entry_paths}
+        order = sorted(self.entry_paths, key=lambda p: (p in self.test_code, not trains[p], p))
+        for path in order:
+            run = EntryRun(path, trains=trains[path], test=path in self.test_code)
             self.runs[path] = run
-            state = self.visit((path, MODULE), frozenset(), (), run, Frame(), set(), 0, entry_mode=True)
+            imported: Set[str] = set()
+            state = self.visit((path, MODULE), frozenset(), (), run, Frame(), imported, 0, entry_mode=True)
+            for name in self.console[path]:
+                state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
             run.final = state
-            run.trains = self.trains((path, MODULE), entry_mode=True)
+
+    def _entry_trains(self, path: str) -> bool:
+        return self.trains((path, MODULE), entry_mode=True) or any(self.trains((path, name)) for name in self.console[path])
 
     def visit(self, key: FnKey, state: FrozenSet[str], binding: Tuple, run: EntryRun,
               frame: "Frame", imported: Set[str], depth: int, entry_mode: bool = False) -> FrozenSet[str]:

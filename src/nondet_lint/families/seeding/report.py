@@ -74,6 +74,7 @@ class Report:
             module_names(project),
             self.t.external_roots(),
             self._tf_keras_rng(),
+            frozenset(record.path for record in project if project.is_test_code(record.path)),
         )
         self.program.run_all()
         self.use_rng: Dict[Key, str] = {}
@@ -203,6 +204,8 @@ class Report:
         its own file, and only when it seeds something, which says it wants repeatable
         runs; the library code it reaches is not blamed on it."""
         run = self.program.runs[where.entry]
+        if run.test:
+            return False  # test code is not a training program (spec "Terms")
         if run.trains:
             return True
         return path == where.entry and bool(run.final or run.off)
@@ -307,6 +310,8 @@ class Report:
         out: Dict[Key, Finding] = {}
         for path in sorted(self.program.runs):
             run = self.program.runs[path]
+            if run.test:
+                continue
             for off in run.off:
                 if not (off.rngs - run.final):
                     continue

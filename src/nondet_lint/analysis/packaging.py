@@ -1,0 +1,84 @@
+"""Console scripts the project's packaging declares: each names a function that is an
+entry point (spec "Terms"), so its module is a program even with no main block.
+
+Read from ``[project.scripts]`` / ``[tool.poetry.scripts]`` in ``pyproject.toml``, the
+``console_scripts`` of ``setup.cfg`` and of ``setup.py`` (literal strings only: the file
+is read, never run).
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import re
+from typing import Any, List, Mapping, Tuple
+
+from nondet_lint import _toml
+
+# ``name = package.module:function`` (the function may be ``Class.method``)
+_SCRIPT = re.compile(r"""["']\s*[\w.\-]+\s*=\s*([A-Za-z_][\w.]*)\s*:\s*([A-Za-z_][\w.]*)\s*(?:\[[^\]]*\])?\s*["']""")
+
+
+def console_scripts(root: str) -> List[Tuple[str, str]]:
+    """``(module, function)`` for each console script of the project at ``root``, sorted."""
+    found = set()
+    found.update(_from_pyproject(os.path.join(root, "pyproject.toml")))
+    found.update(_from_setup_cfg(os.path.join(root, "setup.cfg")))
+    found.update(_from_setup_py(os.path.join(root, "setup.py")))
+    return sorted(found)
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def _split(target: str) -> List[Tuple[str, str]]:
+    module, _, function = target.partition(":")
+    function = function.split("[", 1)[0].strip()
+    return [(module.strip(), function)] if module.strip() and function else []
+
+
+def _from_pyproject(path: str) -> List[Tuple[str, str]]:
+    text = _read(path)
+    if not text:
+        return []
+    try:
+        data: Mapping[str, Any] = _toml.loads(text)
+    except ValueError:
+        return []
+    tables = [data.get("project", {}).get("scripts", {}), data.get("tool", {}).get("poetry", {}).get("scripts", {})]
+    out: List[Tuple[str, str]] = []
+    for table in tables:
+        if isinstance(table, dict):
+            for target in table.values():
+                if isinstance(target, str):
+                    out.extend(_split(target))
+    return out
+
+
+def _from_setup_cfg(path: str) -> List[Tuple[str, str]]:
+    text = _read(path)
+    if not text:
+        return []
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    value = parser.get("options.entry_points", "console_scripts", fallback="")
+    out: List[Tuple[str, str]] = []
+    for line in value.splitlines():
+        if "=" in line:
+            out.extend(_split(line.split("=", 1)[1]))
+    return out
+
+
+def _from_setup_py(path: str) -> List[Tuple[str, str]]:
+    text = _read(path)
+    if "console_scripts" not in text:
+        return []
+    return [(m.group(1), m.group(2)) for m in _SCRIPT.finditer(text)]
