@@ -1,4 +1,4 @@
-"""ND101-ND110: random number generators and seeds.
+"""ND101-ND111: random number generators and seeds (ND111, search samplers: ``search_seeds``).
 
 The analysis lives in ``analysis.seeding``: ``collect`` indexes each module in pass 1
 (reporting on the spot what needs no project facts: ND103, seed calls with no value),
@@ -12,6 +12,7 @@ from typing import Any, Iterable, List, Mapping
 
 from nondet_lint.analysis.seeding.collect import Collector
 from nondet_lint.analysis.seeding.report import seeding_findings
+from nondet_lint.checks.search_seeds import SearchSeeds
 from nondet_lint.context import Deferred
 from nondet_lint.types import Finding
 
@@ -24,4 +25,4 @@ class Seeding(Collector):
         return seeding_findings(project, deferred, rules)
 
 
-CHECKS = [Seeding]
+CHECKS = [Seeding, SearchSeeds]
