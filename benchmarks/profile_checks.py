@@ -20,7 +20,7 @@ from typing import Callable, Dict
 import libcst as cst
 
 from nondet_lint import engine, nesting
-from nondet_lint.checks import all_checks
+from nondet_lint.families.registry import all_checks
 from nondet_lint.config import DEFAULT_EXCLUDE, Config
 from nondet_lint.context import FileContext, NodeEdit
 from nondet_lint.discovery import discover

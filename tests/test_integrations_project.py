@@ -13,7 +13,7 @@ import pytest
 
 from conftest import run_cli, write_project
 from nondet_lint import engine
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 from nondet_lint.cli import main
 from nondet_lint.config import Config
 from nondet_lint.types import Finding

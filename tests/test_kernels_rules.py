@@ -341,6 +341,6 @@ def test_nd205_evidence_comes_from_the_entry_points_own_program(lint):
     ('"\\x63uda"', True), ('"cu" "da"', True), ('b"cuda"', False), ('"cpu"', False), ('"my cuda"', False),
 ])
 def test_device_literals_read_with_and_without_escapes(source, selects):
-    from nondet_lint.analysis.gpu import is_device_literal
+    from nondet_lint.families.kernels.gpu import is_device_literal
 
     assert is_device_literal(cst.parse_expression(source), r"^(cuda|gpu)") is selects

@@ -21,11 +21,10 @@ import libcst as cst
 from nondet_lint import notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
 from nondet_lint.cache import open_cache
-from nondet_lint.checks import all_checks
-from nondet_lint.checks.base import Check
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred, FileContext, NodeEdit, to_edits
 from nondet_lint.discovery import WalkError, discover, project_files
+from nondet_lint.families.registry import all_checks, deciders
 from nondet_lint.nesting import NestingError, check_nesting
 from nondet_lint.nonpython import analyze_other_file
 from nondet_lint.parallel import analyze_files
@@ -211,8 +210,7 @@ def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSe
     )
     findings: List[Finding] = [f for r in results for f in r.findings]
     deferred_by_check: Dict[type, List[Deferred]] = {}
-    # several checks may report one code; its deferred candidates go to the one that decides them
-    owners = {code: check for check in all_checks() if check.resolve.__func__ is not Check.resolve.__func__ for code in check.codes}
+    owners = deciders(all_checks())
     for result in results:
         for item in result.deferred:
             deferred_by_check.setdefault(owners[item.code], []).append(item)

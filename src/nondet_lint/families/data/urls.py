@@ -27,8 +27,8 @@ import libcst as cst
 
 from nondet_lint.analysis.moduleview import call_arg, has_double_star
 from nondet_lint.analysis.values import LITERAL, Values
-from nondet_lint.checks.base import Check
-from nondet_lint.checks.datactx import DataContext
+from nondet_lint.check import Check
+from nondet_lint.families.data.context import DataContext
 
 CODE = "ND303"
 _Scope = Optional[cst.FunctionDef]
@@ -50,6 +50,7 @@ class UrlDownloads(Check):
     """ND303 for URL downloads (see the module docstring)."""
 
     codes = (CODE,)
+    decides = ()  # reported on the spot; ND303's deferred candidates are pinning.HubRevision's
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
@@ -210,6 +211,3 @@ class UrlDownloads(Check):
             if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is child and isinstance(parent.target, cst.Name):
                 return parent.target.value
         return None
-
-
-CHECKS = [UrlDownloads]

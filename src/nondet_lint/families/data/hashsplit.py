@@ -18,8 +18,8 @@ from typing import Any, List, Mapping, Optional
 
 import libcst as cst
 
-from nondet_lint.checks.base import Check
-from nondet_lint.checks.datactx import DataContext
+from nondet_lint.check import Check
+from nondet_lint.families.data.context import DataContext
 from nondet_lint.context import PendingFix
 from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, top_level
 
@@ -30,6 +30,7 @@ class HashSplit(Check):
     """ND305 for ``hash()`` splits (see the module docstring)."""
 
     codes = (CODE,)
+    decides = ()  # reported on the spot; ND305's deferred candidates are ShuffleThenSlice's
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
@@ -111,6 +112,3 @@ class HashSplit(Check):
         if import_code:
             edits = [*insert_after_imports(self.ctx.module, "", [import_code], top_level(self.ctx)), *edits]
         return PendingFix(f"Hash with `{self.stable}` instead of `hash()`", "unsafe", edits)
-
-
-CHECKS = [HashSplit]

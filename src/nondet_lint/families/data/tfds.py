@@ -18,7 +18,7 @@ import libcst as cst
 
 from nondet_lint.analysis.moduleview import call_arg, has_double_star
 from nondet_lint.callargs import literal_value
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 
 
@@ -26,6 +26,7 @@ class TfdsReads(Check):
     """ND303 (no version) and ND307 (unseeded file shuffle) for TFDS."""
 
     codes = ("ND303", "ND307")
+    decides = ()  # ND303 reported on the spot; ND307 candidates are decided by split.TfDataOrder
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
@@ -122,6 +123,3 @@ class TfdsReads(Check):
         if import_code:
             edits = [*insert_after_imports(self.ctx.module, "", [import_code], top_level(self.ctx)), *edits]
         return self.ctx.fix("ND307", edits, seed=seed) if edits else None
-
-
-CHECKS = [TfdsReads]

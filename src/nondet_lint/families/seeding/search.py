@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 import libcst as cst
 
 from nondet_lint.callargs import find_arg, has_star_args, literal_value
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 
 CODE = "ND111"
@@ -198,6 +198,3 @@ def _placeholders(template: str) -> List[str]:
 
 def _display(name: str) -> str:
     return name.replace("nevergrad.", "ng.")
-
-
-CHECKS = [SearchSeeds]
