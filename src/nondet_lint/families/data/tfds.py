@@ -6,7 +6,7 @@ the installed TFDS defines; ``"mnist:3.*.*"`` names one.  ``tfds.load(...,
 shuffle_files=True)`` and ``builder.as_dataset(shuffle_files=True)`` shuffle the files
 with a random seed and read them with ``deterministic=False`` unless
 ``read_config=tfds.ReadConfig(shuffle_seed=...)`` is given.  The ND307 candidates are
-deferred with the payload of the other ``tf.data`` order candidates (``data_split``), so
+deferred with the payload of the other ``tf.data`` order candidates (``split.TfDataOrder``), so
 op determinism anywhere in the project silences them in the same way.
 """
 
