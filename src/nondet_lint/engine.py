@@ -28,7 +28,7 @@ from nondet_lint.families.registry import all_checks, deciders
 from nondet_lint.nesting import NestingError, check_nesting
 from nondet_lint.nonpython import analyze_other_file
 from nondet_lint.parallel import analyze_files
-from nondet_lint.parsing import parse_module
+from nondet_lint.libcst_shim import parse_module
 from nondet_lint.positions import node_spans
 from nondet_lint.prefilter import active_checks
 from nondet_lint.ruledata import RuleSet, load_rules
