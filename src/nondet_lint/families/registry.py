@@ -13,6 +13,7 @@ from nondet_lint.analysis import entrypoints
 from nondet_lint.check import Check, FileChecker
 from nondet_lint.families.data import hashsplit, order, pinning, split, tfds, urls
 from nondet_lint.families.environment import check as environment
+from nondet_lint.families.environment import setuppy
 from nondet_lint.families.kernels import custom, gpu, ops, switches
 from nondet_lint.families.seeding import check as seeding
 from nondet_lint.families.seeding import search
@@ -23,7 +24,7 @@ CHECKS: List[Type[Check]] = [
     entrypoints.EntryPoints,
     gpu.GpuFacts, switches.CudnnBenchmark, switches.CudnnDeterministicOff, switches.ProgramSwitches,
     switches.TensorFlowThreads, ops.TorchOps, ops.TensorFlowOps, ops.JaxScatter, custom.CustomKernels,
-    environment.UnpinnedFramework,
+    environment.UnpinnedFramework, setuppy.SetupRequires,
     order.ListingOrder, order.StringSetOrder,
     pinning.ModuleConstants, pinning.HubRevision, pinning.DirectoryDataset, urls.UrlDownloads, tfds.TfdsReads,
     split.SeedingFacts, split.SplitterSeed, split.ShuffleThenSlice, split.TfDataSplit, split.TfDataOrder, hashsplit.HashSplit,

@@ -1,0 +1,76 @@
+"""ND401 candidates from a ``setup.py``: the ``install_requires`` of its ``setup(...)`` call.
+
+Only what the file spells out is read: a literal list (or tuple) of strings, or a name
+bound at the top level of the module to one (``REQUIRED = [...]``; ``setup(...,
+install_requires=REQUIRED)``).  A list read from a file or built at run time is not
+guessed at.  Each tracked requirement becomes a candidate with the payload requirement
+files give, of the package-metadata kind (an exact pin in an environment file of the
+project covers it), decided with them in pass 2 by ``check.UnpinnedFramework``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Optional
+
+import libcst as cst
+
+from nondet_lint.check import Check
+from nondet_lint.families.environment.check import CODE, is_tracked, tracked_patterns
+from nondet_lint.families.environment.requirements import parse_requirement
+
+KIND = "setup.py"
+SETUP_CALLS = frozenset(("setuptools.setup", "distutils.core.setup"))
+
+
+class SetupRequires(Check):
+    """ND401 candidates from ``setup.py`` (see the module docstring)."""
+
+    codes = (CODE,)
+    decides = ()  # decided by check.UnpinnedFramework with the requirement files' candidates
+
+    @classmethod
+    def runs_on(cls, ctx: Any) -> bool:
+        return os.path.basename(ctx.path) == "setup.py"
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        self.lists: Dict[str, cst.BaseExpression] = {}
+        self.calls: List[cst.Call] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self.ctx.parent(node) is not None and isinstance(self.ctx.parent(self.ctx.parent(node)), cst.Module):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.lists[target.target.value] = node.value
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.ctx.qualname(node.func) in SETUP_CALLS:
+            self.calls.append(node)
+
+    def finish(self) -> None:
+        patterns = tracked_patterns(self.ctx.rules, self.ctx.config)
+        for call in self.calls:
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "install_requires":
+                    self._defer_list(self._resolve(arg.value), patterns)
+
+    def _resolve(self, value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+        if isinstance(value, cst.Name):
+            return self.lists.get(value.value)
+        return value
+
+    def _defer_list(self, value: Optional[cst.BaseExpression], patterns: Any) -> None:
+        if not isinstance(value, (cst.List, cst.Tuple)):
+            return
+        for element in value.elements:
+            string = element.value
+            if not isinstance(string, cst.SimpleString) or not isinstance(string.evaluated_value, str):
+                continue
+            requirement = parse_requirement(string.evaluated_value, self.ctx.path, kind=KIND)
+            if requirement is None or not is_tracked(requirement.name, patterns):
+                continue
+            self.ctx.defer(
+                string, CODE, package=requirement.name, requirement=requirement.raw,
+                pinned=bool(requirement.pinned), hashed=False, kind=KIND,
+            )
