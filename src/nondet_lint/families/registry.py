@@ -14,7 +14,7 @@ from nondet_lint.check import Check, FileChecker
 from nondet_lint.families.data import hashsplit, order, pinning, split, tfds, urls
 from nondet_lint.families.environment import check as environment
 from nondet_lint.families.environment import setuppy
-from nondet_lint.families.kernels import custom, gpu, ops, switches
+from nondet_lint.families.kernels import cudafiles, custom, gpu, ops, switches
 from nondet_lint.families.seeding import check as seeding
 from nondet_lint.families.seeding import search
 
@@ -31,8 +31,8 @@ CHECKS: List[Type[Check]] = [
     seeding.Seeding, search.SearchSeeds,
 ]
 
-# non-Python files some family reads (requirement files: ND401)
-FILE_CHECKERS: Sequence[FileChecker] = environment.FILE_CHECKERS
+# non-Python files some family reads (requirement files: ND401; CUDA sources: ND207)
+FILE_CHECKERS: Sequence[FileChecker] = [*environment.FILE_CHECKERS, *cudafiles.FILE_CHECKERS]
 
 
 def all_checks() -> List[Type[Check]]:
