@@ -1,8 +1,8 @@
 """ND401 candidates from a ``setup.py``: the ``install_requires`` of its ``setup(...)`` call.
 
-Only what the file spells out is read: a literal list (or tuple) of strings, or a name
+Only what the file spells out is read: a literal list (or tuple) of strings, a name
 bound at the top level of the module to one (``REQUIRED = [...]``; ``setup(...,
-install_requires=REQUIRED)``).  A list read from a file or built at run time is not
+install_requires=REQUIRED)``), or a sum of those (``REQUIRED + ["timm"]``).  A list read from a file or built at run time is not
 guessed at.  Each tracked requirement becomes a candidate with the payload requirement
 files give, of the package-metadata kind (an exact pin in an environment file of the
 project covers it), decided with them in pass 2 by ``check.UnpinnedFramework``.
@@ -53,18 +53,22 @@ class SetupRequires(Check):
         for call in self.calls:
             for arg in call.args:
                 if arg.keyword is not None and arg.keyword.value == "install_requires":
-                    self._defer_list(self._resolve(arg.value), patterns)
+                    self._defer_strings(self._strings(arg.value), patterns)
 
-    def _resolve(self, value: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    def _strings(self, value: Optional[cst.BaseExpression], depth: int = 0) -> List[cst.BaseExpression]:
+        """The elements of a literal list, of a top-level name bound to one, or of a sum of them."""
+        if value is None or depth > 4:
+            return []
         if isinstance(value, cst.Name):
-            return self.lists.get(value.value)
-        return value
+            return self._strings(self.lists.get(value.value), depth + 1)
+        if isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Add):
+            return self._strings(value.left, depth + 1) + self._strings(value.right, depth + 1)
+        if isinstance(value, (cst.List, cst.Tuple)):
+            return [element.value for element in value.elements if isinstance(element, cst.Element)]
+        return []
 
-    def _defer_list(self, value: Optional[cst.BaseExpression], patterns: Any) -> None:
-        if not isinstance(value, (cst.List, cst.Tuple)):
-            return
-        for element in value.elements:
-            string = element.value
+    def _defer_strings(self, strings: List[cst.BaseExpression], patterns: Any) -> None:
+        for string in strings:
             if not isinstance(string, cst.SimpleString) or not isinstance(string.evaluated_value, str):
                 continue
             requirement = parse_requirement(string.evaluated_value, self.ctx.path, kind=KIND)
