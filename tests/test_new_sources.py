@@ -71,6 +71,7 @@ EXPECTED = {
         ("csrc/auxiliary.cuh", 9, 5, "ND207", f"`gpuAtomicAdd` {ATOMICS}"),
         ("csrc/rasterize.cu", 10, 5, "ND207", f"`atomicAdd` {ATOMICS}"),
         ("csrc/rasterize.cu", 11, 5, "ND207", f"`atomicAdd` {ATOMICS}"),
+        ("csrc/rasterize.cu", 14, 5, "ND207", f"`atomicAdd` {ATOMICS}"),
     ]),
 }
 
@@ -164,7 +165,10 @@ def test_cuda_findings_in_sarif_and_baseline(tmp_path):
          r["locations"][0]["physicalLocation"]["region"]["startLine"], r["locations"][0]["physicalLocation"]["region"]["startColumn"])
         for r in results
     ]
-    assert located == [("ND207", "csrc/auxiliary.cuh", 9, 5), ("ND207", "csrc/rasterize.cu", 10, 5), ("ND207", "csrc/rasterize.cu", 11, 5)]
+    assert located == [
+        ("ND207", "csrc/auxiliary.cuh", 9, 5), ("ND207", "csrc/rasterize.cu", 10, 5), ("ND207", "csrc/rasterize.cu", 11, 5),
+        ("ND207", "csrc/rasterize.cu", 14, 5),
+    ]
     baseline = tmp_path / "baseline.json"
     assert run_cli([str(root), "--select", "ND207", "--baseline", str(baseline), "--write-baseline", "--no-cache"])[0] == 0
     assert run_cli([str(root), "--select", "ND207", "--baseline", str(baseline), "--no-cache"])[0] == 0

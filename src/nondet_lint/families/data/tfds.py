@@ -12,13 +12,14 @@ op determinism anywhere in the project silences them in the same way.
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional, Set
+from typing import Any, Dict, List, Mapping, Optional, Set
 
 import libcst as cst
 
 from nondet_lint.analysis.moduleview import call_arg, has_double_star
 from nondet_lint.callargs import literal_value
 from nondet_lint.check import Check
+from nondet_lint.context import PendingFix
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 
 
@@ -36,7 +37,7 @@ class TfdsReads(Check):
         self.read_config = data.get("read_config", "tensorflow_datasets.ReadConfig")
         self.methods = frozenset(data.get("shuffle_methods", ()))
         self.shuffles: List[cst.Call] = []
-        self.configs: dict = {}  # name -> the ReadConfig(...) call assigned to it
+        self.configs: Dict[str, cst.Call] = {}  # name -> the ReadConfig(...) call assigned to it
         self.seeded_configs: Set[str] = set()  # ``name.shuffle_seed = ...``
         self.seen_tfds = False
 
@@ -99,15 +100,16 @@ class TfdsReads(Check):
         if isinstance(value, cst.Name):
             if value.value in self.seeded_configs:
                 return False
-            value = self.configs.get(value.value)
-            if value is None:
+            built = self.configs.get(value.value)
+            if built is None:
                 return False  # built elsewhere: not guessed at
+            value = built
         if isinstance(value, cst.Call) and self.ctx.qualname(value.func) == self.read_config:
             seed = call_arg(value, None, "shuffle_seed")
             return seed is None or (isinstance(seed.value, cst.Name) and seed.value.value == "None")
         return False
 
-    def _fix(self, call: cst.Call) -> Optional[Any]:
+    def _fix(self, call: cst.Call) -> Optional[PendingFix]:
         seed = str(self.ctx.config.seed)
         config = call_arg(call, None, "read_config")
         if config is not None:

@@ -74,6 +74,20 @@ def _integer_cast(integer_types: Iterable[str]) -> "re.Pattern[str]":
     return re.compile(rf"^(?:\(\s*(?:const\s+)?(?:{types})\s*\)|static_cast\s*<\s*(?:{types})\s*>)")
 
 
+_FLOAT_LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*|\.\d+|\d+[eE][-+]?\d+|\d+[fF])(?!\w)")
+
+
+def _integer_value(value: str, ints: frozenset, cast: "re.Pattern[str]") -> bool:
+    """An integer literal or cast, or an expression of names the source declares with
+    integer types only (``width * grad`` mixes in a float: not an integer)."""
+    if _INT_LITERAL.match(value) or cast.match(value):
+        return True
+    if _FLOAT_LITERAL.search(value):
+        return False
+    names = _IDENT.findall(value)
+    return bool(names) and all(name in ints for name in names)
+
+
 def float_atomic_sites(source: str, patterns: Iterable[str], integer_types: Iterable[str]) -> List[Tuple[int, str]]:
     """``(offset, name)`` of each atomic call in a CUDA source whose operands are not
     evidently integers (an integer literal or cast, a name declared with an integer type)."""
@@ -86,7 +100,7 @@ def float_atomic_sites(source: str, patterns: Iterable[str], integer_types: Iter
             if len(args) < 2:
                 continue
             target, values = _base_name(args[0]), args[1:]
-            if target in ints or all(_INT_LITERAL.match(v) or cast.match(v) or _base_name(v) in ints for v in values):
+            if target in ints or all(_integer_value(v, ints, cast) for v in values):
                 continue
             found.append((match.start(), match.group(0).rstrip("( \t")))
     return found

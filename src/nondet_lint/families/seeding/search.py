@@ -21,6 +21,7 @@ import libcst as cst
 
 from nondet_lint.callargs import find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
+from nondet_lint.context import PendingFix
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 
 CODE = "ND111"
@@ -107,8 +108,8 @@ class SearchSeeds(Check):
         flags = [a.value.evaluated_value for a in node.args if a.keyword is None and isinstance(a.value, cst.SimpleString)]
         if not any(flag in self.option_flags for flag in flags):
             return
-        default = find_arg(node, "default", None)
-        if not isinstance(literal_value(default, self.ctx.qualname), int) or isinstance(literal_value(default, self.ctx.qualname), bool):
+        default = literal_value(find_arg(node, "default", None), self.ctx.qualname)
+        if not isinstance(default, int) or isinstance(default, bool):
             return  # no default, or ``None``: the option does not always give a seed
         dest = literal_value(find_arg(node, "dest", None), self.ctx.qualname)
         if not isinstance(dest, str):
@@ -161,7 +162,7 @@ class SearchSeeds(Check):
                     return f"{name}.{self.seed_dest}"
         return str(self.ctx.config.seed)
 
-    def _fix(self, node: cst.Call, keyword: str, template: str, seed: str) -> Any:
+    def _fix(self, node: cst.Call, keyword: str, template: str, seed: str) -> Optional[PendingFix]:
         imports: List[str] = []
         spelled: Dict[str, str] = {"seed": seed}
         for qualified in _placeholders(template):
