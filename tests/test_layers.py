@@ -132,3 +132,13 @@ def test_the_checks_catch_a_wrong_import():
     circle = {"nondet_lint.engine": ["nondet_lint.parallel"], "nondet_lint.parallel": ["nondet_lint.notebooks"],
               "nondet_lint.notebooks": ["nondet_lint.engine"], "nondet_lint.types": []}
     assert cycles(circle) == [["nondet_lint.engine", "nondet_lint.notebooks", "nondet_lint.parallel"]]
+
+
+def test_every_package_is_installed():
+    """``pyproject.toml`` lists packages one by one: a new one left out would not ship."""
+    from nondet_lint import _toml
+
+    pyproject = PACKAGE.parent.parent / "pyproject.toml"
+    listed = set(_toml.loads(pyproject.read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    folders = {name for name, path in modules().items() if path.name == "__init__.py"}
+    assert folders <= listed

@@ -9,11 +9,12 @@ apply suppressions and per-file ignores, sort.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence
+from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Tuple, Type
 
 from nondet_lint import fileanalysis, notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
 from nondet_lint.cache import open_cache
+from nondet_lint.check import Check
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred
 from nondet_lint.discovery import WalkError, discover, project_files
@@ -36,7 +37,7 @@ def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSe
         },
     )
     findings: List[Finding] = [f for r in results for f in r.findings]
-    deferred_by_check: Dict[type, List[Deferred]] = {}
+    deferred_by_check: Dict[Type[Check], List[Deferred]] = {}
     owners = registry.deciders(registry.all_checks())
     for result in results:
         for item in result.deferred:
@@ -103,7 +104,7 @@ def run(
     exclude = (*config.exclude, *config.extend_exclude)
     cache = open_cache(config, rules, enabled, cache_dir) if cache_dir else None  # workers/cache: parallel.py
     if stdin is not None:
-        files, errors = [stdin_filename or "-"], []
+        files, errors = [stdin_filename or "-"], []  # type: Tuple[List[str], List[WalkError]]
         results = [fileanalysis.analyze_file(files[0], config, rules, enabled, stdin)]
     else:
         files, errors = discover(paths, exclude)

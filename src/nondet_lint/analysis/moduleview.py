@@ -53,9 +53,10 @@ class ModuleView:
         """Calls of a function of this module: ``f(...)`` for a top-level function,
         ``self.f(...)`` / ``cls.f(...)`` / ``Class.f(...)`` for a method."""
         name = function.name.value
-        owner = self.ctx.parent(self.ctx.parent(function))  # IndentedBlock -> ClassDef
+        block = self.ctx.parent(function)
+        owner = self.ctx.parent(block) if block is not None else None  # IndentedBlock -> ClassDef
         in_class = isinstance(owner, cst.ClassDef)
-        if in_class and name == "__init__":
+        if isinstance(owner, cst.ClassDef) and name == "__init__":
             name, in_class = owner.name.value, False  # ``Class(...)`` runs ``__init__``
         sites = []
         for call in self.module_calls():

@@ -11,12 +11,15 @@ any of its modules calls a seeding function for it (``rules/seeding.toml``, ND10
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.dataflow import last_name, statement_of
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
+from nondet_lint.analysis.seeds import seed_helpers
+from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
 from nondet_lint.check import Check
 from nondet_lint.context import NodeEdit
 from nondet_lint.families.data.context import DataContext
@@ -24,6 +27,23 @@ from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argumen
 from nondet_lint.types import Finding
 
 SEEDING_FACT = "data_seeding"
+
+
+@dataclass(frozen=True)
+class DataSeedingFacts:
+    """What pass 1 records about one module for the split and order rules
+    (``facts["data_seeding"]`` is its JSON form, left out when both are empty)."""
+
+    seeded: Tuple[str, ...] = ()  # the global RNGs the module seeds somewhere
+    tf_determinism: bool = False  # it turns on TensorFlow op determinism
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"seeded": list(self.seeded), "tf_determinism": self.tf_determinism}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "DataSeedingFacts":
+        return cls(tuple(data.get("seeded", ())), bool(data.get("tf_determinism")))
+
 _TRUE = "True"
 _FALSE = "False"
 
@@ -52,64 +72,45 @@ def _is_zero(expr: Optional[cst.BaseExpression]) -> bool:
 
 class SeedingFacts(Check):
     """Records which global RNGs the module seeds anywhere, and whether it turns on
-    TensorFlow op determinism: ``facts["data_seeding"] = {"seeded": [...], "tf_determinism": bool}``."""
+    TensorFlow op determinism (``analysis.switches``, as the kernel rules see it):
+    ``facts["data_seeding"] = {"seeded": [...], "tf_determinism": bool}``."""
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
-        self.seeders: Dict[str, List[str]] = {}
-        if "ND101" in ctx.rules:
-            for table in ctx.rules["ND101"].data.get("seeders", ()):
-                if table.get("always_random"):
-                    continue
-                for name in table.get("names", ()):
-                    self.seeders[name] = list(table.get("seeds", ()))
-        data = ctx.rules["ND307"].data if "ND307" in ctx.rules else {}
-        self.switches = frozenset(data.get("determinism_calls", ()))
-        self.variables = frozenset(data.get("determinism_env", ()))
-        self.spellings = spellings(ctx, (*self.seeders, *self.switches))
+        self.seeders = {name: seeder.seeds for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed}
+        self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
+        self.spellings = spellings(ctx, (*self.seeders, *self.switches.calls, *ENVIRON_SETTERS))
         self.seeded: Set[str] = set()
-        self.determinism = False
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        last = last_name(func)
-        if last not in self.spellings and last != "setdefault":
+        if last_name(func) not in self.spellings:
             return
         name = self.ctx.qualname(func)
         if name in self.seeders:
             value = node.args[0].value if node.args else None
             if value is not None and not is_none(value):
                 self.seeded.update(self.seeders[name])
-        elif name in self.switches:
-            self.determinism = True
-        elif last == "setdefault" and name == "os.environ.setdefault" and len(node.args) == 2:
-            self._environment(node.args[0].value, node.args[1].value)
+        else:
+            self.switches.call(node, name)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            subscript = target.target
-            if isinstance(subscript, cst.Subscript) and self.ctx.qualname(subscript.value) == "os.environ" and subscript.slice:
-                index = subscript.slice[0].slice
-                if isinstance(index, cst.Index):
-                    self._environment(index.value, node.value)
-
-    def _environment(self, key: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if isinstance(key, cst.SimpleString) and key.evaluated_value in self.variables:
-            if isinstance(value, cst.SimpleString) and str(value.evaluated_value).lower() in ("1", "true"):
-                self.determinism = True
+        self.switches.assign(node)
 
     def finish(self) -> None:
-        if self.seeded or self.determinism:
-            self.ctx.facts[SEEDING_FACT] = {"seeded": sorted(self.seeded), "tf_determinism": self.determinism}
+        determinism = self.switches.is_set(TENSORFLOW)
+        if self.seeded or determinism:
+            self.ctx.facts[SEEDING_FACT] = DataSeedingFacts(tuple(sorted(self.seeded)), determinism).to_json()
 
 
 def project_seeding(project: Any) -> Tuple[Set[str], bool]:
     """RNGs some module of the project seeds, and whether any turns on op determinism."""
     seeded: Set[str] = set()
     determinism = False
-    for fact in project.facts(SEEDING_FACT) if project is not None else ():
-        seeded.update(fact.get("seeded", ()))
-        determinism = determinism or bool(fact.get("tf_determinism"))
+    for stored in project.facts(SEEDING_FACT) if project is not None else ():
+        fact = DataSeedingFacts.from_json(stored)
+        seeded.update(fact.seeded)
+        determinism = determinism or fact.tf_determinism
     return seeded, determinism
 
 

@@ -17,127 +17,59 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 
 from __future__ import annotations
 
-import re
-from functools import lru_cache
+from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import is_entry_point
+from nondet_lint.analysis.seeds import seed_helpers
+from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.analysis.versions import Version, target_version
-from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, string_parts
+from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 
 FACT = "gpu"
-DATA_RULE = "ND205"  # the rule whose data holds the framework, switch and GPU tables
-ON, MAYBE = "on", "unknown"
+DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
 
-# ---------------------------------------------------------------- pass 1: helpers ------
-@lru_cache(maxsize=32)
-def _regex(pattern: str) -> "re.Pattern[str]":
-    return re.compile(pattern, re.IGNORECASE)
+@dataclass(frozen=True)
+class GpuModuleFacts:
+    """What pass 1 records about one module for the kernel rules (``facts["gpu"]`` is its
+    JSON form)."""
 
+    frameworks: Tuple[str, ...] = ()  # frameworks the module imports (rule data's names)
+    selects_gpu: Optional[str] = None  # how it selects a GPU, shown in messages
+    switches: Mapping[str, str] = field(default_factory=dict)  # switch -> ON or MAYBE
+    differentiates: bool = False  # training code: a backward pass, an optimizer step
+    seeds: bool = False  # it calls a seed function (ND206)
+    imports: Tuple[str, ...] = ()  # the modules it imports (program closures)
 
-def value_in(value: Any, allowed: Iterable[Any]) -> bool:
-    """``value`` equals one of ``allowed`` (``True`` is not ``1`` here)."""
-    return any(type(value) is type(item) and value == item for item in allowed)
+    def to_json(self) -> Dict[str, Any]:
+        return {
+            "frameworks": list(self.frameworks), "selects_gpu": self.selects_gpu, "switches": dict(self.switches),
+            "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
+        }
 
-
-def environ_key(target: cst.BaseExpression, qualname) -> Optional[str]:
-    """``os.environ["X"]`` (through any alias of ``os.environ``) → ``"X"``."""
-    if not isinstance(target, cst.Subscript) or qualname(target.value) != "os.environ":
-        return None
-    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
-        return None
-    key = literal_value(target.slice[0].slice.value, qualname)
-    return key if isinstance(key, str) else None
-
-
-def environ_settings(node: cst.CSTNode, qualname) -> List[Tuple[str, cst.BaseExpression]]:
-    """Environment variables a statement or call sets: ``os.environ[K] = v``,
-    ``os.environ.setdefault(K, v)``, ``os.environ.update({K: v}, K=v)``, ``os.putenv(K, v)``."""
-    out: List[Tuple[str, cst.BaseExpression]] = []
-    if isinstance(node, cst.Assign):
-        for target in node.targets:
-            key = environ_key(target.target, qualname)
-            if key is not None:
-                out.append((key, node.value))
-        return out
-    if not isinstance(node, cst.Call):
-        return out
-    name = qualname(node.func)
-    if name in ("os.environ.setdefault", "os.putenv"):
-        key = literal_value(find_arg(node, None, 0), qualname)
-        value = find_arg(node, None, 1)
-        if isinstance(key, str) and value is not None:
-            out.append((key, value))
-    elif name == "os.environ.update":
-        for arg in node.args:
-            if arg.keyword is not None:
-                out.append((arg.keyword.value, arg.value))
-            elif isinstance(arg.value, cst.Dict):
-                for element in arg.value.elements:
-                    if isinstance(element, cst.DictElement):
-                        key = literal_value(element.key, qualname)
-                        if isinstance(key, str):
-                            out.append((key, element.value))
-    return out
-
-
-def _reads_variable(node: cst.BaseExpression, var: str, qualname) -> bool:
-    """``os.environ.get(var, ...)``, ``os.getenv(var)`` or ``os.environ[var]``."""
-    if isinstance(node, cst.Call) and qualname(node.func) in ("os.environ.get", "os.getenv"):
-        return literal_value(find_arg(node, None, 0), qualname) == var
-    return environ_key(node, qualname) == var
-
-
-def env_value_state(value: cst.BaseExpression, var: str, pattern: str, qualname) -> Optional[str]:
-    """``ON`` when the literal text of ``value`` matches ``pattern``; ``MAYBE`` when the value
-    is computed (other than re-reading ``var`` itself, as appending to ``XLA_FLAGS`` does);
-    None when it is a literal that does not turn the switch on."""
-    text, other = string_parts(value)
-    if _regex(pattern).search(text):
-        return ON
-    if not other:
-        return None
-    parts: List[cst.BaseExpression] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, cst.BinaryOperation):
-            stack.extend((item.left, item.right))
-        elif isinstance(item, cst.FormattedString):
-            parts.extend(p.expression for p in item.parts if isinstance(p, cst.FormattedStringExpression))
-        elif not isinstance(item, (cst.SimpleString, cst.ConcatenatedString)):
-            parts.append(item)
-    return MAYBE if any(not _reads_variable(part, var, qualname) for part in parts) else None
-
-
-def call_switch_state(call: cst.Call, entry: Mapping[str, Any], qualname) -> Optional[str]:
-    """The state a switch call sets, per its data entry (see ``[[ND205.data.switches.calls]]``)."""
-    arg = entry.get("arg")
-    if arg is None:
-        return ON
-    value = literal_value(find_arg(call, arg.get("name"), arg.get("pos")), qualname)
-    if value is ABSENT:
-        return ON if entry.get("absent") == "on" else None
-    if value is UNKNOWN:
-        return MAYBE
-    return ON if value_in(value, entry.get("on", [True])) else None
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "GpuModuleFacts":
+        return cls(
+            tuple(data.get("frameworks", ())), data.get("selects_gpu"), dict(data.get("switches", {})),
+            bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
+        )
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
     if type(node) is cst.SimpleString and "\\" not in node.value:
         # no escapes: the value is the raw text between the quotes (evaluating every
         # string literal of a module cost more than the rest of this check)
-        return "b" not in node.prefix.lower() and bool(_regex(pattern).match(node.raw_value))
+        return "b" not in node.prefix.lower() and bool(regex(pattern).match(node.raw_value))
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
-        return isinstance(value, str) and bool(_regex(pattern).match(value))
+        return isinstance(value, str) and bool(regex(pattern).match(value))
     if isinstance(node, cst.FormattedString) and node.parts:
         first = node.parts[0]
-        return isinstance(first, cst.FormattedStringText) and bool(_regex(pattern).match(first.value))
+        return isinstance(first, cst.FormattedStringText) and bool(regex(pattern).match(first.value))
     return False
 
 
@@ -200,55 +132,20 @@ class GpuFacts(Check):
         super().__init__(ctx)
         data = ctx.rules[DATA_RULE].data
         self.frameworks = data["frameworks"]
-        self.switches = data["switches"]
         self.diff = data["differentiation"]
         self.selection = GpuSelection(ctx)
-        self.switch_calls = {name: entry for entry in self.switches.get("calls", []) for name in entry["names"]}
-        self.switch_attrs = {name: entry for entry in self.switches.get("attributes", []) for name in entry["names"]}
-        self.env = {entry["var"]: entry for entry in self.switches.get("env", [])}
-        # only ``os`` sets environment variables: a module that never imports it needs no
-        # look at each call and assignment (most modules of a large project)
-        self.sets_environ = bool(self.env) and ctx.imports.mentions("os")
-        self.state: Dict[str, str] = {}
+        self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
         self.differentiates = False
-        self.seed_calls = frozenset(ctx.rules["ND206"].data.get("seed_calls", []))
+        self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
         self.seeds = False
 
-    def _set(self, switches: Iterable[str], state: Optional[str]) -> None:
-        if state is None:
-            return
-        for switch in switches:
-            if self.state.get(switch) != ON:
-                self.state[switch] = state
-
-    def _env(self, node: cst.CSTNode) -> None:
-        if not self.sets_environ:
-            return
-        for var, value in environ_settings(node, self.ctx.qualname):
-            entry = self.env.get(var)
-            if entry is None:
-                continue
-            for rule in entry["patterns"]:
-                self._set(rule["sets"], env_value_state(value, var, rule["pattern"], self.ctx.qualname))
-
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._env(node)
-        for target in node.targets:
-            entry = self.switch_attrs.get(self.ctx.qualname(target.target) or "")
-            if entry is not None:
-                value = literal_value(node.value, self.ctx.qualname)
-                if value is UNKNOWN:
-                    self._set(entry["sets"], MAYBE)
-                elif value_in(value, entry.get("on", [True])):
-                    self._set(entry["sets"], ON)
+        self.switches.assign(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        self._env(node)
         name = self.ctx.qualname(node.func)
-        entry = self.switch_calls.get(name or "")
-        if entry is not None:
-            self._set(entry["sets"], call_switch_state(node, entry, self.ctx.qualname))
+        self.switches.call(node, name)
         if self.selects is None:
             self.selects = self.selection.call(node)
         if not self.differentiates:
@@ -273,33 +170,33 @@ class GpuFacts(Check):
             framework for framework, spec in self.frameworks.items()
             if self.ctx.imports.mentions(*spec["modules"])
         )
-        self.ctx.facts[FACT] = {
-            "frameworks": used,
-            "selects_gpu": self.selects,
-            "switches": dict(sorted(self.state.items())),
-            "differentiates": self.differentiates,
-            "seeds": self.seeds,
-            "imports": sorted(name for name in self.ctx.imports.imported_modules if name),
-        }
+        self.ctx.facts[FACT] = GpuModuleFacts(
+            frameworks=tuple(used),
+            selects_gpu=self.selects,
+            switches=dict(sorted(self.switches.state.items())),
+            differentiates=self.differentiates,
+            seeds=self.seeds,
+            imports=tuple(sorted(name for name in self.ctx.imports.imported_modules if name)),
+        ).to_json()
 
 
 # ---------------------------------------------------------------- pass 2: the view ----
 class _ScopeSummary:
     """Frameworks, switches (``ON`` wins over ``MAYBE``), seeding and differentiation of
-    a set of modules' ``facts["gpu"]``."""
+    a set of modules' facts."""
 
-    def __init__(self, facts: Iterable[Mapping[str, Any]]) -> None:
+    def __init__(self, facts: Iterable[GpuModuleFacts]) -> None:
         self.frameworks: Set[str] = set()
         self.switches: Dict[str, str] = {}
         self.seeds = False
         self.differentiates = False
         for fact in facts:
-            self.frameworks.update(fact.get("frameworks", ()))
-            for switch, state in fact.get("switches", {}).items():
+            self.frameworks.update(fact.frameworks)
+            for switch, state in fact.switches.items():
                 if self.switches.get(switch) != ON:
                     self.switches[switch] = state
-            self.seeds = self.seeds or bool(fact.get("seeds"))
-            self.differentiates = self.differentiates or bool(fact.get("differentiates"))
+            self.seeds = self.seeds or fact.seeds
+            self.differentiates = self.differentiates or fact.differentiates
 
 
 class ProgramView:
@@ -311,7 +208,7 @@ class ProgramView:
         self.project = project
         self.data = data
         self.records = {record.path: record for record in project}
-        self.facts = {path: record.facts.get(FACT, {}) for path, record in self.records.items()}
+        self.facts = {path: GpuModuleFacts.from_json(record.facts.get(FACT, {})) for path, record in self.records.items()}
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
         self.edges = {path: self._imports_of(path) for path in self.records}
         self.closures = {path: self._closure(path) for path in self.entries}
@@ -330,18 +227,15 @@ class ProgramView:
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead
         # of the facts of each of its (often thousand) modules
-        self._kinds: Dict[Tuple[Any, ...], Tuple[Mapping[str, Any], Set[str]]] = {}
+        self._kinds: Dict[Tuple[Any, ...], Tuple[GpuModuleFacts, Set[str]]] = {}
         for path, fact in self.facts.items():
-            kind = (
-                tuple(fact.get("frameworks", ())), tuple(sorted(fact.get("switches", {}).items())),
-                bool(fact.get("seeds")), bool(fact.get("differentiates")),
-            )
+            kind = (fact.frameworks, tuple(sorted(fact.switches.items())), fact.seeds, fact.differentiates)
             self._kinds.setdefault(kind, (fact, set()))[1].add(path)
 
     # -- imports and programs
     def _imports_of(self, path: str) -> FrozenSet[str]:
         found = set()
-        for name in self.facts[path].get("imports", []):
+        for name in self.facts[path].imports:
             parts = name.split(".")
             for end in range(len(parts), 0, -1):
                 record = self.project.module(".".join(parts[:end]))
@@ -384,18 +278,18 @@ class ProgramView:
     def is_gpu_program(self) -> bool:
         """Spec: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
         config says ``devices = ["cpu"]``)."""
-        if any(f.get("selects_gpu") for f in self.facts.values()):
+        if any(f.selects_gpu for f in self.facts.values()):
             return True
         if "cpu" in [d.lower() for d in self.project.config.devices]:
             return False
         default_gpu = {name for name, spec in self.data["frameworks"].items() if spec.get("gpu_by_default")}
-        return any(default_gpu.intersection(f.get("frameworks", [])) for f in self.facts.values())
+        return any(default_gpu.intersection(f.frameworks) for f in self.facts.values())
 
     def gpu_selections(self) -> Dict[str, str]:
         """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
         if self._selections is None:
             self._selections = {
-                path: self.facts[path]["selects_gpu"] for path in sorted(self.facts) if self.facts[path].get("selects_gpu")
+                path: fact.selects_gpu for path, fact in sorted(self.facts.items()) if fact.selects_gpu
             }
         return self._selections
 

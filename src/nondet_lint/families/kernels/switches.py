@@ -12,12 +12,13 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, entry_facts, is_entry_point
+from nondet_lint.analysis.switches import value_in
 from nondet_lint.analysis.versions import format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuFacts, GpuSelection, program_view, value_in
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, program_view
 from nondet_lint.families.kernels.ops import FACT as OPS_FACT, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
 from nondet_lint.types import Finding

@@ -13,9 +13,29 @@ reads:
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any, Dict, FrozenSet, List, Mapping
 
-_GUARDED = {"u": 4, "w": 3}  # events whose last item is their guards, and their full length
+
+class Event(str, Enum):
+    """The kind of a function event: its first item (the rest is described in ``collect``).
+
+    A ``str`` so that the stored form (JSON) holds the one-letter value and events read back
+    from the cache compare equal to the members."""
+
+    SEED = "s"  # a seed of some RNGs
+    CALL = "c"  # a call that may enter project code
+    REFERENCE = "r"  # a function passed as a value (a callback)
+    USE = "u"  # a use of an RNG's global state (a candidate)
+    WORKERS = "w"  # a DataLoader with worker processes and no worker_init_fn
+    IMPORT = "i"  # an import, which runs the module's code the first time
+    MAIN_BLOCK = "m"  # where the main block runs when the module is the program
+    RESTORE = "x"  # an RNG state saved earlier is put back
+    RESEED = "n"  # RNGs reseeded from OS entropy
+    TRAINS = "t"  # evidence that the program trains
+
+
+_GUARDED = {Event.USE: 4, Event.WORKERS: 3}  # events whose last item is their guards, and their full length
 
 
 def _relative(target: str, prefix: str) -> str:
@@ -59,7 +79,7 @@ def compact(fns: Dict[str, Dict[str, Any]], module_name: str, classes: Mapping[s
         out: List[Any] = []
         for event in facts["ev"]:
             kind = event[0]
-            if kind == "c":
+            if kind == Event.CALL:
                 target, args, guards, bound = event[1], event[2], event[3], event[4]
                 if bound and prefix and target.startswith(prefix):
                     owner, _, name = target[len(prefix):].rpartition(".")
@@ -67,14 +87,14 @@ def compact(fns: Dict[str, Dict[str, Any]], module_name: str, classes: Mapping[s
                         continue
                 if not any(args[0]) and not any(args[1].values()):
                     args = 0
-                event = ["c", _relative(target, prefix), args, guards or 0, bound]
+                event = [Event.CALL, _relative(target, prefix), args, guards or 0, bound]
                 while len(event) > 2 and not event[-1]:
                     event.pop()
-            elif kind == "r":
-                event = ["r", _relative(event[1], prefix)]
+            elif kind == Event.REFERENCE:
+                event = [Event.REFERENCE, _relative(event[1], prefix)]
             elif kind in _GUARDED and not event[-1]:
                 event = event[:-1]
-            if out and out[-1] == event and kind in ("c", "r", "i"):
+            if out and out[-1] == event and kind in (Event.CALL, Event.REFERENCE, Event.IMPORT):
                 continue
             out.append(event)
         facts["ev"] = out
@@ -89,11 +109,11 @@ def _expand_function(facts: Mapping[str, Any], prefix: str) -> Dict[str, Any]:
     events = []
     for event in facts.get("ev", ()):
         kind = event[0]
-        if kind == "c":
+        if kind == Event.CALL:
             full = [*event, 0, 0, 0][:5]
-            event = ["c", _absolute(full[1], prefix), full[2] or [[], {}], full[3] or [], full[4] or 0]
-        elif kind == "r":
-            event = ["r", _absolute(event[1], prefix)]
+            event = [Event.CALL, _absolute(full[1], prefix), full[2] or [[], {}], full[3] or [], full[4] or 0]
+        elif kind == Event.REFERENCE:
+            event = [Event.REFERENCE, _absolute(event[1], prefix)]
         elif kind in _GUARDED and len(event) < _GUARDED[kind]:
             event = [*event, []]
         events.append(event)

@@ -25,9 +25,9 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set,
 
 from nondet_lint.analysis.entrypoints import is_entry_point
 from nondet_lint.callargs import UNKNOWN
-from nondet_lint.families.seeding.collect import FACT, MAIN, MODULE
 from nondet_lint.families.seeding.conditions import described_names, evaluate
-from nondet_lint.families.seeding.events import expand
+from nondet_lint.families.seeding.events import Event, expand
+from nondet_lint.families.seeding.state import FACT, MAIN, MODULE
 from nondet_lint.families.seeding.tables import TF_KERAS
 
 FnKey = Tuple[str, str]  # (module path, function name)
@@ -283,12 +283,12 @@ class Program:
             return found
         names: Set[str] = set()
         for event in (self.fn(key) or {}).get("ev", ()):
-            if event[0] == "s":
+            if event[0] == Event.SEED:
                 for cond, _ in event[3]:
                     names.update(d[1] for d in described_names(cond) if d[0] == "p")
                 if event[4] and event[4][0] == "p":
                     names.add(event[4][1])
-            elif event[0] == "c":
+            elif event[0] == Event.CALL:
                 for cond, _ in event[3]:
                     names.update(d[1] for d in described_names(cond) if d[0] == "p")
                 positional, keywords = event[2]
@@ -386,22 +386,22 @@ class Program:
         if depth < _MAX_DEPTH:
             for event in (self.fn(key) or {}).get("ev", ()):
                 kind = event[0]
-                if kind == "s":
+                if kind == Event.SEED:
                     if self._seed_counts(event, key, values):
                         seeded.update(event[1])
                     elif event[4] and event[5] == "entropy" and not self.guards_off(event[3], key, values):
                         seeded -= set(event[1])  # seeded with None: from OS entropy
-                elif kind == "c":
+                elif kind == Event.CALL:
                     if self.guards_off(event[3], key, values):
                         continue
                     for callee, bound, _ in self.callees(event[1], key[0]):
                         seeded |= self.seeds_of(callee, self.bind(callee, bound, event, key, values), depth + 1)
-                elif kind == "i":
+                elif kind == Event.IMPORT:
                     for module in self.imported(event[1], key[0]):
                         seeded |= self.seeds_of((module, MODULE), (), depth + 1)
-                elif kind == "m" and entry_mode:
+                elif kind == Event.MAIN_BLOCK and entry_mode:
                     seeded |= self.seeds_of((key[0], MAIN), (), depth + 1)
-                elif kind in ("x", "n"):
+                elif kind in (Event.RESTORE, Event.RESEED):
                     seeded -= set(event[1])
         found = self._seeds_cache[memo] = frozenset(seeded)
         return found
@@ -441,7 +441,7 @@ class Program:
         return found
 
     def trains(self, key: FnKey, entry_mode: bool = False, depth: int = 0) -> bool:
-        """Whether running a function reaches evidence of training (``["t"]``) through the
+        """Whether running a function reaches evidence of training (``[Event.TRAINS]``) through the
         calls it makes itself (not through callbacks: a library's methods are many)."""
         memo = (key, entry_mode)
         found = self._trains.get(memo)
@@ -451,11 +451,11 @@ class Program:
         result = False
         for event in (self.fn(key) or {}).get("ev", ()) if depth < _MAX_DEPTH else ():
             kind = event[0]
-            if kind == "t":
+            if kind == Event.TRAINS:
                 result = True
-            elif kind == "c":
+            elif kind == Event.CALL:
                 result = any(self.trains(callee, False, depth + 1) for callee, _, _ in self.callees(event[1], key[0]))
-            elif kind == "m" and entry_mode:
+            elif kind == Event.MAIN_BLOCK and entry_mode:
                 result = self.trains((key[0], MAIN), False, depth + 1)
             if result:
                 break
@@ -495,9 +495,9 @@ class Program:
         later = frame.later()  # callbacks and functions passed as values run later
         for event in facts.get("ev", ()):
             kind = event[0]
-            if kind in ("u", "w") and self.dead(event[-1], key, values):
+            if kind in (Event.USE, Event.WORKERS) and self.dead(event[-1], key, values):
                 continue  # not in this call: ``if is_train:`` with is_train=False passed in
-            if kind == "u":
+            if kind == Event.USE:
                 rng = self.rng_map.get(event[1], event[1])
                 self.reached.add((key[0], event[2]))
                 if self.guards_off(event[3], key, values) is not None:
@@ -507,9 +507,9 @@ class Program:
                     found = self.uncovered.get((key[0], event[2]))
                     if found is None or (found.deferred and not frame.deferred):
                         self.uncovered[(key[0], event[2])] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
-            elif kind == "w":
+            elif kind == Event.WORKERS:
                 self.reached.add((key[0], event[1]))
-            elif kind == "s":
+            elif kind == Event.SEED:
                 guard = self.guards_off(event[3], key, values)
                 if guard is not None:
                     run.off.append(OffByDefault(key[0], guard[1], frozenset(event[1]), self.why_off(guard, key, values)))
@@ -523,7 +523,7 @@ class Program:
                     for rng in event[1]:
                         run.first_seed.setdefault(rng, (key[0], event[2]))
                 state = state | frozenset(event[1])
-            elif kind == "c":
+            elif kind == Event.CALL:
                 guard = self.guards_off(event[3], key, values)
                 dead = guard is not None and self.dead(event[3], key, values)
                 for callee, bound, cls in self.callees(event[1], key[0]):
@@ -539,22 +539,22 @@ class Program:
                         for method in self.methods(*cls):
                             if method != callee:
                                 self.visit(method, state, self.unknown(method), run, later, imported, depth + 1)
-            elif kind == "r":
+            elif kind == Event.REFERENCE:
                 found = self.lookup(event[1], key[0])
                 if found and found[0] == "fn":
                     self.visit(found[1], state, self.unknown(found[1]), run, later, imported, depth + 1)
-            elif kind == "i":
+            elif kind == Event.IMPORT:
                 for module in self.imported(event[1], key[0]):
                     if module in imported:
                         continue
                     imported.add(module)
                     state = self.visit((module, MODULE), state, (), run, frame.importing(module), imported, depth + 1)
-            elif kind == "m" and entry_mode:
+            elif kind == Event.MAIN_BLOCK and entry_mode:
                 state = self.visit((key[0], MAIN), state, (), run, frame, imported, depth + 1)
-            elif kind == "n":  # reseeded from OS entropy: unseeded from here on
+            elif kind == Event.RESEED:  # reseeded from OS entropy: unseeded from here on
                 run.reseeded.update(event[1])
                 state = state - frozenset(event[1])
-            elif kind == "x":  # the RNG state saved on entry is put back
+            elif kind == Event.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event[1])) | (entry_state & frozenset(event[1]))
         return state
 
@@ -619,7 +619,7 @@ class Program:
 
 def _passes_values_on(event: List[Any]) -> bool:
     """A call event (compact or expanded) with a parameter or an option among its arguments."""
-    if event[0] != "c" or len(event) < 3 or not event[2]:
+    if event[0] != Event.CALL or len(event) < 3 or not event[2]:
         return False
     positional, keywords = event[2]
     return any(d and d[0] in ("p", "o") for d in (*positional, *keywords.values()))

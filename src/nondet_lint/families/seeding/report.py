@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nondet_lint.analysis.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
+from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.program import Program, Uncovered
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.types import Edit, Fix, Finding
@@ -77,7 +78,7 @@ class Report:
         for path, facts in self.program.facts.items():
             for name, fn in facts.get("fns", {}).items():
                 for event in fn.get("ev", ()):
-                    if event[0] == "u":
+                    if event[0] == Event.USE:
                         self.use_rng[(path, event[2])] = self.program.rng_map.get(event[1], event[1])
                         self.use_fn[(path, event[2])] = name
         self.seed_value_draws: Set[Key] = set()
@@ -292,9 +293,9 @@ class Report:
                 continue
             seen.add(key)
             for event in (self.program.fn(key) or {}).get("ev", ()):
-                if event[0] == "u" and event[1] in ("numpy", "python"):
+                if event[0] == Event.USE and event[1] in ("numpy", "python"):
                     return event[1]
-                if event[0] == "c":
+                if event[0] == Event.CALL:
                     stack.extend(callee for callee, _, _ in self.program.callees(event[1], key[0]))
         return None
 

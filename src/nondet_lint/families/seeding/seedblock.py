@@ -13,6 +13,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Dict, Iterable, List, Mapping, Sequence
 
+from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 
@@ -22,9 +23,9 @@ def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) 
     relevant = set()
     for facts in fns.values():
         for event in facts["ev"]:
-            if event[0] == "u":
+            if event[0] == Event.USE:
                 relevant.add(event[1])
-            elif event[0] == "s":
+            elif event[0] == Event.SEED:
                 relevant.update(event[1])
     for rng in RNG_ORDER:
         root = rng_root(tables, rng)

@@ -9,20 +9,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
+from nondet_lint.analysis.seeds import Seeder, seed_helpers
 from nondet_lint.ruledata import RuleSet
 
 RNG_ORDER = ("python", "numpy", "torch", "tf", "keras")
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 TF_KERAS = "tfkeras"  # tf.keras: Keras 3 or TF-Keras 2 by the target TensorFlow version
-
-
-@dataclass(frozen=True)
-class Seeder:
-    seeds: Tuple[str, ...]
-    pos: Optional[int]
-    kw: Optional[str]
-    without_value: str  # entropy | fixed | required
-    always_random: bool
 
 
 @dataclass(frozen=True)
@@ -140,16 +132,7 @@ def _build(rules: RuleSet) -> Tables:
     t.training_calls = frozenset(n for n in training.get("calls", ()) if not n.endswith("."))
     t.training_prefixes = tuple(n for n in training.get("calls", ()) if n.endswith("."))
     t.training_methods = frozenset(training.get("methods", ()))
-    for entry in shared.get("seeders", []):
-        seeder = Seeder(
-            tuple(entry.get("seeds", ())),
-            entry.get("value", {}).get("pos"),
-            entry.get("value", {}).get("kw"),
-            entry.get("without_value", "required"),
-            bool(entry.get("always_random", False)),
-        )
-        for name in entry.get("names", ()):
-            t.seeders[name] = seeder
+    t.seeders = dict(seed_helpers(rules))
     for code in ("ND101", "ND102", "ND104", "ND105"):
         data = _data(rules, code)
         rng = data.get("rng")
