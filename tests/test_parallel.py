@@ -3,6 +3,7 @@ count, and a worker that dies (a native parser crash) costs one ND000, not the r
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import io
 import os
@@ -60,14 +61,19 @@ def test_workers_give_the_same_results_as_in_process(tmp_path, monkeypatch, work
     assert outcome(tmp_path, workers) == expected
 
 
-def crash_on(name: str, how: str):
+def crash_on(name: str, how: str, log: Path):
+    """``analyze_job`` that kills its worker on ``name``. The worker's fatal-error report
+    (pytest turns on ``faulthandler``, and a forked worker inherits it) goes to ``log``
+    instead of the test run's stderr."""
     real = parallel.analyze_job
 
     def analyze(job, *args):
         if Path(job.path).name == name:
-            if how == "segfault":
-                os.kill(os.getpid(), signal.SIGSEGV)
-            os._exit(3)
+            with open(log, "w", encoding="utf-8") as report:
+                faulthandler.enable(file=report)
+                if how == "segfault":
+                    os.kill(os.getpid(), signal.SIGSEGV)
+                os._exit(3)
         return real(job, *args)
 
     return analyze
@@ -81,8 +87,10 @@ def test_a_crashing_file_is_reported_and_the_rest_is_checked(tmp_path, monkeypat
     project(tmp_path)
     expected, _ = outcome(tmp_path, None)
     # workers are forked from this process, so they inherit the booby trap
-    monkeypatch.setattr(parallel, "analyze_job", crash_on("m04.py", how))
+    log = tmp_path / "worker-crash.log"
+    monkeypatch.setattr(parallel, "analyze_job", crash_on("m04.py", how, log))
     findings, _ = outcome(tmp_path, workers)
+    assert ("Fatal Python error: Segmentation fault" in log.read_text(encoding="utf-8")) == (how == "segfault")
     crashed = [f for f in findings if f["code"] == "ND000"]
     assert [(Path(f["path"]).name, f["line"]) for f in crashed] == [("m04.py", 1)]
     assert "crashed" in crashed[0]["message"] and ("SIGSEGV" in crashed[0]["message"]) == (how == "segfault")

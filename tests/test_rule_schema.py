@@ -64,7 +64,8 @@ def test_a_rule_definition_is_checked_down_to_its_examples():
     with pytest.raises(RuleFileError) as caught:
         parse_rule_file(RULE + '[[ND201.fires]]\nsorce = "x = 1"\n', "house.toml")
     assert str(caught.value) == (
-        "house.toml: unknown key 'sorce' in [ND201.fires[0]] (known keys: config, files, path, source)"
+        "house.toml: unknown key 'sorce' in [ND201.fires[0]] "
+        "(known keys: config, files, findings, fixed, fixed_files, path, source, unfixed)"
     )
     with pytest.raises(RuleFileError) as caught:
         parse_rule_file(RULE.replace('fix_safety = "f", ', ""), "house.toml")

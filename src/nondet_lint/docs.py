@@ -123,6 +123,10 @@ def reference(rules: RuleSet) -> str:
         "",
         "<!-- Generated from rules/*.toml by `python -m nondet_lint.docs`; do not edit. -->",
         "",
+        "Terms such as entry point, program, library code, GPU program and target version are",
+        "defined in [contract.md](contract.md); the source keys in the references are listed in",
+        "[sources.md](sources.md).",
+        "",
         "| code | name | summary | fix |",
         "|---|---|---|---|",
     ]

@@ -16,7 +16,7 @@ import os
 import tempfile
 from typing import Any, List, Optional, Sequence, Tuple
 
-FORMAT = 1
+FORMAT = 2
 
 
 def _location(texts: Sequence[Tuple[str, str]]) -> Optional[str]:

@@ -46,6 +46,13 @@ class Example:
     config: Mapping[str, Any] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)  # extra project files
     path: str = "example.py"
+    # what a ``fires`` example produces, pinned (tests/test_rule_examples.py compares it):
+    # the rule's findings as ``path:line:col: message``, and for a fixable rule the text
+    # ``--fix`` writes to the example's file and to other files, or why it offers no fix
+    findings: Optional[Tuple[str, ...]] = None
+    fixed: Optional[str] = None
+    fixed_files: Mapping[str, str] = field(default_factory=dict)
+    unfixed: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -112,15 +119,24 @@ def _examples(raw: Any, where: str) -> Tuple[Example, ...]:
         if isinstance(item, str):
             out.append(Example(item))
         else:
-            out.append(
-                Example(
-                    item["source"],
-                    item.get("config", {}),
-                    item.get("files", {}),
-                    item.get("path", "example.py"),
-                )
-            )
+            out.append(_example(item))
     return tuple(out)
+
+
+def _example(table: Mapping[str, Any], prefix: str = "", source: str = "source", path: str = "path") -> Example:
+    """An example from its table; ``prefix`` names the pins of the documented example
+    (``example_findings`` in ``[NDxxx.docs]``)."""
+    findings = table.get(f"{prefix}findings")
+    return Example(
+        table[source],
+        table.get(f"{prefix}config", {}),
+        table.get("files", {}) if not prefix else {},
+        table.get(path, "example.py"),
+        findings=None if findings is None else tuple(findings),
+        fixed=table.get(f"{prefix}fixed"),
+        fixed_files=table.get(f"{prefix}fixed_files", {}),
+        unfixed=table.get(f"{prefix}unfixed"),
+    )
 
 
 def _requires(value: Any, where: str) -> Tuple[str, ...]:
@@ -146,9 +162,8 @@ def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str, r
     passes = _examples(table.get("passes"), where)
     # the documented example must fire and the suggested code must not
     # ``example_path`` names the file the two documented snippets are (default a .py file)
-    example_path = docs.get("example_path", "example.py")
-    fires = (Example(docs["example"], docs.get("example_config", {}), {}, example_path),) + fires
-    passes = (Example(docs["use_instead"], docs.get("example_config", {}), {}, example_path),) + passes
+    fires = (_example(docs, "example_", source="example", path="example_path"),) + fires
+    passes = (Example(docs["use_instead"], docs.get("example_config", {}), {}, docs.get("example_path", "example.py")),) + passes
     return Rule(
         code=code,
         name=table["name"],
@@ -237,14 +252,27 @@ def _parse_bundled(texts: Sequence[Tuple[str, str]]) -> Dict[str, Rule]:
     return rules
 
 
+def _example_to_data(example: Example) -> Dict[str, Any]:
+    findings = example.findings
+    return {**example.__dict__, "findings": None if findings is None else list(findings)}
+
+
 def _rule_to_data(rule: Rule) -> Dict[str, Any]:
-    return {**rule.__dict__, "fires": [e.__dict__ for e in rule.fires], "passes": [e.__dict__ for e in rule.passes], "requires": list(rule.requires)}
+    return {
+        **rule.__dict__, "fires": [_example_to_data(e) for e in rule.fires],
+        "passes": [_example_to_data(e) for e in rule.passes], "requires": list(rule.requires),
+    }
+
+
+def _example_from_data(data: Dict[str, Any]) -> Example:
+    findings = data["findings"]
+    return Example(**{**data, "findings": None if findings is None else tuple(findings)})
 
 
 def _rule_from_data(data: Dict[str, Any]) -> Rule:
     return Rule(**{
-        **data, "fires": tuple(Example(**e) for e in data["fires"]), "passes": tuple(Example(**e) for e in data["passes"]),
-        "requires": tuple(data["requires"]),
+        **data, "fires": tuple(_example_from_data(e) for e in data["fires"]),
+        "passes": tuple(_example_from_data(e) for e in data["passes"]), "requires": tuple(data["requires"]),
     })
 
 

@@ -209,11 +209,12 @@ DATA: Dict[str, Table] = {
 }
 DATA["ND202"] = DATA["ND201"]
 
-EXAMPLE = Table({"source": str, "config": ANY, "files": Map(str), "path": str}, frozenset({"source"}))
+PINS = {"findings": List(str), "fixed": str, "fixed_files": Map(str), "unfixed": str}  # what an example produces
+EXAMPLE = Table({"source": str, "config": ANY, "files": Map(str), "path": str, **PINS}, frozenset({"source"}))
 DOCS = Table(
     {
         "what": str, "why": str, "example": str, "use_instead": str, "fix_safety": str, "references": List(str),
-        "example_config": ANY, "example_path": str,
+        "example_config": ANY, "example_path": str, **{f"example_{key}": value for key, value in PINS.items()},
     },
     frozenset({"what", "why", "example", "use_instead", "fix_safety", "references"}),
 )

@@ -1,6 +1,6 @@
 """Which modules are entry points: programs that run, as opposed to library code.
 
-Spec ("Terms"): a module with an ``if __name__ == "__main__":`` block, a module whose
+An entry point (docs/contract.md) is a module with an ``if __name__ == "__main__":`` block, a module whose
 top-level statements do the work (a script), or a notebook.  A script is recognised by
 top-level loops, or top-level calls that are not the bookkeeping library modules also do
 at import (logging setup, warnings filters, registries, ``sys.path`` edits).  Library

@@ -1,4 +1,4 @@
-"""Target versions: which release of each framework the project runs on (spec, "Terms").
+"""Target versions: which release of each framework the project runs on (docs/contract.md).
 
 A fact such as "`CUBLAS_WORKSPACE_CONFIG` is needed before torch 2.10" only holds for some
 versions, so rules ask for the *target* version of a package:

@@ -113,8 +113,9 @@ class TfdsReads(Check):
         seed = str(self.ctx.config.seed)
         config = call_arg(call, None, "read_config")
         if config is not None:
-            if isinstance(config.value, cst.Call):
-                edits = set_keyword_argument(self.ctx, config.value, "shuffle_seed", seed)
+            built = self.configs.get(config.value.value) if isinstance(config.value, cst.Name) else config.value
+            if isinstance(built, cst.Call):  # ``ReadConfig(...)`` here, or assigned to the name passed
+                edits = set_keyword_argument(self.ctx, built, "shuffle_seed", seed)
                 return self.ctx.fix("ND307", edits, seed=seed) if edits else None
             return None
         spelled = name_for(self.ctx.module, self.read_config, top=top_level(self.ctx))

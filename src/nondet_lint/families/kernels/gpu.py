@@ -1,6 +1,6 @@
 """GPU programs and determinism switches, as project facts.
 
-Spec ("Terms"): a *GPU program* is a project that selects a GPU somewhere (``.cuda()``,
+A *GPU program* (docs/contract.md) is a project that selects a GPU somewhere (``.cuda()``,
 ``.to("cuda")``, ``torch.device("cuda")``, ``device="cuda"``, a Lightning ``Trainer`` not
 told to use the CPU, the Hugging Face ``Trainer`` / ``accelerate``, CuPy / Numba CUDA /
 Triton); TensorFlow and JAX programs use the GPU by default unless the config says
@@ -276,7 +276,7 @@ class ProgramView:
 
     # -- facts over a set of modules
     def is_gpu_program(self) -> bool:
-        """Spec: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
+        """docs/contract.md: the project selects a GPU somewhere, or uses TensorFlow / JAX (unless the
         config says ``devices = ["cpu"]``)."""
         if any(f.selects_gpu for f in self.facts.values()):
             return True

@@ -1,7 +1,7 @@
 """ND203 / ND204 / ND208: framework ops whose GPU kernels are non-deterministic.
 
-The op tables are rule data (``[[NDxxx.data.ops]]`` in ``rules/kernels.toml``, built from
-the catalog): qualified names and their aliases, tensor-method names, the condition on
+The op tables are rule data (``[[NDxxx.data.ops]]`` in ``rules/kernels.toml``, each entry
+citing its source): qualified names and their aliases, tensor-method names, the condition on
 arguments (``accumulate=True``, ``mode="max"``, ``weights`` given), the device, whether
 only the backward pass is affected, and per version range what the framework does with
 it (``kind``):
@@ -13,7 +13,7 @@ it (``kind``):
 
 ``report`` says where an entry is reported: ``call`` (an explicit accumulation such as
 ``index_add_``), ``program`` (convolutions and implicit backward passes: the missing
-switch, ND205, covers them) or ``none`` (the catalog lists it but its condition cannot
+switch, ND205, covers them) or ``none`` (a source lists it but its condition cannot
 be seen statically; kept so the data stays complete).  Every match is recorded in the
 module's facts (``facts["kernel_ops"]``), whatever its report.
 

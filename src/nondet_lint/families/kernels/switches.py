@@ -238,8 +238,8 @@ class ProgramSwitches(Check):
 
 def cls_reason(view: Any, path: str) -> str:
     """How the project uses the GPU, for the message (``.cuda()`` in ``train.py``): the
-    entry point's own modules first, then the rest of the project (spec: a GPU program
-    is one whose project selects a GPU somewhere)."""
+    entry point's own modules first, then the rest of the project (docs/contract.md: a GPU
+    program is one whose project selects a GPU somewhere)."""
     selecting = view.gpu_selections()
     own = view.closures.get(path, frozenset())
     found = path if path in selecting else None
