@@ -13,7 +13,9 @@ Three kinds of call, all rule data (``[ND303.data.urls]``):
   an ``http(s)://`` URL.
 
 A URL holding a commit hash or a release tag is pinned, and so is a download in a
-function that compares a ``hashlib`` digest (or calls torchvision's ``check_integrity``).
+function that compares a ``hashlib`` digest (or calls torchvision's ``check_integrity``),
+or in a method of a class one of whose methods does (torchvision's datasets check in
+``_check_integrity`` what ``download`` fetched).
 A URL naming a branch is reported whatever checks it: a checksum is not updated when
 the branch moves.
 """
@@ -65,14 +67,29 @@ class UrlDownloads(Check):
         self.branch = re.compile(data.get("branch_pattern", r"$^"))
         self.pinned = [re.compile(p) for p in data.get("pinned_patterns", ())]
         self.functions: List[cst.FunctionDef] = []
-        self.facts: Dict[Optional[int], _ScopeFacts] = {}
-        self.found: List[Tuple[cst.Call, str, Mapping[str, Any], _Scope]] = []
+        self.classes: List[cst.ClassDef] = []
+        self.facts: Dict[Optional[int], _ScopeFacts] = {}  # by function (None: the module)
+        self.class_facts: Dict[int, _ScopeFacts] = {}  # what any method of a class does
+        self.found: List[Tuple[cst.Call, str, Mapping[str, Any], _Scope, Optional[cst.ClassDef]]] = []
 
     def _here(self) -> _ScopeFacts:
         key = id(self.functions[-1]) if self.functions else None
         if key not in self.facts:
             self.facts[key] = _ScopeFacts()
         return self.facts[key]
+
+    def _verification(self) -> List[_ScopeFacts]:
+        """Where a check seen here counts: the function, and its class if it is a method."""
+        found = [self._here()]
+        if self.classes:
+            found.append(self.class_facts.setdefault(id(self.classes[-1]), _ScopeFacts()))
+        return found
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.classes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(node)
@@ -87,25 +104,30 @@ class UrlDownloads(Check):
         if any(isinstance(c.operator, (cst.Equal, cst.NotEqual)) for c in node.comparisons):
             text = self.ctx.code_for(node).lower()
             if any(word in text for word in self.digest_words):
-                self._here().compares_digest = True
+                for facts in self._verification():
+                    facts.compares_digest = True
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
         if name is None:
             return
         if name.startswith(self.hash_prefix):
-            self._here().hashes = True
+            for facts in self._verification():
+                facts.hashes = True
         elif name in self.checksum_calls:
-            self._here().checked = True
+            for facts in self._verification():
+                facts.checked = True
         elif name in self.calls and not has_double_star(node):
-            self.found.append((node, name, self.calls[name], self.functions[-1] if self.functions else None))
+            scope = self.functions[-1] if self.functions else None
+            self.found.append((node, name, self.calls[name], scope, self.classes[-1] if self.classes else None))
 
     def finish(self) -> None:
         if not self.found:
             return
         values = Values(DataContext.of(self.ctx), ())
-        for call, name, row, scope in self.found:
+        for call, name, row, scope, owner in self.found:
             facts = self.facts.get(id(scope) if scope is not None else None, _ScopeFacts())
+            checked_by_class = owner is not None and self.class_facts.get(id(owner), _ScopeFacts()).verified
             spec = row.get("url", {"pos": 0})
             given = call_arg(call, spec.get("pos"), spec.get("kw"))
             url = self._url(values, given.value) if given is not None else None
@@ -119,7 +141,7 @@ class UrlDownloads(Check):
                 continue
             if url is not None and any(p.search(url) for p in self.pinned):
                 continue
-            if facts.verified or self._hash_given(call, row):
+            if facts.verified or checked_by_class or self._hash_given(call, row):
                 continue
             mode = row.get("mode", "download")
             if mode != "download" and url is None:
