@@ -111,7 +111,7 @@ DATA: Dict[str, Table] = {
         "searchers": Tables(Table({
             "names": NAMES, "keyword": str, "pos": int, "mode": str, "value": str, "advice": str,
             "numpy_global": bool, "seed_env": NAMES, "unless_given": NAMES, "sampler": str,
-            "multi_sampler": str, "multi_keywords": NAMES,
+            "multi_sampler": str, "multi_keywords": NAMES, "replaced_by": str,
         }, frozenset({"names", "keyword", "advice"}))),
         "searcher_prefixes": Tables(Table({
             "prefix": str, "mode": str, "numpy_global": bool, "what": str, "advice": str,

@@ -5,7 +5,8 @@ seeds it, and what a missing seed falls back on.  Optuna samplers and hyperopt's
 ``fmin`` draw from fresh OS entropy; scikit-optimize, Ray Tune's random search and
 Nevergrad fall back on NumPy's global RNG, so a ``np.random.seed(<value>)`` in the same
 module covers them.  ``optuna.create_study()`` with no ``sampler=`` builds an unseeded
-``TPESampler`` (``NSGAIISampler`` with ``directions=``).
+``TPESampler`` (``NSGAIISampler`` with ``directions=``), unless the module replaces a
+study's sampler (``study.sampler = ...``, as Optuna's LightGBM tuner does per step).
 
 The fix passes the program's own seed: ``<namespace>.<dest>`` where the module parses a
 ``--seed`` option with a default into a name visible at the call (``args =
@@ -48,7 +49,7 @@ class SearchSeeds(Check):
         self.namespaces: List[Tuple[str, _Scope]] = []  # names bound to parsed options
         self.seed_dest: Optional[str] = None
         self.numpy_seeded = False
-        self.state_set = False  # ``<...>.random_state = ...`` somewhere in the module
+        self.assigned_attributes: Set[str] = set()  # ``<...>.random_state = ...``, ``study.sampler = ...``
         self.env_names: Set[str] = set()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -62,8 +63,8 @@ class SearchSeeds(Check):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            if isinstance(target.target, cst.Attribute) and target.target.attr.value == "random_state":
-                self.state_set = True
+            if isinstance(target.target, cst.Attribute):
+                self.assigned_attributes.add(target.target.attr.value)
             if isinstance(target.target, cst.Subscript):
                 key = target.target.slice[0].slice if target.target.slice else None
                 if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
@@ -138,8 +139,10 @@ class SearchSeeds(Check):
             return None
         if any(find_arg(node, given, None) is not None for given in row.get("unless_given", ())):
             return None
+        if row.get("replaced_by") in self.assigned_attributes:
+            return None  # ``study.sampler = ...``: the sampler is replaced before it draws
         if row.get("mode") == "state":  # seeded by assigning ``parametrization.random_state``
-            return None if self.state_set else (row["what"], None, "")
+            return None if "random_state" in self.assigned_attributes else (row["what"], None, "")
         keyword = row["keyword"]
         given = find_arg(node, keyword, row.get("pos"))
         if given is not None and literal_value(given, self.ctx.qualname) is not None:
