@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import asdict
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from dataclasses import asdict, dataclass
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -116,6 +116,56 @@ def is_local(value: str, data: Mapping[str, Any]) -> bool:
     return first.lower() in data.get("local_dirs", ())
 
 
+@dataclass(frozen=True)
+class HubCandidate:
+    """An ND303 candidate whose id or revision is a constant of another module (its
+    deferred payload): looked up in that module's facts in pass 2."""
+
+    api: str  # the call, as shown in the message
+    mode: str
+    target: Mapping[str, Any]  # the id, as ``Text`` fields
+    ref: Mapping[str, Any]  # the revision, as ``Text`` fields
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"api": self.api, "mode": self.mode, "target": dict(self.target), "ref": dict(self.ref)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "HubCandidate":
+        return cls(data["api"], data["mode"], data["target"], data["ref"])
+
+
+@dataclass(frozen=True)
+class FolderCandidate:
+    """An ND304 candidate whose folder is a constant of another module (its deferred payload)."""
+
+    api: str
+    path: Mapping[str, Any]  # the folder, as ``Text`` fields
+    shown: str  # the folder expression, as shown in the message
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"api": self.api, "path": dict(self.path), "shown": self.shown}
+
+
+@dataclass(frozen=True)
+class ImportedFolderCandidate:
+    """An ND304 candidate: a call of another module's class or function, which pass 2 asks
+    whether it takes a data folder (its deferred payload)."""
+
+    module: str
+    name: str
+    arguments: Mapping[str, Any]  # parameter name or position -> {"text", "shown"}
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"imported": {"module": self.module, "name": self.name}, "arguments": dict(self.arguments)}
+
+
+def folder_candidate(data: Mapping[str, Any]) -> Union[FolderCandidate, ImportedFolderCandidate]:
+    """The ND304 payload read back, in whichever of its two forms it was stored."""
+    if "imported" in data:
+        return ImportedFolderCandidate(data["imported"]["module"], data["imported"]["name"], data["arguments"])
+    return FolderCandidate(data["api"], data["path"], data["shown"])
+
+
 class HubRevision(Check):
     """ND303: models, datasets and files fetched at whatever revision is current."""
 
@@ -191,7 +241,7 @@ class HubRevision(Check):
                 ref = Text("absent") if revision is None else values.text(revision)
             short = _display(api)
             if IMPORTED in (target.kind, ref.kind):
-                self.ctx.defer(call, "ND303", api=short, mode=mode, target=_text_dict(target), ref=_text_dict(ref))
+                self.ctx.defer(call, "ND303", **HubCandidate(short, mode, _text_dict(target), _text_dict(ref)).to_json())
                 continue
             verdict = hub_verdict(mode, target, ref, data)
             if verdict is not None:
@@ -201,10 +251,10 @@ class HubRevision(Check):
     def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
         rule = rules["ND303"]
         for item in deferred:
-            payload = item.payload
-            verdict = hub_verdict(payload["mode"], _looked_up(payload["target"], project), _looked_up(payload["ref"], project), rule.data)
+            candidate = HubCandidate.from_json(item.payload)
+            verdict = hub_verdict(candidate.mode, _looked_up(candidate.target, project), _looked_up(candidate.ref, project), rule.data)
             if verdict is not None:
-                message = rule.format_message(api=payload["api"], **verdict)
+                message = rule.format_message(api=candidate.api, **verdict)
                 yield Finding(item.path, item.line, item.col, "ND303", message, item.end_line, item.end_col)
 
 
@@ -305,7 +355,7 @@ class DirectoryDataset(Check):
         api = f"{through} -> {api}" if through else api
         path = values.text(expr)
         if path.kind == IMPORTED:
-            self.ctx.defer(call, "ND304", api=api, path=_text_dict(path), shown=shown)
+            self.ctx.defer(call, "ND304", **FolderCandidate(api, _text_dict(path), shown).to_json())
         elif not versioned(path.fragments or ((path.value,) if path.value else ())):
             self.ctx.report(call, "ND304", api=api, path=shown)
 
@@ -436,7 +486,7 @@ class DirectoryDataset(Check):
             arguments[key] = {"text": _text_dict(text), "shown": shown if len(shown) <= 60 else shown[:57] + "..."}
         if arguments:
             module, _, short = name.rpartition(".")
-            self.ctx.defer(call, "ND304", imported={"module": module, "name": short}, arguments=arguments)
+            self.ctx.defer(call, "ND304", **ImportedFolderCandidate(module, short, arguments).to_json())
 
     @staticmethod
     def _looks_like_folder(dctx: DataContext, values: Values, expr: cst.BaseExpression) -> bool:
@@ -523,8 +573,9 @@ class DirectoryDataset(Check):
     def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
         rule = rules["ND304"]
         for item in deferred:
-            if "imported" in item.payload:
-                found = _imported_folder(project, item.payload)
+            candidate = folder_candidate(item.payload)
+            if isinstance(candidate, ImportedFolderCandidate):
+                found = _imported_folder(project, candidate)
                 if found is not None:
                     api, argument = found
                     path = _looked_up(argument["text"], project)
@@ -532,22 +583,22 @@ class DirectoryDataset(Check):
                         message = rule.format_message(api=api, path=argument["shown"])
                         yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)
                 continue
-            path = _looked_up(item.payload["path"], project)
+            path = _looked_up(candidate.path, project)
             if not versioned(path.fragments or ((path.value,) if path.value else ())):
-                message = rule.format_message(api=item.payload["api"], path=item.payload["shown"])
+                message = rule.format_message(api=candidate.api, path=candidate.shown)
                 yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)
 
 
-def _imported_folder(project: Any, payload: Mapping[str, Any]) -> Optional[Tuple[str, Mapping[str, Any]]]:
+def _imported_folder(project: Any, candidate: ImportedFolderCandidate) -> Optional[Tuple[str, Mapping[str, Any]]]:
     """The argument an imported class or function lists as its data folder, if it does."""
-    record = project.module(payload["imported"]["module"]) if project is not None else None
+    record = project.module(candidate.module) if project is not None else None
     if record is None:
         return None
-    name = payload["imported"]["name"]
+    name = candidate.name
     spec = record.facts.get(FOLDER_FACT, {}).get(name)
     if spec is None:
         return None
-    arguments = payload["arguments"]
+    arguments = candidate.arguments
     argument = arguments.get(spec["param"]) or (arguments.get(str(spec["position"])) if spec["position"] is not None else None)
     if argument is None:
         return None

@@ -103,6 +103,38 @@ class SeedingFacts(Check):
             self.ctx.facts[SEEDING_FACT] = DataSeedingFacts(tuple(sorted(self.seeded)), determinism).to_json()
 
 
+@dataclass(frozen=True)
+class HeldOut:
+    """An ND305 candidate: a fixed slice of shuffled data, held out (its deferred payload)."""
+
+    rng: Optional[str]  # the global RNG the shuffle draws from (None: its own)
+    repeated: bool  # the shuffle runs again in a training loop
+    what: str  # the message's account of the split
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"rng": self.rng, "repeated": self.repeated, "what": self.what}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "HeldOut":
+        return cls(data["rng"], data["repeated"], data["what"])
+
+
+@dataclass(frozen=True)
+class TfDataOrderCandidate:
+    """An ND307 candidate (its deferred payload)."""
+
+    what: str
+    advice: str
+    global_seed_helps: bool  # a global TF seed makes the order repeat (``list_files``)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"global_seed_helps": self.global_seed_helps, "what": self.what, "advice": self.advice}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "TfDataOrderCandidate":
+        return cls(data["what"], data["advice"], data["global_seed_helps"])
+
+
 def project_seeding(project: Any) -> Tuple[Set[str], bool]:
     """RNGs some module of the project seeds, and whether any turns on op determinism."""
     seeded: Set[str] = set()
@@ -201,7 +233,7 @@ class ShuffleThenSlice(Check):
                 f"`fit(validation_split=...)` holds out the last samples of data shuffled by `{api}`"
                 if kind == "fit" else f"this takes a fixed slice of data shuffled by `{api}`"
             )
-            self.ctx.defer(node, "ND305", fix=fix, rng=rng, repeated=repeated, what=what)
+            self.ctx.defer(node, "ND305", fix=fix, **HeldOut(rng, repeated, what).to_json())
 
     def _shuffle(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]):
         """(api, global rng or None, seeded here?, index of the argument shuffled in place or
@@ -289,12 +321,12 @@ class ShuffleThenSlice(Check):
         seeded, _ = project_seeding(project)
         rule = rules["ND305"]
         for item in deferred:
-            payload = item.payload
-            if not payload["repeated"] and payload["rng"] is not None and payload["rng"] in seeded:
+            held = HeldOut.from_json(item.payload)
+            if not held.repeated and held.rng is not None and held.rng in seeded:
                 continue
-            why = "changes every epoch, because the shuffle runs again in the training loop" if payload["repeated"] else "changes every run, because the shuffle is not seeded"
-            advice = "split once, before the loop" if payload["repeated"] else "seed that shuffle, or split before shuffling"
-            message = rule.format_message(what=payload["what"], why=why, advice=advice)
+            why = "changes every epoch, because the shuffle runs again in the training loop" if held.repeated else "changes every run, because the shuffle is not seeded"
+            advice = "split once, before the loop" if held.repeated else "seed that shuffle, or split before shuffling"
+            message = rule.format_message(what=held.what, why=why, advice=advice)
             yield Finding(item.path, item.line, item.col, "ND305", message, item.end_line, item.end_col, getattr(item, "fix", None))
 
 
@@ -491,9 +523,10 @@ class TfDataSplit(Check):
                 self._report_reshuffle(shuffle, seed, sorted(kinds, reverse=True))
             elif flag is False and (seed is None or is_none(seed)):
                 first = splits[0]
+                what = f"this `{first.func.attr.value}()` takes a fixed part of a `tf.data` shuffle with no `seed`"  # type: ignore[attr-defined]
                 self.ctx.defer(
-                    statement_of(first, self.ctx.parent), "ND305", fix=self._seed_fix(shuffle, "ND305"), rng="tf", repeated=False,
-                    what=f"this `{first.func.attr.value}()` takes a fixed part of a `tf.data` shuffle with no `seed`",  # type: ignore[attr-defined]
+                    statement_of(first, self.ctx.parent), "ND305", fix=self._seed_fix(shuffle, "ND305"),
+                    **HeldOut("tf", False, what).to_json(),
                 )
 
     def _validates(self, dctx: DataContext, split: cst.Call) -> bool:
@@ -555,16 +588,16 @@ class TfDataOrder(Check):
             if (shuffle is None or _literal_bool(shuffle) is True) and (seed is None or is_none(seed)):
                 edits = set_keyword_argument(self.ctx, node, "seed", str(self.ctx.config.seed))
                 fix = self.ctx.fix("ND307", edits, seed=self.ctx.config.seed) if edits else None
-                self.ctx.defer(node, "ND307", fix=fix, global_seed_helps=True,
-                               what="`Dataset.list_files` returns the files in a new random order every run (its default `shuffle`, no `seed=`)",
-                               advice="pass `seed=` (or `shuffle=False` and shuffle with a seed later)")
+                self.ctx.defer(node, "ND307", fix=fix,
+                               **TfDataOrderCandidate("`Dataset.list_files` returns the files in a new random order every run (its default `shuffle`, no `seed=`)",
+                                                     "pass `seed=` (or `shuffle=False` and shuffle with a seed later)", global_seed_helps=True).to_json())
         elif name in self.sloppy:
             flag = _arg_value(node, {"kw": "sloppy"})
             if _literal_bool(flag) is True:
                 fix = self.ctx.fix("ND307", set_keyword_argument(self.ctx, node, "sloppy", _FALSE), seed=self.ctx.config.seed)
-                self.ctx.defer(node, "ND307", fix=fix, global_seed_helps=False,
-                               what="`parallel_interleave(sloppy=True)` yields elements as they finish",
-                               advice="use `sloppy=False`")
+                self.ctx.defer(node, "ND307", fix=fix,
+                               **TfDataOrderCandidate("`parallel_interleave(sloppy=True)` yields elements as they finish",
+                                                     "use `sloppy=False`", global_seed_helps=False).to_json())
         elif isinstance(node.func, cst.Attribute) and node.func.attr.value in self.parallel:
             if _literal_bool(_arg_value(node, {"kw": "deterministic"})) is False:
                 self.methods.append(node)
@@ -585,17 +618,17 @@ class TfDataOrder(Check):
                 continue
             method = call.func.attr.value  # type: ignore[attr-defined]
             fix = self.ctx.fix("ND307", set_keyword_argument(self.ctx, call, "deterministic", _TRUE), seed=self.ctx.config.seed)
-            self.ctx.defer(call.func.attr, "ND307", fix=fix, global_seed_helps=False,  # type: ignore[attr-defined]
-                           what=f"`{method}(deterministic=False)` yields elements in the order they finish",
-                           advice="leave `deterministic` at its default")
+            self.ctx.defer(call.func.attr, "ND307", fix=fix,  # type: ignore[attr-defined]
+                           **TfDataOrderCandidate(f"`{method}(deterministic=False)` yields elements in the order they finish",
+                                                 "leave `deterministic` at its default", global_seed_helps=False).to_json())
         for assign in self.assignments:
             for target in assign.targets:
                 attribute = target.target
                 if isinstance(attribute, cst.Attribute) and self._is_options(dctx, attribute.value):
                     fix = self.ctx.fix("ND307", [NodeEdit(assign.value, _TRUE)], seed=self.ctx.config.seed)
-                    self.ctx.defer(assign, "ND307", fix=fix, global_seed_helps=False,
-                                   what=f"`options.{attribute.attr.value} = False` lets every parallel `tf.data` step yield elements in the order they finish",
-                                   advice="set it to True")
+                    self.ctx.defer(assign, "ND307", fix=fix,
+                                   **TfDataOrderCandidate(f"`options.{attribute.attr.value} = False` lets every parallel `tf.data` step yield elements in the order they finish",
+                                                         "set it to True", global_seed_helps=False).to_json())
 
     def _is_options(self, dctx: DataContext, expr: cst.BaseExpression) -> bool:
         value: Optional[cst.BaseExpression] = expr
@@ -611,9 +644,9 @@ class TfDataOrder(Check):
             return
         rule = rules["ND307"]
         for item in deferred:
-            payload = item.payload
-            if payload["global_seed_helps"] and "tf" in seeded:
+            candidate = TfDataOrderCandidate.from_json(item.payload)
+            if candidate.global_seed_helps and "tf" in seeded:
                 continue
-            message = rule.format_message(what=payload["what"], advice=payload["advice"])
+            message = rule.format_message(what=candidate.what, advice=candidate.advice)
             yield Finding(item.path, item.line, item.col, "ND307", message, item.end_line, item.end_col, getattr(item, "fix", None))
 

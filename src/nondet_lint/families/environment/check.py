@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
+from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set, Tuple
 
+from nondet_lint.check import Check
+from nondet_lint.context import Deferred
+from nondet_lint.discovery import is_requirements_file
 from nondet_lint.families.environment.requirements import (
     LOCK_FILE_NAMES,
     ParsedFile,
@@ -25,9 +29,6 @@ from nondet_lint.families.environment.requirements import (
     read_text,
     with_includes,
 )
-from nondet_lint.check import Check
-from nondet_lint.context import Deferred
-from nondet_lint.discovery import is_requirements_file
 from nondet_lint.ruledata import Rule
 from nondet_lint.suppression import parse_suppressions
 from nondet_lint.types import Finding
@@ -56,6 +57,25 @@ def _end_col(text: str, line: int, col: int, raw: str) -> int:
     return found + len(raw) if found >= 0 else len(lines[line - 1].rstrip())
 
 
+@dataclass(frozen=True)
+class RequirementCandidate:
+    """An ND401 candidate: one tracked requirement of a file (its deferred payload)."""
+
+    package: str
+    requirement: str  # its line, as shown in the message
+    pinned: bool  # pinned here, or by a constraint file of the group
+    hashed: bool  # a hashed (pip lock) entry
+    kind: str  # the file kind (``requirements``, ``pyproject``, ...)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"package": self.package, "requirement": self.requirement, "pinned": self.pinned,
+                "hashed": self.hashed, "kind": self.kind}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "RequirementCandidate":
+        return cls(data["package"], data["requirement"], data["pinned"], bool(data.get("hashed")), data["kind"])
+
+
 def _candidates(group: List[ParsedFile], patterns: Sequence[str], texts: Mapping[str, str]) -> List[Deferred]:
     """One deferred candidate per tracked, non-constraint entry of a file and its includes."""
     constrained = {r.name for parsed in group for r in parsed.requirements if r.constraint and r.pinned}
@@ -68,13 +88,10 @@ def _candidates(group: List[ParsedFile], patterns: Sequence[str], texts: Mapping
             end = _end_col(texts.get(parsed.path, ""), requirement.line, requirement.col, raw)
             out.append(Deferred(
                 requirement.file, CODE, requirement.line, requirement.col, requirement.line, end,
-                {
-                    "package": requirement.name,
-                    "requirement": raw,
-                    "pinned": bool(requirement.pinned) or requirement.name in constrained,
-                    "hashed": requirement.hashed,
-                    "kind": requirement.kind,
-                },
+                RequirementCandidate(
+                    requirement.name, raw, bool(requirement.pinned) or requirement.name in constrained,
+                    requirement.hashed, requirement.kind,
+                ).to_json(),
             ))
     return out
 
@@ -123,7 +140,7 @@ def _folders_up_to(path: str, root: str) -> List[str]:
 
 def _locked_folders(deferred: Iterable[Deferred]) -> Set[str]:
     """Folders holding a hashed requirements file (a pip lock)."""
-    return {os.path.dirname(os.path.abspath(d.path)) for d in deferred if d.payload.get("hashed")}
+    return {os.path.dirname(os.path.abspath(d.path)) for d in deferred if RequirementCandidate.from_json(d.payload).hashed}
 
 
 def _has_lock(folder: str, hashed_folders: Set[str], cache: Dict[str, bool]) -> bool:
@@ -148,19 +165,19 @@ class UnpinnedFramework(Check):
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Rule]) -> Iterable[Finding]:
         hashed = _locked_folders(deferred)
-        environment_pins = {d.payload["package"] for d in deferred if d.payload["pinned"] and d.payload["kind"] not in METADATA_KINDS}
-        pinned_in = {(os.path.abspath(d.path), d.payload["package"]) for d in deferred if d.payload["pinned"]}
+        candidates = [(d, RequirementCandidate.from_json(d.payload)) for d in deferred]
+        environment_pins = {c.package for _, c in candidates if c.pinned and c.kind not in METADATA_KINDS}
+        pinned_in = {(os.path.abspath(d.path), c.package) for d, c in candidates if c.pinned}
         lock_cache: Dict[str, bool] = {}
-        for item in deferred:
-            payload = item.payload
-            if payload["pinned"]:
+        for item, candidate in candidates:
+            if candidate.pinned:
                 continue
             if any(_has_lock(folder, hashed, lock_cache) for folder in _folders_up_to(item.path, project.root)):
                 continue
-            if (_compiled_sibling(item.path), payload["package"]) in pinned_in:
+            if (_compiled_sibling(item.path), candidate.package) in pinned_in:
                 continue
-            if payload["kind"] in METADATA_KINDS and payload["package"] in environment_pins:
+            if candidate.kind in METADATA_KINDS and candidate.package in environment_pins:
                 continue
-            message = rules[CODE].format_message(package=payload["package"], requirement=payload["requirement"])
+            message = rules[CODE].format_message(package=candidate.package, requirement=candidate.requirement)
             yield Finding(item.path, item.line, item.col, CODE, message, item.end_line, item.end_col)
 

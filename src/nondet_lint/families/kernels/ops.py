@@ -30,6 +30,7 @@ framework, and need the argument count the framework's signature requires.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import libcst as cst
@@ -143,6 +144,20 @@ def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional
 
 
 # ---------------------------------------------------------------- pass 1 --------------
+@dataclass(frozen=True)
+class OpCandidate:
+    """A call of an op of the table (its deferred payload): its entry's id."""
+
+    op: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"op": self.op}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
+        return cls(data.get("op", ""))
+
+
 class OpCheck(Check):
     """Matches calls against one rule's op table (subclasses name the rule)."""
 
@@ -215,7 +230,7 @@ class OpCheck(Check):
                 continue
             self.matched.add(entry["id"])
             if entry.get("device", "cuda") != "mps" and reported_at_calls(entry):
-                self.ctx.defer(node, self.code, op=entry["id"])
+                self.ctx.defer(node, self.code, **OpCandidate(entry["id"]).to_json())
 
     def finish(self) -> None:
         if self.matched:
@@ -237,7 +252,7 @@ class OpCheck(Check):
         kinds_text = rule.data.get("kinds", {})
         best: Dict[Tuple[str, int, int], Tuple[int, Finding]] = {}
         for item in deferred:
-            entry = table.by_id.get(item.payload.get("op", ""))
+            entry = table.by_id.get(OpCandidate.from_json(item.payload).op)
             if entry is None:
                 continue
             status = status_for(entry, version)

@@ -7,6 +7,8 @@ inserts are rule data in ``rules/kernels.toml``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional
 
 import libcst as cst
@@ -31,6 +33,57 @@ def is_true_literal(node: cst.BaseExpression) -> bool:
 def _flag_argument(call: cst.Call, spec: Mapping[str, Any]) -> Optional[cst.BaseExpression]:
     """The argument a ``{name, pos}`` spec points at, when it is passed."""
     return find_arg(call, spec.get("name"), spec.get("pos"))
+
+
+@dataclass(frozen=True)
+class SettingOff:
+    """An ND202 candidate: cuDNN determinism turned off (its deferred payload)."""
+
+    setting: str  # as shown in the message
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"setting": self.setting}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SettingOff":
+        return cls(data["setting"])
+
+
+@dataclass(frozen=True)
+class SwitchCandidate:
+    """An ND205 candidate: the switch of one framework a fix may insert (its deferred payload)."""
+
+    framework: str
+    versions: str  # the framework versions the fix's code is for ("*": any)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"framework": self.framework, "versions": self.versions}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SwitchCandidate":
+        return cls(data.get("framework", ""), data.get("versions", "*"))
+
+
+class ThreadPool(str, Enum):
+    """What an ND206 candidate runs on several threads."""
+
+    SESSION = "session"  # a TF1 session with multi-threaded op pools
+    THREADING = "threading"  # ``tf.config.threading.set_*_parallelism_threads(n)``
+
+
+@dataclass(frozen=True)
+class ThreadsCandidate:
+    """An ND206 candidate (its deferred payload)."""
+
+    kind: ThreadPool
+    api: str  # the call, as shown in the message
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"kind": self.kind.value, "api": self.api}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ThreadsCandidate":
+        return cls(ThreadPool(data["kind"]), data["api"])
 
 
 class CudnnBenchmark(Check):
@@ -67,7 +120,7 @@ class CudnnDeterministicOff(Check):
 
     def _defer(self, at: cst.CSTNode, value: cst.BaseExpression, setting: str) -> None:
         fix = self.ctx.fix("ND202", [NodeEdit(value, "True")])
-        self.ctx.defer(at, "ND202", fix=fix, setting=setting)
+        self.ctx.defer(at, "ND202", fix=fix, **SettingOff(setting).to_json())
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if literal_value(node.value, self.ctx.qualname) is not False:
@@ -91,7 +144,8 @@ class CudnnDeterministicOff(Check):
             return []
         rule = rules["ND202"]
         return [
-            Finding(d.path, d.line, d.col, "ND202", rule.format_message(**d.payload), d.end_line, d.end_col, d.fix)
+            Finding(d.path, d.line, d.col, "ND202", rule.format_message(setting=SettingOff.from_json(d.payload).setting),
+                    d.end_line, d.end_col, d.fix)
             for d in deferred
         ]
 
@@ -155,7 +209,7 @@ class ProgramSwitches(Check):
             for option in spec.get("switch_code", []):
                 edits = self._switch_edits(module, option)
                 fix = self.ctx.fix("ND205", edits, framework=framework) if edits else None
-                self.ctx.defer(anchor, "ND205", fix=fix, framework=framework, versions=option.get("versions", "*"))
+                self.ctx.defer(anchor, "ND205", fix=fix, **SwitchCandidate(framework, option.get("versions", "*")).to_json())
         cublas = self.ctx.rules["ND209"].data["fix"]
         edits = insert_before_import(
             module, tuple(self.frameworks["torch"]["modules"]), cublas["statements"], cublas["imports"], top_level(self.ctx),
@@ -205,9 +259,9 @@ class ProgramSwitches(Check):
             return []
         first = missing[0]
         version = view.target(first)
-        candidates = [i for i in items if i.payload.get("framework") == first]
+        candidates = [i for i in items if SwitchCandidate.from_json(i.payload).framework == first]
         chosen = next(
-            (i for i in candidates if version is None or in_range(version, i.payload.get("versions", "*"))),
+            (i for i in candidates if version is None or in_range(version, SwitchCandidate.from_json(i.payload).versions)),
             candidates[0] if candidates else items[0],
         )
         switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
@@ -310,15 +364,15 @@ class TensorFlowThreads(Check):
             values = [literal_value(find_arg(node, arg, None), self.ctx.qualname) for arg in data["thread_args"]]
             if all(value_in(v, [1]) for v in values) or any(v is UNKNOWN for v in values):
                 return
-            self.ctx.defer(node, "ND206", kind="session", api=name)
+            self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
         elif name in data["session_calls"]:
             config = find_arg(node, "config", 2)
             if config is None:
-                self.ctx.defer(node, "ND206", kind="session", api=name)
+                self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
         elif name in data["threading_calls"]:
             value = literal_value(find_arg(node, "num_threads", 0), self.ctx.qualname)
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
-                self.ctx.defer(node, "ND206", kind="threading", api=name)
+                self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
@@ -327,7 +381,8 @@ class TensorFlowThreads(Check):
         findings = []
         for item in deferred:
             scopes = view.scopes_of_module(item.path)
-            if item.payload["kind"] == "session":
+            candidate = ThreadsCandidate.from_json(item.payload)
+            if candidate.kind is ThreadPool.SESSION:
                 if not any(view.seeds(s) for s in scopes):
                     continue
                 advice = rule.data["advice"]["session"]
@@ -335,7 +390,7 @@ class TensorFlowThreads(Check):
                 if any(view.switch_on(s, "tensorflow") for s in scopes):
                     continue
                 advice = rule.data["advice"]["threading"]
-            message = rule.format_message(api=item.payload["api"], advice=advice)
+            message = rule.format_message(api=candidate.api, advice=advice)
             findings.append(Finding(item.path, item.line, item.col, "ND206", message, item.end_line, item.end_col))
         return findings
 

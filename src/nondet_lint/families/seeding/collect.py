@@ -14,12 +14,14 @@ their arguments):
 * ``[Event.MAIN_BLOCK]``: where the main block runs when the module is the program;
 * ``[Event.RESTORE, rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
 * ``[Event.RESEED, rngs]``: the RNGs are reseeded from OS entropy (``random.seed()``, ``torch.seed()``);
-* ``[Event.TRAINS]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``).
+* ``[Event.TRAINS]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``);
+* ``[Event.WORKERS, cid, guards]``: a ``DataLoader`` with worker processes and no ``worker_init_fn``.
 
 Guards are ``[condition, anchor]`` pairs (``conditions``).  Values that change between
 runs are followed from where they are made (``time.time()``, an unseeded draw) to the
 seeds they reach (``origins``).  Candidate findings and the nodes whose positions pass 2
-needs are collected as ``cands`` and handed to ``ctx.defer`` at the end of the file.
+needs are collected in ``state.Candidates`` and handed to ``ctx.defer`` at the end of the
+file, each with its ``SeedingPayload``.  The module's facts are a ``state.ModuleSeeding``.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import Event, compact
 from nondet_lint.families.seeding.seedblock import seed_blocks
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, Scope
+from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
@@ -590,25 +592,23 @@ class Collector(Check):
         # constants a guard may compare with (not docstrings and long texts)
         consts = {name: value for name, value in self.consts.items()
                   if value is not _MISSING and not (isinstance(value, str) and len(value) > 40)}
-        facts: Dict[str, Any] = {"fns": self.fns}
-        for key, value in (
-            ("classes", self.classes), ("opts", self.calls.opts), ("consts", consts), ("stars", [star for star in self.stars if not self._outside(star)]),
-            ("origins", [o for o in self.flow.origins if o["sunk"] or o["flows"] or o["kind"] == "src"]),
-            ("sunk_options", sorted(self.flow.sunk_options)),
-            ("aliases", {k: v for k, v in self.ctx.imports.aliases.items() if "." in v}),
-        ):
-            if value:
-                facts[key] = value
-        if self._is_entry():
-            facts["blocks"] = seed_blocks(self.ctx, self.t, self.fns)
+        facts = ModuleSeeding(
+            fns=self.fns, classes=self.classes, opts=self.calls.opts, consts=consts,
+            stars=[star for star in self.stars if not self._outside(star)],
+            origins=[o for o in self.flow.origins if o["sunk"] or o["flows"] or o["kind"] == "src"],
+            sunk_options=sorted(self.flow.sunk_options),
+            aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
+            blocks=seed_blocks(self.ctx, self.t, self.fns) if self._is_entry() else {},
+        )
         compact(self.fns, self.modq, self.classes, self.outside)
-        self.ctx.facts[FACT] = facts
+        self.ctx.facts[FACT] = facts.to_json()
         self._emit()
 
     def _emit(self) -> None:
         """Hand candidates and anchors to the engine, which positions them."""
-        for index, (node, code, payload, live, fix) in enumerate(self.candidates.items):
-            if not live:
+        for index, candidate in enumerate(self.candidates.items):
+            node, code, payload, fix = candidate.node, candidate.code, candidate.payload, candidate.fix
+            if not candidate.live:
                 continue
             if payload.get("seed_value"):
                 origin = self.flow.origin_of(node)
@@ -616,9 +616,9 @@ class Collector(Check):
                     code, fix = "ND107", None
                 payload = {**payload, "oid": origin["id"]}
             if code and code in self.ctx.enabled:
-                self.ctx.defer(node, code, fix=fix, cid=index, **payload)
+                self.ctx.defer(node, code, fix=fix, **SeedingPayload(index, values=payload).to_json())
             elif self.anchor_code is not None:
-                self.ctx.defer(node, self.anchor_code, cid=index, anchor=True)
+                self.ctx.defer(node, self.anchor_code, **SeedingPayload(index, anchor=True).to_json())
 
     def _is_entry(self) -> bool:
         entry = self.ctx.facts.get("entry")

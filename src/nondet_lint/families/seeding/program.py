@@ -27,7 +27,7 @@ from nondet_lint.analysis.entrypoints import is_entry_point
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.families.seeding.conditions import described_names, evaluate
 from nondet_lint.families.seeding.events import Event, expand
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE
+from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, NO_SEEDING, ModuleSeeding
 from nondet_lint.families.seeding.tables import TF_KERAS
 
 FnKey = Tuple[str, str]  # (module path, function name)
@@ -95,10 +95,10 @@ class Program:
 
     def __init__(self, modules: Mapping[str, Mapping[str, Any]], module_of: Mapping[str, str],
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str) -> None:
-        self.facts = {}
+        self.facts: Dict[str, ModuleSeeding] = {}
         for path, facts in modules.items():
-            seeding = dict(facts.get(FACT, {}))
-            seeding["fns"] = expand(seeding.get("fns", {}), module_of.get(path, ""))
+            seeding = ModuleSeeding.from_json(facts.get(FACT, {}))
+            seeding.fns = expand(seeding.fns, module_of.get(path, ""))
             self.facts[path] = seeding
         self.entry_paths = sorted(path for path, facts in modules.items() if is_entry_point(facts) and FACT in facts)
         self.names = names  # dotted module name -> paths of the modules answering to it
@@ -124,13 +124,13 @@ class Program:
 
     # ---- names ----------------------------------------------------------------------
     def fn(self, key: FnKey) -> Optional[Mapping[str, Any]]:
-        return self.facts.get(key[0], {}).get("fns", {}).get(key[1])
+        return self.facts.get(key[0], NO_SEEDING).fns.get(key[1])
 
     def _options(self) -> Dict[str, List[Tuple[str, Any]]]:
         """Every declared command-line option: dest -> [(path, default or UNKNOWN)]."""
         out: Dict[str, List[Tuple[str, Any]]] = {}
         for path in sorted(self.facts):
-            for dest, entry in self.facts[path].get("opts", {}).items():
+            for dest, entry in self.facts[path].opts.items():
                 default = entry.get("d")
                 out.setdefault(dest, []).append((path, default[1] if default is not None else UNKNOWN))
         return out
@@ -207,7 +207,7 @@ class Program:
             return None
         if target.startswith("*."):
             name = target[2:]
-            for star in self.facts.get(near, {}).get("stars", ()):
+            for star in self.facts.get(near, NO_SEEDING).stars:
                 found = self.lookup(f"{star}.{name}", near, depth + 1)
                 if found:
                     return found
@@ -222,23 +222,23 @@ class Program:
         return None
 
     def _inside(self, path: str, rest: List[str], depth: int) -> Any:
-        facts = self.facts.get(path, {})
+        facts = self.facts.get(path, NO_SEEDING)
         if not rest:
             return ("mod", path)
         name = ".".join(rest)
-        if name in facts.get("fns", {}):
+        if name in facts.fns:
             return ("fn", (path, name), False)
-        if name in facts.get("classes", {}):
+        if name in facts.classes:
             return ("cls", path, name)
         if len(rest) >= 2:
             owner = ".".join(rest[:-1])
-            if owner in facts.get("classes", {}):
+            if owner in facts.classes:
                 found = self.method(path, owner, rest[-1])
                 return ("fn", found, False) if found else None
-        alias = facts.get("aliases", {}).get(rest[0])
+        alias = facts.aliases.get(rest[0])
         if alias:
             return self.lookup(".".join([alias, *rest[1:]]), path, depth + 1)
-        for star in facts.get("stars", ()):
+        for star in facts.stars:
             found = self.lookup(".".join([star, *rest]), path, depth + 1)
             if found:
                 return found
@@ -253,7 +253,7 @@ class Program:
             if current in out:
                 continue
             out.append(current)
-            for base in self.facts.get(current[0], {}).get("classes", {}).get(current[1], {}).get("bases", ()):
+            for base in self.facts.get(current[0], NO_SEEDING).classes.get(current[1], {}).get("bases", ()):
                 found = self.lookup(base, current[0])
                 if found and found[0] == "cls":
                     stack.append((found[1], found[2]))
@@ -269,7 +269,7 @@ class Program:
     def methods(self, path: str, cls: str) -> List[FnKey]:
         seen, out = set(), []
         for base_path, base in self._bases(path, cls):
-            for name in self.facts.get(base_path, {}).get("classes", {}).get(base, {}).get("methods", ()):
+            for name in self.facts.get(base_path, NO_SEEDING).classes.get(base, {}).get("methods", ()):
                 if name not in seen:
                     seen.add(name)
                     out.append((base_path, f"{base}.{name}"))
@@ -311,7 +311,7 @@ class Program:
         if kind == "o":
             return self.option_default(desc[1], key[0])
         if kind == "g":
-            return self.facts.get(key[0], {}).get("consts", {}).get(desc[1], UNKNOWN)
+            return self.facts.get(key[0], NO_SEEDING).consts.get(desc[1], UNKNOWN)
         return UNKNOWN
 
     def unknown(self, key: FnKey) -> Tuple:
@@ -572,7 +572,7 @@ class Program:
         sunk: Dict[FnKey, Set[str]] = {}
         calls: List[Tuple[FnKey, List[Any]]] = []
         for path, facts in self.facts.items():
-            fns = facts.get("fns", {})
+            fns = facts.fns
             # compact facts first: only functions that pass a parameter or an option on are
             # expanded (expanding every function of the project cost most of this)
             for name, compact in fns.compact_items():

@@ -20,6 +20,7 @@ from nondet_lint.analysis.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.program import Program, Uncovered
+from nondet_lint.families.seeding.state import NO_SEEDING, SeedingPayload
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.types import Edit, Fix, Finding
 
@@ -58,11 +59,13 @@ class Report:
         self.rules = rules
         self.t: Tables = tables_for(rules)
         self.items: Dict[Key, Deferred] = {}
+        self.payloads: Dict[Key, SeedingPayload] = {}
         for item in deferred:
-            cid = item.payload.get("cid")
-            if cid is not None:
-                self.items[(item.path, cid)] = item
-        self.codes = {item.code for item in deferred if not item.payload.get("anchor")}
+            payload = SeedingPayload.from_json(item.payload)
+            if payload.cid is not None:
+                self.items[(item.path, payload.cid)] = item
+                self.payloads[(item.path, payload.cid)] = payload
+        self.codes = {item.code for item in deferred if not SeedingPayload.from_json(item.payload).anchor}
         self._pin_cache: Optional[Dict[str, str]] = None
         modules = {record.path: record.facts for record in project}
         self.program = Program(
@@ -76,7 +79,7 @@ class Report:
         self.use_rng: Dict[Key, str] = {}
         self.use_fn: Dict[Key, str] = {}
         for path, facts in self.program.facts.items():
-            for name, fn in facts.get("fns", {}).items():
+            for name, fn in facts.fns.items():
                 for event in fn.get("ev", ()):
                     if event[0] == Event.USE:
                         self.use_rng[(path, event[2])] = self.program.rng_map.get(event[1], event[1])
@@ -154,7 +157,7 @@ class Report:
     def rng_findings(self) -> List[Finding]:
         groups: Dict[Tuple[str, str], List[Deferred]] = {}
         for key, item in self.items.items():
-            if item.code not in RNG_CODES or item.payload.get("anchor") or key in self.seed_value_draws:
+            if item.code not in RNG_CODES or self.payloads[key].anchor or key in self.seed_value_draws:
                 continue
             where = self.program.uncovered.get(key)
             if where is None:
@@ -167,7 +170,7 @@ class Report:
         for (path, rng), items in sorted(groups.items()):
             items.sort(key=lambda d: (d.line, d.col))
             first = items[0]
-            where = self.program.uncovered[(path, first.payload["cid"])]
+            where = self.program.uncovered[(path, SeedingPayload.from_json(first.payload).cid)]
             info = self.t.rngs.get(rng, {})
             more = len(items) - 1
             message = self.rules[first.code].format_message(
@@ -209,7 +212,7 @@ class Report:
         enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
         if not enabled or enabled & run.reseeded:
             return None  # a seed at the top would be undone by the reseed from entropy (ND107)
-        blocks = self.program.facts.get(path, {}).get("blocks", {})
+        blocks = self.program.facts.get(path, NO_SEEDING).blocks
         options = []
         for key, edits in blocks.items():
             rngs = set(key.split("+"))
@@ -224,15 +227,15 @@ class Report:
     def call_site_findings(self) -> List[Finding]:
         out: List[Finding] = []
         for key, item in sorted(self.items.items(), key=lambda kv: (kv[1].path, kv[1].line, kv[1].col)):
-            if item.code not in CALL_SITE_CODES or item.payload.get("anchor"):
+            payload = self.payloads[key]
+            if item.code not in CALL_SITE_CODES or payload.anchor:
                 continue
-            payload = item.payload
-            if item.code == "ND109" and payload.get("workers"):
+            if item.code == "ND109" and payload.values.get("workers"):
                 worker = self.workers_finding(item)
                 if worker is not None:
                     out.append(worker)
                     continue
-            if payload.get("only_workers"):
+            if payload.values.get("only_workers"):
                 continue
             reached = key in self.program.reached
             where = self.program.uncovered.get(key)
@@ -241,8 +244,7 @@ class Report:
                 continue
             if not reached and (item.code != "ND108" or self.seeded_by_constructor(key, rng)):
                 continue  # library code: its callers seed (see the rule docs)
-            values = dict(payload)
-            values.pop("cid", None)
+            values = dict(payload.values)
             evidence = self.evidence(item.path, rng, where)
             if item.code == "ND108":
                 seeded = f", which nothing seeds before it ({evidence})"
@@ -269,7 +271,7 @@ class Report:
     def workers_finding(self, item: Deferred) -> Optional[Finding]:
         if not self._before("torch", self.t.torch_versions, self.t.workers_before):
             return None
-        dataset = item.payload.get("workers")
+        dataset = SeedingPayload.from_json(item.payload).values.get("workers")
         found = self.program.lookup(dataset, item.path) if dataset else None
         if not found or found[0] != "cls":
             return None
@@ -320,17 +322,17 @@ class Report:
     def seed_values(self) -> List[Finding]:
         out: List[Finding] = []
         seed_params, passed_options = self.program.seed_params()
-        sunk_options = {dest for facts in self.program.facts.values() for dest in facts.get("sunk_options", ())}
+        sunk_options = {dest for facts in self.program.facts.values() for dest in facts.sunk_options}
         sunk_options |= passed_options
         option_origins = {
             (path, entry["oid"])
             for path, facts in self.program.facts.items()
-            for dest, entry in facts.get("opts", {}).items()
+            for dest, entry in facts.opts.items()
             if "oid" in entry and dest in sunk_options
         }
         rule = self.rules["ND107"]
         for path in sorted(self.program.facts):
-            for origin in self.program.facts[path].get("origins", ()):
+            for origin in self.program.facts[path].origins:
                 if not (origin["sunk"] or (path, origin["id"]) in option_origins or self._flows_to_seed(path, origin, seed_params)):
                     continue
                 if origin["kind"] == "src":

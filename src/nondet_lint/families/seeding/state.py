@@ -8,7 +8,8 @@ about the point the walk has reached.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Set, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -48,17 +49,81 @@ class Scope:
         return len(self.events) - 1
 
 
+@dataclass
+class ModuleSeeding:
+    """What pass 1 records about one module for the seeding rules; ``facts["seeding"]`` is
+    its JSON form (``to_json``), which leaves empty parts out."""
+
+    # function path (``<module>``, ``<main>``, ``C.f``) -> {"ev": events, "params", "kwonly",
+    # "defaults", "cls", "sunk"}; stored in the compact form of ``events.compact``
+    fns: Mapping[str, Dict[str, Any]] = field(default_factory=dict)
+    classes: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # class path -> {"bases", "methods"}
+    opts: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # option dest -> {"d": default, "aid", "oid"}
+    consts: Dict[str, Any] = field(default_factory=dict)  # module constants a guard may compare with
+    stars: List[str] = field(default_factory=list)  # modules imported with ``*`` (project ones)
+    origins: List[Dict[str, Any]] = field(default_factory=list)  # values that vary per run (``values``)
+    sunk_options: List[str] = field(default_factory=list)  # options used as seeds
+    aliases: Dict[str, str] = field(default_factory=dict)  # ``import a.b as c``: c -> a.b
+    blocks: Dict[str, Any] = field(default_factory=dict)  # entry points: seed blocks a fix inserts
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"fns": self.fns}
+        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ModuleSeeding":
+        return cls(**{key: data[key] for key in _STORED if key in data})
+
+
+_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks")
+NO_SEEDING = ModuleSeeding()  # a module pass 1 recorded nothing for (read only)
+
+
+@dataclass
+class Candidate:
+    """A finding pass 2 may report at ``node``, or (no ``code``) an anchor: a node whose
+    position pass 2 needs to place a message or a fix."""
+
+    node: cst.CSTNode
+    code: str
+    payload: Dict[str, Any]
+    fix: Optional[PendingFix] = None
+    live: bool = True  # False: the name it relied on turned out to be shadowed
+
+
+@dataclass(frozen=True)
+class SeedingPayload:
+    """What a seeding candidate carries to pass 2 (its deferred payload): the index events
+    refer to it by, whether it is only an anchor, and its code's own values (message
+    values such as ``name`` and ``why``, ``workers``, ``oid`` of a seed value's origin)."""
+
+    cid: Optional[int]
+    anchor: bool = False
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"cid": self.cid, **({"anchor": True} if self.anchor else {}), **self.values}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SeedingPayload":
+        values = {key: value for key, value in data.items() if key not in ("cid", "anchor")}
+        return cls(data.get("cid"), bool(data.get("anchor")), values)
+
+
 class Candidates:
-    """Candidate findings (``[node, code, payload, live, fix]``) and anchors, by index:
-    events refer to them by index (``cid``), and they are handed to the engine at the end
-    of the file (``Collector.emit``)."""
+    """Candidate findings and anchors, by index: events refer to them by index (``cid``),
+    and they are handed to the engine at the end of the file (``Collector._emit``)."""
 
     def __init__(self) -> None:
-        self.items: List[List[Any]] = []
+        self.items: List[Candidate] = []
         self.anchor_ids: Dict[int, int] = {}
 
-    def add(self, node: cst.CSTNode, code: str, payload: Dict[str, Any], fix: Optional[PendingFix] = None) -> int:
-        self.items.append([node, code, dict(payload), True, fix])
+    def add(self, node: cst.CSTNode, code: str, payload: Mapping[str, Any], fix: Optional[PendingFix] = None) -> int:
+        self.items.append(Candidate(node, code, dict(payload), fix))
         return len(self.items) - 1
 
     def anchor(self, node: cst.CSTNode) -> int:
@@ -71,11 +136,11 @@ class Candidates:
         return found
 
     def payload(self, cid: int) -> Dict[str, Any]:
-        return self.items[cid][2]
+        return self.items[cid].payload
 
     def drop(self, cid: int) -> None:
         """The candidate turned out not to be what it seemed (a shadowed name)."""
-        self.items[cid][3] = False
+        self.items[cid].live = False
 
 
 class WalkPosition(Protocol):
