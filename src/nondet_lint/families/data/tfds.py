@@ -6,8 +6,8 @@ the installed TFDS defines; ``"mnist:3.*.*"`` names one.  ``tfds.load(...,
 shuffle_files=True)`` and ``builder.as_dataset(shuffle_files=True)`` shuffle the files
 with a random seed and read them with ``deterministic=False`` unless
 ``read_config=tfds.ReadConfig(shuffle_seed=...)`` is given.  The ND307 candidates are
-deferred with the payload of the other ``tf.data`` order candidates (``split.TfDataOrder``), so
-op determinism anywhere in the project silences them in the same way.
+deferred as the other ``tf.data`` order candidates are (``split.TfDataOrderCandidate``),
+so op determinism anywhere in the project silences them in the same way.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from nondet_lint.analysis.moduleview import call_arg, has_double_star
 from nondet_lint.callargs import literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import PendingFix
+from nondet_lint.families.data.split import TfDataOrderCandidate
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 
 
@@ -81,11 +82,12 @@ class TfdsReads(Check):
                 fix = self._fix(call)
                 api = self.ctx.qualname(call.func) or f"{call.func.attr.value}"  # type: ignore[attr-defined]
                 api = api.replace("tensorflow_datasets.", "tfds.")
-                self.ctx.defer(
-                    call, "ND307", fix=fix, global_seed_helps=False,
+                candidate = TfDataOrderCandidate(
                     what=f"`{api}(shuffle_files=True)` with no `read_config=tfds.ReadConfig(shuffle_seed=...)` shuffles the files with a new seed and reads them out of order every run",
                     advice="pass `read_config=tfds.ReadConfig(shuffle_seed=<seed>)`",
+                    global_seed_helps=False,  # TFDS reads with ``deterministic=False`` when unseeded
                 )
+                self.ctx.defer(call, "ND307", fix=fix, **candidate.to_json())
 
     def _unseeded(self, call: cst.Call) -> bool:
         shuffle = call_arg(call, None, "shuffle_files")

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional
 import libcst as cst
 
 from nondet_lint.check import Check
-from nondet_lint.families.environment.check import CODE, is_tracked, tracked_patterns
+from nondet_lint.families.environment.check import CODE, RequirementCandidate, is_tracked, tracked_patterns
 from nondet_lint.families.environment.requirements import parse_requirement
 
 KIND = "setup.py"
@@ -74,7 +74,5 @@ class SetupRequires(Check):
             requirement = parse_requirement(string.evaluated_value, self.ctx.path, kind=KIND)
             if requirement is None or not is_tracked(requirement.name, patterns):
                 continue
-            self.ctx.defer(
-                string, CODE, package=requirement.name, requirement=requirement.raw,
-                pinned=bool(requirement.pinned), hashed=False, kind=KIND,
-            )
+            candidate = RequirementCandidate(requirement.name, requirement.raw, bool(requirement.pinned), False, KIND)
+            self.ctx.defer(string, CODE, **candidate.to_json())
