@@ -10,7 +10,7 @@ from typing import List
 
 import libcst as cst
 
-from nondet_lint import fileanalysis
+from nondet_lint import engine, fileanalysis
 from nondet_lint.cli import main
 from nondet_lint.config import Config
 from nondet_lint.results import FileResult
