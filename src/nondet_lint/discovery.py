@@ -1,7 +1,7 @@
 """Finding the files to check.
 
 Directories are walked for ``*.py`` and ``*.ipynb`` (and the requirement files that
-ND401 reads), skipping virtual environments, build output and what ``exclude`` /
+ND401 reads, and the CUDA sources, ``*.cu`` / ``*.cuh``, that ND207 reads), skipping virtual environments, build output and what ``exclude`` /
 ``extend-exclude`` name.  A file named on the command line is always checked.  Walk
 problems (a symlink loop, an unreadable folder, a path that does not exist) are returned
 as ``WalkError`` values for the engine to report, never raised.
@@ -16,6 +16,7 @@ from pathlib import PurePath
 from typing import List, Sequence, Set, Tuple
 
 PYTHON_SUFFIXES = (".py", ".ipynb")
+CUDA_SUFFIXES = (".cu", ".cuh")
 
 
 def is_requirements_file(name: str) -> bool:
@@ -27,8 +28,13 @@ def is_requirements_file(name: str) -> bool:
     )
 
 
+def is_cuda_source(name: str) -> bool:
+    """CUDA sources of the project (ND207 reads their atomics)."""
+    return name.lower().endswith(CUDA_SUFFIXES)
+
+
 def is_checkable(name: str) -> bool:
-    return name.endswith(PYTHON_SUFFIXES) or is_requirements_file(name)
+    return name.endswith(PYTHON_SUFFIXES) or is_requirements_file(name) or is_cuda_source(name)
 
 
 @dataclass(frozen=True)

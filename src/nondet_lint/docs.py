@@ -20,7 +20,9 @@ FIX_LABELS = {
 }
 
 
-_LANGUAGES = {".txt": "text", ".in": "text", ".toml": "toml", ".yml": "yaml", ".yaml": "yaml", ".cfg": "ini"}
+_LANGUAGES = {
+    ".txt": "text", ".in": "text", ".toml": "toml", ".yml": "yaml", ".yaml": "yaml", ".cfg": "ini", ".cu": "cuda", ".cuh": "cuda",
+}
 
 
 def _code_block(source: str, path: str = "example.py") -> str:

@@ -1,10 +1,11 @@
-"""Files that are not Python but still go through the engine (requirement files, ND401).
+"""Files that are not Python but still go through the engine (requirement files, ND401;
+CUDA sources, ND207).
 
 The engine hands every discovered non-Python file here.  A *file checker* is chosen by
 file name; it reads the text and returns findings and deferred candidates, which travel
 in the same ``FileResult`` as a Python file's, so suppression (``# noqa: ND401`` on the
-line: requirement, TOML and YAML comments also start with ``#``), per-file ignores,
-pass 2 decisions and every reporter treat them alike.
+line: requirement, TOML and YAML comments also start with ``#``; ``// noqa: ND207`` in
+CUDA sources), per-file ignores, pass 2 decisions and every reporter treat them alike.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any, FrozenSet
 
+from nondet_lint.discovery import is_cuda_source
 from nondet_lint.families.environment.requirements import read_text
 from nondet_lint.families.registry import FILE_CHECKERS
 from nondet_lint.suppression import parse_suppressions
@@ -28,7 +30,7 @@ def analyze_other_file(result: Any, config: Any, rules: Any, enabled: FrozenSet[
             if "ND000" in enabled:
                 result.findings.append(Finding(result.path, 1, 0, "ND000", "cannot read file: not readable as UTF-8 text"))
             return
-        result.suppressions = parse_suppressions(text)
+        result.suppressions = parse_suppressions(text, "//" if is_cuda_source(name) else "#")
         findings, deferred = analyze(result.path, text, config, rules, enabled)
         result.findings.extend(findings)
         result.deferred.extend(deferred)

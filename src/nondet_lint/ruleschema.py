@@ -106,6 +106,17 @@ DATA: Dict[str, Table] = {
         "worker_init_fn": ARG, "workers_before": str,
     }),
     "ND110": Table({"calls": Tables(Table({"name": str, "generator_pos": int}))}),
+    "ND111": Table({
+        "numpy_seed_calls": NAMES, "parse_methods": NAMES, "seed_option_flags": NAMES,
+        "searchers": Tables(Table({
+            "names": NAMES, "keyword": str, "pos": int, "mode": str, "value": str, "advice": str,
+            "numpy_global": bool, "seed_env": NAMES, "unless_given": NAMES, "sampler": str,
+            "multi_sampler": str, "multi_keywords": NAMES, "replaced_by": str,
+        }, frozenset({"names", "keyword", "advice"}))),
+        "searcher_prefixes": Tables(Table({
+            "prefix": str, "mode": str, "numpy_global": bool, "what": str, "advice": str,
+        }, frozenset({"prefix", "mode", "what", "advice"}))),
+    }),
     "ND201": Table({"attributes": NAMES, "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int})}))}),
     "ND203": Table({"foreign_roots": NAMES, "kinds": KINDS, "ops": OPS}),
     "ND204": Table({"kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS}),
@@ -157,6 +168,13 @@ DATA: Dict[str, Table] = {
         "from_pretrained_overrides": Tables(Table({"prefix": str, "id": ARG, "revision": str})),
         "from_pretrained_packages": NAMES, "local_builders": NAMES, "local_dirs": NAMES,
         "local_extensions": NAMES, "path_calls": NAMES, "timm_prefixes": NAMES,
+        "urls": Table({
+            "calls": Tables(Table({
+                "names": NAMES, "display": str, "mode": str, "url": ARG, "hash": Tables(ARG), "advice": str,
+            }, frozenset({"names"}))),
+            "branch_pattern": str, "checksum_calls": NAMES, "digest_words": NAMES, "hash_prefixes": NAMES,
+            "parse_calls": NAMES, "pinned_patterns": NAMES, "save_calls": NAMES, "save_methods": NAMES,
+        }),
     }),
     "ND304": Table({
         **{name: NAMES for name in (
@@ -173,16 +191,20 @@ DATA: Dict[str, Table] = {
             "training_methods",
         )}),
         "generators": Map(ARG),
+        "hash_split": Table({"hash_function": str, "stable_hash": str, "text_words": NAMES, "wrappers": NAMES}),
         "shuffles": Tables(Table({"names": NAMES, "rng": str, "in_place": int, "seed": ARG, "fix_keyword": str})),
         "splitters": Tables(Table({
             "names": NAMES, "random_state": ARG, "shuffle": Table({"kw": str, "pos": int, "default": bool}),
         })),
     }),
     "ND306": Table({"methods": NAMES, "other_dataset_modules": NAMES, "producers": NAMES, "tf_modules": NAMES}),
-    "ND307": Table({name: NAMES for name in (
-        "determinism_calls", "determinism_env", "list_files", "option_fields", "options", "parallel_methods",
-        "sloppy_calls",
-    )}),
+    "ND307": Table({
+        **{name: NAMES for name in (
+            "determinism_calls", "determinism_env", "list_files", "option_fields", "options", "parallel_methods",
+            "sloppy_calls",
+        )},
+        "tfds": Table({"builder_calls": NAMES, "load_calls": NAMES, "read_config": str, "shuffle_methods": NAMES}),
+    }),
     "ND401": Table({"packages": NAMES}),
 }
 DATA["ND202"] = DATA["ND201"]

@@ -1,4 +1,5 @@
-"""``# noqa`` comments: per line (all codes or a list) and file-wide ``# nondet-lint: noqa``.
+"""``# noqa`` comments: per line (all codes or a list) and file-wide ``# nondet-lint: noqa``
+(``// noqa`` in CUDA sources).
 
 Applied by the engine, so every front end (CLI, flake8 plugin, pre-commit) agrees.
 A prefix such as ``ND1`` in a noqa list suppresses the whole family, as in selection.
@@ -8,13 +9,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Optional
+from functools import lru_cache
+from typing import Any, Dict, FrozenSet, Optional, Tuple
 
 ALL = frozenset({"*"})
-_LINE_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
-_FILE_NOQA = re.compile(
-    r"#\s*nondet-lint\s*:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE
-)
+_CODES = r"(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?"
+
+
+@lru_cache(maxsize=4)
+def _noqa_patterns(comment: str) -> Tuple["re.Pattern[str]", "re.Pattern[str]"]:
+    """The line and file-wide noqa patterns after a comment marker (``#``, ``//``)."""
+    marker = re.escape(comment)
+    return (
+        re.compile(rf"{marker}\s*noqa{_CODES}", re.IGNORECASE),
+        re.compile(rf"{marker}\s*nondet-lint\s*:\s*noqa{_CODES}", re.IGNORECASE),
+    )
+
+
 _SPLIT = re.compile(r"[\s,]+")
 
 
@@ -48,19 +59,22 @@ def _matches(codes: FrozenSet[str], code: str) -> bool:
     return any(code.startswith(prefix) for prefix in codes)
 
 
-def parse_suppressions(text: str) -> Suppressions:
+def parse_suppressions(text: str, comment: str = "#") -> Suppressions:
+    """The noqa comments of ``text``; ``comment`` is the file's comment marker (``//`` in
+    CUDA sources)."""
     if "noqa" not in text and "NOQA" not in text:
         return Suppressions()
+    line_noqa, file_noqa = _noqa_patterns(comment)
     lines: Dict[int, FrozenSet[str]] = {}
     file_codes: FrozenSet[str] = frozenset()
     for number, line in enumerate(text.splitlines(), start=1):
-        if "#" not in line or "noqa" not in line.lower():
+        if comment not in line or "noqa" not in line.lower():
             continue
-        file_match = _FILE_NOQA.search(line)
+        file_match = file_noqa.search(line)
         if file_match:
             file_codes = file_codes | _codes(file_match.group("codes"))
             continue
-        match = _LINE_NOQA.search(line)
+        match = line_noqa.search(line)
         if match:
             lines[number] = _codes(match.group("codes"))
     return Suppressions(lines, file_codes)

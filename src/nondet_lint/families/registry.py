@@ -11,10 +11,12 @@ from typing import Dict, List, Mapping, Sequence, Type
 
 from nondet_lint.analysis import entrypoints
 from nondet_lint.check import Check, FileChecker
-from nondet_lint.families.data import order, pinning, split
+from nondet_lint.families.data import hashsplit, order, pinning, split, tfds, urls
 from nondet_lint.families.environment import check as environment
-from nondet_lint.families.kernels import custom, gpu, ops, switches
+from nondet_lint.families.environment import setuppy
+from nondet_lint.families.kernels import cudafiles, custom, gpu, ops, switches
 from nondet_lint.families.seeding import check as seeding
+from nondet_lint.families.seeding import search
 
 ENGINE_CODES = ("ND000",)
 
@@ -22,15 +24,15 @@ CHECKS: List[Type[Check]] = [
     entrypoints.EntryPoints,
     gpu.GpuFacts, switches.CudnnBenchmark, switches.CudnnDeterministicOff, switches.ProgramSwitches,
     switches.TensorFlowThreads, ops.TorchOps, ops.TensorFlowOps, ops.JaxScatter, custom.CustomKernels,
-    environment.UnpinnedFramework,
+    environment.UnpinnedFramework, setuppy.SetupRequires,
     order.ListingOrder, order.StringSetOrder,
-    pinning.ModuleConstants, pinning.HubRevision, pinning.DirectoryDataset,
-    split.SeedingFacts, split.SplitterSeed, split.ShuffleThenSlice, split.TfDataSplit, split.TfDataOrder,
-    seeding.Seeding,
+    pinning.ModuleConstants, pinning.HubRevision, pinning.DirectoryDataset, urls.UrlDownloads, tfds.TfdsReads,
+    split.SeedingFacts, split.SplitterSeed, split.ShuffleThenSlice, split.TfDataSplit, split.TfDataOrder, hashsplit.HashSplit,
+    seeding.Seeding, search.SearchSeeds,
 ]
 
-# non-Python files some family reads (requirement files: ND401)
-FILE_CHECKERS: Sequence[FileChecker] = environment.FILE_CHECKERS
+# non-Python files some family reads (requirement files: ND401; CUDA sources: ND207)
+FILE_CHECKERS: Sequence[FileChecker] = [*environment.FILE_CHECKERS, *cudafiles.FILE_CHECKERS]
 
 
 def all_checks() -> List[Type[Check]]:

@@ -5,7 +5,8 @@ each entry for a tracked package into a deferred candidate carrying whether it i
 Pass 2 sees every candidate of the project at once and reports the unpinned ones unless
 the project pins the package another way: a lock file or a hashed requirements file in
 the candidate's folder or above it (up to the project root), a compiled ``.txt`` next to
-a ``.in`` file, or, for package metadata (``pyproject.toml`` ``[project]``, ``setup.cfg``),
+a ``.in`` file, or, for package metadata (``pyproject.toml`` ``[project]``, ``setup.cfg``,
+``setup.py``: its candidates come from ``setuppy``),
 an exact pin in an environment file of the project (libraries declare ranges; the
 environment that trains pins them).
 """
@@ -34,7 +35,7 @@ from nondet_lint.types import Finding
 
 CODE = "ND401"
 # entries that describe a package's metadata (what it accepts), not an environment
-METADATA_KINDS = frozenset(("pep621", "setup.cfg"))
+METADATA_KINDS = frozenset(("pep621", "setup.cfg", "setup.py"))
 
 
 def tracked_patterns(rules: Any, config: Any) -> Tuple[str, ...]:

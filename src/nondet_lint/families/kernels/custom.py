@@ -70,9 +70,31 @@ def _base_name(expression: str) -> Optional[str]:
     return match.group(0) if match else None
 
 
-def float_atomics(source: str, patterns: Iterable[str], integer_types: Iterable[str]) -> List[str]:
-    """The atomic calls in a CUDA source whose operands are not evidently integers."""
+def _integer_cast(integer_types: Iterable[str]) -> "re.Pattern[str]":
+    """``(int)x``, ``(unsigned long long) x``, ``static_cast<int>(x)``: an integer whatever ``x`` is."""
+    types = "|".join(sorted((re.escape(t) for t in integer_types), key=len, reverse=True))
+    return re.compile(rf"^(?:\(\s*(?:const\s+)?(?:{types})\s*\)|static_cast\s*<\s*(?:{types})\s*>)")
+
+
+_FLOAT_LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*|\.\d+|\d+[eE][-+]?\d+|\d+[fF])(?!\w)")
+
+
+def _integer_value(value: str, ints: frozenset, cast: "re.Pattern[str]") -> bool:
+    """An integer literal or cast, or an expression of names the source declares with
+    integer types only (``width * grad`` mixes in a float: not an integer)."""
+    if _INT_LITERAL.match(value) or cast.match(value):
+        return True
+    if _FLOAT_LITERAL.search(value):
+        return False
+    names = _IDENT.findall(value)
+    return bool(names) and all(name in ints for name in names)
+
+
+def float_atomic_sites(source: str, patterns: Iterable[str], integer_types: Iterable[str]) -> List[Tuple[int, str]]:
+    """``(offset, name)`` of each atomic call in a CUDA source whose operands are not
+    evidently integers (an integer literal or cast, a name declared with an integer type)."""
     ints = integer_names(source, integer_types)
+    cast = _integer_cast(tuple(integer_types))
     found = []
     for regex in _compiled(tuple(patterns)):
         for match in regex.finditer(source):
@@ -80,10 +102,15 @@ def float_atomics(source: str, patterns: Iterable[str], integer_types: Iterable[
             if len(args) < 2:
                 continue
             target, values = _base_name(args[0]), args[1:]
-            if target in ints or all(_INT_LITERAL.match(v) or _base_name(v) in ints for v in values):
+            if target in ints or all(_integer_value(v, ints, cast) for v in values):
                 continue
-            found.append(match.group(0).rstrip("( \t"))
+            found.append((match.start(), match.group(0).rstrip("( \t")))
     return found
+
+
+def float_atomics(source: str, patterns: Iterable[str], integer_types: Iterable[str]) -> List[str]:
+    """The atomic calls in a CUDA source whose operands are not evidently integers."""
+    return [name for _, name in float_atomic_sites(source, patterns, integer_types)]
 
 
 class CustomKernels(Check):
