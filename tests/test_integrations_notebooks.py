@@ -119,7 +119,7 @@ def test_folders_are_walked_for_notebooks(tmp_path):
     write_notebook(tmp_path / "sub" / "n.ipynb", ["import torch\n" + BENCHMARK])
     (tmp_path / ".ipynb_checkpoints").mkdir()
     write_notebook(tmp_path / ".ipynb_checkpoints" / "n-checkpoint.ipynb", ["import torch\n" + BENCHMARK])
-    code, out, _ = run_cli([str(tmp_path)])
+    code, out, _ = run_cli([str(tmp_path), "--quiet"])
     assert code == 1
     assert out.splitlines()[0].startswith(f"{(tmp_path / 'sub' / 'n.ipynb').as_posix()}:cell 1:2:1: ND201 ")
     assert len(out.splitlines()) == 1
@@ -237,7 +237,7 @@ def test_place_text_names_the_cell_for_messages(tmp_path):
 
     nb = write_notebook(tmp_path / "n.ipynb", [("md", "intro"), "import torch\nx = 1", "torch.manual_seed(0)"])
     [result] = run([str(nb)], Config(root=str(tmp_path))).results
-    assert place_text("n.ipynb", 3, result.facts) == "n.ipynb:cell 2:1"
+    assert place_text("n.ipynb", 3, result.facts) == "n.ipynb:cell 3:1"  # every cell counts, as shown
     assert place_text("train.py", 3, {}) == "train.py:3"
 
 
