@@ -82,6 +82,16 @@ def test_ignore_files_above_the_given_folder_count_in_a_repository(tmp_path):
     assert checked(tmp_path / "src", ".") == ["train.py"]
 
 
+def test_a_folder_named_on_the_command_line_is_walked_even_when_ignored(tmp_path):
+    git_init(tmp_path)
+    write_project(tmp_path, {
+        ".gitignore": "vendor/\n", "vendor/lib/a.py": BENCHMARK, "vendor/lib/.gitignore": "b.py\n", "vendor/lib/b.py": "",
+    })
+    assert checked(tmp_path) == []
+    assert checked(tmp_path, "vendor") == ["vendor/lib/a.py"]  # its own ignore files still apply
+    assert checked(tmp_path / "vendor", ".") == ["lib/a.py"]
+
+
 def test_files_named_on_the_command_line_are_always_checked(tmp_path):
     write_project(tmp_path, {".gitignore": "generated/\n", "generated/model.py": BENCHMARK})
     code, out, _ = run_cli(["--no-cache", str(tmp_path / "generated" / "model.py")])

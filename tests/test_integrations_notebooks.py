@@ -291,3 +291,17 @@ def test_any_cells_give_findings_never_an_internal_error(tmp_path_factory, cells
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     code, _, err = run_cli([str(path)])
     assert code in (0, 1) and err == ""
+
+
+def test_cells_are_numbered_among_all_cells_as_ruff_does(tmp_path):
+    """ruff (0.17, checked by hand) reports ``nb.ipynb:cell 4:...`` for the second code cell
+    behind two markdown cells: every cell counts. JSON keeps ``cell`` among code cells."""
+    nb = write_notebook(tmp_path / "n.ipynb", [("md", "# Title"), "import torch", ("md", "notes"), BENCHMARK])
+    code, out, _ = run_cli(["--quiet", str(nb)])
+    assert code == 1
+    assert out.startswith(f"{nb.as_posix()}:cell 4:1:1: ND201 [*] ")
+    finding = json.loads(run_cli(["--format", "json", str(nb)])[1])["findings"][0]
+    assert (finding["cell"], finding["notebook_cell"], finding["line"]) == (2, 4, 1)
+    assert finding["fix"]["edits"][0]["cell"] == 2  # edits address code cells, as before
+    plain = json.loads(run_cli(["--format", "json", str(tmp_path)])[1])
+    assert all(("notebook_cell" in f) == (f["cell"] is not None) for f in plain["findings"])
