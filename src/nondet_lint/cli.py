@@ -59,6 +59,7 @@ EPILOG = """subcommands (the first word; check is the default):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="nondet-lint",
+        usage="%(prog)s [check] [OPTIONS] [PATHS ...]\n       %(prog)s rule CODE | --all | server | version",
         description="Find sources of run-to-run non-determinism in Python ML code.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
