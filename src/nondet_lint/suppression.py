@@ -26,10 +26,12 @@ def _noqa_patterns(comment: str) -> Tuple["re.Pattern[str]", "re.Pattern[str]"]:
     )
 
 
+# the Python comment forms (``--add-noqa`` edits them)
+LINE_NOQA, FILE_NOQA = _noqa_patterns("#")
 _SPLIT = re.compile(r"[\s,]+")
 
 
-def _codes(text: Optional[str]) -> FrozenSet[str]:
+def noqa_codes(text: Optional[str]) -> FrozenSet[str]:
     if not text:
         return ALL
     return frozenset(code.upper() for code in _SPLIT.split(text.strip()) if code)
@@ -72,9 +74,9 @@ def parse_suppressions(text: str, comment: str = "#") -> Suppressions:
             continue
         file_match = file_noqa.search(line)
         if file_match:
-            file_codes = file_codes | _codes(file_match.group("codes"))
+            file_codes = file_codes | noqa_codes(file_match.group("codes"))
             continue
         match = line_noqa.search(line)
         if match:
-            lines[number] = _codes(match.group("codes"))
+            lines[number] = noqa_codes(match.group("codes"))
     return Suppressions(lines, file_codes)

@@ -90,7 +90,12 @@ class Related:
 
 @dataclass(frozen=True)
 class Finding:
-    """One reported problem. ``col`` is 0-based; reporters print it 1-based."""
+    """One reported problem. ``col`` is 0-based; reporters print it 1-based.
+
+    In a notebook, ``line`` counts in the code cell ``cell`` (numbered among code cells,
+    how fixes address it) and ``notebook_cell`` numbers that cell among all the
+    notebook's cells, as Jupyter and ruff show it.
+    """
 
     path: str
     line: int
@@ -102,6 +107,12 @@ class Finding:
     fix: Optional[Fix] = field(default=None, compare=False)
     cell: Optional[int] = None
     related: Tuple[Related, ...] = field(default=(), compare=False)
+    notebook_cell: Optional[int] = None
+
+    @property
+    def shown_cell(self) -> Optional[int]:
+        """The cell number people see (counting every cell), None outside notebooks."""
+        return self.notebook_cell if self.notebook_cell is not None else self.cell
 
     @property
     def sort_key(self) -> Tuple[Any, ...]:
@@ -119,6 +130,7 @@ class Finding:
             "fix": self.fix.to_dict() if self.fix else None,
             "cell": self.cell,
             "related": [item.to_dict() for item in self.related],
+            "notebook_cell": self.notebook_cell,
         }
 
     @classmethod
@@ -127,7 +139,7 @@ class Finding:
         return cls(
             data["path"], data["line"], data["col"], data["code"], data["message"],
             data["end_line"], data["end_col"], fix, data.get("cell"),
-            tuple(Related.from_dict(item) for item in data.get("related", ())),
+            tuple(Related.from_dict(item) for item in data.get("related", ())), data.get("notebook_cell"),
         )
 
 
