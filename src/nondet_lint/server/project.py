@@ -13,8 +13,9 @@ Nothing here knows about the protocol: paths in, findings out.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence
 
 from nondet_lint.cache import open_cache, resolve_dir
 from nondet_lint.config import Config
@@ -66,8 +67,11 @@ class ProjectFacts:
             return 0
         root = shown_path(self.config.root)
         files, _ = discover([root], (*self.config.exclude, *self.config.extend_exclude))
-        cache = open_cache(self.config, self.rules, self.enabled, resolve_dir(self.config))
-        results = analyze_files(files, self.config, self.rules, self.enabled, self.workers, cache)
+        directory = resolve_dir(self.config)
+        if self.workers:
+            fill_cache(files, self.config, directory, self.workers)
+        cache = open_cache(self.config, self.rules, self.enabled, directory)
+        results = analyze_files(files, self.config, self.rules, self.enabled, None, cache)  # from the cache
         for result in results:
             self._store(result.path, result)
         return len(files)
@@ -115,6 +119,27 @@ class ProjectFacts:
         return [result for name, result in self.facts.items() if name not in names]
 
 
+def fill_cache(files: Sequence[str], config: Config, directory: str, workers: int) -> None:
+    """Pass 1 of ``files`` into the on-disk cache, in worker processes started from a
+    fresh single-threaded process: the server has threads (the protocol's reader, the
+    analysis), and a process forked from a threaded one can hang on a lock another
+    thread held.  The server then reads every result from the cache; one the helper could
+    not store (a read-only folder) is analyzed in the server itself."""
+    context = multiprocessing.get_context("spawn")
+    process = context.Process(target=_fill_cache, args=(list(files), config, directory, workers), daemon=True)
+    process.start()
+    process.join()
+
+
+def _fill_cache(files: List[str], config: Config, directory: str, workers: int) -> None:
+    from nondet_lint.parallel import settle_heap
+
+    settle_heap()
+    rules = load_rules(tuple(config.rule_files))
+    enabled = selected_codes(config, rules)
+    analyze_files(files, config, rules, enabled, workers, open_cache(config, rules, enabled, directory))
+
+
 def is_project_folder(folder: str, workspace_folders: Sequence[str]) -> bool:
     """Whether to index ``folder``: it holds a project marker or is a workspace folder
     (not the folder of a loose file somewhere)."""
@@ -122,11 +147,3 @@ def is_project_folder(folder: str, workspace_folders: Sequence[str]) -> bool:
         return True
     key = path_key(folder)
     return any(path_key(workspace) == key for workspace in workspace_folders)
-
-
-def group_by_project(paths: Iterable[str], project_of: Mapping[str, ProjectFacts]) -> Dict[int, List[str]]:
-    """Paths grouped by the project they belong to (by the project's identity)."""
-    groups: Dict[int, List[str]] = {}
-    for path in paths:
-        groups.setdefault(id(project_of[path]), []).append(path)
-    return groups
