@@ -396,3 +396,25 @@ async def test_shutdown_then_exit_ends_the_process_with_status_0(bare_client: La
     assert await within(bare_client.shutdown_async(None)) is None
     bare_client.exit(None)
     assert await within(bare_client._server.wait()) == 0
+
+
+# ---- the index in worker processes --------------------------------------------------------
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[sys.executable, "-m", "nondet_lint.server", "--workers", "2"]))
+async def client_with_workers(lsp_client: LanguageClient):
+    yield
+    await within(lsp_client.shutdown_session())
+
+
+async def test_the_first_index_runs_in_worker_processes_and_fills_the_cache(client_with_workers: LanguageClient, tmp_path: Path):
+    files = {f"pkg/module_{number}.py": f"VALUE = {number}\n" for number in range(20)}
+    write(tmp_path, {"pyproject.toml": "[project]\nname = 'demo'\n", "pkg/__init__.py": "", "train.py": TRAIN, **files})
+    await start(client_with_workers, tmp_path)
+    uri = open_file(client_with_workers, tmp_path / "train.py")
+    assert codes(await wait_for(client_with_workers, uri, lambda d: len(d) == 2)) == ["ND201", "ND104"]
+    entries = list((tmp_path / ".nondet_lint_cache" / "v1").glob("*/*.json"))
+    assert len(entries) == 22  # every Python file of the project, analyzed by the helper's workers
+    assert [m.message for m in client_with_workers.log_messages if m.type != types.MessageType.Log][:1] == [
+        f"nondet-lint: indexed 23 files of {tmp_path} in {m.message.split(' in ')[-1]}"
+        for m in client_with_workers.log_messages if m.message.startswith("nondet-lint: indexed")
+    ]

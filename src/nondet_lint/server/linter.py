@@ -124,6 +124,9 @@ class Linter:
         if not project.indexed:
             started = time.perf_counter()
             count = project.index()
+            if project.helper_status:
+                self.log(types.MessageType.Warning, f"nondet-lint: the indexing process ended with status "
+                                                    f"{project.helper_status}; files were analyzed here instead")
             if count:
                 self.log(types.MessageType.Info, f"nondet-lint: indexed {count} files of {config.root} in {time.perf_counter() - started:.2f} s")
         return project

@@ -56,6 +56,7 @@ class ProjectFacts:
         self.facts: Dict[str, FileResult] = {}  # the same, facts only (the context of pass 2)
         self._paths: Dict[str, str] = {}  # path_key -> shown path
         self.indexed = False
+        self.helper_status: Optional[int] = 0  # exit status of the process that filled the cache
 
     # ---- pass 1 -------------------------------------------------------------------------
     def index(self) -> int:
@@ -69,7 +70,7 @@ class ProjectFacts:
         files, _ = discover([root], (*self.config.exclude, *self.config.extend_exclude))
         directory = resolve_dir(self.config)
         if self.workers:
-            fill_cache(files, self.config, directory, self.workers)
+            self.helper_status = fill_cache(files, self.config, directory, self.workers)
         cache = open_cache(self.config, self.rules, self.enabled, directory)
         results = analyze_files(files, self.config, self.rules, self.enabled, None, cache)  # from the cache
         for result in results:
@@ -119,16 +120,18 @@ class ProjectFacts:
         return [result for name, result in self.facts.items() if name not in names]
 
 
-def fill_cache(files: Sequence[str], config: Config, directory: str, workers: int) -> None:
+def fill_cache(files: Sequence[str], config: Config, directory: str, workers: int) -> Optional[int]:
     """Pass 1 of ``files`` into the on-disk cache, in worker processes started from a
     fresh single-threaded process: the server has threads (the protocol's reader, the
     analysis), and a process forked from a threaded one can hang on a lock another
     thread held.  The server then reads every result from the cache; one the helper could
-    not store (a read-only folder) is analyzed in the server itself."""
+    not store (a read-only folder) is analyzed in the server itself.  Returns the
+    helper's exit status."""
     context = multiprocessing.get_context("spawn")
-    process = context.Process(target=_fill_cache, args=(list(files), config, directory, workers), daemon=True)
+    process = context.Process(target=_fill_cache, args=(list(files), config, directory, workers))
     process.start()
     process.join()
+    return process.exitcode
 
 
 def _fill_cache(files: List[str], config: Config, directory: str, workers: int) -> None:
