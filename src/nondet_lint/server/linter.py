@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import time
 import traceback
+from pathlib import Path
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -25,7 +26,7 @@ from nondet_lint.engine import RunResult
 from nondet_lint.fixes.loop import FixSession
 from nondet_lint.fixes.verify import FixError, fixed_bytes
 from nondet_lint.ruledata import load_rules
-from nondet_lint.server.documents import Cell, Lines, Snapshot, Units, text_edit
+from nondet_lint.server.documents import Lines, Snapshot, Units, text_edit
 from nondet_lint.server.notebook_text import source_lines
 from nondet_lint.server.project import ProjectFacts, is_project_folder, path_key
 from nondet_lint.server.settings import Settings, config_for
@@ -106,7 +107,7 @@ class Linter:
                 config = config_for(path, self.settings, codes, self.folders[0] if self.folders else None)
                 self.config_errors.pop(folder, None)
             except UsageError as exc:
-                config = Config(root=str(project_root(os_path(folder))))
+                config = Config(root=str(project_root(Path(folder))))
                 message = f"nondet-lint: {exc} (using the default settings)"
                 if self.config_errors.get(folder) != message:
                     self.config_errors[folder] = message
@@ -473,12 +474,6 @@ def _is_config(path: str, settings: Settings) -> bool:
     return bool(settings.config) and os.path.basename(path) == os.path.basename(settings.config or "")
 
 
-def os_path(folder: str):
-    from pathlib import Path
-
-    return Path(folder)
-
-
 def _before(a: types.Position, b: types.Position) -> bool:
     return (a.line, a.character) <= (b.line, b.character)
 
@@ -494,6 +489,3 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
 def _asked(kind: str, only: Sequence[str]) -> bool:
     """Whether ``only`` (kinds or their parents) asks for code actions of ``kind``."""
     return any(kind == asked or kind.startswith(asked + ".") for asked in only)
-
-
-__all__ = ["Cell", "Linter", "Snapshot", "rule_url", "uri_of", "path_of", "noqa_edit"]

@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from nondet_lint import __version__
 from nondet_lint.discovery import is_checkable, is_requirements_file
 from nondet_lint.server.documents import Cell, Snapshot
-from nondet_lint.server.linter import FIX_ALL_KIND, SHOW_DOCS_COMMAND, SOURCE, Linter, path_of, rule_url
+from nondet_lint.server.linter import CONFIG_NAMES, FIX_ALL_KIND, SHOW_DOCS_COMMAND, SOURCE, Linter, path_of, rule_url
 from nondet_lint.server.settings import parse_settings
 from nondet_lint.types import UsageError
 
@@ -273,4 +273,4 @@ def create_server(workers: Optional[int] = None) -> NondetLintServer:
 
 
 def _is_config_file(path: Optional[str]) -> bool:
-    return path is not None and os.path.basename(path) in ("pyproject.toml", "nondet-lint.toml", ".nondet-lint.toml")
+    return path is not None and os.path.basename(path) in CONFIG_NAMES
