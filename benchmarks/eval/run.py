@@ -46,6 +46,22 @@ def source_size(root: Path) -> Dict[str, int]:
     return {"files": len(python), "lines": lines, "notebooks": sum(path.endswith(".ipynb") for path in files)}
 
 
+def linter_meta() -> Dict[str, str]:
+    """Which nondet-lint produced the results: its version, the git commit of its source, the date."""
+    import datetime
+
+    import nondet_lint
+
+    source = Path(nondet_lint.__file__).resolve().parent
+    try:
+        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=source, capture_output=True, text=True, check=True)
+        commit = done.stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    version = getattr(nondet_lint, "__version__", "unknown")
+    return {"commit": commit, "version": str(version), "date": datetime.date.today().isoformat()}
+
+
 class LintFailed(Exception):
     """The linter crashed, ran out of memory or time."""
 
@@ -112,6 +128,7 @@ def main(argv: List[str] | None = None) -> int:
         print(f"{name:<20} {size['files']:>6} {size['lines']:>8} {size['notebooks']:>4} {len(findings):>8} {per_kloc:>6.2f} {wall:>7.1f}  {codes}", flush=True)
     per_kloc = 1000 * totals["findings"] / max(totals["lines"], 1)
     print(f"{'total':<20} {totals['files']:>6} {totals['lines']:>8} {totals['notebooks']:>4} {totals['findings']:>8} {per_kloc:>6.2f} {totals['seconds']:>7.1f}")
+    summary["_meta"] = linter_meta()
     summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return 0
 
