@@ -47,14 +47,16 @@ def source_size(root: Path) -> Dict[str, int]:
 
 
 def linter_meta() -> Dict[str, str]:
-    """Which nondet-lint produced the results: its version, the git commit of its source, the date."""
+    """Which nondet-lint produced the results: its version, the last commit of its source, the date."""
     import datetime
 
     import nondet_lint
 
-    source = Path(nondet_lint.__file__).resolve().parent
+    root = Path(nondet_lint.__file__).resolve().parents[2]  # src/nondet_lint -> the checkout
     try:
-        done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=source, capture_output=True, text=True, check=True)
+        # the last commit that changed the linter (its code, rule data, packaging), not HEAD
+        done = subprocess.run(["git", "log", "-1", "--format=%h", "--", "src", "rules", "pyproject.toml"],
+                              cwd=root, capture_output=True, text=True, check=True)
         commit = done.stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"

@@ -175,6 +175,12 @@ def score(list_unlabelled: bool) -> Tuple[List[str], Dict[str, object]]:
     report += ["### Per repository", "", header.replace("|                        |", "| repository             |", 1), rule]
     report += [row(name, by_repo[name], lines_of.get(name)) for name in lines_of]
     report += [row("total", total, total.lines), ""]
+    report += ["| repository             | files | lines of Python | notebooks | seconds |", "|---|---|---|---|---|"]
+    for name in lines_of:
+        figures = summary[name]
+        report.append(f"| {name:<22} | {figures['files']} | {figures['lines']} | {figures['notebooks']} | {figures['seconds']} |")
+    report += [f"| total                  | {sum(summary[n]['files'] for n in lines_of)} | {total.lines} | "
+               f"{sum(summary[n]['notebooks'] for n in lines_of)} | {sum(summary[n]['seconds'] for n in lines_of):.1f} |", ""]
     report += ["### Per code", "", header.replace("|                        |", "| code                   |", 1), rule]
     report += [row(code, by_code[code], None) for code in sorted(by_code)]
     report += ["", "### Per family", "", header.replace("|                        |", "| family                 |", 1), rule]
@@ -214,7 +220,8 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
             "the labels were made). precision = tp / (tp + fp + noise) over labelled findings; est.prec. weights",
             "each (repo, code) stratum by its findings (large strata were labelled on a random sample);",
             "recall = estimated true findings / (those + misses still missed), misses found by reading the",
-            "main entry points only.",
+            "main entry points only. Seconds: wall time of one cold run (`--no-cache`, default workers) on",
+            "the machine that ran it (here a 2-CPU machine shared with other work).",
             "",
             *table,
             "",
