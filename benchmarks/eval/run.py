@@ -127,9 +127,11 @@ def main(argv: List[str] | None = None) -> int:
         totals.update({"files": size["files"], "lines": size["lines"], "notebooks": size["notebooks"], "findings": len(findings)})
         totals["seconds"] += wall
         codes = " ".join(f"{code}:{count}" for code, count in sorted(per_code.items()))
-        print(f"{name:<20} {size['files']:>6} {size['lines']:>8} {size['notebooks']:>4} {len(findings):>8} {per_kloc:>6.2f} {wall:>7.1f}  {codes}", flush=True)
+        print(f"{name:<20} {size['files']:>6} {size['lines']:>8} {size['notebooks']:>4} {len(findings):>8} "
+              f"{per_kloc:>6.2f} {wall:>7.1f}  {codes}", flush=True)
     per_kloc = 1000 * totals["findings"] / max(totals["lines"], 1)
-    print(f"{'total':<20} {totals['files']:>6} {totals['lines']:>8} {totals['notebooks']:>4} {totals['findings']:>8} {per_kloc:>6.2f} {totals['seconds']:>7.1f}")
+    print(f"{'total':<20} {totals['files']:>6} {totals['lines']:>8} {totals['notebooks']:>4} {totals['findings']:>8} "
+          f"{per_kloc:>6.2f} {totals['seconds']:>7.1f}")
     summary["_meta"] = linter_meta()
     summary_path.write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
     return 0

@@ -128,7 +128,10 @@ def score(list_unlabelled: bool) -> Tuple[List[str], Dict[str, object]]:
         repo, path, code = str(miss["repo"]), str(miss["path"]), str(miss["code"])
         if repo not in lines_of:
             continue
-        found = (repo, path, code) in reported_files if code in MODULE_LEVEL else (repo, path, int(miss["line"]), code) in reported_lines
+        if code in MODULE_LEVEL:
+            found = (repo, path, code) in reported_files
+        else:
+            found = (repo, path, int(miss["line"]), code) in reported_lines
         if not found:
             still_missed.append(miss)
 
@@ -192,7 +195,8 @@ def score(list_unlabelled: bool) -> Tuple[List[str], Dict[str, object]]:
         report.append("Not scored: " + "; ".join(skipped) + ".")
     if list_unlabelled:
         report += ["", "Unlabelled findings:"]
-        report += [f"  {repo} {path}:{line}{'' if cell is None else f' (cell {cell})'} {code}" for repo, path, line, cell, code in sorted(unlabelled, key=str)]
+        for repo, path, line, cell, code in sorted(unlabelled, key=str):
+            report.append(f"  {repo} {path}:{line}{'' if cell is None else f' (cell {cell})'} {code}")
         report += ["", "Still missed:"]
         report += [f"  {miss['repo']} {miss['path']}:{miss['line']} {miss['code']}: {miss['what']}" for miss in still_missed]
     raw = {"total": total, "unlabelled": len(unlabelled), "stale": len(stale)}
