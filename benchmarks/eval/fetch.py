@@ -9,7 +9,8 @@ Each archive comes from ``pip download --no-deps`` (``--no-binary :all:`` for an
 ``--only-binary :all:`` for a wheel) into ``benchmarks/.eval/archives/``; an archive already
 there is reused, so running it again fetches nothing. pip prepares an sdist's metadata to
 check its name and version, which builds its build dependencies in an isolated environment;
-``--no-build-isolation`` skips that (much faster) where the build backends are installed.
+``--no-build-isolation`` skips that (much faster) where the build backends are installed, and
+falls back to an isolated build when the installed backend cannot read the sdist.
 
 The unpacked root is the linter's project root: where it has no ``pyproject.toml``,
 ``setup.py`` or ``setup.cfg`` (a wheel), a minimal ``pyproject.toml`` is written.
@@ -74,10 +75,16 @@ def download(package: str, version: str, kind: str, no_build_isolation: bool) ->
     ARCHIVES.mkdir(parents=True, exist_ok=True)
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "-d", str(ARCHIVES)]
     command += ["--only-binary", ":all:"] if kind == "wheel" else ["--no-binary", ":all:"]
-    if no_build_isolation and kind != "wheel":
-        command.append("--no-build-isolation")
     command.append(f"{package}=={version}")
-    subprocess.run(command, check=True)
+    attempts = [command]
+    if no_build_isolation and kind != "wheel":
+        # the installed build backend can be too old for the sdist's metadata: then isolate
+        attempts.insert(0, [*command[:-1], "--no-build-isolation", command[-1]])
+    for attempt in attempts:
+        if subprocess.run(attempt).returncode == 0:
+            break
+    else:
+        raise SystemExit(f"pip could not download {package}=={version} ({kind}); its output is above")
     found = find_archive(package, version, kind)
     if found is None:
         raise SystemExit(f"pip downloaded nothing that looks like {package}-{version} ({kind}) into {ARCHIVES}")
