@@ -19,8 +19,8 @@ from typing import Callable, Dict
 
 import libcst as cst
 
-from nondet_lint import engine, nesting
-from nondet_lint.checks import all_checks
+from nondet_lint import engine, fileanalysis, nesting
+from nondet_lint.families.registry import all_checks
 from nondet_lint.config import DEFAULT_EXCLUDE, Config
 from nondet_lint.context import FileContext, NodeEdit
 from nondet_lint.discovery import discover
@@ -55,7 +55,7 @@ def main() -> int:
     costs: Dict[str, float] = collections.defaultdict(float)
     for path in files:
         text = open(path, encoding="utf-8", errors="replace").read()
-        module_name, is_package = engine.module_name_for(path)
+        module_name, is_package = fileanalysis.module_name_for(path)
         clock = time.process_time()
         try:
             nesting.check_nesting(text)

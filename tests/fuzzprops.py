@@ -10,9 +10,10 @@ from typing import List
 
 import libcst as cst
 
-from nondet_lint import engine
+from nondet_lint import fileanalysis
 from nondet_lint.cli import main
 from nondet_lint.config import Config
+from nondet_lint.results import FileResult
 from nondet_lint.ruledata import load_rules
 from nondet_lint.source import decode_source
 
@@ -44,10 +45,10 @@ def check_analysis_never_raises(text: str, name: str = "generated.py") -> None:
         source = decode_source(text.encode("utf-8", "surrogatepass"), name)
     except Exception:  # undecodable text is the reader's business (ND000), tested elsewhere
         return
-    result = engine.analyze_source(name, source, config, rules, enabled, "generated")
+    result = fileanalysis.analyze_source(name, source, config, rules, enabled, "generated")
     # what the cache and the workers carry: JSON text, read back the same every time
     text = json.dumps(result.to_dict())
-    again = engine.FileResult.from_dict(json.loads(text))
+    again = FileResult.from_dict(json.loads(text))
     assert json.dumps(again.to_dict()) == text
     engine.resolve_project([again], config, rules, enabled)
 

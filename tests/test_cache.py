@@ -12,7 +12,7 @@ import pytest
 
 from conftest import run_cli, write_project
 from nondet_lint import cache as cache_module
-from nondet_lint import engine
+from nondet_lint import engine, fileanalysis
 from nondet_lint.config import Config, parse_table
 
 BENCH = "import torch\ntorch.backends.cudnn.benchmark = True\n"
@@ -23,13 +23,13 @@ PROJECT = {"train.py": BENCH, "util.py": "import os\nx = 1\n", "pkg/__init__.py"
 def analyzed(monkeypatch):
     """The paths pass 1 actually analyzed (not taken from the cache), per run."""
     seen = []
-    real = engine.analyze_file
+    real = fileanalysis.analyze_file
 
     def spy(path, *args, **kwargs):
         seen.append(Path(path).name)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "analyze_file", spy)
+    monkeypatch.setattr(fileanalysis, "analyze_file", spy)
     return seen
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nondet_lint.checks.data_pinning import is_local, is_pinned_ref, versioned
+from nondet_lint.families.data.pinning import is_local, is_pinned_ref, versioned
 from nondet_lint.ruledata import load_rules
 
 SELECT = {"select": ["ND303", "ND304"]}

@@ -8,7 +8,8 @@ import pytest
 
 from nondet_lint.analysis.entrypoints import is_entry_point
 from nondet_lint.config import Config
-from nondet_lint.engine import analyze_source, selected_codes
+from nondet_lint.engine import selected_codes
+from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.ruledata import load_rules
 from nondet_lint.source import decode_source
 

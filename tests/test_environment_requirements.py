@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from nondet_lint.analysis.requirements import (
+from nondet_lint.families.environment.requirements import (
     normalize_name,
     parse_conda_spec,
     parse_requirement,

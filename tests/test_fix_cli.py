@@ -16,7 +16,7 @@ import pytest
 
 from conftest import run_cli, write_project
 from fixtools import apply_unified_diff
-from nondet_lint import engine
+from nondet_lint import engine, fileanalysis
 from nondet_lint.cli import main
 from nondet_lint.context import FileContext
 from nondet_lint.fixes import command, writer
@@ -235,14 +235,14 @@ def test_interrupted_write_leaves_no_partial_file(tmp_path, monkeypatch):
 
 def _broken_edits(monkeypatch, content: str) -> None:
     """Make every fix insert ``content`` at the start of the reported line."""
-    real = engine.to_edits
+    real = fileanalysis.to_edits
 
     def to_edits(fix, spans):
         good = real(fix, spans)
         first = good.edits[0]
         return Fix(good.title, good.applicability, (Edit(first.line, 0, first.line, 0, content),))
 
-    monkeypatch.setattr(engine, "to_edits", to_edits)
+    monkeypatch.setattr(fileanalysis, "to_edits", to_edits)
 
 
 def test_fix_whose_result_does_not_parse_is_dropped_and_reported(tmp_path, monkeypatch):

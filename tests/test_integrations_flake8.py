@@ -12,7 +12,8 @@ from conftest import run_cli, write_project
 
 flake8_application = pytest.importorskip("flake8.main.application")
 
-from nondet_lint import engine, flake8_plugin  # noqa: E402
+from nondet_lint import flake8_plugin  # noqa: E402
+from nondet_lint.families import registry  # noqa: E402
 from test_integrations_project import SEEDED_ELSEWHERE, SeedProbe  # noqa: E402
 
 SOURCE = (
@@ -94,8 +95,8 @@ def probe(monkeypatch, tmp_path_factory):
     from nondet_lint.cache import ENV_DIR
 
     monkeypatch.setenv(ENV_DIR, str(tmp_path_factory.mktemp("cache")))  # results of the probe stay here
-    real = engine.all_checks
-    monkeypatch.setattr(engine, "all_checks", lambda: [*real(), SeedProbe])
+    real = registry.all_checks
+    monkeypatch.setattr(registry, "all_checks", lambda: [*real(), SeedProbe])
     flake8_plugin._INDEX.clear()
     yield
     flake8_plugin._INDEX.clear()

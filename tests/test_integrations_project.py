@@ -13,7 +13,8 @@ import pytest
 
 from conftest import run_cli, write_project
 from nondet_lint import engine
-from nondet_lint.checks.base import Check
+from nondet_lint.families import registry
+from nondet_lint.check import Check
 from nondet_lint.cli import main
 from nondet_lint.config import Config
 from nondet_lint.types import Finding
@@ -70,8 +71,8 @@ class SeedProbe(Check):
 
 @pytest.fixture
 def probe(monkeypatch):
-    real = engine.all_checks
-    monkeypatch.setattr(engine, "all_checks", lambda: [*real(), SeedProbe])
+    real = registry.all_checks
+    monkeypatch.setattr(registry, "all_checks", lambda: [*real(), SeedProbe])
 
 
 def locations(findings):

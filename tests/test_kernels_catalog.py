@@ -13,10 +13,11 @@ from typing import Any, Dict, List, Mapping, Tuple
 import pytest
 
 from nondet_lint import _toml
-from nondet_lint.analysis.gpu import canonical
-from nondet_lint.checks.kernel_ops import FACT, OpTable
+from nondet_lint.families.kernels.gpu import canonical
+from nondet_lint.families.kernels.ops import FACT, OpTable
 from nondet_lint.config import Config
-from nondet_lint.engine import analyze_source, selected_codes
+from nondet_lint.engine import selected_codes
+from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.ruledata import load_rules
 from nondet_lint.source import decode_source
 

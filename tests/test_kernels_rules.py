@@ -13,7 +13,8 @@ import pytest
 
 from conftest import codes_at, lint_files
 from nondet_lint.config import Config
-from nondet_lint.engine import analyze_source, selected_codes
+from nondet_lint.engine import selected_codes
+from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.ruledata import load_rules
 from nondet_lint.source import decode_source
 
@@ -341,6 +342,6 @@ def test_nd205_evidence_comes_from_the_entry_points_own_program(lint):
     ('"\\x63uda"', True), ('"cu" "da"', True), ('b"cuda"', False), ('"cpu"', False), ('"my cuda"', False),
 ])
 def test_device_literals_read_with_and_without_escapes(source, selects):
-    from nondet_lint.analysis.gpu import is_device_literal
+    from nondet_lint.families.kernels.gpu import is_device_literal
 
     assert is_device_literal(cst.parse_expression(source), r"^(cuda|gpu)") is selects

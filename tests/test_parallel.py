@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import write_project
-from nondet_lint import engine, parallel
+from nondet_lint import engine, fileanalysis, parallel
 from nondet_lint.cli import main
 from nondet_lint.config import Config
 
@@ -92,14 +92,14 @@ def test_a_crashing_file_is_reported_and_the_rest_is_checked(tmp_path, monkeypat
 
 def test_recursion_error_in_an_analysis_is_nd000(tmp_path, monkeypatch):
     write_project(tmp_path, {"deep.py": "x = 1\n", "ok.py": BENCH})
-    real = engine.analyze_file
+    real = fileanalysis.analyze_file
 
     def deep(path, *args, **kwargs):
         if path.endswith("deep.py"):
             raise RecursionError("maximum recursion depth exceeded")
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "analyze_file", deep)
+    monkeypatch.setattr(fileanalysis, "analyze_file", deep)
     findings = engine.run([str(tmp_path)], Config(root=str(tmp_path))).findings
     assert [(Path(f.path).name, f.code, f.line) for f in findings] == [("deep.py", "ND000", 1), ("ok.py", "ND201", 2)]
     assert "nested too deeply" in findings[0].message

@@ -12,7 +12,8 @@ import pytest
 from conftest import lint_files, write_project
 from fixtools import fix_project
 from nondet_lint.config import Config
-from nondet_lint.engine import analyze_source, run, selected_codes
+from nondet_lint.engine import run, selected_codes
+from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.ruledata import load_rules
 from nondet_lint.source import decode_source
 

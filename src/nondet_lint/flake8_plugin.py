@@ -22,8 +22,10 @@ from nondet_lint import __version__
 from nondet_lint.cache import open_cache, resolve_dir
 from nondet_lint.config import Config, discover_config
 from nondet_lint.discovery import discover
-from nondet_lint.engine import FileResult, analyze_source, module_name_for, resolve_project, selected_codes
+from nondet_lint.engine import resolve_project, selected_codes
+from nondet_lint.fileanalysis import analyze_source, module_name_for
 from nondet_lint.parallel import analyze_files
+from nondet_lint.results import FileResult
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.source import SourceFile
 from nondet_lint.suppression import Suppressions

@@ -10,27 +10,17 @@ pass 2 decisions and every reporter treat them alike.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, FrozenSet, List, Sequence, Tuple
+from typing import Any, FrozenSet
 
-from nondet_lint.analysis.requirements import read_text
+from nondet_lint.families.environment.requirements import read_text
+from nondet_lint.families.registry import FILE_CHECKERS
 from nondet_lint.suppression import parse_suppressions
 from nondet_lint.types import Finding
-
-# (does this checker read files of this name?, analyze(path, text, config, rules, enabled))
-FileChecker = Tuple[Callable[[str], bool], Callable[..., Tuple[List[Finding], List[Any]]]]
-
-
-def file_checkers() -> Sequence[FileChecker]:
-    # imported here so that imports point one way (engine -> nonpython -> checks)
-    from nondet_lint.checks import environment
-
-    return environment.FILE_CHECKERS
-
 
 def analyze_other_file(result: Any, config: Any, rules: Any, enabled: FrozenSet[str]) -> None:
     """Fill ``result`` (an engine ``FileResult``) for a non-Python file, if one checker reads it."""
     name = os.path.basename(result.path)
-    for matches, analyze in file_checkers():
+    for matches, analyze in FILE_CHECKERS:
         if not matches(name):
             continue
         text = read_text(result.path)

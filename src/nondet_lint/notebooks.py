@@ -256,7 +256,7 @@ class _LineState:
 
 # ---- analysis -------------------------------------------------------------------------
 
-def _read(path: str, stdin: Optional[bytes]) -> bytes:
+def read_raw(path: str, stdin: Optional[bytes]) -> bytes:
     if stdin is not None:
         return stdin
     try:
@@ -268,68 +268,13 @@ def _read(path: str, stdin: Optional[bytes]) -> bytes:
         raise NotebookError(f"cannot read file: {exc.strerror or exc}") from None
 
 
-def _blank_cells(text: str, spans: Sequence[CellSpan]) -> str:
+def blank_cells(text: str, spans: Sequence[CellSpan]) -> str:
+    """The program with the lines of ``spans`` emptied (cells that do not parse)."""
     lines = text.split("\n")
     for span in spans:
         for number in range(span.start - 1, span.start - 1 + span.lines):
             lines[number] = ""
     return "\n".join(lines)
-
-
-def _cell_error(path: str, text: str, span: CellSpan) -> Optional[Finding]:
-    """The parse error of one cell on its own, at its program position (None: it parses)."""
-    import libcst as cst
-
-    from nondet_lint.engine import parse_error_finding
-
-    lines = text.split("\n")[span.start - 1 : span.start - 1 + span.lines]
-    cell_source = "\n".join(lines) + "\n"
-    try:
-        cst.parse_module(cell_source)
-    except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
-        error = parse_error_finding(path, SourceFile(path, cell_source, "utf-8", False, "\n", b""), exc)
-        return replace(error, line=min(error.line, max(span.lines, 1)) + span.start - 1)
-    return None
-
-
-def analyze_notebook(path: str, config, rules, enabled, module_name: str, is_package: bool, stdin: Optional[bytes] = None):
-    """Pass 1 for a notebook: its code cells as one module (an entry point: ``entrypoints``).
-
-    A cell that does not parse is reported (ND000) and left out, so one broken scratch
-    cell does not hide the rest of the notebook.  Positions stay program lines until
-    ``place_findings`` re-addresses them to cells after pass 2.
-    """
-    from nondet_lint.engine import FileResult, analyze_source
-
-    # not importable: ``import utils`` means utils.py, never utils.ipynb beside it
-    module_name = f"{module_name}{SUFFIX}"
-    try:
-        raw = _read(path, stdin)
-        program = build_program(raw)
-    except NotebookError as exc:
-        result = FileResult(path, module_name, is_package)
-        if "ND000" in enabled:
-            result.findings.append(Finding(path, 1, 0, "ND000", f"cannot read notebook: {exc}"))
-        return result
-    if not program.is_python:
-        return FileResult(path, module_name, is_package)
-
-    def analyze(text: str):
-        source = SourceFile(path, text, "utf-8", False, "\n", raw)
-        return analyze_source(path, source, config, rules, enabled, module_name, is_package)
-
-    result = analyze(program.text)
-    if not result.parsed:
-        errors = [(span, _cell_error(path, program.text, span)) for span in program.cells]
-        broken = [(span, error) for span, error in errors if error is not None]
-        if broken:
-            result = analyze(_blank_cells(program.text, [span for span, _ in broken]))
-            if "ND000" in enabled:
-                result.findings[:0] = [error for _, error in broken]
-    result.cells = [span.to_list() for span in program.cells]
-    if result.parsed:
-        result.facts[CELLS_FACT] = result.cells
-    return result
 
 
 def place_findings(findings: Sequence[Finding], results: Sequence[Any]) -> List[Finding]:

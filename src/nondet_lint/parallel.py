@@ -26,9 +26,11 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, cast
 
+from nondet_lint import fileanalysis
 from nondet_lint.cache import Cache, content_digest
+from nondet_lint.results import FileResult
 from nondet_lint.source import SourceError
 from nondet_lint.types import Finding
 
@@ -79,25 +81,23 @@ def analyze_files(
     paths: Sequence[str], config: Any, rules: Any, enabled: FrozenSet[str],
     workers: Optional[int] = None, cache: Optional[Cache] = None,
     on_done: Optional[Callable[[int], None]] = None,
-) -> List[Any]:
-    """Pass 1 (``engine.analyze_file``) for every path, in order.
+) -> List[FileResult]:
+    """Pass 1 (``fileanalysis.analyze_file``) for every path, in order.
 
     ``workers``: None analyzes in this process (the library default); a number allows
     up to that many worker processes. ``cache``: where results are looked up and stored.
     ``on_done(n)`` is told when n more files are finished (a progress display).
     """
     done = on_done or (lambda n: None)
-    from nondet_lint.engine import FileResult, analyze_file, module_name_for
-
-    results: List[Any] = [None] * len(paths)
+    results: List[Optional[FileResult]] = [None] * len(paths)
     jobs: List[Job] = []
     for index, path in enumerate(paths):
         if not path.endswith(CONTENT_SUFFIXES):  # requirement files: small, read by their checker
-            results[index] = _normalized(analyze_file(path, config, rules, enabled))
+            results[index] = _normalized(fileanalysis.analyze_file(path, config, rules, enabled))
             if cache:
                 cache.record(path, "", False, _digest_of(path))
             continue
-        module_name, is_package = module_name_for(path)
+        module_name, is_package = fileanalysis.module_name_for(path)
         try:
             raw = read_regular(path)
         except SourceError as exc:
@@ -106,7 +106,7 @@ def analyze_files(
                 cache.record(path, module_name, is_package, None)
             continue
         except OSError:
-            results[index] = _normalized(analyze_file(path, config, rules, enabled))  # reports why
+            results[index] = _normalized(fileanalysis.analyze_file(path, config, rules, enabled))  # reports why
             if cache:
                 cache.record(path, module_name, is_package, None)
             continue
@@ -130,7 +130,7 @@ def analyze_files(
         done(1)
     if cache:
         cache.batches += 1
-    return results
+    return cast(List[FileResult], results)  # every index was filled above
 
 
 def _digest_of(path: str) -> Optional[str]:
@@ -151,29 +151,25 @@ def read_regular(path: str) -> bytes:
         return handle.read()
 
 
-def _unreadable(path: str, module_name: str, is_package: bool, exc: SourceError, enabled: FrozenSet[str]) -> Any:
-    from nondet_lint.engine import FileResult
-
+def _unreadable(path: str, module_name: str, is_package: bool, exc: SourceError, enabled: FrozenSet[str]) -> FileResult:
     result = FileResult(path, module_name, is_package)
     if "ND000" in enabled:
         result.findings.append(Finding(path, exc.line, exc.col, "ND000", f"cannot read file: {exc.reason}"))
     return _normalized(result)
 
 
-def _normalized(result: Any) -> Any:
-    return type(result).from_dict(json.loads(to_json(result)))
+def _normalized(result: FileResult) -> FileResult:
+    return FileResult.from_dict(json.loads(to_json(result)))
 
 
-def to_json(result: Any) -> str:
+def to_json(result: FileResult) -> str:
     return json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
 
 def analyze_job(job: Job, config: Any, rules: Any, enabled: FrozenSet[str]) -> Tuple[str, bool]:
     """(JSON text of the file's ``FileResult``, whether it may be cached)."""
-    from nondet_lint.engine import FileResult, analyze_file
-
     try:
-        return to_json(analyze_file(job.path, config, rules, enabled, stdin=job.raw)), True
+        return to_json(fileanalysis.analyze_file(job.path, config, rules, enabled, stdin=job.raw)), True
     except RecursionError:
         # libcst's code generation and some analyses recurse once or twice per level
         reason, cacheable = "cannot parse: code is nested too deeply", True
@@ -345,8 +341,6 @@ def _solo(job: Job, config: Any, rules: Any, enabled: FrozenSet[str], cache: Opt
 
 def _alone(job: Job, context: Any, config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache]) -> str:
     """Analyze one file in a process of its own; a process that dies is reported as ND000."""
-    from nondet_lint.engine import FileResult
-
     receiver, sender = context.Pipe(duplex=False)
     process = context.Process(target=_solo, args=(job, config, rules, enabled, cache, sender))
     process.start()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import FrozenSet, Iterable, List, Optional, Tuple, Type
 
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 from nondet_lint.context import FileContext
 from nondet_lint.names import ImportMap
 from nondet_lint.ruledata import RuleSet

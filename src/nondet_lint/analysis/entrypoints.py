@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterable, Mapping, Set
 
 import libcst as cst
 
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 
 FACT = "entry"
 
@@ -197,5 +197,3 @@ def mark_imported_scripts(records: Dict[str, Any], module_names: Mapping[str, st
         if any(".".join(parts[i:]) in imported for i in range(len(parts))):
             records[path] = {**facts, FACT: {**entry, "imported": True}}
 
-
-CHECKS = [EntryPoints]

@@ -5,7 +5,7 @@ versions, so rules ask for the *target* version of a package:
 
 1. ``[tool.nondet-lint] target-versions`` in the config;
 2. else the project's own pins (requirements files, ``pyproject.toml``, ``setup.cfg``,
-   ``environment.yml``), parsed by ``analysis.requirements``;
+   ``environment.yml``), parsed by ``families.environment.requirements``;
 3. else the newest version the rule data knows.
 
 A pin that is a range (``torch>=2.1,<2.6``) targets the newest known version inside it; an

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, TextIO
 
-from nondet_lint.engine import RunResult
+from nondet_lint.results import RunResult
 from nondet_lint.config import Config
 from nondet_lint.fixes.diff import as_text, unified_diff
 from nondet_lint.fixes.loop import FixOutcome, FixSession, restore

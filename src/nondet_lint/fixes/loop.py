@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from nondet_lint.config import Config
-from nondet_lint.engine import FileResult, RunResult, analyze_file, decide, selected_codes
+from nondet_lint.engine import decide, selected_codes
+from nondet_lint.fileanalysis import analyze_file
 from nondet_lint.fixes.apply import fix_key, plan_round
 from nondet_lint.fixes.verify import FixError, fixed_bytes
+from nondet_lint.results import FileResult, RunResult
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.selection import enabled_codes
 from nondet_lint.types import SAFE, UNSAFE, Finding

@@ -14,10 +14,10 @@ from typing import Any, List, Mapping, Optional
 
 import libcst as cst
 
-from nondet_lint.analysis.seeding.conditions import any_holds, plain
-from nondet_lint.analysis.seeding.tables import short_name
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import PendingFix
+from nondet_lint.families.seeding.conditions import any_holds, plain
+from nondet_lint.families.seeding.tables import short_name
 from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, set_keyword_argument, top_level
 
 NAMESPACE = "<namespace>"  # the type of a variable holding parsed command-line options

@@ -15,10 +15,11 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, 
 
 import libcst as cst
 
-from nondet_lint.checks.base import Check
-from nondet_lint.checks.dataflow import last_name, statement_of
-from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none, spellings
+from nondet_lint.analysis.dataflow import last_name, statement_of
+from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
+from nondet_lint.check import Check
 from nondet_lint.context import NodeEdit
+from nondet_lint.families.data.context import DataContext
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
 from nondet_lint.types import Finding
 
@@ -117,6 +118,7 @@ class SplitterSeed(Check):
     """ND305: a scikit-learn splitter that shuffles with no ``random_state``."""
 
     codes = ("ND305",)
+    decides = ()  # reported on the spot; ND305's deferred candidates are ShuffleThenSlice's
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -455,6 +457,7 @@ class TfDataSplit(Check):
     (and ND305 when it does not reshuffle but has no seed)."""
 
     codes = ("ND306", "ND305")
+    decides = ("ND306",)  # its ND305 candidates are decided by ShuffleThenSlice
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -522,10 +525,6 @@ class TfDataSplit(Check):
         seed = str(self.ctx.config.seed)
         edits = set_keyword_argument(self.ctx, shuffle, "seed", seed)
         return self.ctx.fix(code, edits, seed=seed) if edits else None
-
-    @classmethod
-    def resolve(cls, project: Any, deferred: List[Any], rules: Mapping[str, Any]) -> Iterable[Finding]:
-        return ShuffleThenSlice.resolve(project, deferred, rules)
 
 
 class TfDataOrder(Check):
@@ -617,5 +616,3 @@ class TfDataOrder(Check):
             message = rule.format_message(what=payload["what"], advice=payload["advice"])
             yield Finding(item.path, item.line, item.col, "ND307", message, item.end_line, item.end_col, getattr(item, "fix", None))
 
-
-CHECKS = [SeedingFacts, SplitterSeed, ShuffleThenSlice, TfDataSplit, TfDataOrder]

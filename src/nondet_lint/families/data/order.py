@@ -11,11 +11,12 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from nondet_lint.checks.base import Check
-from nondet_lint.checks.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name
-from nondet_lint.checks.datactx import DataContext, spellings
-from nondet_lint.checks.listings import Listings
+from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name
+from nondet_lint.analysis.moduleview import spellings
+from nondet_lint.check import Check
 from nondet_lint.context import NodeEdit
+from nondet_lint.families.data.context import DataContext
+from nondet_lint.families.data.listings import Listings
 from nondet_lint.fixes.builders import wrap_in_call
 
 
@@ -163,5 +164,3 @@ class StringSetOrder(Check):
                 return call, [NodeEdit(call.func, "sorted")]
         return where, wrap_in_call(self.ctx, where, "sorted")
 
-
-CHECKS = [ListingOrder, StringSetOrder]

@@ -15,11 +15,12 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from nondet_lint.checks.base import Check
-from nondet_lint.checks.dataflow import last_name, literal_strings, statement_of
-from nondet_lint.checks.datactx import DataContext, call_arg, has_double_star, is_none, spellings
-from nondet_lint.checks.datavalues import IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, module_constants
-from nondet_lint.checks.listings import Listings
+from nondet_lint.analysis.dataflow import last_name, literal_strings, statement_of
+from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
+from nondet_lint.analysis.values import IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, module_constants
+from nondet_lint.check import Check
+from nondet_lint.families.data.context import DataContext
+from nondet_lint.families.data.listings import Listings
 from nondet_lint.types import Finding
 from nondet_lint.walk import children
 
@@ -560,5 +561,3 @@ def _extensions(text: str) -> List[str]:
         found.append(bare)
     return found
 
-
-CHECKS = [ModuleConstants, HubRevision, DirectoryDataset]

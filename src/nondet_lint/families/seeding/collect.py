@@ -29,15 +29,15 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
-from nondet_lint.analysis.seeding.conditions import any_holds, negate, parse_guard, plain
-from nondet_lint.analysis.seeding.callsites import NAMESPACE, CallSites
-from nondet_lint.analysis.seeding.events import compact
-from nondet_lint.analysis.seeding.seedblock import seed_blocks
-from nondet_lint.analysis.seeding.values import ValueFlow
-from nondet_lint.analysis.seeding.tables import Consumer, Seeder, Tables, short_name, tables_for
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 from nondet_lint.context import PendingFix
+from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
+from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
+from nondet_lint.families.seeding.events import compact
+from nondet_lint.families.seeding.seedblock import seed_blocks
+from nondet_lint.families.seeding.tables import Consumer, Seeder, Tables, short_name, tables_for
+from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
 FACT = "seeding"

@@ -16,7 +16,7 @@ import fnmatch
 import os
 from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set, Tuple
 
-from nondet_lint.analysis.requirements import (
+from nondet_lint.families.environment.requirements import (
     LOCK_FILE_NAMES,
     ParsedFile,
     normalize_name,
@@ -24,7 +24,7 @@ from nondet_lint.analysis.requirements import (
     read_text,
     with_includes,
 )
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 from nondet_lint.context import Deferred
 from nondet_lint.discovery import is_requirements_file
 from nondet_lint.ruledata import Rule
@@ -163,5 +163,3 @@ class UnpinnedFramework(Check):
             message = rules[CODE].format_message(package=payload["package"], requirement=payload["requirement"])
             yield Finding(item.path, item.line, item.col, CODE, message, item.end_line, item.end_col)
 
-
-CHECKS = [UnpinnedFramework]

@@ -34,11 +34,11 @@ from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.gpu import canonical, program_view
 from nondet_lint.analysis.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 from nondet_lint.context import Deferred
+from nondet_lint.families.kernels.gpu import canonical, program_view
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 

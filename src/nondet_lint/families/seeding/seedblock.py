@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Dict, Iterable, List, Mapping, Sequence
 
-from nondet_lint.analysis.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
+from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 
 

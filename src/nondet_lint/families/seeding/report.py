@@ -16,10 +16,10 @@ from __future__ import annotations
 import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from nondet_lint.analysis.seeding.program import Program, Uncovered
-from nondet_lint.analysis.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.analysis.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
+from nondet_lint.families.seeding.program import Program, Uncovered
+from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.types import Edit, Fix, Finding
 
 RNG_CODES = ("ND101", "ND102", "ND104", "ND105")
@@ -44,7 +44,7 @@ def module_names(project: Any) -> Dict[str, List[str]]:
 def _pins(root: str) -> Dict[str, str]:
     """The project's declared versions (reads requirement files: pass 2 only)."""
     try:
-        from nondet_lint.analysis.requirements import project_pins
+        from nondet_lint.families.environment.requirements import project_pins
 
         return project_pins(root)
     except (ImportError, OSError, ValueError):

@@ -1,6 +1,6 @@
 """ND101-ND110: random number generators and seeds.
 
-The analysis lives in ``analysis.seeding``: ``collect`` indexes each module in pass 1
+The analysis lives beside it in this package: ``collect`` indexes each module in pass 1
 (reporting on the spot what needs no project facts: ND103, seed calls with no value),
 ``program`` runs the project's entry points in pass 2, ``report`` turns the result into
 findings.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Mapping
 
-from nondet_lint.analysis.seeding.collect import Collector
-from nondet_lint.analysis.seeding.report import seeding_findings
 from nondet_lint.context import Deferred
+from nondet_lint.families.seeding.collect import Collector
+from nondet_lint.families.seeding.report import seeding_findings
 from nondet_lint.types import Finding
 
 
@@ -23,5 +23,3 @@ class Seeding(Collector):
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
         return seeding_findings(project, deferred, rules)
 
-
-CHECKS = [Seeding]

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point
-from nondet_lint.analysis.seeding.collect import FACT, MAIN, MODULE
-from nondet_lint.analysis.seeding.conditions import described_names, evaluate
-from nondet_lint.analysis.seeding.events import expand
-from nondet_lint.analysis.seeding.tables import TF_KERAS
 from nondet_lint.callargs import UNKNOWN
+from nondet_lint.families.seeding.collect import FACT, MAIN, MODULE
+from nondet_lint.families.seeding.conditions import described_names, evaluate
+from nondet_lint.families.seeding.events import expand
+from nondet_lint.families.seeding.tables import TF_KERAS
 
 FnKey = Tuple[str, str]  # (module path, function name)
 _MAX_DEPTH = 150

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Iterable, List, Mapping, Tuple
+from typing import Any, Callable, ClassVar, Iterable, List, Mapping, Optional, Tuple
 
 from nondet_lint.context import Deferred, FileContext
 from nondet_lint.ruledata import Rule
@@ -15,12 +15,22 @@ class Check:
     ``codes`` lists the rules it reports; a check with no codes is an analysis that only
     contributes facts (``ctx.facts``) to the project index and always runs.  A check that
     defers candidates decides them in ``resolve`` once every module is indexed.
+
+    ``decides`` names the codes this check is the one home of (``families.registry``): it
+    decides their deferred candidates, or reports them in pass 1 when they need no project
+    facts.  It defaults to ``codes``; a check that only reports candidates of a code another
+    check decides lists fewer.
     """
 
     codes: ClassVar[Tuple[str, ...]] = ()
+    decides: ClassVar[Optional[Tuple[str, ...]]] = None
 
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
+
+    @classmethod
+    def decided_codes(cls) -> Tuple[str, ...]:
+        return cls.codes if cls.decides is None else cls.decides
 
     @classmethod
     def runs_on(cls, ctx: FileContext) -> bool:
@@ -38,3 +48,8 @@ class Check:
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Rule]) -> Iterable[Finding]:
         """Turn this check's deferred candidates into findings, given the project facts."""
         return ()
+
+
+# A check of files that are not Python (requirement files): (does it read files of this
+# name?, analyze(path, text, config, rules, enabled) -> (findings, deferred candidates))
+FileChecker = Tuple[Callable[[str], bool], Callable[..., Tuple[List[Finding], List[Deferred]]]]

@@ -13,7 +13,7 @@ from typing import Callable, FrozenSet, Mapping, Optional, Sequence
 
 import libcst as cst
 
-from nondet_lint.checks.dataflow import ScopeIndex, enclosing_scope
+from nondet_lint.analysis.dataflow import ScopeIndex, enclosing_scope
 from nondet_lint.walk import children
 
 MAX_DEPTH = 6

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.seeding.conditions import negate, parse_guard
+from nondet_lint.families.seeding.conditions import negate, parse_guard
 from nondet_lint.names import dotted_name
 from nondet_lint.walk import children
 

@@ -1,40 +1,25 @@
-"""Per-file helpers shared by the data checks (ND3xx): one scope index per scope, the
-order flow, string typing and directory listings, built once per file however many data
-checks run, from the tables in ``rules/data.toml``.
-"""
+"""One module seen after its walk: qualified names with shadowing, its calls, the call
+sites of its functions and one ``ScopeIndex`` per scope, built lazily and shared by every
+rule that asks (through a family's per-file context)."""
 
 from __future__ import annotations
 
-from typing import FrozenSet, List, Optional
+from typing import FrozenSet, Iterable, List, Optional
 
 import libcst as cst
 
-from nondet_lint.checks.dataflow import FlowTables, OrderFlow, ScopeIndex
-from nondet_lint.checks.texttypes import TextTypes, scope_index_factory
+from nondet_lint.analysis.dataflow import ScopeIndex
+from nondet_lint.analysis.texttypes import scope_index_factory
 from nondet_lint.context import FileContext, parameter_names
 from nondet_lint.names import dotted_name
 from nondet_lint.walk import children
 
-class DataContext:
+
+class ModuleView:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.index_for = scope_index_factory(ctx.parent)
-        flow = ctx.rules["ND301"].data.get("flow", {}) if "ND301" in ctx.rules else {}
-        self.flow = OrderFlow(FlowTables.from_data(flow), self.qualname, ctx.parent, self.index_for, self.call_sites)
         self._calls: Optional[List[cst.Call]] = None
-        text = dict(ctx.rules["ND302"].data.get("types", {})) if "ND302" in ctx.rules else {}
-        text.setdefault("set_makers", flow.get("set_makers", ()))
-        text.setdefault("set_methods", flow.get("set_methods", ()))
-        self.text = TextTypes(text, self.qualname, ctx.parent, self.index_for)
-
-    @classmethod
-    def of(cls, ctx: FileContext) -> "DataContext":
-        # kept on the context, not in a module-level WeakKeyDictionary: its value refers to
-        # its key, so no context (and no syntax tree) was ever freed
-        found = ctx.shared.get("data_context")
-        if found is None:
-            found = ctx.shared["data_context"] = cls(ctx)
-        return found
 
     def shadowed(self, node: cst.CSTNode) -> FrozenSet[str]:
         """Parameters of the functions around ``node`` (they hide imported names)."""
@@ -110,7 +95,7 @@ def is_none(expr: Optional[cst.BaseExpression]) -> bool:
     return isinstance(expr, cst.Name) and expr.value == "None"
 
 
-def spellings(ctx: FileContext, qualnames, extra=()) -> FrozenSet[str]:
+def spellings(ctx: FileContext, qualnames: Iterable[str], extra: Iterable[str] = ()) -> FrozenSet[str]:
     """Last names a call to one of ``qualnames`` can be written with in this module: the
     real last part, or a ``from x import f as g`` alias (a cheap filter before resolving)."""
     names = set(extra)

@@ -13,7 +13,7 @@ from typing import Mapping, Optional, Sequence
 
 import libcst as cst
 
-from nondet_lint.checks.datactx import DataContext
+from nondet_lint.families.data.context import DataContext
 
 MAX_DEPTH = 5
 

@@ -1,7 +1,7 @@
 """ND2xx: the determinism switches (ND201, ND202, ND205, ND206, ND209).
 
-The op tables (ND203 / ND204 / ND208) are in ``kernel_ops``, custom kernels (ND207) in
-``custom_kernels``.  What counts as a switch, which helper sets what, and the code a fix
+The op tables (ND203 / ND204 / ND208) are in ``ops``, custom kernels (ND207) in
+``custom``.  What counts as a switch, which helper sets what, and the code a fix
 inserts are rule data in ``rules/kernels.toml``.
 """
 
@@ -12,13 +12,13 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, entry_facts, is_entry_point
-from nondet_lint.analysis.gpu import DATA_RULE, GpuFacts, GpuSelection, program_view, value_in
 from nondet_lint.analysis.versions import format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
-from nondet_lint.checks import custom_kernels, kernel_ops
-from nondet_lint.checks.base import Check
-from nondet_lint.checks.kernel_ops import FACT as OPS_FACT, op_table, status_for
+from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
+from nondet_lint.families.kernels import ops as kernel_ops
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuFacts, GpuSelection, program_view, value_in
+from nondet_lint.families.kernels.ops import FACT as OPS_FACT, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
 from nondet_lint.types import Finding
 
@@ -347,9 +347,3 @@ class TensorFlowThreads(Check):
             findings.append(Finding(item.path, item.line, item.col, "ND206", message, item.end_line, item.end_col))
         return findings
 
-
-# the facts check first: the others' pass-2 decisions read what it records
-CHECKS = [
-    GpuFacts, CudnnBenchmark, CudnnDeterministicOff, ProgramSwitches, TensorFlowThreads,
-    *kernel_ops.CHECKS, *custom_kernels.CHECKS,
-]

@@ -15,7 +15,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
-from nondet_lint.checks.datactx import DataContext
+from nondet_lint.analysis.moduleview import ModuleView
 
 LITERAL = "literal"  # the whole text is known
 LOCAL = "local"  # built as a filesystem path (os.path.join, Path, "/" operator)
@@ -43,9 +43,9 @@ def _fragments(parts: Iterable["Text"]) -> Tuple[str, ...]:
 
 
 class Values:
-    def __init__(self, dctx: DataContext, path_calls: Iterable[str]) -> None:
-        self.dctx = dctx
-        self.ctx = dctx.ctx
+    def __init__(self, view: ModuleView, path_calls: Iterable[str]) -> None:
+        self.view = view
+        self.ctx = view.ctx
         self.path_calls = frozenset(path_calls)
         self._defaults: Optional[Dict[str, Text]] = None
 
@@ -95,12 +95,12 @@ class Values:
         return Text(UNKNOWN)
 
     def _name(self, expr: cst.Name, depth: int) -> Text:
-        index = self.dctx.index(expr)
+        index = self.view.index(expr)
         bindings = [b for b in index.bindings_of(expr.value) if b.kind != "import"]
         if bindings:
             value = index.single_value(expr.value)
             return self.text(value, depth + 1) if value is not None else Text(UNKNOWN)
-        module_index = self.dctx.index_for(self.ctx.module)
+        module_index = self.view.index_for(self.ctx.module)
         if module_index is not index:
             if [b for b in module_index.bindings_of(expr.value) if b.kind != "import"]:
                 value = module_index.single_value(expr.value)
@@ -108,14 +108,14 @@ class Values:
         return self._imported(expr)
 
     def _imported(self, expr: cst.BaseExpression) -> Text:
-        name = self.dctx.qualname(expr)
+        name = self.view.qualname(expr)
         if name and "." in name and not name.startswith("builtins."):
             module, _, attribute = name.rpartition(".")
             return Text(IMPORTED, module=module, name=attribute)
         return Text(UNKNOWN)
 
     def _attribute(self, expr: cst.Attribute, depth: int) -> Text:
-        name = self.dctx.qualname(expr)
+        name = self.view.qualname(expr)
         if name is not None:
             local = self._class_attribute(name)
             if local is not None:
@@ -140,7 +140,7 @@ class Values:
         return None
 
     def _call(self, expr: cst.Call, depth: int) -> Text:
-        name = self.dctx.qualname(expr.func)
+        name = self.view.qualname(expr.func)
         args = [self.text(a.value, depth + 1) for a in expr.args if a.keyword is None and not a.star]
         if name in self.path_calls:
             return Text(LOCAL, fragments=_fragments(args))
@@ -157,17 +157,17 @@ class Values:
     def option_defaults(self) -> Dict[str, Text]:
         if self._defaults is None:
             found: Dict[str, List[Text]] = {}
-            for call in self.dctx.module_calls():
+            for call in self.view.module_calls():
                 if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument":
                     dest = _dest(call)
                     default = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
                     if dest and default is not None:
                         found.setdefault(dest, []).append(self.text(default, 1))
             for stmt in self.ctx.module.body:
-                if isinstance(stmt, cst.ClassDef) and _is_dataclass(stmt, self.dctx):
+                if isinstance(stmt, cst.ClassDef) and _is_dataclass(stmt, self.view):
                     for attribute, values in _class_assignments(stmt).items():
                         for value in values:
-                            found.setdefault(attribute, []).append(self.text(_field_default(value, self.dctx), 1))
+                            found.setdefault(attribute, []).append(self.text(_field_default(value, self.view), 1))
             self._defaults = {k: v[0] for k, v in found.items() if len(set(v)) == 1}
         return self._defaults
 
@@ -198,17 +198,17 @@ def _class_assignments(klass: cst.ClassDef) -> Dict[str, List[cst.BaseExpression
     return out
 
 
-def _is_dataclass(klass: cst.ClassDef, dctx: DataContext) -> bool:
+def _is_dataclass(klass: cst.ClassDef, view: ModuleView) -> bool:
     for decorator in klass.decorators:
         target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-        if dctx.qualname(target) in ("dataclasses.dataclass", "pydantic.dataclasses.dataclass", "attr.s", "attrs.define"):
+        if view.qualname(target) in ("dataclasses.dataclass", "pydantic.dataclasses.dataclass", "attr.s", "attrs.define"):
             return True
     return False
 
 
-def _field_default(value: cst.BaseExpression, dctx: DataContext) -> Optional[cst.BaseExpression]:
+def _field_default(value: cst.BaseExpression, view: ModuleView) -> Optional[cst.BaseExpression]:
     """``field(default="x")`` → ``"x"``; a plain default is itself."""
-    if isinstance(value, cst.Call) and dctx.qualname(value.func) in ("dataclasses.field", "pydantic.Field", "attr.ib", "attrs.field"):
+    if isinstance(value, cst.Call) and view.qualname(value.func) in ("dataclasses.field", "pydantic.Field", "attr.ib", "attrs.field"):
         for arg in value.args:
             if arg.keyword is not None and arg.keyword.value == "default":
                 return arg.value

@@ -22,7 +22,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.callargs import find_arg, literal_value, string_parts
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 
 
 @lru_cache(maxsize=16)
@@ -138,5 +138,3 @@ class CustomKernels(Check):
         text, _ = string_parts(node)
         return [text] if text else []
 
-
-CHECKS = [CustomKernels]

@@ -27,7 +27,7 @@ import libcst as cst
 from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
 from nondet_lint.analysis.versions import Version, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, string_parts
-from nondet_lint.checks.base import Check
+from nondet_lint.check import Check
 
 FACT = "gpu"
 DATA_RULE = "ND205"  # the rule whose data holds the framework, switch and GPU tables
@@ -574,7 +574,7 @@ class ProgramView:
 def read_pins(root: str) -> Dict[str, str]:
     """``{package: specifier}`` the project declares (I/O: pass 2 only)."""
     try:
-        from nondet_lint.analysis.requirements import project_pins
+        from nondet_lint.families.environment.requirements import project_pins
     except ImportError:  # pragma: no cover - the requirement parser is optional
         return {}
     try:

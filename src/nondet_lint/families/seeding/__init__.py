@@ -1,8 +1,9 @@
-"""The seeding index: which RNGs each function of the project seeds and consumes, in order.
+"""ND101-ND110: random number generators and seeds.
 
 Pass 1 (``collect``) turns each module into plain-data facts: per function an ordered list
 of events (seed, call, use of an RNG, import, ...), the argparse options and module
 constants that decide conditional seeding, and where values that vary between runs flow
 into seeds.  Pass 2 (``program``) links the functions of all modules into one call graph
-and runs every entry point in program order to decide which uses no seed covers.
+and runs every entry point in program order to decide which uses no seed covers;
+``report`` turns the result into findings.  ``check.Seeding`` is the family's check.
 """

@@ -1,7 +1,0 @@
-"""ND3xx: data order, pinning and the validation split (one module per concern)."""
-
-from __future__ import annotations
-
-from nondet_lint.checks import data_order, data_pinning, data_split
-
-CHECKS = [*data_order.CHECKS, *data_pinning.CHECKS, *data_split.CHECKS]

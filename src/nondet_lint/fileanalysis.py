@@ -1,0 +1,187 @@
+"""Pass 1: one file (Python source, notebook or requirement file) to a ``FileResult``.
+
+Pure and per file, so it runs in worker processes and is cached by content: decode,
+parse with libcst, walk the tree once feeding every active check, and return plain data:
+findings decided locally, deferred candidates, the facts for the project index, and the
+file's ``noqa`` comments.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import replace
+from typing import FrozenSet, Optional, Tuple
+
+import libcst as cst
+
+from nondet_lint import notebooks
+from nondet_lint.config import Config
+from nondet_lint.context import Deferred, FileContext, NodeEdit, to_edits
+from nondet_lint.families import registry
+from nondet_lint.nesting import NestingError, check_nesting
+from nondet_lint.nonpython import analyze_other_file
+from nondet_lint.parsing import parse_module
+from nondet_lint.positions import node_spans
+from nondet_lint.prefilter import active_checks
+from nondet_lint.results import FileResult
+from nondet_lint.ruledata import RuleSet
+from nondet_lint.source import SourceError, SourceFile, read_source
+from nondet_lint.suppression import parse_suppressions
+from nondet_lint.types import Finding
+from nondet_lint.walk import Dispatch, walk
+
+PY2_HINT = re.compile(r"^\s*(print\s+[^\s(=.]|exec\s+[\"']|raise\s+\w+\s*,)")
+
+
+def module_name_for(path: str) -> Tuple[str, bool]:
+    """Dotted module name from the package folders (those with ``__init__.py``) around it."""
+    absolute = os.path.abspath(path)
+    folder, filename = os.path.split(absolute)
+    stem = os.path.splitext(filename)[0]
+    is_package = stem == "__init__"
+    parts = [] if is_package else [stem]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, name = os.path.split(folder)
+        parts.insert(0, name)
+        if not name:
+            break
+    return ".".join(p for p in parts if p), is_package
+
+
+def parse_error_finding(path: str, source: Optional[SourceFile], exc: Exception) -> Finding:
+    if isinstance(exc, SourceError):
+        return Finding(path, exc.line, exc.col, "ND000", f"cannot read file: {exc.reason}")
+    if isinstance(exc, cst.ParserSyntaxError):
+        line, col = exc.raw_line, exc.raw_column
+        reason = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
+        text_lines = source.text.splitlines() if source else []
+        if 0 < line <= len(text_lines) and PY2_HINT.match(text_lines[line - 1]):
+            reason += " (Python 2 syntax? nondet-lint checks Python 3 code)"
+        return Finding(path, max(line, 1), max(col, 0), "ND000", f"cannot parse: {reason}")
+    if isinstance(exc, NestingError):
+        return Finding(path, exc.line, exc.col, "ND000", f"cannot parse: {exc.reason}")
+    if isinstance(exc, RecursionError):
+        return Finding(path, 1, 0, "ND000", "cannot parse: code is nested too deeply")
+    return Finding(path, 1, 0, "ND000", f"cannot parse: {exc}")
+
+
+def analyze_source(
+    path: str,
+    source: SourceFile,
+    config: Config,
+    rules: RuleSet,
+    enabled: FrozenSet[str],
+    module_name: str = "",
+    is_package: bool = False,
+) -> FileResult:
+    """Pass 1 for one decoded Python source."""
+    result = FileResult(path, module_name, is_package, suppressions=parse_suppressions(source.text))
+    try:
+        check_nesting(source.text)  # libcst can crash or take minutes on such code
+        module = parse_module(source.text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
+        if "ND000" in enabled:
+            result.findings.append(parse_error_finding(path, source, exc))
+        return result
+    result.parsed = True
+    ctx = FileContext(
+        path=path, module=module, module_name=module_name, is_package=is_package,
+        rules=rules, config=config, enabled=enabled,
+    )
+    checks = [check(ctx) for check in active_checks(registry.all_checks(), rules, enabled, ctx)]
+    walk(module, Dispatch(checks), ctx.ancestors, ctx.parents)
+    for check in checks:
+        check.finish()
+    result.facts = ctx.facts
+    if ctx.pending:
+        nodes = [p.node for p in ctx.pending]
+        for pending in ctx.pending:
+            if pending.fix:
+                nodes.extend(edit.node for edit in pending.fix.edits if isinstance(edit, NodeEdit))
+        spans = node_spans(module, nodes, source.text, ctx.parents)
+        for pending in ctx.pending:
+            line, col, end_line, end_col = spans[id(pending.node)]
+            fix = to_edits(pending.fix, spans) if pending.fix else None
+            if pending.deferred:
+                result.deferred.append(Deferred(path, pending.code, line, col, end_line, end_col, dict(pending.payload), fix))
+            else:
+                result.findings.append(Finding(path, line, col, pending.code, pending.message, end_line, end_col, fix))
+    # checks, caches and the context refer to each other: without these cycles the tree
+    # is freed as soon as the file is done, not at the next full garbage collection
+    for check in checks:
+        check.__dict__.clear()
+    ctx.__dict__.clear()
+    return result
+
+
+def analyze_file(path: str, config: Config, rules: RuleSet, enabled: FrozenSet[str], stdin: Optional[bytes] = None) -> FileResult:
+    """Pass 1 for one file on disk (or the text given on standard input)."""
+    module_name, is_package = module_name_for(path)
+    if path.endswith(notebooks.SUFFIX):
+        return analyze_notebook(path, config, rules, enabled, module_name, is_package, stdin)
+    if not path.endswith(".py") and stdin is None:
+        result = FileResult(path, module_name, is_package)
+        analyze_other_file(result, config, rules, enabled)  # requirement files (ND401)
+        return result
+    try:
+        source = read_source(path, stdin)
+    except SourceError as exc:
+        result = FileResult(path, module_name, is_package)
+        if "ND000" in enabled:
+            result.findings.append(parse_error_finding(path, None, exc))
+        return result
+    return analyze_source(path, source, config, rules, enabled, module_name, is_package)
+
+
+def _cell_error(path: str, text: str, span: notebooks.CellSpan) -> Optional[Finding]:
+    """The parse error of one cell on its own, at its program position (None: it parses)."""
+    lines = text.split("\n")[span.start - 1 : span.start - 1 + span.lines]
+    cell_source = "\n".join(lines) + "\n"
+    try:
+        cst.parse_module(cell_source)
+    except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
+        error = parse_error_finding(path, SourceFile(path, cell_source, "utf-8", False, "\n", b""), exc)
+        return replace(error, line=min(error.line, max(span.lines, 1)) + span.start - 1)
+    return None
+
+
+def analyze_notebook(
+    path: str, config: Config, rules: RuleSet, enabled: FrozenSet[str], module_name: str, is_package: bool,
+    stdin: Optional[bytes] = None,
+) -> FileResult:
+    """Pass 1 for a notebook: its code cells as one module (an entry point: ``entrypoints``).
+
+    A cell that does not parse is reported (ND000) and left out, so one broken scratch
+    cell does not hide the rest of the notebook.  Positions stay program lines until
+    ``place_findings`` re-addresses them to cells after pass 2.
+    """
+    # not importable: ``import utils`` means utils.py, never utils.ipynb beside it
+    module_name = f"{module_name}{notebooks.SUFFIX}"
+    try:
+        raw = notebooks.read_raw(path, stdin)
+        program = notebooks.build_program(raw)
+    except notebooks.NotebookError as exc:
+        result = FileResult(path, module_name, is_package)
+        if "ND000" in enabled:
+            result.findings.append(Finding(path, 1, 0, "ND000", f"cannot read notebook: {exc}"))
+        return result
+    if not program.is_python:
+        return FileResult(path, module_name, is_package)
+
+    def analyze(text: str) -> FileResult:
+        source = SourceFile(path, text, "utf-8", False, "\n", raw)
+        return analyze_source(path, source, config, rules, enabled, module_name, is_package)
+
+    result = analyze(program.text)
+    if not result.parsed:
+        errors = [(span, _cell_error(path, program.text, span)) for span in program.cells]
+        broken = [(span, error) for span, error in errors if error is not None]
+        if broken:
+            result = analyze(notebooks.blank_cells(program.text, [span for span, _ in broken]))
+            if "ND000" in enabled:
+                result.findings[:0] = [error for _, error in broken]
+    result.cells = [span.to_list() for span in program.cells]
+    if result.parsed:
+        result.facts[notebooks.CELLS_FACT] = result.cells
+    return result
