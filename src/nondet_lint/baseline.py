@@ -46,10 +46,14 @@ class SourceLines:
             return {}
         return {None: text.replace("\r\n", "\n").replace("\r", "\n").split("\n")}
 
+    def lines(self, path: str, cell: Optional[int] = None) -> List[str]:
+        """The lines of a file, or of a notebook's code cell ``cell``; empty when unreadable."""
+        if path not in self._files:
+            self._files[path] = self._load(path)
+        return self._files[path].get(cell, [])
+
     def line(self, finding: Finding) -> str:
-        if finding.path not in self._files:
-            self._files[finding.path] = self._load(finding.path)
-        lines = self._files[finding.path].get(finding.cell, [])
+        lines = self.lines(finding.path, finding.cell)
         return lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
 
 

@@ -1,17 +1,20 @@
 """Configuration: ``[tool.nondet-lint]`` of the nearest ``pyproject.toml``, then flags.
 
-Every key is declared once in ``OPTIONS`` with its type; an unknown key, a wrong type or
-an unknown rule code is a ``UsageError`` that names the key (exit code 2).
+Every key is declared once in ``OPTIONS`` with its type; an unknown key, a wrong type, an
+unknown rule code, framework or device, or a version that does not parse is a
+``UsageError`` that names the key and the value (exit code 2); a file that is not TOML
+is reported with its line and column.
 """
 
 from __future__ import annotations
 
-import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from nondet_lint import _toml
+from nondet_lint.analysis.versions import Specifier, canonical_package
 from nondet_lint.types import UsageError
 
 DEFAULT_EXCLUDE = (
@@ -69,6 +72,11 @@ def _str(key: str, value: Any) -> str:
     return value
 
 
+# what ``devices`` may name: the rules tell a CPU-only project from one that uses a GPU
+DEVICES = ("cpu", "gpu")
+_TOML_POSITION = re.compile(r"\(at line (\d+), column (\d+)\)")
+
+
 # key in pyproject -> (attribute, parser)
 OPTIONS: Dict[str, Tuple[str, Callable[[str, Any], Any]]] = {
     "select": ("select", _str_list),
@@ -109,7 +117,7 @@ class Config:
     devices: Sequence[str] = ()
     extend_packages: Sequence[str] = ()
     cache_dir: str = ".nondet_lint_cache"
-    respect_gitignore: bool = False
+    respect_gitignore: bool = True
     # "skip": test code is not a training program (ND101-ND106, ND205, ND209 do not judge it)
     test_code: str = "skip"
     # where the config came from; relative paths in it are relative to this folder
@@ -132,6 +140,36 @@ def parse_table(table: Mapping[str, Any], where: str) -> Dict[str, Any]:
         attr, parse = OPTIONS[key]
         values[attr] = parse(key, raw)
     return values
+
+
+def validate_values(values: Mapping[str, Any], frameworks: Mapping[str, str], where: str) -> None:
+    """Values that must come from a known set or parse: ``target-versions`` names a
+    framework the rules know (``frameworks``: accepted spelling -> canonical name, empty
+    to skip the check) and a version or range; ``devices`` names known devices."""
+    for name, version in values.get("target_versions", {}).items():
+        if frameworks and canonical_package(name) not in frameworks:
+            known = ", ".join(sorted(set(frameworks.values())))
+            raise UsageError(f"{where}: 'target-versions' names unknown framework '{name}' (known: {known})")
+        if not version.strip() or not Specifier(version).valid:
+            raise UsageError(
+                f"{where}: 'target-versions.{name}' = {version!r} is not a version or range "
+                "(expected e.g. \"2.5.1\" or \">=2.1,<2.6\")"
+            )
+    for device in values.get("devices", ()):
+        if device.lower() not in DEVICES:
+            raise UsageError(f"{where}: 'devices' names unknown device {device!r} (known: {', '.join(DEVICES)})")
+
+
+def toml_error(path: Path, exc: Exception) -> UsageError:
+    """``path:line:column: invalid TOML: reason`` from tomllib's or tomli's error."""
+    message = str(exc)
+    line, col = getattr(exc, "lineno", None), getattr(exc, "colno", None)
+    match = _TOML_POSITION.search(message)
+    if match:
+        line, col = line or int(match.group(1)), col or int(match.group(2))
+        message = message[: match.start()].rstrip()
+    where = f"{path}:{line}:{col}" if line and col else str(path)
+    return UsageError(f"{where}: invalid TOML: {getattr(exc, 'msg', None) or message}")
 
 
 def validate_codes(values: Mapping[str, Any], known_codes: Sequence[str], where: str) -> None:
@@ -167,7 +205,11 @@ def find_pyproject(start: Path) -> Optional[Path]:
                 # would have read is: report it when it mentions us
                 text = _safe_read(candidate)
                 if "tool.nondet-lint" in text:
-                    raise UsageError(f"{candidate}: cannot parse TOML") from None
+                    try:
+                        _toml.loads(text)
+                    except _toml.TOMLDecodeError as exc:
+                        raise toml_error(candidate, exc) from None
+                    raise UsageError(f"{candidate}: cannot read as UTF-8 TOML") from None
                 continue
             if "nondet-lint" in document.get("tool", {}):
                 return candidate
@@ -181,7 +223,9 @@ def _safe_read(path: Path) -> str:
         return ""
 
 
-def load_config_file(path: Path, known_codes: Sequence[str], explicit: bool = False) -> Config:
+def load_config_file(
+    path: Path, known_codes: Sequence[str], explicit: bool = False, frameworks: Mapping[str, str] = {},
+) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -189,7 +233,7 @@ def load_config_file(path: Path, known_codes: Sequence[str], explicit: bool = Fa
     try:
         document = _toml.loads(text)
     except _toml.TOMLDecodeError as exc:
-        raise UsageError(f"{path}: invalid TOML: {exc}") from None
+        raise toml_error(path, exc) from None
     if path.name == "pyproject.toml" or "tool" in document:
         table = document.get("tool", {}).get("nondet-lint")
         if table is None:
@@ -200,20 +244,23 @@ def load_config_file(path: Path, known_codes: Sequence[str], explicit: bool = Fa
         table = document
     values = parse_table(table, str(path))
     validate_codes(values, known_codes, str(path))
+    validate_values(values, frameworks, str(path))
     return Config(**values, root=str(path.parent.resolve()), source=str(path))
 
 
-def discover_config(paths: Sequence[str], config_file: Optional[str], known_codes: Sequence[str]) -> Config:
+def discover_config(
+    paths: Sequence[str], config_file: Optional[str], known_codes: Sequence[str], frameworks: Mapping[str, str] = {},
+) -> Config:
     if config_file:
         path = Path(config_file)
         if not path.is_file():
             raise UsageError(f"config file not found: {config_file}")
-        return load_config_file(path, known_codes, explicit=True)
+        return load_config_file(path, known_codes, explicit=True, frameworks=frameworks)
     start = Path(paths[0]) if paths else Path(".")
     found = find_pyproject(start)
     if found is None:
         return Config(root=str(project_root(start)))
-    return load_config_file(found, known_codes)
+    return load_config_file(found, known_codes, frameworks=frameworks)
 
 
 def project_root(start: Path) -> Path:

@@ -1,8 +1,9 @@
 """Finding the files to check.
 
 Directories are walked for ``*.py`` and ``*.ipynb`` (and the requirement files that
-ND401 reads), skipping virtual environments, build output and what ``exclude`` /
-``extend-exclude`` name.  A file named on the command line is always checked.  Walk
+ND401 reads), skipping virtual environments, build output, what ``exclude`` /
+``extend-exclude`` name and, with ``respect-gitignore``, what git ignores
+(``ignorefiles``).  A file named on the command line is always checked.  Walk
 problems (a symlink loop, an unreadable folder, a path that does not exist) are returned
 as ``WalkError`` values for the engine to report, never raised.
 """
@@ -13,7 +14,9 @@ import fnmatch
 import os
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Iterable, List, Sequence, Set, Tuple
+from typing import Callable, List, Optional, Sequence, Set, Tuple
+
+from nondet_lint.ignorefiles import IGNORE_FILES, Rules, folder_layers, is_ignored, rules_above
 
 PYTHON_SUFFIXES = (".py", ".ipynb")
 
@@ -56,7 +59,9 @@ def _display(path: str) -> str:
     return PurePath(path).as_posix()
 
 
-def discover(paths: Sequence[str], exclude: Sequence[str]) -> Tuple[List[str], List[WalkError]]:
+def discover(
+    paths: Sequence[str], exclude: Sequence[str], respect_gitignore: bool = False,
+) -> Tuple[List[str], List[WalkError]]:
     """Files to check (sorted, de-duplicated) and the problems met while walking."""
     files: List[str] = []
     errors: List[WalkError] = []
@@ -79,7 +84,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str]) -> Tuple[List[str], L
             else:
                 errors.append(WalkError(_display(given), "no such file or directory"))
             continue
-        _walk(given, exclude, add, errors)
+        _walk(given, exclude, add, errors, rules_above(given) if respect_gitignore else None)
     return sorted(files), sorted(errors, key=lambda e: e.path)
 
 
@@ -87,7 +92,9 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def project_files(root: str, given: Sequence[str], reported: Sequence[str], exclude: Sequence[str]) -> List[str]:
+def project_files(
+    root: str, given: Sequence[str], reported: Sequence[str], exclude: Sequence[str], respect_gitignore: bool = False,
+) -> List[str]:
     """The project's other checkable files: indexed for their facts, never reported.
 
     Empty when nothing was given, when a given path lies outside ``root`` (then ``root``
@@ -108,16 +115,20 @@ def project_files(root: str, given: Sequence[str], reported: Sequence[str], excl
             shown = os.path.relpath(root)  # shown like the given paths
         except ValueError:  # another drive
             pass
-    found, _ = discover([shown], exclude)
+    found, _ = discover([shown], exclude, respect_gitignore)
     skip = {os.path.normcase(os.path.realpath(path)) for path in reported}
     return [path for path in found if os.path.normcase(os.path.realpath(path)) not in skip]
 
 
-def _walk(top: str, exclude: Sequence[str], add, errors: List[WalkError]) -> None:
+def _walk(
+    top: str, exclude: Sequence[str], add: Callable[[str], None], errors: List[WalkError], ignore: Optional[Rules],
+) -> None:
+    """Walk ``top``; ``ignore`` holds the gitignore layers from above it (None: ignore
+    files are not read)."""
     visited: Set[Tuple[int, int]] = set()
-    stack = [top]
+    stack = [(top, ignore)]
     while stack:
-        folder = stack.pop()
+        folder, rules = stack.pop()
         try:
             stat = os.stat(folder)
         except OSError as exc:
@@ -134,6 +145,8 @@ def _walk(top: str, exclude: Sequence[str], add, errors: List[WalkError]) -> Non
         except OSError as exc:
             errors.append(WalkError(_display(folder), _reason(exc)))
             continue
+        if rules is not None and any(entry.name in IGNORE_FILES for entry in listing):
+            rules = (*rules, *folder_layers(folder, [entry.name for entry in listing]))
         subfolders = []
         for entry in listing:
             path = os.path.join(folder, entry.name)
@@ -145,10 +158,12 @@ def _walk(top: str, exclude: Sequence[str], add, errors: List[WalkError]) -> Non
             except OSError as exc:
                 errors.append(WalkError(_display(path), _reason(exc)))
                 continue
+            if rules and is_ignored(rules, path, is_dir):
+                continue
             if is_dir:
                 if _is_virtualenv(path):
                     continue
-                subfolders.append(path)
+                subfolders.append((path, rules))
             elif is_checkable(entry.name):
                 if entry.is_symlink() and not os.path.exists(path):
                     errors.append(WalkError(_display(path), "symbolic link loop or dangling link"))

@@ -106,13 +106,13 @@ def run(
         files, errors = [stdin_filename or "-"], []
         results = [fileanalysis.analyze_file(files[0], config, rules, enabled, stdin)]
     else:
-        files, errors = discover(paths, exclude)
+        files, errors = discover(paths, exclude, config.respect_gitignore)
         if progress:
             progress.add(len(files))
         results = analyze_files(files, config, rules, enabled, workers, cache, progress.advance if progress else None)
     # the rest of the project matters only to candidates that wait for project facts
     given = paths if stdin is None else [stdin_filename] if stdin_filename else []
-    others = project_files(config.root, given, files, exclude) if any(r.deferred for r in results) else []
+    others = project_files(config.root, given, files, exclude, config.respect_gitignore) if any(r.deferred for r in results) else []
     if progress:
         progress.add(len(others))
     rest = [

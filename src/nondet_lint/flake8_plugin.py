@@ -58,7 +58,7 @@ def _project_index(root: str, config: Config) -> Tuple[FileResult, ...]:
     if key not in _INDEX:
         rules = load_rules(tuple(config.rule_files))
         enabled = selected_codes(config, rules)
-        files, _ = discover([_as_shown(root)], (*config.exclude, *config.extend_exclude))
+        files, _ = discover([_as_shown(root)], (*config.exclude, *config.extend_exclude), config.respect_gitignore)
         cache = open_cache(config, rules, enabled, resolve_dir(config))  # shared with nondet-lint runs
         _INDEX[key] = tuple(r.facts_only() for r in analyze_files(files, config, rules, enabled, None, cache))
     return _INDEX[key]

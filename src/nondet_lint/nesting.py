@@ -131,12 +131,19 @@ def chain_bound(skel: str, start: int = 0, end: Optional[int] = None) -> int:
 
 
 def tree_depth(tree: ast.AST) -> Tuple[int, int]:
-    """(depth, line of the deepest node) of a CPython syntax tree, chains as libcst nests them."""
+    """(depth, line of the statement holding the deepest node) of a CPython syntax tree,
+    chains as libcst nests them.
+
+    The statement's first line, not the deepest node's own: it is the line reported when
+    ``ast.parse`` itself gives up (3.11 and 3.12 raise ``RecursionError`` on such code,
+    where 3.9, 3.10 and 3.13 build the tree), so every Python reports the same line.
+    """
     best, best_line = 0, 1
     stack = [(tree, 0, 1)]
     while stack:
         node, depth, line = stack.pop()
-        line = getattr(node, "lineno", line)
+        if isinstance(node, ast.stmt):
+            line = node.lineno
         if depth > best:
             best, best_line = depth, line
         extra = len(node.values) - 1 if isinstance(node, ast.BoolOp) else 0

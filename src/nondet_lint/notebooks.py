@@ -5,8 +5,10 @@ as one module: their sources are joined, each cell starting on a new line.  IPyt
 syntax that is not Python (``%magic``, ``!shell``, ``x = !ls``, ``obj?``, ``%%bash``
 cells) is masked line by line with Python of the same line count (``pass`` or
 ``x = None``), so every position in the program is a position in a cell.  Findings are
-mapped back to ``(cell, line)`` where *cell* counts the code cells from 1, the ``In [N]``
-a "Restart & Run All" shows, and *line* counts from the cell's first line.
+mapped back to ``(cell, line)`` where *cell* counts the code cells from 1 (how fixes
+address a cell) and *line* counts from the cell's first line; findings also carry the
+cell's number among all cells, markdown included, which is what people are shown (as
+ruff and Jupyter's cell list number them).
 
 Plain JSON is read and written (no nbformat dependency); a fix changes only the
 ``source`` of the edited cells, keeping outputs, metadata and the file's JSON layout.
@@ -287,24 +289,30 @@ def place_findings(findings: Sequence[Finding], results: Sequence[Any]) -> List[
 
 # ---- positions ------------------------------------------------------------------------
 
-def cell_position(cells: Sequence[CellSpan], line: int) -> Tuple[Optional[int], int]:
-    """A program line as ``(cell number, line in the cell)``; ``(None, line)`` outside."""
+def span_at(cells: Sequence[CellSpan], line: int) -> Optional[CellSpan]:
+    """The code cell holding a program line, None outside every cell."""
     if not cells:
-        return None, line
+        return None
     starts = [span.start for span in cells]
     # rightmost start at or before the line: an empty cell shares its start with the next
     position = bisect_right(starts, line) - 1
-    if position < 0:
+    return cells[position] if position >= 0 else None
+
+
+def cell_position(cells: Sequence[CellSpan], line: int) -> Tuple[Optional[int], int]:
+    """A program line as ``(code cell number, line in the cell)``; ``(None, line)`` outside."""
+    span = span_at(cells, line)
+    if span is None:
         return None, line
-    span = cells[position]
     return span.cell, line - span.start + 1
 
 
 def place_text(shown: str, line: int, facts: Mapping[str, Any]) -> str:
-    """``shown:line`` for a line of a module, ``shown:cell N:line`` in a notebook: how a
-    message names a place in another module, given that module's project facts."""
-    cell, in_cell = cell_position([CellSpan.from_list(c) for c in facts.get(CELLS_FACT, ())], line)
-    return f"{shown}:{line}" if cell is None else f"{shown}:cell {cell}:{in_cell}"
+    """``shown:line`` for a line of a module, ``shown:cell N:line`` in a notebook (N
+    counting every cell, as locations are shown): how a message names a place in another
+    module, given that module's project facts."""
+    span = span_at([CellSpan.from_list(c) for c in facts.get(CELLS_FACT, ())], line)
+    return f"{shown}:{line}" if span is None else f"{shown}:cell {span.index + 1}:{line - span.start + 1}"
 
 
 def _edit_in_cells(edit: Edit, cells: Sequence[CellSpan]) -> Edit:
@@ -324,11 +332,14 @@ def place_in_cells(finding: Finding, cells: Mapping[str, Sequence[CellSpan]]) ->
         edits = tuple(_edit_in_cells(edit, cells.get(edit.path or finding.path, ())) for edit in fix.edits)
         fix = replace(fix, edits=edits)
     own = cells.get(finding.path, ())
-    cell, line = cell_position(own, finding.line)
-    if cell is None:
+    span = span_at(own, finding.line)
+    if span is None:
         return replace(finding, fix=fix) if fix is not finding.fix else finding
     end_line = cell_position(own, finding.end_line)[1] if finding.end_line else 0
-    return replace(finding, line=line, end_line=end_line, cell=cell, fix=fix)
+    return replace(
+        finding, line=finding.line - span.start + 1, end_line=end_line, cell=span.cell,
+        notebook_cell=span.index + 1, fix=fix,
+    )
 
 
 # ---- writing back ---------------------------------------------------------------------

@@ -11,14 +11,14 @@ from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Optional
 
 ALL = frozenset({"*"})
-_LINE_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
-_FILE_NOQA = re.compile(
+LINE_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE)
+FILE_NOQA = re.compile(
     r"#\s*nondet-lint\s*:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?", re.IGNORECASE
 )
 _SPLIT = re.compile(r"[\s,]+")
 
 
-def _codes(text: Optional[str]) -> FrozenSet[str]:
+def noqa_codes(text: Optional[str]) -> FrozenSet[str]:
     if not text:
         return ALL
     return frozenset(code.upper() for code in _SPLIT.split(text.strip()) if code)
@@ -56,11 +56,11 @@ def parse_suppressions(text: str) -> Suppressions:
     for number, line in enumerate(text.splitlines(), start=1):
         if "#" not in line or "noqa" not in line.lower():
             continue
-        file_match = _FILE_NOQA.search(line)
+        file_match = FILE_NOQA.search(line)
         if file_match:
-            file_codes = file_codes | _codes(file_match.group("codes"))
+            file_codes = file_codes | noqa_codes(file_match.group("codes"))
             continue
-        match = _LINE_NOQA.search(line)
+        match = LINE_NOQA.search(line)
         if match:
-            lines[number] = _codes(match.group("codes"))
+            lines[number] = noqa_codes(match.group("codes"))
     return Suppressions(lines, file_codes)

@@ -74,7 +74,12 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
-    """One reported problem. ``col`` is 0-based; reporters print it 1-based."""
+    """One reported problem. ``col`` is 0-based; reporters print it 1-based.
+
+    In a notebook, ``line`` counts in the code cell ``cell`` (numbered among code cells,
+    how fixes address it) and ``notebook_cell`` numbers that cell among all the
+    notebook's cells, as Jupyter and ruff show it.
+    """
 
     path: str
     line: int
@@ -85,6 +90,12 @@ class Finding:
     end_col: int = 0
     fix: Optional[Fix] = field(default=None, compare=False)
     cell: Optional[int] = None
+    notebook_cell: Optional[int] = None
+
+    @property
+    def shown_cell(self) -> Optional[int]:
+        """The cell number people see (counting every cell), None outside notebooks."""
+        return self.notebook_cell if self.notebook_cell is not None else self.cell
 
     @property
     def sort_key(self) -> Tuple[Any, ...]:
@@ -101,6 +112,7 @@ class Finding:
             "end_col": self.end_col,
             "fix": self.fix.to_dict() if self.fix else None,
             "cell": self.cell,
+            "notebook_cell": self.notebook_cell,
         }
 
     @classmethod
@@ -108,7 +120,7 @@ class Finding:
         fix = Fix.from_dict(data["fix"]) if data.get("fix") else None
         return cls(
             data["path"], data["line"], data["col"], data["code"], data["message"],
-            data["end_line"], data["end_col"], fix, data.get("cell"),
+            data["end_line"], data["end_col"], fix, data.get("cell"), data.get("notebook_cell"),
         )
 
 

@@ -27,6 +27,7 @@ from nondet_lint.fixes.diff import as_text, unified_diff
 from nondet_lint.fixes.loop import FixOutcome, FixSession, restore
 from nondet_lint.fixes.writer import WriteError, write_atomically
 from nondet_lint.ruledata import RuleSet
+from nondet_lint.reporters import HUMAN_FORMATS
 from nondet_lint.reporters.text import location
 from nondet_lint.types import Finding
 
@@ -85,7 +86,8 @@ def apply_fixes(
     session = FixSession(result, config, unsafe=args.unsafe_fixes, **({"read": read} if read else {}))
     outcome = session.fix()
     changed = outcome.changed
-    listing = err if (args.format == "json" or stdin is not None or args.diff) else out
+    human = args.format is None or args.format in HUMAN_FORMATS
+    listing = err if (not human or stdin is not None or args.diff or args.output_file) else out
     if args.diff:
         for path in changed:
             out.write(unified_diff(path, as_text(path, outcome.originals[path]), as_text(path, outcome.contents[path])))
@@ -109,14 +111,19 @@ def apply_fixes(
     _report_problems(outcome, unwritten, err)
     if args.show_fixes:
         show_fixes(applied, rules, listing)
-    remaining = len(findings)
-    if args.fix_only:
-        if applied:
-            err.write(f"nondet-lint: fixed {_plural(len(applied), 'finding')}\n")
-        return FixReport(findings, EXIT_FINDINGS if unwritten else EXIT_CLEAN)
     if applied:
-        err.write(f"nondet-lint: fixed {_plural(len(applied), 'finding')}, {remaining} remaining\n")
+        err.write(f"nondet-lint: {_counts(len(result.findings), len(applied), len(findings))}\n")
+    if args.fix_only:
+        return FixReport(findings, EXIT_FINDINGS if unwritten else EXIT_CLEAN)
     return FixReport(findings)
+
+
+def _counts(before: int, applied: int, remaining: int) -> str:
+    """Counts that add up: a fix can settle several findings (one seed block settles every
+    unseeded use of a program), so findings fixed are those gone, not fixes applied."""
+    fixed = max(before - remaining, 0)
+    fixes = "1 fix" if applied == 1 else f"{applied} fixes"
+    return f"fixed {fixed} of {_plural(before, 'finding')} ({fixes} applied), {remaining} remaining"
 
 
 def _read(path: str) -> bytes:

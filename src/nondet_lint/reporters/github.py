@@ -34,7 +34,7 @@ def annotation(finding: Finding, rules: RuleSet) -> str:
             if finding.end_line == finding.line:
                 properties.append(f"endColumn={finding.end_col + 1}")
     else:
-        message = f"cell {finding.cell}, line {finding.line}, column {finding.col + 1}: {message}"
+        message = f"cell {finding.shown_cell}, line {finding.line}, column {finding.col + 1}: {message}"
     properties.append(f"title={_escape_property(f'{finding.code} {name}'.strip())}")
     return f"::{level} {','.join(properties)}::{_escape_data(f'{finding.code} {message}')}"
 

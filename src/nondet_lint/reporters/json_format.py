@@ -2,8 +2,10 @@
 
 ``{"version": 1, "findings": [...], "summary": {"files": N, "findings": N, "by_code": {...}}}``
 with each finding: path, line, column, end_line, end_column (1-based columns), code,
-name, message, cell (notebooks, else null), fix (null or title, applicability and
-edits with the same 1-based positions and the replacement text).
+name, message, cell (notebooks: the code cell, counting code cells only; else null), fix
+(null or title, applicability and edits with the same 1-based positions and the
+replacement text).  Notebook findings also have ``notebook_cell``: the same cell counted
+among all cells, markdown included, the number the other formats (and ruff) show.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ SCHEMA_VERSION = 1
 
 
 def finding_dict(finding: Finding, rules: RuleSet) -> Dict[str, Any]:
-    return {
+    data: Dict[str, Any] = {
         "path": finding.path,
         "cell": finding.cell,
         "line": finding.line,
@@ -31,6 +33,9 @@ def finding_dict(finding: Finding, rules: RuleSet) -> Dict[str, Any]:
         "message": finding.message,
         "fix": finding.fix.to_dict() if finding.fix else None,
     }
+    if finding.cell is not None:
+        data["notebook_cell"] = finding.shown_cell
+    return data
 
 
 def report(findings: List[Finding], rules: RuleSet, out: TextIO) -> None:

@@ -10,40 +10,41 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from nondet_lint.baseline import SourceLines
+from nondet_lint.reporters import FixMarks
+from nondet_lint.reporters.summary import summary_lines
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 
 
-def _source_lines(path: str) -> List[str]:
-    try:
-        with open(path, "rb") as handle:
-            return handle.read().decode("utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-
-
-def report(findings: List[Finding], rules: RuleSet, out: TextIO) -> None:
+def report(findings: List[Finding], rules: RuleSet, out: TextIO, marks: FixMarks = FixMarks()) -> None:
     console = Console(file=out, highlight=False, soft_wrap=True)
+    sources = SourceLines()
     for path, group in groupby(findings, key=lambda f: f.path):
-        items = list(group)
-        lines = _source_lines(path) if not path.endswith(".ipynb") else []
         console.print(Text(path, style="bold underline"))
-        for finding in items:
+        for finding in group:
             where = f"{finding.line}:{finding.col + 1}"
             if finding.cell is not None:
-                where = f"cell {finding.cell}:{where}"
-            header = Text.assemble(
-                ("  " + where, "cyan"), " ", (finding.code, "bold red"), " ", finding.message
-            )
+                where = f"cell {finding.shown_cell}:{where}"
+            header = Text.assemble(("  " + where, "cyan"), " ", (finding.code, "bold red"))
+            if marks.marked(finding):
+                header.append(" [*]", style="bold green")
+            header.append(" " + finding.message)
             if finding.fix:
                 header.append(f" [fix: {finding.fix.applicability}]", style="green")
             console.print(header)
+            lines = sources.lines(finding.path, finding.cell)
             if 0 < finding.line <= len(lines):
                 text = lines[finding.line - 1].expandtabs(4)
                 console.print(Text(f"    {finding.line:>5} | ", style="dim") + Text(text))
                 width = max(1, (finding.end_col - finding.col) if finding.end_line == finding.line else 1)
                 console.print(Text(" " * (12 + finding.col) + "^" * width, style="bold red"))
         console.print()
+
+
+def write_summary(findings: List[Finding], rules: RuleSet, out: TextIO, marks: FixMarks = FixMarks()) -> None:
+    """A table of the counts per code, then the summary lines."""
+    console = Console(file=out, highlight=False, soft_wrap=True)
     counts: Dict[str, int] = Counter(f.code for f in findings)
     if counts:
         table = Table(title="Summary")
@@ -53,7 +54,6 @@ def report(findings: List[Finding], rules: RuleSet, out: TextIO) -> None:
         for code in sorted(counts):
             table.add_row(code, rules[code].name if code in rules else "", str(counts[code]))
         console.print(table)
-        files = len({f.path for f in findings})
-        console.print(f"Found {len(findings)} finding(s) in {files} file(s).")
-    else:
-        console.print("[green]No findings.[/green]")
+    style = "green" if not findings else None
+    for line in summary_lines(findings, marks):
+        console.print(Text(line, style=style or ""))

@@ -7,7 +7,8 @@ a location with 1-based lines and columns counted in characters (``columnKind``)
 as ``artifactChanges`` when there is one.
 
 Paths are URIs relative to ``%SRCROOT%``, the current folder.  Notebook findings carry
-their code cell in ``properties.cell`` and a logical location ``cell N``; their lines
+their code cell in ``properties.cell`` (counting code cells), the cell among all cells in
+``properties.notebookCell`` and a logical location ``cell N`` with the latter; their lines
 count in the cell, so a fix that edits a notebook is left out (a SARIF fix edits the
 file's raw text).  A fix that edits another file (a seed block in the entry point) has
 one artifact change per file.
@@ -105,8 +106,8 @@ def result(finding: Finding, rule_index: Dict[str, int], lines: SourceLines) -> 
         }
     }
     if finding.cell is not None:
-        location["logicalLocations"] = [{"name": f"cell {finding.cell}", "kind": "notebookCell"}]
-        location["properties"] = {"cell": finding.cell}
+        location["logicalLocations"] = [{"name": f"cell {finding.shown_cell}", "kind": "notebookCell"}]
+        location["properties"] = {"cell": finding.cell, "notebookCell": finding.shown_cell}
     out: Dict[str, Any] = {
         "ruleId": finding.code,
         "level": level_of(finding.code),
@@ -117,7 +118,7 @@ def result(finding: Finding, rule_index: Dict[str, int], lines: SourceLines) -> 
     if finding.code in rule_index:
         out["ruleIndex"] = rule_index[finding.code]
     if finding.cell is not None:
-        out["properties"] = {"cell": finding.cell}
+        out["properties"] = {"cell": finding.cell, "notebookCell": finding.shown_cell}
     fixes = _fixes(finding)
     if fixes:
         out["fixes"] = fixes

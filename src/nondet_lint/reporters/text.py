@@ -1,6 +1,7 @@
-"""flake8-style lines: ``path:line:col: CODE message`` (1-based column).
+"""flake8-style lines: ``path:line:col: CODE message`` (1-based column), ruff's ``concise``.
 
-Editors, problem matchers and pre-commit read this exactly as they read flake8.
+Editors, problem matchers and pre-commit read this exactly as they read flake8.  A
+finding that ``--fix`` would fix shows ``[*]`` after its code, as in ruff.
 """
 
 from __future__ import annotations
@@ -8,23 +9,25 @@ from __future__ import annotations
 from collections import Counter
 from typing import List, TextIO
 
+from nondet_lint.reporters import FixMarks
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 
 
 def location(finding: Finding) -> str:
     if finding.cell is not None:
-        return f"{finding.path}:cell {finding.cell}:{finding.line}:{finding.col + 1}"
+        return f"{finding.path}:cell {finding.shown_cell}:{finding.line}:{finding.col + 1}"
     return f"{finding.path}:{finding.line}:{finding.col + 1}"
 
 
-def format_line(finding: Finding) -> str:
-    return f"{location(finding)}: {finding.code} {finding.message}"
+def format_line(finding: Finding, marks: FixMarks = FixMarks()) -> str:
+    marker = " [*]" if marks.marked(finding) else ""
+    return f"{location(finding)}: {finding.code}{marker} {finding.message}"
 
 
-def report(findings: List[Finding], rules: RuleSet, out: TextIO) -> None:
+def report(findings: List[Finding], rules: RuleSet, out: TextIO, marks: FixMarks = FixMarks()) -> None:
     for finding in findings:
-        out.write(format_line(finding) + "\n")
+        out.write(format_line(finding, marks) + "\n")
 
 
 def statistics(findings: List[Finding], rules: RuleSet, out: TextIO) -> None:
