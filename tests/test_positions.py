@@ -8,6 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from nondet_lint import libcst_shim
 from nondet_lint.positions import node_spans
 from nondet_lint.walk import Dispatch, walk
 
@@ -151,8 +152,9 @@ def _variants():
 
 
 @pytest.mark.parametrize("name,text", list(_variants()), ids=[name for name, _ in _variants()])
-@pytest.mark.parametrize("pieces", [True, False], ids=["pieces", "module"])
-def test_every_walked_node_has_libcsts_position(name, text, pieces):
+@pytest.mark.parametrize("pieces,fast", [(True, True), (False, True), (True, False)], ids=["pieces", "module", "public"])
+def test_every_walked_node_has_libcsts_position(name, text, pieces, fast, monkeypatch):
+    monkeypatch.setattr(libcst_shim, "FAST", fast)
     module = cst.parse_module(text)
     nodes, parents = _all_nodes(module)
     expected = _expected(module)

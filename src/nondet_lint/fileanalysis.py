@@ -19,9 +19,9 @@ from nondet_lint import notebooks
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred, FileContext, NodeEdit, to_edits
 from nondet_lint.families import registry
+from nondet_lint.libcst_shim import parse_module
 from nondet_lint.nesting import NestingError, check_nesting
 from nondet_lint.nonpython import analyze_other_file
-from nondet_lint.parsing import parse_module
 from nondet_lint.positions import node_spans
 from nondet_lint.prefilter import active_checks
 from nondet_lint.results import FileResult

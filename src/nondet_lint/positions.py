@@ -8,100 +8,26 @@ node's offset.  Where it occurs more than once, a statement is taken with its ne
 in its block, other nodes with the node around them (and so on outwards); the whole
 module is the last resort.  Character offsets are
 converted to (line, column) once at the end.
+
+Printing pieces needs libcst internals (``libcst_shim``); where the shim says they
+cannot be used, positions come from ``PositionProvider`` for the whole module.
 """
 
 from __future__ import annotations
 
 import bisect
-import inspect
 import re
 from itertools import accumulate
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import ContextManager, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
+
+from nondet_lint import libcst_shim
+from nondet_lint.libcst_shim import Piece
 
 _NEWLINE = re.compile(r"\r\n?|\n")
 _NEWLINE_AT_END = re.compile(r"(\r\n?|\n)\Z")
 Span = Tuple[int, int, int, int]  # start line (1-based), start col (0-based), end line, end col
-
-
-class _Done(Exception):
-    """Every asked-for node has its range: stop generating code."""
-
-
-@dataclass(frozen=False)
-class _SparsePositionState(CodegenState):
-    targets: Set[int] = field(default_factory=set)
-    offset: int = 0
-    found: Dict[int, Tuple[int, int]] = field(default_factory=dict)
-    starts: Dict[int, int] = field(default_factory=dict)
-    remaining: Set[int] = field(default_factory=set)  # asked-for nodes not yet complete
-
-    def add_indent_tokens(self) -> None:
-        for token in self.indent_tokens:
-            self.offset += len(token)
-
-    def add_token(self, value: str) -> None:
-        self.offset += len(value)
-
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        if id(node) in self.targets:
-            self.starts[id(node)] = self.offset
-
-    def after_codegen(self, node: cst.CSTNode) -> None:
-        # nodes without a syntactic range keep the whitespace-inclusive one, as in libcst
-        key = id(node)
-        if key in self.targets and key not in self.found:
-            self.found[key] = (self.starts[key], self.offset)
-        if key in self.remaining:
-            self.remaining.discard(key)
-            if not self.remaining:
-                raise _Done  # the rest of the module cannot move these positions
-
-    def record_syntactic_position(
-        self,
-        node: cst.CSTNode,
-        *,
-        start_node: Optional[cst.CSTNode] = None,
-        end_node: Optional[cst.CSTNode] = None,
-    ) -> "ContextManager[None]":
-        # called for almost every node: those not asked about get a shared no-op manager
-        # (a generator-based one per node cost about a third of this pass)
-        if id(node) not in self.targets:
-            return _NOTHING
-        return self._recording(node, start_node, end_node)
-
-    @contextmanager
-    def _recording(
-        self, node: cst.CSTNode, start_node: Optional[cst.CSTNode], end_node: Optional[cst.CSTNode],
-    ) -> Iterator[None]:
-        # the range may be hoisted from children: make sure they are recorded too
-        if start_node is not None:
-            self.targets.add(id(start_node))
-        if end_node is not None:
-            self.targets.add(id(end_node))
-        start = self.offset
-        yield
-        end = self.offset
-        if start_node is not None and id(start_node) in self.found:
-            start = self.found[id(start_node)][0]
-        if end_node is not None and id(end_node) in self.found:
-            end = self.found[id(end_node)][1]
-        self.found[id(node)] = (start, end)
-
-
-class _NoOp:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NOTHING = _NoOp()
 
 
 class PositionIndex:
@@ -119,20 +45,6 @@ class PositionIndex:
         return line + 1, offset - self._line_starts[line]
 
 
-@dataclass(frozen=False)
-class _PieceState(_SparsePositionState):
-    """Generates one piece of the module, keeping its text to look it up in the source."""
-
-    def add_indent_tokens(self) -> None:
-        for token in self.indent_tokens:
-            self.tokens.append(token)
-            self.offset += len(token)
-
-    def add_token(self, value: str) -> None:
-        self.tokens.append(value)
-        self.offset += len(value)
-
-
 def node_spans(
     module: cst.Module, nodes: Iterable[cst.CSTNode], code: str,
     parents: Optional[Mapping[int, cst.CSTNode]] = None,
@@ -146,12 +58,15 @@ def node_spans(
     unique = {id(node): node for node in nodes}
     if not unique:
         return {}
+    if not libcst_shim.FAST:
+        spans = libcst_shim.metadata_spans(module)
+        return {key: spans[key] for key in unique if key in spans}
     offsets: Dict[int, Tuple[int, int]] = {}
     if parents is not None:
         offsets = _offsets_from_pieces(module, list(unique.values()), code, parents)
     missing = {key for key in unique if key not in offsets}
     if missing:
-        offsets.update(_offsets_from_module(module, missing))
+        offsets.update(libcst_shim.generate_module(module, missing))
     index = PositionIndex(code)
     return {key: (*index.line_col(start), *index.line_col(end)) for key, (start, end) in offsets.items()}
 
@@ -180,7 +95,7 @@ def _offsets_from_pieces(
         for anchor, held in waiting.values():
             targets = {id(node) for node in held}
             indent = _indentation(module, anchor, parents)
-            piece = _generate(module, anchor, indent, targets)
+            piece = libcst_shim.generate(module, anchor, indent, targets)
             if piece is not None:
                 start = _unique_offset(code, piece[0])
                 if start >= 0:
@@ -200,24 +115,6 @@ def _offsets_from_pieces(
                 climbing.setdefault(id(outer), (outer, []))[1].extend(held)
         waiting = climbing
     return offsets
-
-
-Piece = Tuple[str, Dict[int, Tuple[int, int]]]  # generated text, offsets of targets in it
-
-
-def _generate(module: cst.Module, node: cst.CSTNode, indent: Sequence[str], targets: Set[int]) -> Optional[Piece]:
-    """The code of ``node`` as it is printed inside the module, with its targets' offsets."""
-    state = _PieceState(
-        default_indent=module.default_indent,
-        default_newline=module.default_newline,
-        indent_tokens=list(indent),
-        targets=set(targets),
-    )
-    try:
-        node._codegen(state)
-    except Exception:  # noqa: BLE001 - a node libcst cannot print alone: try a larger piece
-        return None
-    return "".join(state.tokens), state.found
 
 
 def _unique_offset(code: str, text: str) -> int:
@@ -264,7 +161,7 @@ def _window_offsets(
         step = -1 if (backwards and low > 0) or high == len(statements) - 1 else 1
         backwards = not backwards
         neighbour = low - 1 if step < 0 else high + 1
-        made = _generate(module, statements[neighbour], indent, set())
+        made = libcst_shim.generate(module, statements[neighbour], indent, set())
         if made is None:
             return None
         texts[neighbour] = made[0]
@@ -285,9 +182,6 @@ def _enclosing_piece(node: cst.CSTNode, parents: Mapping[int, cst.CSTNode]) -> O
     return None if isinstance(parent, cst.Module) else parent
 
 
-_ALONE: Dict[type, bool] = {}
-
-
 def _stands_alone(node: cst.CSTNode, parents: Mapping[int, cst.CSTNode]) -> bool:
     """Whether ``node`` prints the same alone as in its parent: not those whose code the
     parent shapes (an annotation takes its ``:`` or ``->`` from its parent, elements
@@ -295,10 +189,7 @@ def _stands_alone(node: cst.CSTNode, parents: Mapping[int, cst.CSTNode]) -> bool
     node_type = type(node)
     if node_type is cst.If:
         return type(parents.get(id(node))) is not cst.If
-    found = _ALONE.get(node_type)
-    if found is None:
-        found = _ALONE[node_type] = len(inspect.signature(node_type._codegen_impl).parameters) == 2
-    return found
+    return libcst_shim.prints_alone(node_type)
 
 
 def _indentation(module: cst.Module, node: cst.CSTNode, parents: Mapping[int, cst.CSTNode]) -> List[str]:
@@ -312,18 +203,3 @@ def _indentation(module: cst.Module, node: cst.CSTNode, parents: Mapping[int, cs
         parent = parents.get(id(parent))
     tokens.reverse()
     return tokens
-
-
-def _offsets_from_module(module: cst.Module, targets: Set[int]) -> Dict[int, Tuple[int, int]]:
-    """Offsets of the target nodes by generating the module up to the last of them."""
-    state = _SparsePositionState(
-        default_indent=module.default_indent,
-        default_newline=module.default_newline,
-        targets=set(targets),
-        remaining=set(targets),
-    )
-    try:
-        module._codegen(state)
-    except _Done:
-        pass
-    return {key: value for key, value in state.found.items() if key in targets}

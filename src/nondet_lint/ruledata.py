@@ -25,13 +25,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from nondet_lint import _toml, rulecache
+from nondet_lint import _toml, rulecache, ruleschema
 from nondet_lint.types import UsageError
 
 CODE_RE = re.compile(r"^ND\d{3}$")
 FIX_KINDS = ("safe", "unsafe", "suggest", "none")
 DOC_SECTIONS = ("what", "why", "example", "use_instead", "fix_safety")
 _REQUIRED = ("name", "summary", "message", "fix", "docs")
+
+
+class RuleFileError(ValueError):
+    """A rule file that does not follow the schema; the message names the file."""
 
 
 @dataclass(frozen=True)
@@ -164,6 +168,10 @@ def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str, r
 def parse_rule_file(text: str, origin: str) -> Tuple[List[Rule], Dict[str, Dict[str, Any]]]:
     """Return the rules a file defines and the ``data`` extensions it adds to others."""
     document = _toml.loads(text)
+    try:
+        _check_schema(document)
+    except ValueError as exc:
+        raise RuleFileError(f"{origin}: {exc}") from None
     family_table = document.get("family", {})
     family = family_table.get("name", Path(origin).stem)
     requires = _requires(family_table.get("requires"), f"{origin}: [family]")
@@ -178,6 +186,17 @@ def parse_rule_file(text: str, origin: str) -> Tuple[List[Rule], Dict[str, Dict[
             if "requires" in value:
                 extensions[key]["requires"] = _requires(value["requires"], f"{origin}: [{key}]")
     return rules, extensions
+
+
+def _check_schema(document: Mapping[str, Any]) -> None:
+    for key, value in document.items():
+        if key == "family":
+            ruleschema.check(value, ruleschema.FAMILY, key)
+        elif CODE_RE.match(key):
+            defines = isinstance(value, dict) and "name" in value
+            ruleschema.check(value, ruleschema.rule_table(key) if defines else ruleschema.extension_table(key), key)
+        else:
+            raise ValueError(f"unknown table [{key}] (a rule file holds [family] and tables named by rule codes)")
 
 
 def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> Dict[str, Any]:
@@ -250,6 +269,8 @@ def _load_rules(extra_files: Tuple[str, ...]) -> RuleSet:
         try:
             text = Path(path).read_text(encoding="utf-8")
             defined, extensions = parse_rule_file(text, path)
+        except RuleFileError as exc:
+            raise UsageError(str(exc)) from None
         except (OSError, UnicodeDecodeError, _toml.TOMLDecodeError, ValueError, KeyError) as exc:
             raise UsageError(f"cannot load rule file {path}: {exc}") from exc
         for rule in defined:

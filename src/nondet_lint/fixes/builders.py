@@ -62,8 +62,8 @@ from functools import lru_cache
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
-from libcst._nodes.internal import CodegenState
 
+from nondet_lint import libcst_shim
 from nondet_lint.context import FileContext, NodeEdit
 from nondet_lint.names import BUILTIN_NAMES, dotted_name
 from nondet_lint.types import Edit
@@ -102,12 +102,7 @@ def render(ctx: FileContext, node: cst.CSTNode, at: Optional[cst.CSTNode] = None
     left out, because a node's span (what an edit replaces) excludes them."""
     if isinstance(node, cst.BaseExpression) and (getattr(node, "lpar", ()) or getattr(node, "rpar", ())):
         node = node.with_changes(lpar=(), rpar=())
-    state = CodegenState(default_indent=ctx.module.default_indent, default_newline=ctx.module.default_newline)
-    indent = indentation(ctx, at if at is not None else node)
-    if indent:
-        state.indent_tokens.append(indent)
-    node._codegen(state)
-    return "".join(state.tokens)
+    return libcst_shim.code_in_block(ctx.module, node, indentation(ctx, at if at is not None else node))
 
 
 def replace_expression(ctx: FileContext, old: cst.BaseExpression, new: Union[str, cst.BaseExpression]) -> NodeEdit:

@@ -1,0 +1,273 @@
+"""The shape of rule files: which keys each table may hold, and their types.
+
+A check reads its rule's ``data`` by key, so a misspelled key in a rule file (bundled, or
+a user's ``rule-files``) would silently do nothing. ``check_file`` rejects every key the
+schema does not name, and every value of the wrong type, with the file, the table and
+the key, as unknown config keys are.
+
+The schema is data: a Python type (``str``, ``int``, ``bool``) for a value, a tuple of
+them for a value of any of those types, ``List(item)`` for an array of values,
+``Table({...})`` for a table with known keys (``required`` ones among them), ``Tables``
+for an array of such tables, ``Map(value)`` for a table whose keys are names of the
+user's choosing (argument names, packages, frameworks), and ``ANY`` for a value that
+is checked where it is used (an example's config, by the config loader).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, Mapping, Tuple, Union
+
+Scalar = Union[type, Tuple[type, ...]]
+
+
+@dataclass(frozen=True)
+class List:
+    item: Scalar
+
+
+@dataclass(frozen=True)
+class Table:
+    keys: Mapping[str, "Schema"]
+    required: FrozenSet[str] = field(default_factory=frozenset)
+
+
+@dataclass(frozen=True)
+class Map:
+    value: "Schema"
+
+
+@dataclass(frozen=True)
+class Tables:
+    table: Union[Table, Map]
+    strings: bool = False  # an entry may be a plain string instead (an example's source)
+
+
+class _Any:
+    pass
+
+
+ANY = _Any()
+Schema = Union[Scalar, List, Table, Tables, Map, _Any]
+
+NAMES = List(str)
+ARG = Table({"kw": str, "pos": int})  # where a call takes an argument: keyword, position
+SCALAR = (bool, int, str)
+CONDITION = Map(Table({"given": bool, "in": List(SCALAR), "not_in": List(SCALAR), "pos": int}))  # by argument name
+STATUS = Tables(Table({"kind": str, "versions": str, "advice": str, "report": str}))
+OP_WHEN = Tables(Table({
+    "arg": str, "pos": int, "default": (bool, str), "in": List(SCALAR), "is": bool, "present": bool,
+    "negate": bool, "exact": Table({"calls": NAMES, "methods": NAMES}),
+}))
+OPS = Tables(Table({
+    "id": str, "api": str, "names": NAMES, "methods": NAMES, "generic_methods": NAMES, "source": str,
+    "phase": str, "report": str, "advice": str, "device": str, "min_args": int, "tensor_op": bool,
+    "status": STATUS, "when": OP_WHEN,
+}))
+KINDS = Table({"raises": str, "switch": str, "unfixed": str})
+CODE_FIX = Table({"imports": NAMES, "statements": str})
+RNG_DATA = {"consumers": NAMES, "rng": str}
+
+# ``data`` of each rule: the tables its check reads
+DATA: Dict[str, Table] = {
+    "ND000": Table({}),
+    "ND101": Table({
+        **RNG_DATA, "label": str, "seed_api": str, "seed_call": str,
+        "restorers": Map(NAMES),
+        "rngs": Map(Table({"code": str, "label": str, "seed_api": str, "seed_call": str, "seed_call_aliases": NAMES})),
+        "seeders": Tables(Table({
+            "names": NAMES, "seeds": NAMES, "value": ARG, "without_value": str, "always_random": bool,
+        })),
+        "training": Table({"calls": NAMES, "methods": NAMES}),
+    }),
+    "ND102": Table(RNG_DATA),
+    "ND103": Table({"constructors": Tables(Table({"name": str, "kw": str, "pos": int}))}),
+    "ND104": Table({
+        **RNG_DATA, "generator_keyword": str, "tensor_methods": NAMES,
+        "conditional": Tables(Table({"name": str, "when": Tables(CONDITION), "unless": Tables(CONDITION)})),
+    }),
+    "ND105": Table({
+        **RNG_DATA, "dataset_methods": NAMES, "dataset_prefix": str, "keras_names": NAMES,
+        "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})),
+        "op_seed_keyword": str, "tensorflow_versions": NAMES,
+    }),
+    "ND106": Table({"defaults_methods": NAMES, "option_decorators": NAMES, "option_methods": NAMES, "parse_methods": NAMES}),
+    "ND107": Table({
+        "hash_function": str, "seed_keywords": NAMES, "sources": NAMES,
+        "sinks": Tables(Table({"name": str, "kw": str, "pos": int})),
+        "sink_methods": Tables(Table({"name": str, "kw": str, "pos": int})),
+    }),
+    "ND108": Table({"apis": Tables(Table({
+        "name": str, "random_state_default": str, "why": str, "defaults": Map(str),
+        "when": Tables(CONDITION), "unless": Tables(CONDITION),
+    }))}),
+    "ND109": Table({
+        "generator": ARG, "loaders": NAMES, "num_workers": ARG, "shuffle": ARG, "torch_versions": NAMES,
+        "worker_init_fn": ARG, "workers_before": str,
+    }),
+    "ND110": Table({"calls": Tables(Table({"name": str, "generator_pos": int}))}),
+    "ND201": Table({"attributes": NAMES, "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int})}))}),
+    "ND203": Table({"foreign_roots": NAMES, "kinds": KINDS, "ops": OPS}),
+    "ND204": Table({"kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS}),
+    "ND205": Table({
+        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES}),
+        "frameworks": Map(Table({
+            "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
+            "switch_code": Tables(Table({"versions": str, "imports": NAMES, "statements": str, "names": Map(str)})),
+        })),
+        "gpu": Table({
+            "calls": NAMES, "methods": NAMES, "device_literal": str, "kernel_imports": NAMES,
+            "gpu_by_default": Tables(Table({"names": NAMES, "unless": Table({"arg": str, "in": List(SCALAR)})})),
+        }),
+        "package_aliases": Map(str),
+        "switches": Table({
+            "attributes": Tables(Table({"names": NAMES, "on": List(SCALAR), "sets": NAMES})),
+            "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int}), "on": List(SCALAR), "sets": NAMES})),
+            "env": Tables(Table({"var": str, "patterns": Tables(Table({"pattern": str, "sets": NAMES}))})),
+        }),
+    }),
+    "ND206": Table({
+        "advice": Table({"session": str, "threading": str}), "config_calls": NAMES, "seed_calls": NAMES,
+        "session_calls": NAMES, "thread_args": NAMES, "threading_calls": NAMES,
+    }),
+    "ND207": Table({
+        "atomic_calls": Tables(Table({"names": NAMES, "value_name": str, "value_pos": int, "advice": str})),
+        "compile_calls": Tables(Table({"names": NAMES, "sources": Tables(Table({"name": str, "pos": int}))})),
+        "integer_types": NAMES, "library_advice": str, "library_calls": NAMES, "source_advice": str,
+        "source_patterns": NAMES,
+    }),
+    "ND208": Table({"kinds": KINDS, "ops": OPS}),
+    "ND209": Table({"fix": CODE_FIX, "needed_for": str}),
+    "ND301": Table({
+        "flow": Table({name: NAMES for name in (
+            "accumulate_methods", "neutral_methods", "order_free", "order_keeping", "order_sensitive",
+            "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods",
+        )}),
+        "functions": NAMES, "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
+        "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES,
+    }),
+    "ND302": Table({"types": Table({name: NAMES for name in (
+        "str_functions", "str_methods", "str_seq_functions", "str_seq_methods",
+    )})}),
+    "ND303": Table({
+        "calls": Tables(Table({
+            "names": NAMES, "mode": str, "id": ARG, "origin": ARG, "revision": str, "hash": Tables(ARG),
+        })),
+        "from_pretrained": Table({"id": ARG, "revision": str}),
+        "from_pretrained_overrides": Tables(Table({"prefix": str, "id": ARG, "revision": str})),
+        "from_pretrained_packages": NAMES, "local_builders": NAMES, "local_dirs": NAMES,
+        "local_extensions": NAMES, "path_calls": NAMES, "timm_prefixes": NAMES,
+    }),
+    "ND304": Table({
+        **{name: NAMES for name in (
+            "checksum_calls", "checksum_prefixes", "data_extensions", "dataset_bases", "dataset_calls",
+            "dataset_suffixes", "dvc_calls", "manifest_words", "not_data_extensions", "not_data_names",
+            "not_data_words",
+        )},
+        "directory_datasets": Tables(Table({"names": NAMES, "path": ARG})),
+        "directory_methods": Tables(Table({"method": str, "path": ARG})),
+    }),
+    "ND305": Table({
+        "flow": Table({name: NAMES for name in (
+            "generator_methods", "passthrough_calls", "passthrough_methods", "slice_methods", "split_calls",
+            "training_methods",
+        )}),
+        "generators": Map(ARG),
+        "shuffles": Tables(Table({"names": NAMES, "rng": str, "in_place": int, "seed": ARG, "fix_keyword": str})),
+        "splitters": Tables(Table({
+            "names": NAMES, "random_state": ARG, "shuffle": Table({"kw": str, "pos": int, "default": bool}),
+        })),
+    }),
+    "ND306": Table({"methods": NAMES, "other_dataset_modules": NAMES, "producers": NAMES, "tf_modules": NAMES}),
+    "ND307": Table({name: NAMES for name in (
+        "determinism_calls", "determinism_env", "list_files", "option_fields", "options", "parallel_methods",
+        "sloppy_calls",
+    )}),
+    "ND401": Table({"packages": NAMES}),
+}
+DATA["ND202"] = DATA["ND201"]
+
+EXAMPLE = Table({"source": str, "config": ANY, "files": Map(str), "path": str}, frozenset({"source"}))
+DOCS = Table(
+    {
+        "what": str, "why": str, "example": str, "use_instead": str, "fix_safety": str, "references": List(str),
+        "example_config": ANY, "example_path": str,
+    },
+    frozenset({"what", "why", "example", "use_instead", "fix_safety", "references"}),
+)
+FAMILY = Table({"name": str, "title": str, "requires": NAMES})
+
+
+def rule_table(code: str) -> Table:
+    """A table that defines rule ``code``."""
+    return Table(
+        {
+            "name": str, "summary": str, "message": str, "fix": str, "fix_title": str, "docs": DOCS,
+            "fires": Tables(EXAMPLE, strings=True), "passes": Tables(EXAMPLE, strings=True), "requires": NAMES,
+            "data": DATA.get(code, Table({})),
+        },
+        frozenset({"name", "summary", "message", "fix", "docs"}),
+    )
+
+
+def extension_table(code: str) -> Table:
+    """A table that extends the ``data`` of rule ``code`` (a user's rule file)."""
+    return Table({"data": DATA.get(code, Table({})), "requires": NAMES})
+
+
+def check(value: Any, schema: Schema, where: str) -> None:
+    """Raise ``ValueError`` naming ``where`` (``ND201.data.calls[0]``) for the first key
+    the schema does not allow and the first value of the wrong type."""
+    if isinstance(schema, _Any):
+        return
+    if isinstance(schema, Table):
+        _check_table(value, schema, where)
+    elif isinstance(schema, Map):
+        if not isinstance(value, dict):
+            raise ValueError(f"[{where}] must be a table")
+        for key, item in value.items():
+            check(item, schema.value, f"{where}.{key}")
+    elif isinstance(schema, Tables):
+        if not isinstance(value, list):
+            raise ValueError(f"{_parent_key(where)} must be an array of tables")
+        for index, item in enumerate(value):
+            if not (schema.strings and isinstance(item, str)):
+                check(item, schema.table, f"{where}[{index}]")
+    elif isinstance(schema, List):
+        if not isinstance(value, list) or not all(_is(item, schema.item) for item in value):
+            raise ValueError(f"{_parent_key(where)} must be an array of {_describe(schema.item, plural=True)}")
+    elif not _is(value, schema):
+        raise ValueError(f"{_parent_key(where)} must be {_describe(schema)}")
+
+
+def _check_table(value: Any, schema: Table, where: str) -> None:
+    if not isinstance(value, dict):
+        raise ValueError(f"{_parent_key(where)} must be a table")
+    for key in value:
+        if key not in schema.keys:
+            known = ", ".join(sorted(schema.keys)) or "none"
+            raise ValueError(f"unknown key '{key}' in [{where}] (known keys: {known})")
+    missing = sorted(schema.required - set(value))
+    if missing:
+        raise ValueError(f"[{where}] lacks {', '.join(missing)}")
+    for key, item in value.items():
+        check(item, schema.keys[key], f"{where}.{key}")
+
+
+def _parent_key(where: str) -> str:
+    """``[ND201.data] key 'attributes'`` for ``ND201.data.attributes``."""
+    table, _, key = where.rpartition(".")
+    return f"[{table}] key '{key}'" if table else f"'{key}'"
+
+
+def _is(value: Any, expected: Scalar) -> bool:
+    types = expected if isinstance(expected, tuple) else (expected,)
+    if isinstance(value, bool):  # a TOML boolean is no integer
+        return bool in types
+    return isinstance(value, types)
+
+
+def _describe(expected: Scalar, plural: bool = False) -> str:
+    names = {str: ("a string", "strings"), int: ("an integer", "integers"), bool: ("a boolean", "booleans")}
+    types = expected if isinstance(expected, tuple) else (expected,)
+    return " or ".join(names[kind][plural] for kind in types)
