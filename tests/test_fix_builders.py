@@ -179,8 +179,9 @@ BLOCK_CASES = [
         """Train."""
         from __future__ import annotations
 
-        import numpy as np
         import random
+
+        import numpy as np
 
         random.seed(0)
         np.random.seed(0)
@@ -267,7 +268,7 @@ BLOCK_CASES = [
         x = 1
         """,
     ),
-    ("import numpy as np", "import numpy as np\nimport random\n\nrandom.seed(0)\nnp.random.seed(0)"),
+    ("import numpy as np", "import random\n\nimport numpy as np\n\nrandom.seed(0)\nnp.random.seed(0)"),
 ]
 
 
@@ -283,7 +284,7 @@ def test_insert_after_imports_keeps_crlf():
     source = "import os\r\nx = 1\r\n"
     edits = builders.insert_after_imports(cst.parse_module(source), SEEDS, IMPORTS)
     result = apply_text_edits(source, edits)
-    assert result == "import os\r\nimport random\r\nimport numpy as np\r\n\r\nrandom.seed(0)\r\nnp.random.seed(0)\r\n\r\nx = 1\r\n"
+    assert result == "import os\r\nimport random\r\n\r\nimport numpy as np\r\n\r\nrandom.seed(0)\r\nnp.random.seed(0)\r\n\r\nx = 1\r\n"
 
 
 @pytest.mark.parametrize(
@@ -308,7 +309,7 @@ CUBLAS = 'os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n'
             "import os\n# frameworks\nfrom torch import nn\n",
             'import os\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n# frameworks\nfrom torch import nn\n',
         ),
-        ("import numpy\n", 'import numpy\nimport os\n\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n'),
+        ("import numpy\n", 'import os\n\nimport numpy\n\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n'),
     ],
 )
 def test_insert_before_import(before, after):

@@ -111,6 +111,7 @@ DATA: Dict[str, Table] = {
     "ND204": Table({"kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS}),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES}),
+        "evaluation": Table({"calls": NAMES, "methods": Map(NAMES)}),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
             "switch_code": Tables(Table({"versions": str, "imports": NAMES, "statements": str, "names": Map(str)})),
