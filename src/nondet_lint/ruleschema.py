@@ -114,13 +114,18 @@ DATA: Dict[str, Table] = {
         "evaluation": Table({"calls": NAMES, "methods": Map(NAMES)}),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
-            "switch_code": Tables(Table({"versions": str, "imports": NAMES, "statements": str, "names": Map(str)})),
+            "switch_code": Tables(Table({
+                "versions": str, "imports": NAMES, "statements": str, "warn_only_statements": str, "names": Map(str),
+            })),
         })),
         "gpu": Table({
             "calls": NAMES, "methods": NAMES, "device_literal": str, "kernel_imports": NAMES,
             "gpu_by_default": Tables(Table({"names": NAMES, "unless": Table({"arg": str, "in": List(SCALAR)})})),
         }),
         "package_aliases": Map(str),
+        "raising": Map(str),
+        "raising_fix_title": Map(str),
+        "cublas_fix_title": str,
         "switches": Table({
             "attributes": Tables(Table({"names": NAMES, "on": List(SCALAR), "sets": NAMES})),
             "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int}), "on": List(SCALAR), "sets": NAMES})),
