@@ -624,6 +624,47 @@ def insert_after_imports(
     return _merged(edits)
 
 
+def insert_in_block(
+    module: cst.Module, body: cst.IndentedBlock, after: int, statements: Sequence[str], imports: Sequence[str],
+    spans: Dict[int, Tuple[int, int, int, int]], top: Optional[TopLevel] = None,
+) -> List[Edit]:
+    """Edits inserting ``statements`` (one line each) into a function or main block: after
+    its statement ``after`` (-1: before its first statement), with its indentation; the
+    ``imports`` they need go among the module's imports, sorted.  ``spans`` holds the
+    position of that statement (``positions.node_spans``).  ``[]`` when an import's name
+    is bound to something else."""
+    top = top or TopLevel(module)
+    indent = body.indent if body.indent is not None else module.default_indent
+    newline = module.default_newline
+    anchor = body.body[after] if after >= 0 else body.body[0]
+    span = spans.get(id(anchor))
+    if span is None:
+        return []
+    line, col, end_line, end_col = span
+    if after >= 0:
+        if after == len(body.body) - 1 and not module.has_trailing_newline:
+            return []  # the block ends the file without a line break
+        at = end_line if end_col == 0 else end_line + 1
+    else:
+        at = line
+    prefix = ("\t" if "\t" in indent else " ") * col  # the block's statements start at ``col``
+    text = "".join(prefix + statement + newline for statement in statements)
+    edits = []
+    for code in imports:
+        line_node = cst.parse_statement(textwrap.dedent(code).strip())
+        new = False
+        for name, target in [b for small in _inner_statements(line_node) for b in _import_bindings(small)]:
+            found = top.first_binding(name)
+            if found is None:
+                new = True
+            elif target not in found[1]:
+                return []
+        if new:
+            edits.append(_import_edit(top, textwrap.dedent(code).strip()))
+    edits.append(Edit(at, 0, at, 0, text))
+    return _merged(edits)
+
+
 def _merged(edits: List[Edit]) -> List[Edit]:
     """Insertions at the same place made one, in order (a fix's edits must not overlap)."""
     out: List[Edit] = []

@@ -35,7 +35,7 @@ from nondet_lint.context import PendingFix
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import compact
-from nondet_lint.families.seeding.seedblock import seed_blocks
+from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
 from nondet_lint.families.seeding.tables import Consumer, Seeder, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
@@ -679,6 +679,9 @@ class Collector(ValueFlow, CallSites, Check):
                 facts[key] = value
         if self._is_entry():
             facts["blocks"] = seed_blocks(self.ctx, self.t, self.fns)
+            by_option = option_blocks(self.ctx, self.t, self.fns)
+            if by_option:
+                facts["option_blocks"] = by_option
         compact(self.fns, self.modq, self.classes, self.outside)
         self.ctx.facts[FACT] = facts
         self._emit()

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nondet_lint.analysis.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
+from nondet_lint.families.seeding.collect import MAIN
 from nondet_lint.families.seeding.program import Program, Uncovered
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.types import Edit, Fix, Finding
@@ -211,7 +212,11 @@ class Report:
         enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
         if not enabled or enabled & run.reseeded:
             return None  # a seed at the top would be undone by the reseed from entropy (ND107)
-        blocks = self.program.facts.get(path, {}).get("blocks", {})
+        facts = self.program.facts.get(path, {})
+        by_option = facts.get("option_blocks", {})
+        blocks = facts.get("blocks", {})
+        if by_option and self.after_option(path, by_option["fn"] or MAIN, enabled):
+            blocks = by_option["blocks"]  # the program's own seed option (spec "Fixes never break a program")
         options = []
         for key, edits in blocks.items():
             rngs = set(key.split("+"))
@@ -221,7 +226,20 @@ class Report:
             return None
         _, _, edits = min(options)
         title = self.rules[code].format_fix_title(entry=self.show(path))
+        if blocks is not facts.get("blocks"):
+            title = f"{title}, with its seed option `{by_option['value']}`"
         return Fix(title, "safe", tuple(sorted((Edit.from_dict(e) for e in edits), key=lambda e: (e.line, e.col))))
+
+    def after_option(self, entry: str, function: str, rngs: Set[str]) -> bool:
+        """Whether every use of ``rngs`` the program of ``entry`` runs unseeded runs inside
+        ``function`` of the entry module (where the seed option's value is known), not at
+        import time."""
+        for key, where in self.program.uncovered.items():
+            if where.entry != entry or self.use_rng.get(key, "") not in rngs:
+                continue
+            if where.via_import is not None or (entry, function) not in where.chain:
+                return False
+        return True
 
     def call_site_findings(self) -> List[Finding]:
         out: List[Finding] = []

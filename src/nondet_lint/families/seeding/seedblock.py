@@ -11,14 +11,48 @@ the module's aliases and never repeats a statement that is there.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Dict, Iterable, List, Mapping, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from nondet_lint.analysis.seedoption import seed_option
 from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
-from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
+from nondet_lint.fixes.builders import insert_after_imports, insert_in_block, name_for, top_level
+from nondet_lint.positions import node_spans
 
 
 def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, List[Dict[str, Any]]]:
     """Block edits (as plain data) keyed by ``"python+numpy"``-style RNG sets."""
+    blocks: Dict[str, List[Dict[str, Any]]] = {}
+    for chosen in _rng_sets(ctx, tables, fns):
+        edits = block_edits(ctx, tables, chosen)
+        if edits:
+            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
+    return blocks
+
+
+def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+    """The same blocks seeded with the entry point's seed option (``args.seed``), placed
+    where its value is known (after ``args = parser.parse_args()``), and the function
+    that holds them (``fn``; "" for the main block); empty without one."""
+    option = seed_option(ctx)
+    if option is None:
+        return {}
+    anchor = option.body.body[max(option.after, 0)]
+    spans = node_spans(ctx.module, [anchor], ctx.module.code, ctx.parents)
+    blocks: Dict[str, List[Dict[str, Any]]] = {}
+    for chosen in _rng_sets(ctx, tables, fns):
+        code = _block_code(ctx, tables, chosen, option.value)
+        if code is None:
+            continue
+        statements, imports = code
+        edits = insert_in_block(ctx.module, option.body, option.after, statements, imports, spans, top_level(ctx))
+        if edits:
+            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
+    return {"fn": option.function, "value": option.value, "blocks": blocks} if blocks else {}
+
+
+def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> List[Sequence[str]]:
+    """The sets of RNGs a block may have to seed: all subsets of up to three of those the
+    module deals with, else each alone and all together."""
     relevant = set()
     for facts in fns.values():
         for event in facts["ev"]:
@@ -35,19 +69,22 @@ def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) 
         relevant.add("keras")
     ordered = [rng for rng in RNG_ORDER if rng in relevant]
     if len(ordered) <= 3:
-        sets: Iterable[Sequence[str]] = [c for size in range(1, len(ordered) + 1) for c in combinations(ordered, size)]
-    else:
-        sets = [(rng,) for rng in ordered] + [tuple(ordered)]
-    blocks: Dict[str, List[Dict[str, Any]]] = {}
-    for chosen in sets:
-        edits = block_edits(ctx, tables, chosen)
-        if edits:
-            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
-    return blocks
+        return [c for size in range(1, len(ordered) + 1) for c in combinations(ordered, size)]
+    return [(rng,) for rng in ordered] + [tuple(ordered)]
 
 
 def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Any]:
     """Edits inserting the seed calls of ``rngs`` (none when one cannot be spelled)."""
+    code = _block_code(ctx, tables, rngs, str(ctx.config.seed))
+    if code is None:
+        return []
+    statements, imports = code
+    return insert_after_imports(ctx.module, "\n".join(statements), imports, top_level(ctx))
+
+
+def _block_code(ctx: Any, tables: Tables, rngs: Sequence[str], value: str) -> Optional[Tuple[List[str], List[str]]]:
+    """The seed calls of ``rngs`` with ``value``, and the imports they need; None when one
+    cannot be spelled."""
     calls = {rng: tables.rngs.get(rng, {}) for rng in rngs}
     # a call that seeds several of them (keras.utils.set_random_seed) makes the others redundant
     covered = set()
@@ -63,9 +100,9 @@ def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Any]:
         names = [call for call in (info.get("seed_call"), *info.get("seed_call_aliases", ())) if call]
         usable = [spelled for spelled in (name_for(ctx.module, name, top=top_level(ctx)) for name in names) if spelled is not None]
         if not usable:
-            return []
+            return None
         spelling, import_code = min(usable, key=lambda s: s[1] is not None)  # one the module binds already
-        statements.append(f"{spelling}({ctx.config.seed})")
+        statements.append(f"{spelling}({value})")
         if import_code:
             imports.append(import_code)
-    return insert_after_imports(ctx.module, "\n".join(statements), imports, top_level(ctx))
+    return statements, imports
