@@ -2,8 +2,8 @@
 
 Which RNGs a program leaves unseeded is known only in pass 2, where there is no tree to
 build edits on; so pass 1 builds, for an entry-point module, the block for every set of
-RNGs the module deals with (all subsets of up to three, else each alone and all
-together), and pass 2 picks the smallest one that seeds what the program needs.  The
+RNGs the module or its program may deal with (all subsets of up to four, else each alone
+and all together), and pass 2 picks the smallest one that seeds what the program needs.  The
 statements and imports are placed by ``fixes.builders.insert_after_imports``, which reuses
 the module's aliases and never repeats a statement that is there.
 """
@@ -17,6 +17,9 @@ from nondet_lint.analysis.seedoption import seed_option
 from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
 from nondet_lint.fixes.builders import insert_after_imports, insert_in_block, name_for, top_level
 from nondet_lint.positions import node_spans
+
+
+PROGRAM_RNGS = ("python", "numpy", "torch")
 
 
 def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, List[Dict[str, Any]]]:
@@ -51,8 +54,8 @@ def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]
 
 
 def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> List[Sequence[str]]:
-    """The sets of RNGs a block may have to seed: all subsets of up to three of those the
-    module deals with, else each alone and all together."""
+    """The sets of RNGs a block may have to seed: all subsets of those the module deals
+    with and the common ones (up to four), else each alone and all together."""
     relevant = set()
     for facts in fns.values():
         for event in facts["ev"]:
@@ -67,8 +70,11 @@ def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) ->
     if TF_KERAS in relevant:
         relevant.discard(TF_KERAS)
         relevant.add("keras")
+    # the program's library modules may draw from RNGs the entry module never touches (its
+    # findings carry this block): the common ones are always offered
+    relevant.update(PROGRAM_RNGS)
     ordered = [rng for rng in RNG_ORDER if rng in relevant]
-    if len(ordered) <= 3:
+    if len(ordered) <= 4:
         return [c for size in range(1, len(ordered) + 1) for c in combinations(ordered, size)]
     return [(rng,) for rng in ordered] + [tuple(ordered)]
 
