@@ -176,19 +176,21 @@ def test_seed_in_one_program_does_not_cover_a_use_only_the_other_runs(tmp_path):
 def test_nd205_message_names_the_gpu_line_and_implicit_ops(tmp_path):
     files = {
         "train.py": (
-            "import torch\nimport torch.nn.functional as F\n\n"
+            "import torch\nfrom model import Net\n\n"
             "torch.manual_seed(0)\ndevice = torch.device('cuda')\n"
-            "emb = torch.nn.EmbeddingBag(10, 3, mode='max').to(device)\n"
+            "emb = torch.nn.Embedding(10, 3).to(device)\n"
+            "net = Net().to(device)\n"
             "opt = torch.optim.SGD(emb.parameters(), lr=0.1)\n"
-            "x = torch.nn.functional.interpolate(torch.ones(1, 1, 4, 4, device=device, requires_grad=True), scale_factor=2)\n"
-            "loss = emb(torch.tensor([[1, 2]], device=device)).sum() + x.sum()\nloss.backward()\nopt.step()\n"
+            "loss = net(emb(torch.tensor([[1, 2]], device=device))).sum()\nloss.backward()\nopt.step()\n"
         ),
+        "model.py": "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.conv = torch.nn.Conv2d(1, 1, 3)\n",
     }
     findings = lint_files(tmp_path, files, {"select": ["ND205"]})
     assert [(f.code, f.line) for f in findings] == [("ND205", 5)]
     message = findings[0].message
-    assert "in `train.py` at line 5)" in message
-    assert "train.py:6" in message and "train.py:8" in message
+    assert "(a `\"cuda\"` device in `train.py` at line 5)" in message
+    assert "; it runs `torch.nn.Embedding` (train.py:6), `torch.nn.Conv2d` (model.py:6);" in message
+    assert [(r.path.rsplit("/", 1)[-1], r.line) for r in findings[0].related] == [("train.py", 6), ("model.py", 6)]
 
 
 def test_nd205_related_locations_in_sarif(tmp_path):
@@ -198,7 +200,7 @@ def test_nd205_related_locations_in_sarif(tmp_path):
 
     write_project(tmp_path, {
         "train.py": (
-            "import torch\n\ntorch.manual_seed(0)\nemb = torch.nn.EmbeddingBag(10, 3, mode='max').cuda()\n"
+            "import torch\n\ntorch.manual_seed(0)\nemb = torch.nn.Embedding(10, 3).cuda()\n"
             "opt = torch.optim.SGD(emb.parameters(), lr=0.1)\n"
             "emb(torch.tensor([[1, 2]]).cuda()).sum().backward()\nopt.step()\n"
         ),
@@ -207,6 +209,7 @@ def test_nd205_related_locations_in_sarif(tmp_path):
     result = json.loads(out)["runs"][0]["results"][0]
     related = result["relatedLocations"]
     assert [r["physicalLocation"]["region"]["startLine"] for r in related] == [4]
+    assert related[0]["message"]["text"] == "`torch.nn.Embedding` runs here"
 
 
 def test_entry_point_order_does_not_change_findings(tmp_path):
@@ -275,8 +278,13 @@ def test_training_evidence_makes_library_uses_judged(tmp_path, body):
     assert lint(tmp_path, files, ["ND101"]) == [("helpers.py", "ND101", 4)]
 
 
-def test_converter_does_not_judge_library_uses(tmp_path):
-    files = {"helpers.py": "import random\n\ndef pick(xs):\n    return random.choice(xs)\n", "convert.py": "from helpers import pick\nimport json\nprint(json.dumps(pick([1, 2])))\n"}
+@pytest.mark.parametrize("body", [
+    "import json\nprint(json.dumps(pick([1, 2])))\n",
+    # reading a TF1 checkpoint (``tf.train`` holds readers too) is not training
+    "import tensorflow as tf\nweights = tf.train.load_variable('ckpt', 'w')\nprint(pick([1, 2]), tf.train.list_variables('ckpt'))\n",
+])
+def test_converter_does_not_judge_library_uses(tmp_path, body):
+    files = {"helpers.py": "import random\n\ndef pick(xs):\n    return random.choice(xs)\n", "convert.py": "from helpers import pick\n" + body}
     assert lint(tmp_path, files, ["ND101"]) == []
 
 
@@ -317,3 +325,72 @@ def test_nd000_at_the_line_cpython_names(tmp_path):
     findings = lint_files(tmp_path, files, {"select": ["ND000"]})
     assert [(f.code, f.line) for f in findings] == [("ND000", 3)]
     assert "Python 2" in findings[0].message
+
+
+def test_op_rules_judge_an_op_by_the_programs_that_run_it(tmp_path):
+    # the float accumulation runs only in the CPU statistics script; the GPU trainer
+    # elsewhere in the repository does not make it a GPU op
+    files = {
+        "stats/hist.py": "import torch\n\ndef counts(x, i):\n    return torch.zeros(4).index_add_(0, i, x)\n",
+        "stats/report.py": "import torch\nfrom hist import counts\n\nif __name__ == '__main__':\n    print(counts(torch.ones(3), torch.tensor([0, 1, 1])))\n",
+        "train/train.py": (
+            "import torch\n\ntorch.manual_seed(0)\ntorch.use_deterministic_algorithms(True)\n"
+            "model = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "model(torch.ones(2, 2).cuda()).sum().backward()\nopt.step()\n"
+        ),
+    }
+    assert lint(tmp_path, files, ["ND203"]) == []
+    files["stats/report.py"] = files["stats/report.py"].replace("torch.ones(3)", "torch.ones(3).cuda()")
+    assert lint(tmp_path / "gpu", files, ["ND203"]) == [("stats/hist.py", "ND203", 4)]
+
+
+@pytest.mark.parametrize("spec, reported", [("tensorflow~=2.14.0", False), ("tensorflow>=2.16", True)])
+def test_keras_2_or_3_from_the_tensorflow_version(tmp_path, spec, reported):
+    # TF < 2.16 ships Keras 2, whose layers draw from TF's global seed; Keras 3 needs
+    # keras.utils.set_random_seed
+    source = (
+        "import tensorflow as tf\n\ntf.random.set_seed(0)\n"
+        "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nmodel.compile('sgd', 'mse')\nmodel.fit([[1.0]], [[1.0]])\n"
+    )
+    expected = [("train.py", "ND105", 4)] if reported else []
+    assert lint(tmp_path, {"train.py": source, "requirements.txt": spec + "\n"}, ["ND105"]) == expected
+
+
+def test_imports_under_type_checking_add_no_module_to_the_program(tmp_path):
+    # a package whose __init__ lists its whole library for type checkers only (as lazy
+    # packages do): a converter importing it does not run the GPU benchmark module
+    files = {
+        "lib/__init__.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .bench import Bench\n",
+        "lib/bench.py": "import torch\n\nclass Bench:\n    device = torch.device('cuda')\n",
+        "convert.py": (
+            "import torch\nimport lib\n\nif __name__ == '__main__':\n"
+            "    state = torch.load('w.pt')\n    torch.optim.SGD([state['w']], lr=1).step()\n"
+        ),
+    }
+    assert lint(tmp_path, files, ["ND205"]) == []
+    files["lib/__init__.py"] = "from .bench import Bench\n"
+    assert lint(tmp_path / "eager", files, ["ND205"]) == [("convert.py", "ND205", 1)]
+
+
+LIBRARY_GPU = {
+    "lib/__init__.py": "",
+    "lib/devices.py": "import torch\n\ndef available():\n    found = {'cpu'}\n    found.add('cuda')\n    return found\n",
+    "lib/model.py": "import torch\n\nclass Net(torch.nn.Module):\n    def to_gpu(self):\n        return self.cuda()\n",
+}
+
+
+def test_naming_a_device_does_not_select_it(tmp_path):
+    files = {**LIBRARY_GPU, "run.py": "import torch\nfrom lib.devices import available\n\nif __name__ == '__main__':\n    torch.manual_seed(0)\n    print(available())\n"}
+    files["lib/model.py"] = "import torch\n"
+    assert lint(tmp_path, files, ["ND205"]) == []
+
+
+@pytest.mark.parametrize("body, expected", [
+    # a converter: loads, checks an output, saves; the library selects the GPU elsewhere
+    ("    model = Net()\n    model.eval()\n    model.save_pretrained('out')\n", []),
+    # an evaluation that reports results: it matters
+    ("    model = Net()\n    model.eval()\n    print(model(torch.ones(1)))\n", [("run.py", "ND205", 1)]),
+])
+def test_program_using_a_gpu_library_matters_when_it_evaluates(tmp_path, body, expected):
+    files = {**LIBRARY_GPU, "run.py": "import torch\nfrom lib.model import Net\n\nif __name__ == '__main__':\n" + body}
+    assert lint(tmp_path, files, ["ND205"]) == expected

@@ -107,6 +107,7 @@ class FileContext:
         self.path = path
         self.module = module
         self.module_name = module_name
+        self.is_package = is_package
         self.rules = rules
         self.config = config
         self.enabled = enabled

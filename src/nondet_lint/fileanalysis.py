@@ -8,6 +8,7 @@ file's ``noqa`` comments.
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 from dataclasses import replace
@@ -49,12 +50,29 @@ def module_name_for(path: str) -> Tuple[str, bool]:
     return ".".join(p for p in parts if p), is_package
 
 
+def cpython_syntax_error(text: str) -> Optional[Tuple[int, int, str]]:
+    """(line, 0-based column, reason) of the syntax error CPython's parser reports in
+    ``text``, or None when CPython accepts it (libcst may lag behind new syntax)."""
+    try:
+        compile(text, "<source>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        if not error.lineno:
+            return None
+        return error.lineno, max((error.offset or 1) - 1, 0), error.msg or "invalid syntax"
+    except (ValueError, RecursionError, MemoryError):
+        return None
+    return None
+
+
 def parse_error_finding(path: str, source: Optional[SourceFile], exc: Exception) -> Finding:
     if isinstance(exc, SourceError):
         return Finding(path, exc.line, exc.col, "ND000", f"cannot read file: {exc.reason}")
     if isinstance(exc, cst.ParserSyntaxError):
         line, col = exc.raw_line, exc.raw_column
         reason = exc.message.strip().splitlines()[0] if exc.message.strip() else "invalid syntax"
+        cpython = cpython_syntax_error(source.text) if source else None
+        if cpython is not None:  # spec: ND000 at the line CPython's own parser names
+            line, col, reason = cpython
         text_lines = source.text.splitlines() if source else []
         if 0 < line <= len(text_lines) and PY2_HINT.match(text_lines[line - 1]):
             reason += " (Python 2 syntax? nondet-lint checks Python 3 code)"

@@ -23,7 +23,6 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from nondet_lint.source import SourceFile
 from nondet_lint.types import Edit, Finding
 
 SUFFIX = ".ipynb"

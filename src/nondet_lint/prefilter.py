@@ -26,7 +26,10 @@ from nondet_lint.ruledata import RuleSet
 def check_requires(check: Type[Check], rules: RuleSet, enabled: FrozenSet[str]) -> Optional[Tuple[str, ...]]:
     """The modules a check needs, or None when it must run on every file (the same for
     every file of a run: cached)."""
-    codes = [code for code in check.codes if code in enabled and code in rules]
+    # the codes it decides say what it needs; codes it only feeds (ops listed in ND205's
+    # message) count when none of its own is enabled
+    codes = [code for code in check.decided_codes() if code in enabled and code in rules]
+    codes = codes or [code for code in check.codes if code in enabled and code in rules]
     if not codes:
         return None
     needed = set()

@@ -111,7 +111,7 @@ DATA: Dict[str, Table] = {
     "ND204": Table({"kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS}),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES}),
-        "evaluation": Table({"calls": NAMES, "methods": Map(NAMES)}),
+        "evaluation": Table({"calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES}),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
             "switch_code": Tables(Table({

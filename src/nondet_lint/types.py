@@ -73,6 +73,23 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Related:
+    """Another place a finding points at (an op the missing switch leaves unsafe)."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {"path": self.path, "line": self.line, "col": self.col, "message": self.message}
+
+    @classmethod
+    def from_dict(cls, data: Dict[str, Any]) -> "Related":
+        return cls(data["path"], data["line"], data["col"], data["message"])
+
+
+@dataclass(frozen=True)
 class Finding:
     """One reported problem. ``col`` is 0-based; reporters print it 1-based.
 
@@ -91,6 +108,7 @@ class Finding:
     fix: Optional[Fix] = field(default=None, compare=False)
     cell: Optional[int] = None
     notebook_cell: Optional[int] = None
+    related: Tuple[Related, ...] = field(default=(), compare=False)
 
     @property
     def shown_cell(self) -> Optional[int]:
@@ -113,6 +131,7 @@ class Finding:
             "fix": self.fix.to_dict() if self.fix else None,
             "cell": self.cell,
             "notebook_cell": self.notebook_cell,
+            "related": [item.to_dict() for item in self.related],
         }
 
     @classmethod
@@ -121,6 +140,7 @@ class Finding:
         return cls(
             data["path"], data["line"], data["col"], data["code"], data["message"],
             data["end_line"], data["end_col"], fix, data.get("cell"), data.get("notebook_cell"),
+            tuple(Related.from_dict(item) for item in data.get("related", ())),
         )
 
 

@@ -10,7 +10,7 @@ names bound once in the function or module, class attributes, the defaults of
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
 import libcst as cst

@@ -75,6 +75,16 @@ class Specifier:
             self.clauses.append((operator, version, wildcard))
 
     @property
+    def floor(self) -> Optional[Version]:
+        """The lowest version the range names (``>=2.1``, ``~=2.14.0``, ``==2.14.*``), if
+        it allows it: the best guess when no known version falls inside the range."""
+        bounds = [v for op, v, wild in self.clauses if op in (">=", "~=") or (op in ("==", "===") and wild)]
+        if not bounds:
+            return None
+        best = max(bounds, key=lambda v: _padded(v, (0,) * 8)[0])
+        return best if self.contains(best) else None
+
+    @property
     def exact(self) -> Optional[Version]:
         """The one version an ``==X`` (not wildcard) specifier allows, else None."""
         if len(self.clauses) == 1:
@@ -122,11 +132,12 @@ def newest_matching(spec: Specifier, known: Iterable[str]) -> Optional[Version]:
 
 def version_from_spec(text: str, known: Sequence[str]) -> Optional[Version]:
     """The version a pin or a configured target means: an exact pin is itself, a range the
-    newest known version inside it; None when nothing known satisfies it."""
+    newest known version inside it, else its lower bound (``~=2.14.0`` when only 2.10 and
+    2.15 are known); None when it names no version at all."""
     spec = Specifier(text)
     if not spec.valid:
         return None
-    return spec.exact or newest_matching(spec, known)
+    return spec.exact or newest_matching(spec, known) or spec.floor
 
 
 def canonical_package(name: str, aliases: Mapping[str, str] = {}) -> str:

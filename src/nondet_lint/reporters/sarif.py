@@ -119,6 +119,18 @@ def result(finding: Finding, rule_index: Dict[str, int], lines: SourceLines) -> 
         out["ruleIndex"] = rule_index[finding.code]
     if finding.cell is not None:
         out["properties"] = {"cell": finding.cell, "notebookCell": finding.shown_cell}
+    if finding.related:
+        out["relatedLocations"] = [
+            {
+                "id": index,
+                "physicalLocation": {
+                    "artifactLocation": artifact_uri(item.path),
+                    "region": {"startLine": item.line, "startColumn": item.col + 1},
+                },
+                "message": {"text": item.message},
+            }
+            for index, item in enumerate(finding.related, 1)
+        ]
     fixes = _fixes(finding)
     if fixes:
         out["fixes"] = fixes

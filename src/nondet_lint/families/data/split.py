@@ -18,6 +18,7 @@ import libcst as cst
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import last_name, statement_of
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
+from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
 from nondet_lint.check import Check
 from nondet_lint.context import NodeEdit
 from nondet_lint.families.data.context import DataContext
@@ -53,7 +54,8 @@ def _is_zero(expr: Optional[cst.BaseExpression]) -> bool:
 
 class SeedingFacts(Check):
     """Records which global RNGs the module seeds anywhere, and whether it turns on
-    TensorFlow op determinism: ``facts["data_seeding"] = {"seeded": [...], "tf_determinism": bool}``."""
+    TensorFlow op determinism (``analysis.switches``, as the kernel rules see it):
+    ``facts["data_seeding"] = {"seeded": [...], "tf_determinism": bool}``."""
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -64,44 +66,29 @@ class SeedingFacts(Check):
                     continue
                 for name in table.get("names", ()):
                     self.seeders[name] = list(table.get("seeds", ()))
-        data = ctx.rules["ND307"].data if "ND307" in ctx.rules else {}
-        self.switches = frozenset(data.get("determinism_calls", ()))
-        self.variables = frozenset(data.get("determinism_env", ()))
-        self.spellings = spellings(ctx, (*self.seeders, *self.switches))
+        self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
+        self.spellings = spellings(ctx, (*self.seeders, *self.switches.calls, *ENVIRON_SETTERS))
         self.seeded: Set[str] = set()
-        self.determinism = False
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        last = last_name(func)
-        if last not in self.spellings and last != "setdefault":
+        if last_name(func) not in self.spellings:
             return
         name = self.ctx.qualname(func)
         if name in self.seeders:
             value = node.args[0].value if node.args else None
             if value is not None and not is_none(value):
                 self.seeded.update(self.seeders[name])
-        elif name in self.switches:
-            self.determinism = True
-        elif last == "setdefault" and name == "os.environ.setdefault" and len(node.args) == 2:
-            self._environment(node.args[0].value, node.args[1].value)
+        else:
+            self.switches.call(node, name)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            subscript = target.target
-            if isinstance(subscript, cst.Subscript) and self.ctx.qualname(subscript.value) == "os.environ" and subscript.slice:
-                index = subscript.slice[0].slice
-                if isinstance(index, cst.Index):
-                    self._environment(index.value, node.value)
-
-    def _environment(self, key: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        if isinstance(key, cst.SimpleString) and key.evaluated_value in self.variables:
-            if isinstance(value, cst.SimpleString) and str(value.evaluated_value).lower() in ("1", "true"):
-                self.determinism = True
+        self.switches.assign(node)
 
     def finish(self) -> None:
-        if self.seeded or self.determinism:
-            self.ctx.facts[SEEDING_FACT] = {"seeded": sorted(self.seeded), "tf_determinism": self.determinism}
+        determinism = self.switches.is_set(TENSORFLOW)
+        if self.seeded or determinism:
+            self.ctx.facts[SEEDING_FACT] = {"seeded": sorted(self.seeded), "tf_determinism": determinism}
 
 
 def project_seeding(project: Any) -> Tuple[Set[str], bool]:

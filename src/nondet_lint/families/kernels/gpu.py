@@ -18,127 +18,32 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 from __future__ import annotations
 
 import os
-import re
-from functools import lru_cache
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
+from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.analysis.versions import Version, allowed_versions, target_version
-from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, string_parts
+from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
+from nondet_lint.names import dotted_name, resolve_relative
 
 FACT = "gpu"
-DATA_RULE = "ND205"  # the rule whose data holds the framework, switch and GPU tables
-ON, MAYBE = "on", "unknown"
-
-
-# ---------------------------------------------------------------- pass 1: helpers ------
-@lru_cache(maxsize=32)
-def _regex(pattern: str) -> "re.Pattern[str]":
-    return re.compile(pattern, re.IGNORECASE)
-
-
-def value_in(value: Any, allowed: Iterable[Any]) -> bool:
-    """``value`` equals one of ``allowed`` (``True`` is not ``1`` here)."""
-    return any(type(value) is type(item) and value == item for item in allowed)
-
-
-def environ_key(target: cst.BaseExpression, qualname) -> Optional[str]:
-    """``os.environ["X"]`` (through any alias of ``os.environ``) → ``"X"``."""
-    if not isinstance(target, cst.Subscript) or qualname(target.value) != "os.environ":
-        return None
-    if len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
-        return None
-    key = literal_value(target.slice[0].slice.value, qualname)
-    return key if isinstance(key, str) else None
-
-
-def environ_settings(node: cst.CSTNode, qualname) -> List[Tuple[str, cst.BaseExpression]]:
-    """Environment variables a statement or call sets: ``os.environ[K] = v``,
-    ``os.environ.setdefault(K, v)``, ``os.environ.update({K: v}, K=v)``, ``os.putenv(K, v)``."""
-    out: List[Tuple[str, cst.BaseExpression]] = []
-    if isinstance(node, cst.Assign):
-        for target in node.targets:
-            key = environ_key(target.target, qualname)
-            if key is not None:
-                out.append((key, node.value))
-        return out
-    if not isinstance(node, cst.Call):
-        return out
-    name = qualname(node.func)
-    if name in ("os.environ.setdefault", "os.putenv"):
-        key = literal_value(find_arg(node, None, 0), qualname)
-        value = find_arg(node, None, 1)
-        if isinstance(key, str) and value is not None:
-            out.append((key, value))
-    elif name == "os.environ.update":
-        for arg in node.args:
-            if arg.keyword is not None:
-                out.append((arg.keyword.value, arg.value))
-            elif isinstance(arg.value, cst.Dict):
-                for element in arg.value.elements:
-                    if isinstance(element, cst.DictElement):
-                        key = literal_value(element.key, qualname)
-                        if isinstance(key, str):
-                            out.append((key, element.value))
-    return out
-
-
-def _reads_variable(node: cst.BaseExpression, var: str, qualname) -> bool:
-    """``os.environ.get(var, ...)``, ``os.getenv(var)`` or ``os.environ[var]``."""
-    if isinstance(node, cst.Call) and qualname(node.func) in ("os.environ.get", "os.getenv"):
-        return literal_value(find_arg(node, None, 0), qualname) == var
-    return environ_key(node, qualname) == var
-
-
-def env_value_state(value: cst.BaseExpression, var: str, pattern: str, qualname) -> Optional[str]:
-    """``ON`` when the literal text of ``value`` matches ``pattern``; ``MAYBE`` when the value
-    is computed (other than re-reading ``var`` itself, as appending to ``XLA_FLAGS`` does);
-    None when it is a literal that does not turn the switch on."""
-    text, other = string_parts(value)
-    if _regex(pattern).search(text):
-        return ON
-    if not other:
-        return None
-    parts: List[cst.BaseExpression] = []
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, cst.BinaryOperation):
-            stack.extend((item.left, item.right))
-        elif isinstance(item, cst.FormattedString):
-            parts.extend(p.expression for p in item.parts if isinstance(p, cst.FormattedStringExpression))
-        elif not isinstance(item, (cst.SimpleString, cst.ConcatenatedString)):
-            parts.append(item)
-    return MAYBE if any(not _reads_variable(part, var, qualname) for part in parts) else None
-
-
-def call_switch_state(call: cst.Call, entry: Mapping[str, Any], qualname) -> Optional[str]:
-    """The state a switch call sets, per its data entry (see ``[[ND205.data.switches.calls]]``)."""
-    arg = entry.get("arg")
-    if arg is None:
-        return ON
-    value = literal_value(find_arg(call, arg.get("name"), arg.get("pos")), qualname)
-    if value is ABSENT:
-        return ON if entry.get("absent") == "on" else None
-    if value is UNKNOWN:
-        return MAYBE
-    return ON if value_in(value, entry.get("on", [True])) else None
+DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
     if type(node) is cst.SimpleString and "\\" not in node.value:
         # no escapes: the value is the raw text between the quotes (evaluating every
         # string literal of a module cost more than the rest of this check)
-        return "b" not in node.prefix.lower() and bool(_regex(pattern).match(node.raw_value))
+        return "b" not in node.prefix.lower() and bool(regex(pattern).match(node.raw_value))
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
-        return isinstance(value, str) and bool(_regex(pattern).match(value))
+        return isinstance(value, str) and bool(regex(pattern).match(value))
     if isinstance(node, cst.FormattedString) and node.parts:
         first = node.parts[0]
-        return isinstance(first, cst.FormattedStringText) and bool(_regex(pattern).match(first.value))
+        return isinstance(first, cst.FormattedStringText) and bool(regex(pattern).match(first.value))
     return False
 
 
@@ -188,8 +93,26 @@ class GpuSelection:
         if isinstance(parent, _SELECTING_PARENTS):
             if isinstance(parent, cst.DictElement) and parent.key is node:
                 return None
+            if isinstance(parent, cst.Arg) and parent.keyword is None and _lists_or_prints(self.ctx.parent(parent)):
+                return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
             return "a `\"cuda\"` device"
         return None
+
+
+# calls that keep or show a device name without selecting it
+_NAMING_METHODS = frozenset({
+    "add", "append", "extend", "insert", "remove", "discard", "index", "count", "startswith", "endswith",
+    "get", "pop", "setdefault", "join", "format", "replace", "split", "info", "debug", "warning", "warn", "error",
+})
+_NAMING_FUNCTIONS = frozenset({"print", "str", "repr", "len", "isinstance"})
+
+
+def _lists_or_prints(call: Optional[cst.CSTNode]) -> bool:
+    if not isinstance(call, cst.Call):
+        return False
+    if isinstance(call.func, cst.Attribute):
+        return call.func.attr.value in _NAMING_METHODS
+    return isinstance(call.func, cst.Name) and call.func.value in _NAMING_FUNCTIONS
 
 
 def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
@@ -200,14 +123,39 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
     while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
         if isinstance(current, cst.If) and not is_main_guard(current.test):
             test = current.test
-            if isinstance(test, cst.Name) and test.value == "TYPE_CHECKING":
+            if _is_type_checking(test):
                 return True
             if isinstance(test, cst.Comparison) and any(
-                isinstance(side, (cst.SimpleString, cst.ConcatenatedString, cst.Tuple, cst.List, cst.Set))
-                for side in (test.left, *(c.comparator for c in test.comparisons))
+                _names_a_choice(side) for side in (test.left, *(c.comparator for c in test.comparisons))
             ):
                 return True
         current = parent(current)
+    return False
+
+
+def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
+    """Whether a statement sits in the body of ``if TYPE_CHECKING:`` (or
+    ``if typing.TYPE_CHECKING:``)."""
+    current, child = parent(node), node
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, cst.If) and child is current.body and _is_type_checking(current.test):
+            return True
+        current, child = parent(current), current
+    return False
+
+
+def _is_type_checking(test: cst.BaseExpression) -> bool:
+    name = dotted_name(test)
+    return name is not None and name.rsplit(".", 1)[-1] == "TYPE_CHECKING"
+
+
+def _names_a_choice(node: cst.BaseExpression) -> bool:
+    """A string, or a tuple / list / set of strings: what an option is compared with
+    (``sys.version_info >= (3, 8)`` is not a choice)."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return True
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return any(isinstance(e.value, (cst.SimpleString, cst.ConcatenatedString)) for e in node.elements)
     return False
 
 
@@ -220,68 +168,39 @@ class GpuFacts(Check):
         super().__init__(ctx)
         data = ctx.rules[DATA_RULE].data
         self.frameworks = data["frameworks"]
-        self.switches = data["switches"]
         self.diff = data["differentiation"]
         self.evaluation = data.get("evaluation", {})
         self.selection = GpuSelection(ctx)
-        self.switch_calls = {name: entry for entry in self.switches.get("calls", []) for name in entry["names"]}
-        self.switch_attrs = {name: entry for entry in self.switches.get("attributes", []) for name in entry["names"]}
-        self.env = {entry["var"]: entry for entry in self.switches.get("env", [])}
-        # only ``os`` sets environment variables: a module that never imports it needs no
-        # look at each call and assignment (most modules of a large project)
-        self.sets_environ = bool(self.env) and ctx.imports.mentions("os")
-        self.state: Dict[str, str] = {}
+        self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
         self.differentiates = False
         self.evaluates = False
+        self.saves_model = False  # a converter's mark: it writes a model out
         # frameworks imported where the default run goes, and only on an option's branch
         self.imported_by_default: Set[str] = set()
         self.imported_on_branch: Set[str] = set()
+        self.running_imports: Set[str] = set()
+        self.type_checking_imports: Set[str] = set()
         # where the GPU is selected: an anchor pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(ctx.rules["ND206"].data.get("seed_calls", []))
         self.seeds = False
 
-    def _set(self, switches: Iterable[str], state: Optional[str]) -> None:
-        if state is None:
-            return
-        for switch in switches:
-            if self.state.get(switch) != ON:
-                self.state[switch] = state
-
-    def _env(self, node: cst.CSTNode) -> None:
-        if not self.sets_environ:
-            return
-        for var, value in environ_settings(node, self.ctx.qualname):
-            entry = self.env.get(var)
-            if entry is None:
-                continue
-            for rule in entry["patterns"]:
-                self._set(rule["sets"], env_value_state(value, var, rule["pattern"], self.ctx.qualname))
-
     def visit_Assign(self, node: cst.Assign) -> None:
-        self._env(node)
-        for target in node.targets:
-            entry = self.switch_attrs.get(self.ctx.qualname(target.target) or "")
-            if entry is not None:
-                value = literal_value(node.value, self.ctx.qualname)
-                if value is UNKNOWN:
-                    self._set(entry["sets"], MAYBE)
-                elif value_in(value, entry.get("on", [True])):
-                    self._set(entry["sets"], ON)
+        self.switches.assign(node)
 
     def visit_Call(self, node: cst.Call) -> None:
-        self._env(node)
         name = self.ctx.qualname(node.func)
-        entry = self.switch_calls.get(name or "")
-        if entry is not None:
-            self._set(entry["sets"], call_switch_state(node, entry, self.ctx.qualname))
+        self.switches.call(node, name)
         if self.selects is None:
             self._selected(node, self.selection.call(node))
         if not self.differentiates:
             self.differentiates = self._differentiates(node, name)
         if not self.evaluates:
             self.evaluates = self._evaluates(node, name)
+        if not self.saves_model:
+            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            self.saves_model = name in self.evaluation.get("save_calls", ()) or method in self.evaluation.get("save_methods", ())
         if name in self.seed_calls:
             self.seeds = True
 
@@ -297,11 +216,25 @@ class GpuFacts(Check):
             self.ctx.defer(node, self.anchor_code, gpu_selection=how)
 
     def visit_Import(self, node: cst.Import) -> None:
-        self._framework_import(node, [self.ctx.code_for(alias.name) for alias in node.names])
+        names = [dotted_name(alias.name) or "" for alias in node.names]
+        self._framework_import(node, names)
+        self._project_import(node, names)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if node.module is not None and not node.relative:
-            self._framework_import(node, [self.ctx.code_for(node.module)])
+            self._framework_import(node, [dotted_name(node.module) or ""])
+        base = dotted_name(node.module) if node.module is not None else ""
+        if node.relative:
+            base = resolve_relative(self.ctx.module_name, self.ctx.is_package, len(node.relative), base or "")
+        names = [base or ""]
+        if not isinstance(node.names, cst.ImportStar):
+            names.extend(f"{base}.{dotted_name(alias.name)}" if base else dotted_name(alias.name) or "" for alias in node.names)
+        self._project_import(node, names)
+
+    def _project_import(self, node: cst.CSTNode, names: List[str]) -> None:
+        """Imports under ``if TYPE_CHECKING:`` never run: they add no module to a program
+        (a package ``__init__`` that lists its whole library for type checkers)."""
+        (self.type_checking_imports if under_type_checking(node, self.ctx.parent) else self.running_imports).update(names)
 
     def _framework_import(self, node: cst.CSTNode, names: List[str]) -> None:
         for framework, spec in self.frameworks.items():
@@ -336,11 +269,15 @@ class GpuFacts(Check):
         self.ctx.facts[FACT] = {
             "frameworks": used,
             "selects_gpu": self.selects,
-            "switches": dict(sorted(self.state.items())),
+            "switches": dict(sorted(self.switches.state.items())),
             "differentiates": self.differentiates,
             "evaluates": self.evaluates,
+            "saves_model": self.saves_model,
             "seeds": self.seeds,
-            "imports": sorted(name for name in self.ctx.imports.imported_modules if name),
+            "imports": sorted(
+                name for name in self.ctx.imports.imported_modules
+                if name and (name in self.running_imports or name not in self.type_checking_imports)
+            ),
         }
 
 
@@ -486,16 +423,19 @@ class ProgramView:
 
     def entry_matters(self, entry: str) -> bool:
         """Spec "programs that matter", for ND205 / ND209: never test code; a program that
-        puts work on a GPU itself matters, one that is a GPU program only because it uses
-        TensorFlow / JAX must also train, evaluate or seed (a converter or a plotting
-        script that imports TensorFlow does not)."""
+        trains or seeds (it wants repeatable runs), one whose own module puts work on the
+        GPU, and one that evaluates or samples from a model without saving one (a
+        converter loads a checkpoint, checks a few outputs and saves it: it does not
+        matter, nor does a script that only imports a library which selects the GPU in
+        functions it may never call)."""
         if self.project.is_test_code(entry):
             return False
-        program = self.closures.get(entry, frozenset({entry}))
-        if any(self.facts[path].get("selects_gpu") for path in program if path in self.facts):
+        if self.facts.get(entry, {}).get("selects_gpu"):
             return True
-        summary = self._summary(program)
-        return summary.differentiates or summary.evaluates or summary.seeds
+        summary = self._summary(self.closures.get(entry, frozenset({entry})))
+        if summary.differentiates or summary.seeds:
+            return True
+        return summary.evaluates and not self.facts.get(entry, {}).get("saves_model")
 
     def gpu_selections(self) -> Dict[str, str]:
         """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
@@ -595,7 +535,7 @@ def read_pins(root: str) -> Dict[str, str]:
 def requirement_files(root: str) -> List[str]:
     """The project's requirement and lock files (I/O: pass 2 only)."""
     try:
-        from nondet_lint.analysis.requirements import project_files
+        from nondet_lint.families.environment.requirements import project_files
     except ImportError:  # pragma: no cover - the requirement parser is optional
         return []
     try:
@@ -608,7 +548,7 @@ def read_pins_near(root: str, folder: str, files: Sequence[str]) -> Dict[str, st
     """``{package: specifier}`` of the requirement files in ``folder`` and the folders
     above it up to ``root``, the nearest folder's first (I/O: pass 2 only)."""
     try:
-        from nondet_lint.analysis.requirements import project_pins
+        from nondet_lint.families.environment.requirements import project_pins
     except ImportError:  # pragma: no cover - the requirement parser is optional
         return {}
     top = os.path.abspath(root or ".")

@@ -131,6 +131,15 @@ def reported_at_calls(entry: Mapping[str, Any]) -> bool:
     )
 
 
+def covered_by_switch(entry: Mapping[str, Any]) -> bool:
+    """Whether some version leaves the entry to the missing switch (ND205) rather than
+    reporting it at its calls: convolutions, implicit backward passes."""
+    default = entry.get("report", "call")
+    return any(item.get("report", default) == "program" for item in entry.get("status", [])) or (
+        not entry.get("status") and default == "program"
+    )
+
+
 def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional[Mapping[str, Any]]:
     """The first ``status`` item whose ``versions`` range holds the target version."""
     for item in entry.get("status", []):
@@ -144,7 +153,16 @@ def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional
 
 # ---------------------------------------------------------------- pass 1 --------------
 class OpCheck(Check):
-    """Matches calls against one rule's op table (subclasses name the rule)."""
+    """Matches calls against one rule's op table (subclasses name the rule).  It also
+    runs for ND205, whose message lists the ops the missing switch leaves unsafe: it
+    defers where they run, ND205's check decides."""
+
+    @classmethod
+    def runs_on(cls, ctx: Any) -> bool:
+        if cls.code in ctx.enabled:
+            return True
+        modules = ctx.rules["ND205"].data["frameworks"][cls.framework]["modules"]
+        return ctx.imports.mentions(*modules)
 
     code: ClassVar[str] = ""
     framework: ClassVar[str] = ""
@@ -214,8 +232,13 @@ class OpCheck(Check):
             if condition_holds(node, entry, shift, self.ctx.qualname) is not True:
                 continue
             self.matched.add(entry["id"])
-            if entry.get("device", "cuda") != "mps" and reported_at_calls(entry):
+            if entry.get("device", "cuda") == "mps":
+                continue
+            if reported_at_calls(entry):
                 self.ctx.defer(node, self.code, op=entry["id"])
+            if covered_by_switch(entry):
+                # where the program runs it: ND205's message lists it, with its line
+                self.ctx.defer(node, "ND205", implicit_op=entry["id"], op_code=self.code)
 
     def finish(self) -> None:
         if self.matched:
@@ -238,8 +261,8 @@ class OpCheck(Check):
         best: Dict[Tuple[str, int, int], Tuple[int, Finding]] = {}
         for item in deferred:
             entry = table.by_id.get(item.payload.get("op", ""))
-            if entry is None:
-                continue
+            if entry is None or not view.module_in_gpu_program(item.path):
+                continue  # spec: "in a GPU program", decided per program
             status = status_for(entry, version)
             if status is None or status.get("kind") not in KIND_PRIORITY:
                 continue
@@ -271,7 +294,8 @@ class TorchOps(OpCheck):
     """ND203: PyTorch ops without a deterministic CUDA kernel, or with one only under
     ``torch.use_deterministic_algorithms(True)``."""
 
-    codes = ("ND203",)
+    codes = ("ND203", "ND205")
+    decides = ("ND203",)
     code = "ND203"
     framework = "torch"
     switch = "torch"
@@ -280,7 +304,8 @@ class TorchOps(OpCheck):
 class TensorFlowOps(OpCheck):
     """ND204: TensorFlow ops that are non-deterministic on GPU in the target version."""
 
-    codes = ("ND204",)
+    codes = ("ND204", "ND205")
+    decides = ("ND204",)
     code = "ND204"
     framework = "tensorflow"
     switch = "tensorflow"
@@ -291,7 +316,8 @@ class JaxScatter(OpCheck):
     """ND208: JAX scatter-add (``.at[].add()``, ``segment_sum``, ...) without
     ``--xla_gpu_deterministic_ops``."""
 
-    codes = ("ND208",)
+    codes = ("ND208", "ND205")
+    decides = ("ND208",)
     code = "ND208"
     framework = "jax"
     switch = "xla_scatter"

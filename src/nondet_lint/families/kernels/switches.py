@@ -7,20 +7,21 @@ inserts are rule data in ``rules/kernels.toml``.
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, entry_facts, is_entry_point
+from nondet_lint.analysis.switches import value_in
 from nondet_lint.analysis.versions import Version, format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuFacts, GpuSelection, program_view, value_in
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, program_view
 from nondet_lint.families.kernels.ops import FACT as OPS_FACT, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
-from nondet_lint.types import UNSAFE, Finding, Fix
+from nondet_lint.types import UNSAFE, Finding, Fix, Related
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
@@ -86,12 +87,13 @@ class CudnnDeterministicOff(Check):
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: Mapping[str, Any]) -> Iterable[Finding]:
-        if not deferred or not program_view(project, rules).is_gpu_program():
+        view = program_view(project, rules)
+        if not deferred or not view.is_gpu_program():
             return []
         rule = rules["ND202"]
         return [
             Finding(d.path, d.line, d.col, "ND202", rule.format_message(**d.payload), d.end_line, d.end_col, d.fix)
-            for d in deferred
+            for d in deferred if view.module_in_gpu_program(d.path)  # spec: per program
         ]
 
 
@@ -196,9 +198,12 @@ class ProgramSwitches(Check):
             return []
         by_path: Dict[str, List[Deferred]] = {}
         selections: Dict[str, Deferred] = {}  # module -> where it first selects the GPU
+        implicit: Dict[str, List[Deferred]] = {}  # module -> where it runs ops ND205 covers
         for item in deferred:
             if "gpu_selection" in item.payload:
                 selections.setdefault(item.path, item)
+            elif "implicit_op" in item.payload:
+                implicit.setdefault(item.path, []).append(item)
             else:
                 by_path.setdefault(item.path, []).append(item)
         findings: List[Finding] = []
@@ -208,12 +213,15 @@ class ProgramSwitches(Check):
             if not view.entry_uses_gpu(path) or not view.entry_matters(path):
                 continue  # spec: per program, for GPU programs that train or evaluate
             reason = gpu_reason(view, path, selections)
-            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules, reason))
+            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules, reason, implicit))
             findings.extend(cls._missing_cublas(view, path, [i for i in items if i.code == "ND209"], rules))
         return findings
 
     @staticmethod
-    def _missing_switch(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any], reason: str) -> List[Finding]:
+    def _missing_switch(
+        view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any], reason: str,
+        implicit: Mapping[str, List[Deferred]],
+    ) -> List[Finding]:
         if not items:
             return []
         frameworks = view.data["frameworks"]
@@ -243,8 +251,8 @@ class ProgramSwitches(Check):
         raising_text = ""
         fix = chosen.fix
         if raising:
-            ops, versions = _ops_text(raising)
-            values = {"ops": ops, "have": "have" if len(raising) > 1 else "has", "versions": versions}
+            names, versions = _ops_text(raising)
+            values = {"ops": names, "have": "have" if len(raising) > 1 else "has", "versions": versions}
             raising_text = data.get("raising", {}).get(first, "").format(**values)
             title = data.get("raising_fix_title", {}).get(first)
             if fix is not None and title:
@@ -252,11 +260,12 @@ class ProgramSwitches(Check):
                 fix = Fix(title.format(**values), fix.applicability if safe else UNSAFE, fix.edits)
         elif cublas and fix is not None and "cublas_fix_title" in data:
             fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
+        ops = implicit_ops(view, path, implicit, rules, frozenset(missing))
         message = rules["ND205"].format_message(
-            switches=switches, reason=reason,
-            examples=example_ops(view, view.closures[path], rules, frameworks=missing), raising=raising_text,
+            switches=switches, reason=reason, examples=ops_text(view, ops), raising=raising_text,
         )
-        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, fix)]
+        related = tuple(Related(op.path, op.line, op.col, f"`{api}` runs here") for api, op in ops[:3])
+        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, fix, related=related)]
 
     @staticmethod
     def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: Mapping[str, Any]) -> List[Finding]:
@@ -351,45 +360,37 @@ def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:
     return f"{selecting[found]} in `{where}`{line}"
 
 
-def example_ops(
-    view: Any, program: Iterable[str], rules: Mapping[str, Any], frameworks: Iterable[str], limit: int = 3
-) -> str:
-    """``; it uses `torch.nn.Conv2d`, ...`` for the ops of the modules an entry point runs
-    (not the unreached ones) that the missing switches make deterministic in the target
-    version."""
-    wanted = frozenset(frameworks)
-    names: List[str] = []
-    for path in sorted(program):
-        for name in _switch_ops(view, path, wanted, rules):
-            if name not in names:
-                names.append(name)
-    if not names:
-        return ""
-    shown = ", ".join(f"`{n}`" for n in names[:limit])
-    more = f" and {len(names) - limit} more" if len(names) > limit else ""
-    return f"; it uses {shown}{more}"
-
-
-def _switch_ops(view: Any, path: str, frameworks: FrozenSet[str], rules: Mapping[str, Any]) -> List[str]:
-    """The APIs of one module's ops that the switches of ``frameworks`` make deterministic
-    in the target versions (a module is in many programs: worked out once per run)."""
-    cache = view.memo.setdefault("switch_ops", {})
-    key = (path, frameworks)
-    found = cache.get(key)
-    if found is None:
-        found = []
-        for code, ids in sorted(view.records[path].facts.get(OPS_FACT, {}).items()):
-            check = OP_CHECKS.get(code)
+def implicit_ops(
+    view: Any, entry: str, implicit: Mapping[str, List[Deferred]], rules: Mapping[str, Any], frameworks: FrozenSet[str],
+) -> List[Tuple[str, Deferred]]:
+    """``(api, where)`` for each op the program of ``entry`` runs (its own modules, not the
+    unreached ones) that the missing switches would make deterministic in its target
+    versions: first place of each op, entry module first, then by path and line."""
+    program = view.closures.get(entry, frozenset({entry}))
+    out: List[Tuple[str, Deferred]] = []
+    seen: Set[str] = set()
+    for path in sorted(program, key=lambda p: (p != entry, p)):
+        for item in sorted(implicit.get(path, ()), key=lambda d: (d.line, d.col)):
+            check = OP_CHECKS.get(item.payload.get("op_code", ""))
             if check is None or check.framework not in frameworks:
                 continue
-            table, version = op_table(rules[code].data), view.target(check.framework)
-            for op_id in ids:
-                entry = table.by_id.get(op_id)
-                status = status_for(entry, version) if entry else None
-                if status and status.get("kind") == "switch" and entry.get("report") != "none" and entry["api"] not in found:
-                    found.append(entry["api"])
-        cache[key] = found
-    return found
+            entry_data = op_table(rules[check.code].data).by_id.get(item.payload["implicit_op"])
+            if entry_data is None or entry_data["api"] in seen:
+                continue
+            status = status_for(entry_data, view.target(check.framework, entry))
+            if status and status.get("kind") == "switch" and status.get("report", entry_data.get("report")) == "program":
+                seen.add(entry_data["api"])
+                out.append((entry_data["api"], item))
+    return out
+
+
+def ops_text(view: Any, ops: List[Tuple[str, Deferred]], limit: int = 3) -> str:
+    """``; it runs `torch.nn.EmbeddingBag` (train.py:6), ...`` for the message."""
+    if not ops:
+        return ""
+    shown = ", ".join(f"`{api}` ({view.show(item.path)}:{item.line})" for api, item in ops[:limit])
+    more = f" and {len(ops) - limit} more" if len(ops) > limit else ""
+    return f"; it runs {shown}{more}"
 
 
 OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}

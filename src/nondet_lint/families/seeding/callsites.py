@@ -10,24 +10,35 @@ defaults decide guards (ND106) and carry values that vary per run (ND107).
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 import libcst as cst
 
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
-from nondet_lint.context import PendingFix
+from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
-from nondet_lint.families.seeding.tables import short_name
+from nondet_lint.families.seeding.state import Candidates, WalkPosition
+from nondet_lint.families.seeding.tables import Tables, short_name
+from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, set_keyword_argument, top_level
 
 NAMESPACE = "<namespace>"  # the type of a variable holding parsed command-line options
 
 
 class CallSites:
-    """Mixed into ``collect.Collector`` (uses its ``ctx``, tables ``t`` and scopes)."""
+    """The calls the seeding tables name (constructors, scikit-learn, loaders, samplers,
+    command-line options), for one module; owns the options (``opts``) it declares."""
 
-    def _constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
+    def __init__(self, ctx: FileContext, tables: Tables, walk: WalkPosition, candidates: Candidates, flow: ValueFlow) -> None:
+        self.ctx = ctx
+        self.t = tables
+        self.walk = walk
+        self.candidates = candidates
+        self.flow = flow
+        self.opts: Dict[str, Dict[str, Any]] = {}
+
+    def constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
         value = find_arg(node, kw, pos)
         if has_star_args(node):
             return
@@ -43,7 +54,7 @@ class CallSites:
         fix = self.ctx.fix("ND103", edits, seed=seed) if edits else None
         self.ctx.report(node, "ND103", fix=fix, name=short_name(q))
 
-    def _sklearn(self, node: cst.Call, q: str, api: Mapping[str, Any], root: Optional[str]) -> None:
+    def sklearn(self, node: cst.Call, q: str, api: Mapping[str, Any], root: Optional[str]) -> None:
         if has_star_args(node):
             return
         state = find_arg(node, "random_state", None)
@@ -65,9 +76,9 @@ class CallSites:
         edits = set_keyword_argument(self.ctx, node, "random_state", seed)
         fix = self.ctx.fix("ND108", edits, seed=seed) if edits else None
         why = api.get("why")
-        cid = self._cand(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
+        cid = self.candidates.add(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
                                          "state": "None" if state is not None else "omitted"}, fix)
-        self.scope.add(["u", "numpy", cid, self._guards()], root)
+        self.walk.scope.add(["u", "numpy", cid, self.walk.guards()], root)
 
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
         if has_star_args(node):
@@ -82,7 +93,7 @@ class CallSites:
             edits = [*insert_after_imports(self.ctx.module, "", [import_code], top_level(self.ctx)), *edits]
         return self.ctx.fix(code, edits, seed=seed) if edits else None
 
-    def _loader(self, node: cst.Call, root: Optional[str]) -> None:
+    def loader(self, node: cst.Call, root: Optional[str]) -> None:
         args = self.t.loader_args
         spec = args.get("shuffle", {})
         shuffle = literal_value(find_arg(node, spec.get("kw"), spec.get("pos")), self.ctx.qualname)
@@ -91,11 +102,11 @@ class CallSites:
             return
         workers = self._workers(node)
         if shuffle is True:
-            cid = self._cand(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
-            self.scope.add(["u", "torch", cid, self._guards()], root)
+            cid = self.candidates.add(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
+            self.walk.scope.add(["u", "torch", cid, self.walk.guards()], root)
         elif workers:
-            cid = self._cand(node, "ND109", {"workers": workers, "only_workers": True})
-            self.scope.add(["w", cid, self._guards()], root)
+            cid = self.candidates.add(node, "ND109", {"workers": workers, "only_workers": True})
+            self.walk.scope.add(["w", cid, self.walk.guards()], root)
 
     def _workers(self, node: cst.Call) -> Optional[str]:
         """The dataset class of a loader with worker processes and no worker_init_fn."""
@@ -111,21 +122,21 @@ class CallSites:
             return None
         dataset = find_arg(node, "dataset", 0)
         if isinstance(dataset, cst.Call):
-            return self._target(dataset.func)[0]
+            return self.walk.target(dataset.func)[0]
         if isinstance(dataset, cst.Name):
-            typed = self._lookup("types", dataset.value)
+            typed = self.walk.lookup("types", dataset.value)
             return typed if typed and typed != NAMESPACE else None
         return None
 
-    def _sampler(self, node: cst.Call, q: str, pos: int, root: Optional[str]) -> None:
+    def sampler(self, node: cst.Call, q: str, pos: int, root: Optional[str]) -> None:
         generator = find_arg(node, self.t.generator_keyword, pos if pos >= 0 else None)
         if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
             return
-        cid = self._cand(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
-        self.scope.add(["u", "torch", cid, self._guards()], root)
+        cid = self.candidates.add(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
+        self.walk.scope.add(["u", "torch", cid, self.walk.guards()], root)
 
     # ---- command-line options -------------------------------------------------------
-    def _option(self, node: cst.Call) -> None:
+    def option(self, node: cst.Call) -> None:
         flags = []
         for arg in node.args:
             if arg.keyword is None and isinstance(arg.value, cst.SimpleString):
@@ -146,21 +157,21 @@ class CallSites:
             flag = literal_value(find_arg(node, "is_flag", None), self.ctx.qualname)
             implied = {"store_true": False, "store_false": True}.get(action, False if flag is True else None)
             required = literal_value(find_arg(node, "required", None), self.ctx.qualname)
-            self._declare(dest, None, UNKNOWN if required is True else implied, node)
+            self.declare(dest, None, UNKNOWN if required is True else implied, node)
         else:
-            self._declare(dest, default, None, node)
+            self.declare(dest, default, None, node)
 
-    def _declare(self, dest: str, value: Optional[cst.BaseExpression], implied: Any, node: cst.Call) -> None:
+    def declare(self, dest: str, value: Optional[cst.BaseExpression], implied: Any, node: cst.Call) -> None:
         if value is not None:
             literal = literal_value(value, lambda _: None)
             known = literal if literal is not UNKNOWN and plain(literal) else UNKNOWN
         else:
             known = implied
-        entry = {"d": ["k", known] if known is not UNKNOWN else None, "aid": self._anchor(node)}
+        entry = {"d": ["k", known] if known is not UNKNOWN else None, "aid": self.candidates.anchor(node)}
         if value is not None:
-            mark = self._value_mark(value)
+            mark = self.flow.value_mark(value)
             if mark is not None:
-                entry["oid"] = self._origin(mark)["id"]
+                entry["oid"] = self.flow.origin(mark)["id"]
         old = self.opts.get(dest)
         if old is not None and old.get("d") != entry["d"] and node is not None and not self._is_set_defaults(node):
             entry["d"] = None  # declared twice with different defaults: unknown

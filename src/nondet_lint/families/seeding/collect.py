@@ -24,60 +24,31 @@ needs are collected as ``cands`` and handed to ``ctx.defer`` at the end of the f
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
-from nondet_lint.context import PendingFix
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import compact
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
+from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, Scope
 from nondet_lint.families.seeding.tables import Consumer, Seeder, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
-FACT = "seeding"
-MODULE, MAIN = "<module>", "<main>"
 _MISSING = object()
 
 
-class Scope:
-    """A function body (or the module body, or the main block) being walked."""
+class Collector(Check):
+    """Builds ``facts["seeding"]`` for one module; subclasses decide what to report.
 
-    def __init__(self, name: str, params: Sequence[str] = (), defaults: Optional[Dict[str, Any]] = None,
-                 cls: Optional[str] = None, shared: Optional["Scope"] = None) -> None:
-        self.name = name
-        self.events: List[List[Any]] = []
-        self.roots: List[Optional[str]] = []  # root name each event's resolution relied on
-        self.params = list(params)
-        self.defaults = defaults or {}
-        self.cls = cls
-        self.assigned: Set[str] = set()
-        self.globals: Set[str] = set()
-        self.guards: List[Dict[str, Any]] = []
-        self.after: List[Dict[str, Any]] = []  # guards of early returns, for the rest
-        self.sunk_params: Set[str] = set()
-        self.assigned_attrs: Set[str] = set()  # ``args.seed = ...``: no longer the default
-        self.trains = False
-        if shared is not None:  # the main block shares the module's names
-            self.types, self.taint, self.local_defs = shared.types, shared.taint, shared.local_defs
-        else:
-            self.types: Dict[str, str] = {}
-            self.taint: Dict[str, int] = {}
-            self.local_defs: Dict[str, str] = {}
-
-    def add(self, event: List[Any], root: Optional[str] = None) -> int:
-        self.events.append(event)
-        self.roots.append(root)
-        return len(self.events) - 1
-
-
-class Collector(ValueFlow, CallSites, Check):
-    """Builds ``facts["seeding"]`` for one module; subclasses decide what to report."""
+    It walks scopes and guards itself (``WalkPosition``) and hands values that vary per
+    run to ``ValueFlow`` and the calls of the rule tables to ``CallSites``; the candidates
+    all three find go to one ``Candidates``."""
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -89,19 +60,11 @@ class Collector(ValueFlow, CallSites, Check):
         self.classes: Dict[str, Dict[str, Any]] = {}
         self.class_stack: List[Tuple[int, str]] = []  # (id of ClassDef, path)
         self.fns: Dict[str, Dict[str, Any]] = {}
-        self.cands: List[List[Any]] = []  # [node, code, payload, live, fix]
-        self.anchor_ids: Dict[int, int] = {}
-        self.marks: Dict[int, Tuple[Any, ...]] = {}  # id(node) -> value that varies per run
-        self.mark_nodes: Dict[int, cst.CSTNode] = {}
-        self.mark_guards: Dict[int, List[List[Any]]] = {}
-        self.holds_mark: Set[int] = set()
-        self.origins: List[Dict[str, Any]] = []
-        self.origin_ids: Dict[int, int] = {}
-        self.opts: Dict[str, Dict[str, Any]] = {}
+        self.candidates = Candidates()
+        self.flow = ValueFlow(ctx, self, self.candidates)
+        self.calls = CallSites(ctx, self.t, self, self.candidates, self.flow)
         self.consts: Dict[str, Any] = {}
         self.stars: List[str] = []
-        self.sunk_options: Set[str] = set()
-        self.sunk_globals: Set[str] = set()
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
@@ -113,7 +76,7 @@ class Collector(ValueFlow, CallSites, Check):
     def scope(self) -> Scope:
         return self.scopes[-1]
 
-    def _lookup(self, table: str, name: str) -> Any:
+    def lookup(self, table: str, name: str) -> Any:
         for scope in (self.scope, self.module_scope):
             found = getattr(scope, table).get(name)
             if found is not None:
@@ -127,7 +90,7 @@ class Collector(ValueFlow, CallSites, Check):
         path = f"{prefix}{node.name.value}"
         bases = []
         for arg in node.bases:
-            target = self._target(arg.value)[0]
+            target = self.target(arg.value)[0]
             if target:
                 bases.append(target)
         self.classes[path] = {"bases": bases, "methods": []}
@@ -221,7 +184,7 @@ class Collector(ValueFlow, CallSites, Check):
             for d in node.decorators
         ):
             # fastai's ``@call_parse`` runs the function when its module is the program
-            self.scope.add(["c", self._target(node.name)[0] or node.name.value, [[], {}], [], 0])
+            self.scope.add(["c", self.target(node.name)[0] or node.name.value, [[], {}], [], 0])
 
     def _pop(self, node: cst.CSTNode) -> None:
         mark = self.pushed.pop(id(node), None)
@@ -239,10 +202,10 @@ class Collector(ValueFlow, CallSites, Check):
     def _guard_cond(self, owner: cst.If) -> Any:
         key = id(owner)
         if key not in self.guard_cache:
-            self.guard_cache[key] = parse_guard(owner.test, self._describe)
+            self.guard_cache[key] = parse_guard(owner.test, self.describe)
         return self.guard_cache[key]
 
-    def _guards(self) -> List[List[Any]]:
+    def guards(self) -> List[List[Any]]:
         """The recognised conditions around the current point, as ``[cond, anchor]``."""
         out = []
         for guard in (*self.scope.guards, *self.scope.after):
@@ -253,7 +216,7 @@ class Collector(ValueFlow, CallSites, Check):
                 if cond is not None and guard["neg"]:
                     cond = negate(cond)
             if cond is not None:
-                out.append([cond, self._anchor(guard["node"])])
+                out.append([cond, self.candidates.anchor(guard["node"])])
         return out
 
     # ---- names --------------------------------------------------------------------
@@ -283,6 +246,9 @@ class Collector(ValueFlow, CallSites, Check):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
+        if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
+            self.scope.trains = True
+            self.scope.add(["t"])
         if self.scope is self.module_scope and isinstance(node.target, cst.Name):
             self.consts[node.target.value] = _MISSING
 
@@ -315,7 +281,7 @@ class Collector(ValueFlow, CallSites, Check):
             return
         if isinstance(target, cst.Attribute):
             scope.assigned_attrs.add(key)
-        mark = self._value_mark(value)
+        mark = self.flow.value_mark(value)
         if mark is not None:
             scope.taint[key] = mark
         else:
@@ -326,7 +292,7 @@ class Collector(ValueFlow, CallSites, Check):
                 if self._is_parse(value):
                     scope.types[name] = NAMESPACE
                 else:
-                    made = self._target(value.func)[0]
+                    made = self.target(value.func)[0]
                     if made:
                         scope.types[name] = made
                     else:
@@ -343,13 +309,13 @@ class Collector(ValueFlow, CallSites, Check):
     def _is_parse(self, call: cst.Call) -> bool:
         return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.t.parse_methods
 
-    def _target(self, func: cst.BaseExpression) -> Tuple[Optional[str], Optional[str], bool]:
+    def target(self, func: cst.BaseExpression) -> Tuple[Optional[str], Optional[str], bool]:
         """(qualified name, import root it relied on, bound method call) of a callee."""
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
             inner = func.value
             if isinstance(inner.func, cst.Name) and inner.func.value == "super" and self.scope.cls:
                 return f"super:{self._qual(self.scope.cls)}:{func.attr.value}", None, True
-            made = self._target(inner.func)[0]
+            made = self.target(inner.func)[0]
             if made:
                 return f"{made}.{func.attr.value}", None, True
             return None, None, False
@@ -360,11 +326,11 @@ class Collector(ValueFlow, CallSites, Check):
         if root in ("self", "cls") and self.scope.cls and rest and "." not in rest:
             if root == "self" and self.scope.params[:1] == ["self"] or root == "cls":
                 return f"{self._qual(self.scope.cls)}.{rest}", None, True
-        local = self._lookup("local_defs", root)
+        local = self.lookup("local_defs", root)
         if local is not None:
             tail = f".{rest}" if rest else ""
             return f"{self._qual(local)}{tail}", None, False
-        typed = self._lookup("types", root)
+        typed = self.lookup("types", root)
         if typed is not None:
             if typed == NAMESPACE:
                 return None, None, False
@@ -389,7 +355,7 @@ class Collector(ValueFlow, CallSites, Check):
     def _qual(self, local_path: str) -> str:
         return f"{self.modq}.{local_path}" if self.modq else local_path
 
-    def _describe(self, node: cst.BaseExpression) -> Optional[List[Any]]:
+    def describe(self, node: cst.BaseExpression) -> Optional[List[Any]]:
         """A value descriptor for guards and arguments: literal, option, parameter, global."""
         value = literal_value(node, lambda _: None)
         if value is not UNKNOWN and value is not ABSENT:
@@ -408,7 +374,7 @@ class Collector(ValueFlow, CallSites, Check):
             scope = self.scope
             if f"{owner}.{node.attr.value}" in scope.assigned_attrs or f"{owner}.{node.attr.value}" in self.module_scope.assigned_attrs:
                 return None
-            typed = self._lookup("types", owner)
+            typed = self.lookup("types", owner)
             if typed == NAMESPACE or owner in scope.params or (typed is not None and self.ctx.qualname(node.value) is None):
                 return ["o", node.attr.value]
         return None
@@ -441,7 +407,7 @@ class Collector(ValueFlow, CallSites, Check):
 
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
-        q, root, bound = self._target(node.func)
+        q, root, bound = self.target(node.func)
         t = self.t
         if not self.scope.trains:
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
@@ -463,9 +429,9 @@ class Collector(ValueFlow, CallSites, Check):
         launched = self._launch(node, q) if q in LAUNCHERS else None
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
-                self._sink(arg.value)
+                self.flow.sink(arg.value)
             elif arg is not launched and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
-                ref, ref_root, _ = self._target(arg.value)
+                ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add(["r", ref], ref_root)
 
@@ -479,10 +445,10 @@ class Collector(ValueFlow, CallSites, Check):
         func = arg.value if arg is not None else (cst.Name("main") if q.endswith("app.run") else None)
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return None
-        target, root, bound = self._target(func)
+        target, root, bound = self.target(func)
         if target is None or target.startswith("super:") or self._outside(target):
             return None
-        self.scope.add(["c", target, [[], {}], self._guards(), 1 if bound else 0], root)
+        self.scope.add(["c", target, [[], {}], self.guards(), 1 if bound else 0], root)
         return arg
 
     def _known_call(self, node: cst.Call, q: str, root: Optional[str]) -> bool:
@@ -501,30 +467,30 @@ class Collector(ValueFlow, CallSites, Check):
             return True
         if q in t.constructors:
             pos, kw = t.constructors[q]
-            self._constructor(node, q, pos, kw)
-            self._sink(find_arg(node, kw, pos))
+            self.calls.constructor(node, q, pos, kw)
+            self.flow.sink(find_arg(node, kw, pos))
             return True
         if q in t.sklearn:
-            self._sklearn(node, q, t.sklearn[q], root)
+            self.calls.sklearn(node, q, t.sklearn[q], root)
             return True
         if q in t.loaders:
-            self._loader(node, root)
+            self.calls.loader(node, root)
             return True
         if q in t.samplers:
-            self._sampler(node, q, t.samplers[q], root)
+            self.calls.sampler(node, q, t.samplers[q], root)
             return True
         if q in t.sources:
-            self._mark(node, ("src", q))
+            self.flow.mark(node, ("src", q))
             return True
         if q == t.hash_function and node.args and _is_str(node.args[0].value):
-            self._mark(node, ("src", "hash() of a str"))
+            self.flow.mark(node, ("src", "hash() of a str"))
             return True
         if q in t.sinks:
             pos, kw = t.sinks[q]
-            self._sink(find_arg(node, kw, pos))
+            self.flow.sink(find_arg(node, kw, pos))
             return True
         if q in t.option_decorators:
-            self._option(node)
+            self.calls.option(node)
             return True
         return False
 
@@ -540,15 +506,15 @@ class Collector(ValueFlow, CallSites, Check):
             return True
         if attr in t.sink_methods and (q is None or not q.startswith("builtins.")):
             pos, kw = t.sink_methods[attr]
-            self._sink(find_arg(node, kw, pos))
+            self.flow.sink(find_arg(node, kw, pos))
             return q is None
         if attr in t.option_methods:
-            self._option(node)
+            self.calls.option(node)
             return True
         if attr in t.defaults_methods:
             for arg in node.args:
                 if arg.keyword is not None:
-                    self._declare(arg.keyword.value, arg.value, None, node)
+                    self.calls.declare(arg.keyword.value, arg.value, None, node)
             return True
         return False
 
@@ -564,21 +530,21 @@ class Collector(ValueFlow, CallSites, Check):
         for arg in node.args:
             if arg.star:
                 break
-            desc = self._describe(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation)) else None
+            desc = self.describe(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation)) else None
             if arg.keyword is None:
                 positional.append(desc)
             else:
                 keywords[arg.keyword.value] = desc
-        event = ["c", q, [positional, keywords], self._guards(), 1 if bound else 0]
+        event = ["c", q, [positional, keywords], self.guards(), 1 if bound else 0]
         self.scope.add(event, root)
-        if id(node) in self.holds_mark or self.scope.taint or self.module_scope.taint:
+        if self.flow.may_hold_mark(node):
             for index, arg in enumerate(node.args):
                 if arg.star:
                     break
-                mark = self._value_mark(arg.value)
+                mark = self.flow.value_mark(arg.value)
                 if mark is not None:
                     key = arg.keyword.value if arg.keyword is not None else index
-                    self._origin(mark)["flows"].append(["call", q, key, 1 if bound else 0])
+                    self.flow.origin(mark)["flows"].append(["call", q, key, 1 if bound else 0])
 
     # ---- seeds and uses -----------------------------------------------------------
     def _seed(self, node: cst.Call, q: str, seeder: Seeder, root: Optional[str]) -> None:
@@ -595,9 +561,9 @@ class Collector(ValueFlow, CallSites, Check):
             return
         if value is None and seeder.without_value == "required":
             return
-        desc = self._describe(value) if value is not None else None
-        self._sink(value)
-        event = ["s", list(seeder.seeds), self._anchor(node), self._guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
+        desc = self.describe(value) if value is not None else None
+        self.flow.sink(value)
+        event = ["s", list(seeder.seeds), self.candidates.anchor(node), self.guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
         self.scope.add(event, root)
 
     def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:
@@ -610,28 +576,10 @@ class Collector(ValueFlow, CallSites, Check):
         self._use(node, consumer.rng, consumer.code, root)
 
     def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
-        cid = self._cand(node, code, payload)
-        self.scope.add(["u", rng, cid, self._guards()], root)
-        self.marks[id(node)] = ("draw", rng, cid)
-        self.mark_nodes[id(node)] = node
-        self._note_mark(node)
+        cid = self.candidates.add(node, code, payload)
+        self.scope.add(["u", rng, cid, self.guards()], root)
+        self.flow.draw(node, rng, cid)
         return cid
-
-    # ---- candidates and anchors ------------------------------------------------------
-    def _cand(self, node: cst.CSTNode, code: str, payload: Mapping[str, Any], fix: Optional[PendingFix] = None) -> int:
-        self.cands.append([node, code, dict(payload), True, fix])
-        return len(self.cands) - 1
-
-    def _anchor(self, node: cst.CSTNode) -> int:
-        key = id(node)
-        found = self.anchor_ids.get(key)
-        if found is None:
-            found = self._cand(node, "", {})
-            self.anchor_ids[key] = found
-        return found
-
-    def _node_of(self, mark: int) -> Optional[cst.CSTNode]:
-        return self.mark_nodes.get(mark)
 
     # ---- end of a scope and of the file -------------------------------------------------
     def _finish_scope(self, scope: Scope) -> None:
@@ -640,7 +588,7 @@ class Collector(ValueFlow, CallSites, Check):
         for event, root in zip(scope.events, scope.roots):
             if root is not None and root in shadowed:
                 if event[0] == "u":
-                    self.cands[event[2]][3] = False
+                    self.candidates.drop(event[2])
                 continue
             events.append(event)
         facts: Dict[str, Any] = {"ev": events}
@@ -661,18 +609,18 @@ class Collector(ValueFlow, CallSites, Check):
         for scope in reversed(self.scopes):
             self._finish_scope(scope)
         self.scopes = [self.module_scope]
-        for name in self.sunk_globals:
+        for name in self.flow.sunk_globals:
             mark = self.module_scope.taint.get(name)
             if mark is not None:
-                self._origin(mark)["sunk"] = True
+                self.flow.origin(mark)["sunk"] = True
         # constants a guard may compare with (not docstrings and long texts)
         consts = {name: value for name, value in self.consts.items()
                   if value is not _MISSING and not (isinstance(value, str) and len(value) > 40)}
         facts: Dict[str, Any] = {"fns": self.fns}
         for key, value in (
-            ("classes", self.classes), ("opts", self.opts), ("consts", consts), ("stars", [star for star in self.stars if not self._outside(star)]),
-            ("origins", [o for o in self.origins if o["sunk"] or o["flows"] or o["kind"] == "src"]),
-            ("sunk_options", sorted(self.sunk_options)),
+            ("classes", self.classes), ("opts", self.calls.opts), ("consts", consts), ("stars", [star for star in self.stars if not self._outside(star)]),
+            ("origins", [o for o in self.flow.origins if o["sunk"] or o["flows"] or o["kind"] == "src"]),
+            ("sunk_options", sorted(self.flow.sunk_options)),
             ("aliases", {k: v for k, v in self.ctx.imports.aliases.items() if "." in v}),
         ):
             if value:
@@ -688,11 +636,11 @@ class Collector(ValueFlow, CallSites, Check):
 
     def _emit(self) -> None:
         """Hand candidates and anchors to the engine, which positions them."""
-        for index, (node, code, payload, live, fix) in enumerate(self.cands):
+        for index, (node, code, payload, live, fix) in enumerate(self.candidates.items):
             if not live:
                 continue
             if payload.get("seed_value"):
-                origin = self.origins[self.origin_ids[id(node)]]
+                origin = self.flow.origin_of(node)
                 if origin["sunk"]:
                     code, fix = "ND107", None
                 payload = {**payload, "oid": origin["id"]}
@@ -705,6 +653,36 @@ class Collector(ValueFlow, CallSites, Check):
         entry = self.ctx.facts.get("entry")
         return entry is None or is_entry_point(self.ctx.facts)
 
+
+
+def _is_gradient_step(node: cst.AugAssign, parent: Any) -> bool:
+    """A hand-written update in a loop: ``w -= lr * grad`` (a name holding "grad")."""
+    if not isinstance(node.operator, cst.SubtractAssign):
+        return False
+    names = [n for n in _names_in(node.value) if "grad" in n.lower()]
+    if not names:
+        return False
+    current = parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.Module)):
+        if isinstance(current, (cst.For, cst.While)):
+            return True
+        current = parent(current)
+    return False
+
+
+def _names_in(node: cst.CSTNode) -> List[str]:
+    out: List[str] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack and len(out) < 64:
+        item = stack.pop()
+        if isinstance(item, cst.Name):
+            out.append(item.value)
+        elif isinstance(item, cst.Attribute):
+            out.append(item.attr.value)
+            stack.append(item.value)
+        elif isinstance(item, (cst.BinaryOperation, cst.UnaryOperation, cst.Call, cst.Subscript, cst.Arg)):
+            stack.extend(item.children)
+    return out
 
 
 def _is_str(node: cst.BaseExpression) -> bool:

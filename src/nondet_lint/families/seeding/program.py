@@ -25,9 +25,9 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set,
 
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point
 from nondet_lint.callargs import UNKNOWN
-from nondet_lint.families.seeding.collect import FACT, MAIN, MODULE
 from nondet_lint.families.seeding.conditions import described_names, evaluate
 from nondet_lint.families.seeding.events import expand
+from nondet_lint.families.seeding.state import FACT, MAIN, MODULE
 from nondet_lint.families.seeding.tables import TF_KERAS
 
 FnKey = Tuple[str, str]  # (module path, function name)
@@ -205,7 +205,8 @@ class Program:
             _, cls_target, method = target.split(":", 2)
             owner = self.lookup(cls_target, near, depth + 1)
             if owner and owner[0] == "cls":
-                for base in self._bases(owner[1], owner[2]):
+                # ``super()`` starts after the class itself (it is first in its own order)
+                for base in self._bases(owner[1], owner[2])[1:]:
                     found = self.method(base[0], base[1], method)
                     if found:
                         return ("fn", found, True)

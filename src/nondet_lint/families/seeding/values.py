@@ -9,23 +9,54 @@ reported only when its RNG is not seeded at that point, which pass 2 knows.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.conditions import negate, parse_guard
+from nondet_lint.families.seeding.state import Candidates, WalkPosition
 from nondet_lint.names import dotted_name
 from nondet_lint.walk import children
 
 
 class ValueFlow:
-    """Mixed into ``collect.Collector`` (uses its ``ctx``, scopes and candidates)."""
+    """The marks, their origins and where they sink, for one module; asks the walk
+    (``WalkPosition``) where it is and records anchors and seed values in ``candidates``."""
 
-    def _mark(self, node: cst.Call, what: Tuple[Any, ...]) -> None:
+    def __init__(self, ctx: FileContext, walk: WalkPosition, candidates: Candidates) -> None:
+        self.ctx = ctx
+        self.walk = walk
+        self.candidates = candidates
+        self.marks: Dict[int, Tuple[Any, ...]] = {}  # id(node) -> value that varies per run
+        self.mark_nodes: Dict[int, cst.CSTNode] = {}
+        self.mark_guards: Dict[int, List[List[Any]]] = {}
+        self.holds_mark: Set[int] = set()
+        self.origins: List[Dict[str, Any]] = []
+        self.origin_ids: Dict[int, int] = {}
+        self.sunk_options: Set[str] = set()  # command-line options used as seeds
+        self.sunk_globals: Set[str] = set()  # module names used as seeds
+
+    def mark(self, node: cst.Call, what: Tuple[Any, ...]) -> None:
+        """``node`` makes a value that varies per run (a source: ``("src", what)``)."""
         self.marks[id(node)] = what
         self.mark_nodes[id(node)] = node
         self._note_mark(node)
-        self.mark_guards[id(node)] = self._guards() + self._branch_guards(node)
+        self.mark_guards[id(node)] = self.walk.guards() + self._branch_guards(node)
+
+    def draw(self, node: cst.Call, rng: str, cid: int) -> None:
+        """``node`` draws from a global RNG (candidate ``cid``): its value varies unless seeded."""
+        self.marks[id(node)] = ("draw", rng, cid)
+        self.mark_nodes[id(node)] = node
+        self._note_mark(node)
+
+    def may_hold_mark(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` can hold a marked value (cheap: no scan)."""
+        return id(node) in self.holds_mark or bool(self.walk.scope.taint) or bool(self.walk.module_scope.taint)
+
+    def origin_of(self, node: cst.CSTNode) -> Dict[str, Any]:
+        """The origin record of a draw whose value reached a seed."""
+        return self.origins[self.origin_ids[id(node)]]
 
     def _branch_guards(self, node: cst.CSTNode) -> List[List[Any]]:
         """Guards of the conditional expressions (``a if c else b``) ``node`` sits in."""
@@ -35,9 +66,9 @@ class ValueFlow:
             if isinstance(ancestor, (cst.BaseStatement, cst.BaseSmallStatement)):
                 break
             if isinstance(ancestor, cst.IfExp) and child is not ancestor.test:
-                cond = parse_guard(ancestor.test, self._describe)
+                cond = parse_guard(ancestor.test, self.walk.describe)
                 if cond is not None:
-                    out.append([cond if child is ancestor.body else negate(cond), self._anchor(ancestor.test)])
+                    out.append([cond if child is ancestor.body else negate(cond), self.candidates.anchor(ancestor.test)])
             child = ancestor
         return out
 
@@ -49,10 +80,11 @@ class ValueFlow:
                 break
             self.holds_mark.add(id(ancestor))
 
-    def _value_mark(self, value: cst.BaseExpression) -> Optional[int]:
+    def value_mark(self, value: cst.BaseExpression) -> Optional[int]:
         """The first value in ``value`` that changes between runs, as a mark key."""
-        if id(value) not in self.holds_mark and not self.scope.taint and not self.module_scope.taint:
+        if not self.may_hold_mark(value):
             return None
+        scope, module_scope = self.walk.scope, self.walk.module_scope
         stack: List[cst.CSTNode] = [value]
         while stack:
             node = stack.pop()
@@ -62,9 +94,9 @@ class ValueFlow:
             if isinstance(node, (cst.Name, cst.Attribute)):
                 dotted = dotted_name(node)
                 if dotted is not None:
-                    found = self.scope.taint.get(dotted)
-                    if found is None and (dotted.split(".")[0] not in self.scope.assigned or self.scope is self.module_scope):
-                        found = self.module_scope.taint.get(dotted)
+                    found = scope.taint.get(dotted)
+                    if found is None and (dotted.split(".")[0] not in scope.assigned or scope is module_scope):
+                        found = module_scope.taint.get(dotted)
                     if found is not None:
                         return found
             if isinstance(node, (cst.Lambda, cst.FunctionDef)):
@@ -72,38 +104,38 @@ class ValueFlow:
             stack.extend(reversed(children(node)))
         return None
 
-    def _origin(self, mark: int) -> Dict[str, Any]:
+    def origin(self, mark: int) -> Dict[str, Any]:
         """The origin record of a mark (created the first time a seed receives it)."""
         found = self.origin_ids.get(mark)
         if found is not None:
             return self.origins[found]
         kind = self.marks[mark]
-        node = self._node_of(mark)
+        node = self.mark_nodes.get(mark)
         origin: Dict[str, Any] = {"id": len(self.origins), "kind": kind[0], "flows": [], "sunk": False}
         if kind[0] == "src":
             origin["what"] = kind[1]
-            origin["aid"] = self._anchor(node) if node is not None else None
+            origin["aid"] = self.candidates.anchor(node) if node is not None else None
             origin["guards"] = self.mark_guards.get(mark, [])
         else:
             origin["rng"], origin["cid"] = kind[1], kind[2]
-            self.cands[kind[2]][2]["seed_value"] = True
+            self.candidates.payload(kind[2])["seed_value"] = True
         self.origin_ids[mark] = origin["id"]
         self.origins.append(origin)
         return origin
 
-    def _sink(self, value: Optional[cst.BaseExpression]) -> None:
+    def sink(self, value: Optional[cst.BaseExpression]) -> None:
         """``value`` is used as a seed."""
         if value is None:
             return
-        mark = self._value_mark(value)
+        mark = self.value_mark(value)
         if mark is not None:
-            self._origin(mark)["sunk"] = True
+            self.origin(mark)["sunk"] = True
             return
-        desc = self._describe(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
+        desc = self.walk.describe(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
         if desc is None:
             return
         if desc[0] == "p":
-            self.scope.sunk_params.add(desc[1])
+            self.walk.scope.sunk_params.add(desc[1])
         elif desc[0] == "o":
             self.sunk_options.add(desc[1])
         elif desc[0] == "g":
