@@ -17,7 +17,7 @@ BENCHMARK = "import torch\ntorch.backends.cudnn.benchmark = True\n"
 def test_clean_project_exits_zero(tmp_path):
     write_project(tmp_path, {"ok.py": "import torch\nx = 1\n"})
     code, out, err = run_cli([str(tmp_path)])
-    assert (code, out, err) == (0, "", "")
+    assert (code, out, err) == (0, "No findings.\n", "")
 
 
 def test_findings_exit_one_with_flake8_lines(tmp_path):
@@ -25,8 +25,8 @@ def test_findings_exit_one_with_flake8_lines(tmp_path):
     code, out, _ = run_cli([str(tmp_path)])
     assert code == 1
     path = (tmp_path / "train.py").as_posix()
-    assert out.startswith(f"{path}:2:1: ND201 ")
-    assert out.count("\n") == 1
+    assert out.startswith(f"{path}:2:1: ND201 [*] ")
+    assert out.splitlines()[1:] == ["Found 1 finding in 1 file.", "[*] 1 fixable with the `--fix` option."]
 
 
 def test_exit_zero_flag(tmp_path):
@@ -40,7 +40,7 @@ def test_output_sorted_by_path_line_col_code(tmp_path):
         "a.py": "print 'x'\n",
         "sub/c.py": BENCHMARK,
     })
-    _, out, _ = run_cli([str(tmp_path)])
+    _, out, _ = run_cli([str(tmp_path), "--quiet"])
     locations = [line.split(": ")[0] for line in out.splitlines()]
     keys = [(p.rsplit(":", 2)[0], int(p.rsplit(":", 2)[1]), int(p.rsplit(":", 2)[2])) for p in locations]
     assert keys == sorted(keys) and len(keys) == 4

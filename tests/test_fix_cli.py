@@ -38,16 +38,17 @@ def test_fix_writes_the_file_and_reports_what_remains(tmp_path):
     code, out, err = run_cli(["--fix", str(tmp_path)])
     assert (tmp_path / "train.py").read_text() == FIXED
     assert code == 1  # ND000 remains
-    assert [line.split(": ")[1].split()[0] for line in out.splitlines()] == ["ND000"]
-    assert "fixed 1 finding" in err
+    assert [line.split(": ")[1].split()[0] for line in out.splitlines()[:-1]] == ["ND000"]
+    assert out.splitlines()[-1] == "Found 1 finding in 1 file."
+    assert "nondet-lint: fixed 1 of 2 findings (1 fix applied), 1 remaining\n" in err
 
 
 def test_fix_exits_zero_when_nothing_remains_and_second_run_is_a_no_op(tmp_path):
     _project(tmp_path)
-    assert run_cli(["--fix", str(tmp_path)])[:2] == (0, "")
+    assert run_cli(["--fix", str(tmp_path)])[:2] == (0, "No findings.\n")
     assert (tmp_path / "train.py").read_text() == FIXED
     code, out, err = run_cli(["--fix", str(tmp_path)])
-    assert (code, out, err) == (0, "", "")
+    assert (code, out, err) == (0, "No findings.\n", "")
     assert (tmp_path / "train.py").read_text() == FIXED
 
 

@@ -16,13 +16,13 @@ def test_write_then_only_new_findings(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out, err = run_cli([".", "--baseline", "nd-baseline.json", "--write-baseline"])
     assert (code, out) == (0, "") and "2 finding(s)" in err
-    assert run_cli([".", "--baseline", "nd-baseline.json"])[:2] == (0, "")
+    assert run_cli([".", "--baseline", "nd-baseline.json"])[:2] == (0, "No findings.\n")
 
     # code moved down and re-indented keeps its key; a new occurrence is reported
     (tmp_path / "train.py").write_text(
         "import torch\n\n\ndef setup():\n    " + SWITCH + "\n\n" + SWITCH
     )
-    code, out, _ = run_cli([".", "--baseline", "nd-baseline.json"])
+    code, out, _ = run_cli([".", "--baseline", "nd-baseline.json", "--quiet"])
     assert code == 1
     assert [line.split(": ")[0] for line in out.splitlines()] == ["train.py:8:1"]
 
@@ -35,7 +35,7 @@ def test_baseline_keys_are_relative_to_the_baseline_file(tmp_path, monkeypatch):
     document = json.loads(baseline.read_text())
     assert [(e["path"], e["code"], e["count"]) for e in document["findings"]] == [("train.py", "ND201", 1)]
     monkeypatch.chdir(tmp_path / "proj")
-    assert run_cli([".", "--baseline", "baseline.json"])[:2] == (0, "")
+    assert run_cli([".", "--baseline", "baseline.json"])[:2] == (0, "No findings.\n")
 
 
 def test_a_different_code_on_the_same_line_is_new(tmp_path, monkeypatch):
@@ -57,7 +57,7 @@ def test_notebook_findings_in_a_baseline(tmp_path, monkeypatch):
     run_cli([".", "--baseline", "b.json", "--write-baseline"])
     nb.cells.insert(0, nbformat.v4.new_code_cell("x = 1"))  # the finding moves to cell 3
     nbformat.write(nb, str(tmp_path / "n.ipynb"))
-    assert run_cli([".", "--baseline", "b.json"])[:2] == (0, "")
+    assert run_cli([".", "--baseline", "b.json"])[:2] == (0, "No findings.\n")
 
 
 def test_missing_or_bad_baseline_is_a_usage_error(tmp_path, monkeypatch):

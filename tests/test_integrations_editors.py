@@ -38,7 +38,7 @@ def test_dash_reads_stdin_too(tmp_path):
 def test_stdin_uses_the_config_of_the_named_file(tmp_path):
     write_project(tmp_path, {"pyproject.toml": '[tool.nondet-lint]\nignore = ["ND201"]\n'})
     code, out, _ = run_stdin(["--stdin-filename", str(tmp_path / "pkg" / "train.py")], BENCHMARK)
-    assert (code, out) == (0, "")
+    assert (code, out) == (0, "No findings.\n")
 
 
 def test_stdin_notebook_buffer(tmp_path):
@@ -80,4 +80,5 @@ def test_github_annotation_of_a_notebook_names_the_cell(tmp_path, monkeypatch):
     nbformat.write(nb, str(tmp_path / "n.ipynb"))
     monkeypatch.chdir(tmp_path)
     _, out, _ = run_cli(["--format", "github", "n.ipynb"])
-    assert out.startswith("::warning file=n.ipynb,title=ND201 cudnn-benchmark::ND201 cell 1, line 2, column 1: ")
+    # cells are numbered among all cells: the markdown cell is cell 1
+    assert out.startswith("::warning file=n.ipynb,title=ND201 cudnn-benchmark::ND201 cell 2, line 2, column 1: ")

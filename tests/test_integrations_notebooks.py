@@ -119,7 +119,7 @@ def test_folders_are_walked_for_notebooks(tmp_path):
     write_notebook(tmp_path / "sub" / "n.ipynb", ["import torch\n" + BENCHMARK])
     (tmp_path / ".ipynb_checkpoints").mkdir()
     write_notebook(tmp_path / ".ipynb_checkpoints" / "n-checkpoint.ipynb", ["import torch\n" + BENCHMARK])
-    code, out, _ = run_cli([str(tmp_path)])
+    code, out, _ = run_cli([str(tmp_path), "--quiet"])
     assert code == 1
     assert out.splitlines()[0].startswith(f"{(tmp_path / 'sub' / 'n.ipynb').as_posix()}:cell 1:2:1: ND201 ")
     assert len(out.splitlines()) == 1
@@ -237,7 +237,7 @@ def test_place_text_names_the_cell_for_messages(tmp_path):
 
     nb = write_notebook(tmp_path / "n.ipynb", [("md", "intro"), "import torch\nx = 1", "torch.manual_seed(0)"])
     [result] = run([str(nb)], Config(root=str(tmp_path))).results
-    assert place_text("n.ipynb", 3, result.facts) == "n.ipynb:cell 2:1"
+    assert place_text("n.ipynb", 3, result.facts) == "n.ipynb:cell 3:1"  # every cell counts, as shown
     assert place_text("train.py", 3, {}) == "train.py:3"
 
 
@@ -291,3 +291,17 @@ def test_any_cells_give_findings_never_an_internal_error(tmp_path_factory, cells
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     code, _, err = run_cli([str(path)])
     assert code in (0, 1) and err == ""
+
+
+def test_cells_are_numbered_among_all_cells_as_ruff_does(tmp_path):
+    """ruff (0.17, checked by hand) reports ``nb.ipynb:cell 4:...`` for the second code cell
+    behind two markdown cells: every cell counts. JSON keeps ``cell`` among code cells."""
+    nb = write_notebook(tmp_path / "n.ipynb", [("md", "# Title"), "import torch", ("md", "notes"), BENCHMARK])
+    code, out, _ = run_cli(["--quiet", str(nb)])
+    assert code == 1
+    assert out.startswith(f"{nb.as_posix()}:cell 4:1:1: ND201 [*] ")
+    finding = json.loads(run_cli(["--format", "json", str(nb)])[1])["findings"][0]
+    assert (finding["cell"], finding["notebook_cell"], finding["line"]) == (2, 4, 1)
+    assert finding["fix"]["edits"][0]["cell"] == 2  # edits address code cells, as before
+    plain = json.loads(run_cli(["--format", "json", str(tmp_path)])[1])
+    assert all(("notebook_cell" in f) == (f["cell"] is not None) for f in plain["findings"])

@@ -131,3 +131,28 @@ def test_readme_snippets_name_the_shipped_hooks():
     ids = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
     used = {hook["id"] for config in configs for repo in config["repos"] for hook in repo["hooks"]}
     assert configs and used <= ids
+
+
+def test_readme_local_hook_runs_on_requirement_files_too(tmp_path):
+    """The README's ``repo: local`` snippet, as written there, checks requirement files
+    (ND401) as well as Python files; nondet-lint comes from this environment's PATH."""
+    import yaml
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    [snippet] = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.S) if "repo: local" in b]
+    hook = yaml.safe_load(snippet)["repos"][0]["hooks"][0]
+    assert "text" in hook["types_or"] and hook["require_serial"] is True
+    target = target_repo(tmp_path / "target")
+    write_project(target, {"requirements.txt": "torch>=2.1\n", ".pre-commit-config.yaml": snippet})
+    git(target, "add", "-A")
+    env_path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--all-files", "--verbose"], cwd=target, capture_output=True,
+        text=True, timeout=300,
+        env={**os.environ, "PATH": env_path, "PRE_COMMIT_HOME": str(tmp_path / "home"), "PRE_COMMIT_COLOR": "never"},
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 1, output
+    assert "requirements.txt:1:1: ND401 torch is not pinned" in output
+    assert "data.py:3:1: ND201 [*] " in output
+    assert "notes.md" not in output

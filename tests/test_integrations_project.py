@@ -97,7 +97,7 @@ def test_only_given_files_are_reported(tmp_path, probe):
 def test_cli_discovers_the_root_from_its_markers(tmp_path, probe, monkeypatch):
     write_project(tmp_path, SEEDED_ELSEWHERE)
     monkeypatch.chdir(tmp_path / "pkg")
-    assert run_cli(["data.py", "--select", "ND201"])[:2] == (0, "")
+    assert run_cli(["data.py", "--select", "ND201"])[:2] == (0, "No findings.\n")
 
 
 def test_stdin_buffer_is_judged_with_the_project_and_replaces_its_file(tmp_path, probe):
@@ -105,7 +105,10 @@ def test_stdin_buffer_is_judged_with_the_project_and_replaces_its_file(tmp_path,
 
     def lint_buffer(name, text):
         out = io.StringIO()
-        code = main(["--stdin-filename", str(tmp_path / name), "--select", "ND201"], out=out, err=io.StringIO(), stdin=io.BytesIO(text))
+        code = main(
+            ["--stdin-filename", str(tmp_path / name), "--select", "ND201", "--quiet"],
+            out=out, err=io.StringIO(), stdin=io.BytesIO(text),
+        )
         return code, out.getvalue()
 
     # an unsaved data.py: the seed in train.py (on disk) counts

@@ -80,14 +80,17 @@ def test_fingerprint_survives_moving_the_code(tmp_path, monkeypatch):
 
 def test_notebook_results_carry_the_cell(tmp_path, monkeypatch):
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import torch"), nbformat.v4.new_code_cell(BENCHMARK)]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# intro"), nbformat.v4.new_code_cell("import torch"),
+        nbformat.v4.new_code_cell(BENCHMARK),
+    ]
     nbformat.write(nb, str(tmp_path / "explore.ipynb"))
     _, log = sarif_of(["explore.ipynb"], monkeypatch, tmp_path)
     [result] = log["runs"][0]["results"]
     location = result["locations"][0]
-    assert location["properties"] == {"cell": 2}
+    assert location["properties"] == {"cell": 2, "notebookCell": 3}  # among code cells / among all cells
     assert location["physicalLocation"]["region"]["startLine"] == 3
-    assert location["logicalLocations"][0]["name"] == "cell 2"
+    assert location["logicalLocations"][0]["name"] == "cell 3"
     assert "fixes" not in result  # cell-relative edits are not edits of the file's text
 
 

@@ -23,7 +23,7 @@ BENCH = "import torch\ntorch.backends.cudnn.benchmark = True\n"
 
 def lint_in_subprocess(root: Path, *args: str, timeout: int = 120, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "nondet_lint", str(root), "--no-cache", *args],
+        [sys.executable, "-m", "nondet_lint", str(root), "--no-cache", "--quiet", *args],  # findings only
         capture_output=True, text=True, timeout=timeout, **kwargs,
     )
 
@@ -100,7 +100,7 @@ def test_ten_thousand_files(tmp_path):
     for number in range(10000):
         (folder / f"m{number:05d}.py").write_text("")
     (folder / "m05000.py").write_text(BENCH)
-    code, out, err = run_cli([str(tmp_path), "--no-cache"])
+    code, out, err = run_cli([str(tmp_path), "--no-cache", "--quiet"])
     assert (code, err) == (1, "")
     assert [line.split(":")[0].rsplit("/", 1)[-1] for line in out.splitlines()] == ["m05000.py"]
 
@@ -147,7 +147,7 @@ def test_unreadable_file_and_folder_simulated(tmp_path, monkeypatch):
     monkeypatch.setattr(discovery.os, "scandir", scandir)
     monkeypatch.setattr(source, "open", guarded_open, raising=False)
     monkeypatch.setattr(parallel, "open", guarded_open, raising=False)
-    code, out, err = run_cli([str(tmp_path), "--no-cache", "--workers", "1"])
+    code, out, err = run_cli([str(tmp_path), "--no-cache", "--quiet", "--workers", "1"])
     assert (code, err) == (1, "")
     assert out.splitlines() == [
         f"{(tmp_path / 'closed').as_posix()}:1:1: ND000 cannot read: permission denied",

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 import traceback
-from typing import Dict, List, Mapping, Optional, Sequence, TextIO
+from typing import Dict, List, Mapping, NoReturn, Optional, Sequence, TextIO
 
 from nondet_lint import __version__
 from nondet_lint.config import Config, discover_config, validate_codes, with_overrides
@@ -41,7 +41,7 @@ _WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, like every other usage error
+    def error(self, message: str) -> NoReturn:  # one line, exit 2, like every other usage error
         raise UsageError(message)
 
 
@@ -59,6 +59,7 @@ EPILOG = """subcommands (the first word; check is the default):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="nondet-lint",
+        usage="%(prog)s [check] [OPTIONS] [PATHS ...]\n       %(prog)s rule CODE | --all | server | version",
         description="Find sources of run-to-run non-determinism in Python ML code.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -200,10 +201,9 @@ def resolve_config(args: argparse.Namespace) -> Config:
     config = discover_config(paths, args.config, rules.codes, known_frameworks(rules))
     overrides = command_line_settings(args)
     validate_codes({k: v for k, v in overrides.items() if v is not None}, rules.codes, "command line")
-    if overrides["per_file_ignores"] is not None:
-        merged = dict(config.per_file_ignores)
-        merged.update(overrides["per_file_ignores"])  # type: ignore[call-overload]
-        overrides["per_file_ignores"] = merged
+    extra = _per_file_ignores(args.per_file_ignores)
+    if extra is not None:  # patterns from the command line add to the config's
+        overrides["per_file_ignores"] = {**config.per_file_ignores, **extra}
     return with_overrides(config, **overrides)
 
 

@@ -7,7 +7,8 @@ folder from the repository root down to the file its ``.gitignore`` and its ``.i
 Patterns of a folder's file are relative to that folder; a deeper file overrides a
 shallower one (``!pattern`` re-includes), and nothing inside an ignored folder is
 looked at, as in git.  Outside a git repository the ``.gitignore`` and ``.ignore`` files
-of the walked folders still apply.  Matching is ``pathspec``'s gitignore dialect.
+of the walked folders still apply.  A folder named on the command line is walked even when
+git ignores it.  Matching is ``pathspec``'s gitignore dialect.
 """
 
 from __future__ import annotations
@@ -79,7 +80,11 @@ def global_excludes_file() -> Optional[str]:
 
 def rules_above(top: str) -> Rules:
     """The layers that apply to the walked folder ``top`` from outside it: the global and
-    repository excludes and the ignore files of its parents up to the work tree root."""
+    repository excludes and the ignore files of its parents up to the work tree root.
+
+    None of them when they ignore ``top`` itself: a folder named on the command line is
+    checked (as ripgrep searches it), with only the ignore files inside it applying.
+    """
     top = os.path.abspath(top)
     root = git_root(top)
     if root is None:
@@ -102,7 +107,7 @@ def rules_above(top: str) -> Rules:
         except OSError:
             continue
         layers.extend(folder_layers(folder, names))
-    return tuple(layers)
+    return () if is_ignored(tuple(layers), top, True) else tuple(layers)
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -28,6 +28,7 @@ from nondet_lint.fixes.loop import FixOutcome, FixSession, restore
 from nondet_lint.fixes.writer import WriteError, write_atomically
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.reporters import HUMAN_FORMATS
+from nondet_lint.reporters.summary import plural
 from nondet_lint.reporters.text import location
 from nondet_lint.types import Finding
 
@@ -42,16 +43,12 @@ class FixReport:
     exit_code: Optional[int] = None
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def show_fixes(applied: Sequence[Finding], rules: RuleSet, out: TextIO, dry: bool = False) -> None:
     """Fixed findings per file and code (``--show-fixes``), like ruff's list."""
     if not applied:
         out.write("No fixes would be applied.\n" if dry else "No fixes applied.\n")
         return
-    out.write(f"{'Would fix' if dry else 'Fixed'} {_plural(len(applied), 'finding')}:\n")
+    out.write(f"{'Would fix' if dry else 'Fixed'} {plural(len(applied), 'finding')}:\n")
     by_path: Dict[str, Counter] = {}
     for finding in applied:
         by_path.setdefault(finding.path, Counter())[finding.code] += 1
@@ -94,7 +91,7 @@ def apply_fixes(
         _report_problems(outcome, {}, err)
         if args.show_fixes:
             show_fixes(outcome.applied, rules, listing, dry=True)
-        err.write(f"nondet-lint: would fix {_plural(len(outcome.applied), 'finding')}\n" if outcome.applied else "")
+        err.write(f"nondet-lint: would fix {plural(len(outcome.applied), 'finding')}\n" if outcome.applied else "")
         return FixReport(outcome.findings, EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN)
     unwritten: Dict[str, str] = {}
     for path in changed:
@@ -123,7 +120,7 @@ def _counts(before: int, applied: int, remaining: int) -> str:
     unseeded use of a program), so findings fixed are those gone, not fixes applied."""
     fixed = max(before - remaining, 0)
     fixes = "1 fix" if applied == 1 else f"{applied} fixes"
-    return f"fixed {fixed} of {_plural(before, 'finding')} ({fixes} applied), {remaining} remaining"
+    return f"fixed {fixed} of {plural(before, 'finding')} ({fixes} applied), {remaining} remaining"
 
 
 def _read(path: str) -> bytes:
