@@ -127,21 +127,30 @@ def has_ruff() -> bool:
 
 
 # ---------------------------------------------------------------- programs ------------
-def module_index(root: Path) -> Dict[str, str]:
-    """Dotted module name -> file (relative), for every package root candidate: the
-    repository root and the folders above each ``__init__.py`` chain."""
-    index: Dict[str, str] = {}
+def module_index(root: Path) -> Dict[str, List[str]]:
+    """Dotted module name -> the files (relative) it may be, for every package root
+    candidate: the repository root and each folder above the file."""
+    index: Dict[str, List[str]] = {}
     for path in python_files(root):
         rel = path.relative_to(root)
         parts = list(rel.with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
         for start in range(len(parts)):
-            index.setdefault(".".join(parts[start:]), str(rel))
+            index.setdefault(".".join(parts[start:]), []).append(str(rel))
     return index
 
 
-def imports_of(root: Path, rel: str, index: Dict[str, str]) -> Set[str]:
+def _resolve(name: str, folder: str, index: Dict[str, List[str]]) -> List[str]:
+    """The files an import of ``name`` from a file in ``folder`` may load: the script's own
+    folder first (it is on ``sys.path`` when the script runs), else every file the name
+    may be in the repository."""
+    local = ".".join([*Path(folder).parts, name]) if folder not in ("", ".") else name
+    found = [f for f in index.get(local, []) if f.replace(os.sep, "/").startswith(folder.replace(os.sep, "/"))]
+    return found or index.get(name, [])
+
+
+def imports_of(root: Path, rel: str, index: Dict[str, List[str]]) -> Set[str]:
     try:
         tree = ast.parse((root / rel).read_bytes())
     except (SyntaxError, ValueError):
@@ -159,16 +168,16 @@ def imports_of(root: Path, rel: str, index: Dict[str, str]) -> Set[str]:
                 parts = parts[: len(parts) - (node.level - 1)] if node.level > 1 else parts
                 base = ".".join([*parts, base] if base else parts)
             names = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        folder = str(Path(rel).parent)
         for name in names:
             while name:
-                if name in index:
-                    found.add(index[name])
+                found.update(_resolve(name, folder, index))
                 name = name.rpartition(".")[0]
     found.discard(rel)
     return found
 
 
-def closure(root: Path, entry: str, index: Dict[str, str], cache: Dict[str, Set[str]]) -> Set[str]:
+def closure(root: Path, entry: str, index: Dict[str, List[str]], cache: Dict[str, Set[str]]) -> Set[str]:
     seen, stack = {entry}, [entry]
     while stack:
         current = stack.pop()
