@@ -179,8 +179,9 @@ BLOCK_CASES = [
         """Train."""
         from __future__ import annotations
 
-        import numpy as np
         import random
+
+        import numpy as np
 
         random.seed(0)
         np.random.seed(0)
@@ -267,7 +268,7 @@ BLOCK_CASES = [
         x = 1
         """,
     ),
-    ("import numpy as np", "import numpy as np\nimport random\n\nrandom.seed(0)\nnp.random.seed(0)"),
+    ("import numpy as np", "import random\n\nimport numpy as np\n\nrandom.seed(0)\nnp.random.seed(0)"),
 ]
 
 
@@ -283,7 +284,7 @@ def test_insert_after_imports_keeps_crlf():
     source = "import os\r\nx = 1\r\n"
     edits = builders.insert_after_imports(cst.parse_module(source), SEEDS, IMPORTS)
     result = apply_text_edits(source, edits)
-    assert result == "import os\r\nimport random\r\nimport numpy as np\r\n\r\nrandom.seed(0)\r\nnp.random.seed(0)\r\n\r\nx = 1\r\n"
+    assert result == "import os\r\nimport random\r\n\r\nimport numpy as np\r\n\r\nrandom.seed(0)\r\nnp.random.seed(0)\r\n\r\nx = 1\r\n"
 
 
 @pytest.mark.parametrize(
@@ -308,7 +309,7 @@ CUBLAS = 'os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n'
             "import os\n# frameworks\nfrom torch import nn\n",
             'import os\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n# frameworks\nfrom torch import nn\n',
         ),
-        ("import numpy\n", 'import numpy\nimport os\n\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n'),
+        ("import numpy\n", 'import os\n\nimport numpy\n\nos.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"\n'),
     ],
 )
 def test_insert_before_import(before, after):
@@ -323,3 +324,40 @@ def test_name_for_uses_the_module_aliases():
     assert builders.name_for(module, "torch.Generator") == ("Generator", None)
     assert builders.name_for(module, "torch.manual_seed") == ("torch.manual_seed", "import torch")
     assert builders.name_for(module, "random.seed") is None  # `random` is taken
+
+
+@pytest.mark.parametrize(
+    "before,after",
+    [
+        # a new stdlib import joins the stdlib run in order; a new third-party one gets a run of its own
+        ("import os\nimport sys\n\nimport torch\nx = 1\n",
+         "import os\nimport random\nimport sys\n\nimport numpy as np\nimport torch\n\nrandom.seed(0)\nnp.random.seed(0)\n\nx = 1\n"),
+        # only third-party imports: the stdlib one goes first, in a run of its own
+        ("import torch\nx = 1\n", "import random\n\nimport numpy as np\nimport torch\n\nrandom.seed(0)\nnp.random.seed(0)\n\nx = 1\n"),
+        # the block goes after every import flake8 accepts at the top (try/if blocks and
+        # dunder assignments do not end the top), so none of them becomes E402
+        ("import os\ntry:\n    import apex\nexcept ImportError:\n    apex = None\n__all__ = []\nimport torch\nx = 1\n",
+         "import os\nimport random\ntry:\n    import apex\nexcept ImportError:\n    apex = None\n__all__ = []\n"
+         "import numpy as np\nimport torch\n\nrandom.seed(0)\nnp.random.seed(0)\n\nx = 1\n"),
+    ],
+)
+def test_inserted_imports_keep_the_import_block_sorted_and_e402_clean(before, after):
+    result = apply_text_edits(before, builders.insert_after_imports(cst.parse_module(before), SEEDS, IMPORTS))
+    assert result == after
+
+
+@pytest.mark.parametrize(
+    "after_index,expected",
+    [
+        (1, "import argparse\nimport random\n\n\ndef main():\n    parser = make()\n    args = parser.parse_args()\n    random.seed(args.seed)\n    run(args)\n"),
+        (-1, "import argparse\nimport random\n\n\ndef main():\n    random.seed(args.seed)\n    parser = make()\n    args = parser.parse_args()\n    run(args)\n"),
+    ],
+)
+def test_insert_in_block_uses_the_block_indentation_and_adds_the_import(after_index, expected):
+    source = "import argparse\n\n\ndef main():\n    parser = make()\n    args = parser.parse_args()\n    run(args)\n"
+    module = cst.parse_module(source)
+    body = module.body[1].body
+    anchor = body.body[max(after_index, 0)]
+    spans = node_spans(module, [anchor], module.code)
+    edits = builders.insert_in_block(module, body, after_index, ["random.seed(args.seed)"], ["import random"], spans)
+    assert apply_text_edits(source, edits) == expected

@@ -74,3 +74,13 @@ def test_pins_are_matched_through_package_aliases():
 def test_in_range_for_rule_data():
     assert in_range((2, 9), "<2.10") and not in_range((2, 10), "<2.10")
     assert in_range((1, 3), "<1.4") and not in_range((2, 15), "<1.4")
+
+
+def test_allowed_versions_are_every_known_version_a_pin_or_range_admits():
+    from nondet_lint.analysis.versions import allowed_versions
+
+    known = ["2.3.1", "2.4.1", "2.9.0", "2.10.0", "2.11.0"]
+    assert allowed_versions("torch", {}, {}, known) == [(2, 3, 1), (2, 4, 1), (2, 9, 0), (2, 10, 0), (2, 11, 0)]
+    assert allowed_versions("torch", {}, {"torch": ">=2.4,<2.11"}, known) == [(2, 4, 1), (2, 9, 0), (2, 10, 0)]
+    assert allowed_versions("torch", {}, {"torch": "==2.2.0"}, known) == [(2, 2, 0)]  # an exact pin is itself
+    assert allowed_versions("torch", {"torch": "2.10"}, {"torch": ">=2.4"}, known) == [(2, 10)]  # config first

@@ -96,6 +96,17 @@ def test_code_in_block_reads_as_in_the_source(path_taken):
 FIXABLE = [rule for rule in load_rules() if rule.fix in ("safe", "unsafe")]
 
 
+def relative(finding: dict, root: Path) -> dict:
+    """A finding's paths (its own, its related places', its edits' in other files)
+    relative to ``root``."""
+    out = {**finding, "path": Path(finding["path"]).relative_to(root).as_posix()}
+    out["related"] = [{**r, "path": Path(r["path"]).relative_to(root).as_posix()} for r in finding.get("related", [])]
+    if finding["fix"]:
+        edits = [{**e, "path": Path(e["path"]).relative_to(root).as_posix()} if "path" in e else e for e in finding["fix"]["edits"]]
+        out["fix"] = {**finding["fix"], "edits": edits}
+    return out
+
+
 @pytest.mark.parametrize("rule", FIXABLE, ids=lambda rule: rule.code)
 def test_findings_and_fixes_are_the_same_on_both_paths(tmp_path, monkeypatch, rule):
     results = {}
@@ -105,6 +116,6 @@ def test_findings_and_fixes_are_the_same_on_both_paths(tmp_path, monkeypatch, ru
         for index, example in enumerate(rule.fires):
             root = tmp_path / f"{fast}-{index}"
             findings = lint_files(root, {example.path: example.source, **example.files}, example.config)
-            results[fast].append([{**f.to_dict(), "path": Path(f.path).relative_to(root).as_posix()} for f in findings])
+            results[fast].append([relative(f.to_dict(), root) for f in findings])
     assert results[True] == results[False]
     assert any(f["fix"] for found in results[True] for f in found)

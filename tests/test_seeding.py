@@ -4,6 +4,7 @@ be cached, stable output, messages that name the program, and code that must not
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 import json
 import textwrap
 
@@ -62,7 +63,9 @@ def test_one_seed_block_fixes_the_whole_program(tmp_path):
         ("train.py", 12, "ND102"),
     ]
     carrying = [f for f in before if f.fix is not None]
-    assert [f.path.rsplit("/", 1)[-1] for f in carrying] == ["train.py"]  # one block, in the entry point
+    # one block, in the entry point: the library module's finding carries the same edits
+    assert [f.path.rsplit("/", 1)[-1] for f in carrying] == ["data.py", "train.py"]
+    assert carrying[0].fix.edits == tuple(replace(e, path=str(tmp_path / "train.py")) for e in carrying[1].fix.edits)
     outcome, _ = fix_project(tmp_path, ND1)
     assert outcome.findings == []
     fixed = outcome.contents[str(tmp_path / "train.py")].decode()
@@ -85,11 +88,16 @@ def test_the_seed_value_comes_from_the_config(tmp_path):
     assert "torch.manual_seed(1234)" in outcome.contents[str(tmp_path / "train.py")].decode()
 
 
-def test_a_finding_in_a_library_module_names_the_entry_point_and_carries_no_fix(tmp_path):
+def test_a_finding_in_a_library_module_names_the_entry_point_and_carries_its_seed_block(tmp_path):
     findings = lint_files(tmp_path, PROGRAM, {"select": ["ND102"]})
     library = [f for f in findings if f.path.endswith("data.py")]
-    assert len(library) == 1 and library[0].fix is None
-    assert "train.py" in library[0].message
+    assert len(library) == 1 and "train.py" in library[0].message
+    # the block goes in the entry point: an edit with that file's path
+    fix = library[0].fix
+    assert fix.title == "Insert a seed block after the imports of train.py" and fix.applicability == "safe"
+    assert [(e.path, e.line, e.content) for e in fix.edits] == [
+        (str(tmp_path / "train.py"), 6, "\nnp.random.seed(0)\n"),
+    ]
 
 
 def test_generator_fix_imports_torch_when_the_module_has_no_name_for_it(tmp_path):

@@ -9,7 +9,7 @@ apply suppressions and per-file ignores, sort.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Tuple, Type
+from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Type
 
 from nondet_lint import fileanalysis, notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
@@ -104,7 +104,8 @@ def run(
     exclude = (*config.exclude, *config.extend_exclude)
     cache = open_cache(config, rules, enabled, cache_dir) if cache_dir else None  # workers/cache: parallel.py
     if stdin is not None:
-        files, errors = [stdin_filename or "-"], []  # type: Tuple[List[str], List[WalkError]]
+        errors: List[WalkError] = []
+        files = [stdin_filename or "-"]
         results = [fileanalysis.analyze_file(files[0], config, rules, enabled, stdin)]
     else:
         files, errors = discover(paths, exclude, config.respect_gitignore)

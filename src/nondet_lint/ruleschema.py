@@ -122,15 +122,21 @@ DATA: Dict[str, Table] = {
     "ND204": Table({"kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS}),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES}),
+        "evaluation": Table({"calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES}),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
-            "switch_code": Tables(Table({"versions": str, "imports": NAMES, "statements": str, "names": Map(str)})),
+            "switch_code": Tables(Table({
+                "versions": str, "imports": NAMES, "statements": str, "warn_only_statements": str, "names": Map(str),
+            })),
         })),
         "gpu": Table({
             "calls": NAMES, "methods": NAMES, "device_literal": str, "kernel_imports": NAMES,
             "gpu_by_default": Tables(Table({"names": NAMES, "unless": Table({"arg": str, "in": List(SCALAR)})})),
         }),
         "package_aliases": Map(str),
+        "raising": Map(str),
+        "raising_fix_title": Map(str),
+        "cublas_fix_title": str,
         "switches": Table({
             "attributes": Tables(Table({"names": NAMES, "on": List(SCALAR), "sets": NAMES})),
             "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int}), "on": List(SCALAR), "sets": NAMES})),

@@ -106,8 +106,8 @@ class Finding:
     end_col: int = 0
     fix: Optional[Fix] = field(default=None, compare=False)
     cell: Optional[int] = None
-    related: Tuple[Related, ...] = field(default=(), compare=False)
     notebook_cell: Optional[int] = None
+    related: Tuple[Related, ...] = field(default=(), compare=False)
 
     @property
     def shown_cell(self) -> Optional[int]:
@@ -138,8 +138,8 @@ class Finding:
         fix = Fix.from_dict(data["fix"]) if data.get("fix") else None
         return cls(
             data["path"], data["line"], data["col"], data["code"], data["message"],
-            data["end_line"], data["end_col"], fix, data.get("cell"),
-            tuple(Related.from_dict(item) for item in data.get("related", ())), data.get("notebook_cell"),
+            data["end_line"], data["end_col"], fix, data.get("cell"), data.get("notebook_cell"),
+            tuple(Related.from_dict(item) for item in data.get("related", ())),
         )
 
 

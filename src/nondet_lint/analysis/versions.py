@@ -163,3 +163,28 @@ def target_version(
                 if found is not None:
                     return found
     return newest(known)
+
+
+def allowed_versions(
+    package: str,
+    configured: Mapping[str, str],
+    pins: Mapping[str, str],
+    known: Sequence[str],
+    aliases: Mapping[str, str] = {},
+) -> List[Version]:
+    """Every version of ``package`` the project may run on, for fixes that must hold on all
+    of them (spec "Target version from a range"): an exact pin or target is itself, a
+    range the known versions inside it, no pin every known version."""
+    for source in (configured, pins):
+        for name, text in sorted(source.items()):
+            if canonical_package(name, aliases) != package:
+                continue
+            spec = Specifier(text)
+            if not spec.valid:
+                continue
+            if spec.exact is not None:
+                return [spec.exact]
+            inside = [v for v in (parse_version(k) for k in known) if v is not None and spec.contains(v)]
+            if inside:
+                return inside
+    return [v for v in (parse_version(k) for k in known) if v is not None]

@@ -154,6 +154,14 @@ def plan_round(findings: Sequence[Finding], skip: Optional[set] = None) -> Round
     return RoundPlan(accepted, by_path, invalid)
 
 
+def distinct_fixes(findings: Sequence[Finding]) -> int:
+    """How many different changes the fixes of ``findings`` make: findings that share one
+    (a library module's finding carries its entry point's seed block) count once."""
+    return len({
+        tuple(sorted(_key(edit.path or f.path, edit) for edit in f.fix.edits)) for f in findings if f.fix is not None
+    })
+
+
 def fix_key(finding: Finding) -> Tuple:
     """Identifies a fix across rounds (to remember the ones dropped)."""
     assert finding.fix is not None

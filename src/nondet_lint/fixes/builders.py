@@ -56,6 +56,7 @@ path: ``dataclasses.replace(edit, path=record.path)``.
 from __future__ import annotations
 
 import ast
+import sys
 import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -279,6 +280,89 @@ def _is_import_statement(stmt: cst.CSTNode) -> bool:
     )
 
 
+_E402_KEYWORDS = (cst.If, cst.Try, cst.With)
+
+
+def _e402_neutral(stmt: cst.CSTNode) -> bool:
+    """A top-level statement after which pycodestyle still accepts imports: ``if`` /
+    ``try`` / ``with`` blocks (conditional imports) and dunder assignments (``__all__``)."""
+    if isinstance(stmt, _E402_KEYWORDS):
+        return True
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], (cst.Assign, cst.AnnAssign)):
+        names = _assigned_names(stmt.body[0])
+        return bool(names) and all(n.startswith("__") and n.endswith("__") for n in names)
+    return False
+
+
+STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
+
+
+def _import_sort_key(small: cst.CSTNode) -> Optional[Tuple[int, int, str]]:
+    """Where isort / ruff put an import: (section, ``from`` after ``import``, module in
+    lower case); sections: ``__future__``, standard library, the rest.  None for relative
+    imports (local: they go last and are never our neighbours)."""
+    if isinstance(small, cst.Import):
+        name, kind = dotted_name(small.names[0].name) or "", 0
+    elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
+        name, kind = dotted_name(small.module) or "", 1
+    else:
+        return None
+    root = name.split(".")[0]
+    section = 0 if root == "__future__" else 1 if root in STDLIB else 2
+    return section, kind, name.lower()
+
+
+def _import_runs(top: "TopLevel") -> List[List[Tuple[int, Tuple[int, int, str]]]]:
+    """The leading import lines in runs (isort sections as the file writes them: a blank
+    line or a comment starts a new one), each line with its sort key."""
+    runs: List[List[Tuple[int, Tuple[int, int, str]]]] = []
+    for index in range(top.imports_end + 1):
+        stmt = top.module.body[index]
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+            runs.append([])
+            continue
+        key = _import_sort_key(stmt.body[0])
+        if key is None:
+            runs.append([])
+            continue
+        if not runs or stmt.leading_lines:
+            runs.append([])
+        runs[-1].append((index, key))
+    return [run for run in runs if run]
+
+
+def _own_line(top: "TopLevel", index: int) -> int:
+    """The line where top-level statement ``index`` itself starts (after its leading
+    blank lines and comments)."""
+    return top.start_line(index) + len(top.module.body[index].leading_lines)
+
+
+def _import_edit(top: "TopLevel", code: str) -> Edit:
+    """An edit inserting import line ``code`` where isort would put it among the leading
+    imports: in the run of its section, in order; else as a run of its own between the
+    sections around it."""
+    newline = top.module.default_newline
+    key = _import_sort_key(cst.parse_statement(code).body[0])  # type: ignore[attr-defined]
+    runs = _import_runs(top)
+    if key is None or not runs:
+        return _insertion(top, top.header_end, code + newline)
+    section = key[0]
+    same = next((run for run in runs if all(k[0] == section for _, k in run)), None)
+    if same is None:
+        same = next((run for run in runs if any(k[0] == section for _, k in run)), None)
+    if same is not None:
+        later = next((index for index, k in same if k > key), None)
+        if later is not None:
+            line = _own_line(top, later)
+            return Edit(line, 0, line, 0, code + newline)
+        return _insertion(top, same[-1][0], code + newline)
+    after = next((run for run in runs if run[0][1][0] > section), None)
+    if after is not None:
+        line = _own_line(top, after[0][0])
+        return Edit(line, 0, line, 0, code + newline + newline)
+    return _insertion(top, runs[-1][-1][0], newline + code + newline)
+
+
 def _statement_key(code: str) -> Optional[str]:
     try:
         tree = ast.parse(textwrap.dedent(code).strip())
@@ -326,6 +410,9 @@ class TopLevel:
     module: cst.Module
     bindings: Dict[str, List[Tuple[int, Optional[str]]]] = field(default_factory=dict)
     header_end: int = -1  # last statement of the leading docstring / imports
+    # last top-level import line that flake8's E402 accepts: code inserted before it would
+    # make it (and the imports between) "module level import not at top of file"
+    imports_end: int = -1
 
     def __post_init__(self) -> None:
         # id(small statement) -> (the statement, its ``ast`` key), rendered when first compared
@@ -333,11 +420,17 @@ class TopLevel:
         self._starts: List[int] = []  # start lines of the first statements, as far as asked
         body = self.module.body
         leading = True
+        code_seen = False  # pycodestyle's E402 state: a statement that is not an import ran
         for index, stmt in enumerate(body):
             if leading and ((index == 0 and _is_docstring(stmt)) or _is_import_statement(stmt)):
                 self.header_end = index
             else:
                 leading = False
+            if isinstance(stmt, cst.SimpleStatementLine) and _is_import_statement(stmt):
+                if not code_seen:
+                    self.imports_end = index
+            elif not (index == 0 and _is_docstring(stmt)) and not _e402_neutral(stmt):
+                code_seen = True
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self._bind(stmt.name.value, index, None)
             for small in _inner_statements(stmt):
@@ -500,31 +593,88 @@ def insert_after_imports(
     if block is None or (not block.missing and not block.imports):
         return []
     newline = module.default_newline
-    anchor = max([top.header_end, block.present_at, *block.needs.values()])
+    # after every import flake8 accepts at the top: none of them may follow code (E402)
+    anchor = max([top.header_end, top.imports_end, block.present_at, *block.needs.values()])
     continuing = block.present_at >= 0 and anchor == block.present_at
-    after_docstring = top.header_end >= 0 and _is_docstring(module.body[top.header_end])
-    imports_text = "".join(code + newline for code in block.imports)
-    if imports_text and after_docstring:
-        imports_text = newline + imports_text
     body_text = _code(module, block.missing)
     following = module.body[anchor + 1] if anchor + 1 < len(module.body) else None
     blank_after = following is not None and not continuing and not _starts_with_blank(following)
-    if anchor == top.header_end:  # one insertion: imports, a blank line, the block
-        text = imports_text
-        if body_text:
-            if text or anchor >= 0:
-                text += newline
-            text += body_text + (newline if blank_after else "")
-        return [_insertion(top, anchor, text)]
-    edits = []
-    if imports_text:
-        first = module.body[top.header_end + 1]
-        gap = newline if top.header_end < 0 and not _starts_with_blank(first) else ""
-        edits.append(_insertion(top, top.header_end, imports_text + gap))
+    if top.imports_end < 0:  # no imports to sort among: imports, a blank line, the block
+        after_docstring = top.header_end >= 0 and _is_docstring(module.body[top.header_end])
+        imports_text = "".join(code + newline for code in block.imports)
+        if imports_text and after_docstring:
+            imports_text = newline + imports_text
+        if anchor == top.header_end:
+            text = imports_text
+            if body_text:
+                if text or anchor >= 0:
+                    text += newline
+                text += body_text + (newline if blank_after else "")
+            return [_insertion(top, anchor, text)]
+        edits = []
+        if imports_text:
+            first = module.body[top.header_end + 1]
+            gap = newline if top.header_end < 0 and not _starts_with_blank(first) else ""
+            edits.append(_insertion(top, top.header_end, imports_text + gap))
+    else:  # each import where isort puts it, so the import block stays sorted
+        edits = [_import_edit(top, code) for code in block.imports]
     if body_text:
         lead = "" if continuing else newline
         edits.append(_insertion(top, anchor, lead + body_text + (newline if blank_after else "")))
-    return edits
+    return _merged(edits)
+
+
+def insert_in_block(
+    module: cst.Module, body: cst.IndentedBlock, after: int, statements: Sequence[str], imports: Sequence[str],
+    spans: Dict[int, Tuple[int, int, int, int]], top: Optional[TopLevel] = None,
+) -> List[Edit]:
+    """Edits inserting ``statements`` (one line each) into a function or main block: after
+    its statement ``after`` (-1: before its first statement), with its indentation; the
+    ``imports`` they need go among the module's imports, sorted.  ``spans`` holds the
+    position of that statement (``positions.node_spans``).  ``[]`` when an import's name
+    is bound to something else."""
+    top = top or TopLevel(module)
+    indent = body.indent if body.indent is not None else module.default_indent
+    newline = module.default_newline
+    anchor = body.body[after] if after >= 0 else body.body[0]
+    span = spans.get(id(anchor))
+    if span is None:
+        return []
+    line, col, end_line, end_col = span
+    if after >= 0:
+        if after == len(body.body) - 1 and not module.has_trailing_newline:
+            return []  # the block ends the file without a line break
+        at = end_line if end_col == 0 else end_line + 1
+    else:
+        at = line
+    prefix = ("\t" if "\t" in indent else " ") * col  # the block's statements start at ``col``
+    text = "".join(prefix + statement + newline for statement in statements)
+    edits = []
+    for code in imports:
+        line_node = cst.parse_statement(textwrap.dedent(code).strip())
+        new = False
+        for name, target in [b for small in _inner_statements(line_node) for b in _import_bindings(small)]:
+            found = top.first_binding(name)
+            if found is None:
+                new = True
+            elif target not in found[1]:
+                return []
+        if new:
+            edits.append(_import_edit(top, textwrap.dedent(code).strip()))
+    edits.append(Edit(at, 0, at, 0, text))
+    return _merged(edits)
+
+
+def _merged(edits: List[Edit]) -> List[Edit]:
+    """Insertions at the same place made one, in order (a fix's edits must not overlap)."""
+    out: List[Edit] = []
+    for edit in edits:
+        same = next((i for i, e in enumerate(out) if (e.line, e.col, e.end_line, e.end_col) == (edit.line, edit.col, edit.end_line, edit.end_col)), None)
+        if same is None:
+            out.append(edit)
+        else:
+            out[same] = Edit(edit.line, edit.col, edit.end_line, edit.end_col, out[same].content + edit.content)
+    return out
 
 
 def _imports_module(stmt: cst.CSTNode, modules: Sequence[str]) -> bool:

@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Sequence, TextIO
 
 from nondet_lint.results import RunResult
 from nondet_lint.config import Config
+from nondet_lint.fixes.apply import distinct_fixes
 from nondet_lint.fixes.diff import as_text, unified_diff
 from nondet_lint.fixes.loop import FixOutcome, FixSession, restore
 from nondet_lint.fixes.writer import WriteError, write_atomically
@@ -109,7 +110,7 @@ def apply_fixes(
     if args.show_fixes:
         show_fixes(applied, rules, listing)
     if applied:
-        err.write(f"nondet-lint: {_counts(len(result.findings), len(applied), len(findings))}\n")
+        err.write(f"nondet-lint: {_counts(len(result.findings), distinct_fixes(applied), len(findings))}\n")
     if args.fix_only:
         return FixReport(findings, EXIT_FINDINGS if unwritten else EXIT_CLEAN)
     return FixReport(findings)

@@ -16,6 +16,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, 
 
 import libcst as cst
 
+from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import last_name, statement_of
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
 from nondet_lint.analysis.seeds import seed_helpers
@@ -176,7 +177,7 @@ class SplitterSeed(Check):
         state = _arg_value(node, state_spec)
         if state is not None and not is_none(state):
             return
-        seed = str(self.ctx.config.seed)
+        seed = seed_value(self.ctx, node)
         edits = set_keyword_argument(self.ctx, node, "random_state", seed)
         fix = self.ctx.fix("ND305", edits, seed=seed) if edits else None
         short = name.rsplit(".", 1)[-1]
@@ -227,7 +228,7 @@ class ShuffleThenSlice(Check):
                 continue
             fix = None
             if fix_keyword and not repeated:
-                seed = str(self.ctx.config.seed)
+                seed = seed_value(self.ctx, call)
                 edits = set_keyword_argument(self.ctx, call, fix_keyword, seed)
                 fix = self.ctx.fix("ND305", edits, seed=seed) if edits else None
             what = (

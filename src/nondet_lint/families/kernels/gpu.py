@@ -26,7 +26,7 @@ import libcst as cst
 from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
-from nondet_lint.analysis.versions import Version, target_version
+from nondet_lint.analysis.versions import Version, allowed_versions, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.names import dotted_name, resolve_relative
@@ -565,6 +565,15 @@ class ProgramView:
                 framework, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []), aliases,
             )
         return self._targets[key]
+
+    def allowed(self, framework: str, entry: Optional[str] = None) -> List[Version]:
+        """Every version of ``framework`` the program of ``entry`` may run on (a fix must
+        hold on each)."""
+        spec = self.data["frameworks"].get(framework, {})
+        return allowed_versions(
+            framework, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []),
+            self.data.get("package_aliases", {}),
+        )
 
 
 def read_pins(root: str) -> Dict[str, str]:

@@ -15,16 +15,16 @@ import libcst as cst
 
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, entry_facts, is_entry_point
 from nondet_lint.analysis.switches import value_in
-from nondet_lint.analysis.versions import format_version, in_range
+from nondet_lint.analysis.versions import Version, format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.families.kernels import ops as kernel_ops
 from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, program_view
-from nondet_lint.families.kernels.ops import ImplicitOp, op_table, status_for
-from nondet_lint.fixes.builders import insert_after_imports, insert_before_import, name_for, top_level
+from nondet_lint.families.kernels.ops import FACT as OPS_FACT, ImplicitOp, op_table, status_for
+from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.ruledata import RuleSet
-from nondet_lint.types import Finding, Related
+from nondet_lint.types import UNSAFE, Finding, Fix, Related
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
@@ -56,13 +56,17 @@ class SwitchCandidate:
 
     framework: str
     versions: str  # the framework versions the fix's code is for ("*": any)
+    warn_only: bool = False  # the fix inserts ``warn_only=True`` (the program runs a raising op)
+    cublas: bool = False  # the fix also sets ``CUBLAS_WORKSPACE_CONFIG`` (an allowed torch needs it)
 
     def to_json(self) -> Dict[str, Any]:
-        return {"framework": self.framework, "versions": self.versions}
+        return {"framework": self.framework, "versions": self.versions, "warn_only": self.warn_only, "cublas": self.cublas}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "SwitchCandidate":
-        return cls(data.get("framework", ""), data.get("versions", "*"))
+        return cls(
+            data.get("framework", ""), data.get("versions", "*"), data.get("warn_only", False), data.get("cublas", False),
+        )
 
 
 class ThreadPool(str, Enum):
@@ -206,20 +210,30 @@ class ProgramSwitches(Check):
             or body[0]
         )
         module = self.ctx.module
+        cublas = self.ctx.rules["ND209"].data["fix"]
         for framework, spec in self.frameworks.items():
             for option in spec.get("switch_code", []):
-                edits = self._switch_edits(module, option)
-                fix = self.ctx.fix("ND205", edits, framework=framework) if edits else None
-                self.ctx.defer(anchor, "ND205", fix=fix, **SwitchCandidate(framework, option.get("versions", "*")).to_json())
-        cublas = self.ctx.rules["ND209"].data["fix"]
-        edits = insert_before_import(
-            module, tuple(self.frameworks["torch"]["modules"]), cublas["statements"], cublas["imports"], top_level(self.ctx),
-        )
+                # pass 2 knows the program's ops and versions: one candidate for each form
+                # the switch may need (``warn_only=True``, with ``CUBLAS_WORKSPACE_CONFIG``)
+                forms = [False, True] if "warn_only_statements" in option else [False]
+                with_cublas = [False, True] if framework == CUBLAS_FRAMEWORK else [False]
+                for warn_only in forms:
+                    for cublas_too in with_cublas:
+                        edits = self._switch_edits(module, option, warn_only, cublas if cublas_too else None)
+                        fix = self.ctx.fix("ND205", edits, framework=framework) if edits else None
+                        candidate = SwitchCandidate(framework, option.get("versions", "*"), warn_only, cublas_too)
+                        self.ctx.defer(anchor, "ND205", fix=fix, **candidate.to_json())
+        # cuBLAS reads the variable at its first call, not at ``import torch``: after the
+        # imports it is in time, and no import follows code
+        edits = insert_after_imports(module, cublas["statements"], cublas["imports"], top_level(self.ctx))
         self.ctx.defer(anchor, "ND209", fix=self.ctx.fix("ND209", edits) if edits else None)
 
-    def _switch_edits(self, module: cst.Module, option: Mapping[str, Any]) -> List[Any]:
+    def _switch_edits(
+        self, module: cst.Module, option: Mapping[str, Any], warn_only: bool, cublas: Optional[Mapping[str, Any]],
+    ) -> List[Any]:
         names: Dict[str, str] = {}
         imports = list(option.get("imports", []))
+        statements = option["warn_only_statements" if warn_only else "statements"]
         for placeholder, qualified in option.get("names", {}).items():
             spelled = name_for(module, qualified, top=top_level(self.ctx))
             if spelled is None:
@@ -227,7 +241,11 @@ class ProgramSwitches(Check):
             names[placeholder] = spelled[0]
             if spelled[1] and spelled[1] not in imports:
                 imports.append(spelled[1])
-        return insert_after_imports(module, option["statements"].format(**names), imports, top_level(self.ctx))
+        statements = statements.format(**names)
+        if cublas is not None:
+            statements = cublas["statements"] + "\n" + statements
+            imports = [*cublas["imports"], *(i for i in imports if i not in cublas["imports"])]
+        return insert_after_imports(module, statements, imports, top_level(self.ctx))
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
@@ -273,16 +291,37 @@ class ProgramSwitches(Check):
             return []
         first = missing[0]
         version = view.target(first, path)
-        candidates = [i for i in items if SwitchCandidate.from_json(i.payload).framework == first]
+        raising = raising_ops(view, path, first, rules)
+        cublas = first == CUBLAS_FRAMEWORK and needs_cublas(view, path, rules)
+        switches = [(i, SwitchCandidate.from_json(i.payload)) for i in items]
+        candidates = [
+            i for i, c in switches
+            if c.framework == first and c.cublas == cublas and c.warn_only == bool(raising)
+        ] or [i for i, c in switches if c.framework == first and not c.warn_only]
         chosen = next(
             (i for i in candidates if version is None or in_range(version, SwitchCandidate.from_json(i.payload).versions)),
             candidates[0] if candidates else items[0],
         )
         switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
+        data = rules["ND205"].data
+        raising_text = ""
+        fix = chosen.fix
+        if raising:
+            names, versions = _ops_text(raising)
+            values = {"ops": names, "have": "have" if len(raising) > 1 else "has", "versions": versions}
+            raising_text = data.get("raising", {}).get(first, "").format(**values)
+            title = data.get("raising_fix_title", {}).get(first)
+            if fix is not None and title:
+                safe = first == CUBLAS_FRAMEWORK  # only PyTorch has a form that warns instead
+                fix = Fix(title.format(**values), fix.applicability if safe else UNSAFE, fix.edits)
+        elif cublas and fix is not None and "cublas_fix_title" in data:
+            fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
         ops = implicit_ops(view, path, implicit, rules, frozenset(missing))
-        message = rules["ND205"].format_message(switches=switches, reason=reason, examples=ops_text(view, ops))
+        message = rules["ND205"].format_message(
+            switches=switches, reason=reason, examples=ops_text(view, ops), raising=raising_text,
+        )
         related = tuple(Related(op.path, op.line, op.col, f"`{api}` runs here") for api, op in ops[:3])
-        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, chosen.fix, related=related)]
+        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, fix, related=related)]
 
     @staticmethod
     def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
@@ -301,6 +340,69 @@ class ProgramSwitches(Check):
         item = items[0]
         message = rules["ND209"].format_message(version=format_version(version))
         return [Finding(path, item.line, item.col, "ND209", message, item.end_line, item.end_col, item.fix)]
+
+
+CUBLAS_FRAMEWORK = "torch"  # the framework whose switch needs ``CUBLAS_WORKSPACE_CONFIG`` (ND209)
+RAISING_RULES = {"torch": "ND203", "tensorflow": "ND204"}  # op tables with ``raises`` entries
+
+
+def raising_ops(view: Any, entry: str, framework: str, rules: RuleSet) -> List[Tuple[str, List[Version]]]:
+    """The ops the program of ``entry`` runs that have no deterministic implementation (the
+    switch makes them raise) in some version of ``framework`` the project allows, each with
+    those versions; backward-only ops only when the program differentiates."""
+    code = RAISING_RULES.get(framework)
+    if code is None or code not in rules:
+        return []
+    table = op_table(rules[code].data)
+    allowed = view.allowed(framework, entry)
+    program = view.closures.get(entry, frozenset({entry}))
+    differentiates = view.differentiates(program)
+    found: Dict[str, List[Version]] = {}
+    for path in sorted(program):
+        for op_id in view.records[path].facts.get(OPS_FACT, {}).get(code, []):
+            op = table.by_id.get(op_id)
+            if op is None or op.get("device") == "mps" or (op.get("phase") == "backward" and not differentiates):
+                continue
+            versions = [v for v in allowed if (status_for(op, v) or {}).get("kind") == "raises"]
+            if versions:
+                # ``report = "none"``: it raises only with inputs the code does not show (NLLLoss on
+                # 4-D inputs): still a reason to warn instead of raising
+                label = f"`{op['api']}`" + (" (backward)" if op.get("phase") == "backward" else "") + (
+                    " (with some inputs)" if op.get("report") == "none" else ""
+                )
+                found.setdefault(label, versions)
+    return sorted(found.items())
+
+
+def needs_cublas(view: Any, entry: str, rules: RuleSet) -> bool:
+    """Whether a torch the project allows needs ``CUBLAS_WORKSPACE_CONFIG`` with the switch
+    (before 2.10) and the program does not set it already."""
+    program = view.program_of_entry(entry)
+    needed_for = rules["ND209"].data["needed_for"]
+    return not view.switch_on(program, "cublas") and any(in_range(v, needed_for) for v in view.allowed("torch", entry))
+
+
+def _ops_text(raising: List[Tuple[str, List[Version]]], limit: int = 3) -> Tuple[str, str]:
+    """``"`a` (backward) and `b`"`` and the versions they raise on (``"1.8.1-2.15.0"``)."""
+    names = [name for name, _ in raising]
+    shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    if len(names) == 2:
+        shown = " and ".join(names)
+    versions = sorted({v for _, vs in raising for v in vs})
+    return shown, _span(versions)
+
+
+def _span(versions: List[Version]) -> str:
+    if not versions:
+        return ""
+    low, high = format_version(versions[0]), format_version(versions[-1])
+    return low if low == high else f"{low} to {high}"
+
+
+def _range_text(allowed: List[Version], rules: RuleSet) -> str:
+    """The allowed torch versions that need ``CUBLAS_WORKSPACE_CONFIG``."""
+    needed_for = rules["ND209"].data["needed_for"]
+    return _span(sorted(v for v in allowed if in_range(v, needed_for)))
 
 
 def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import libcst as cst
 
+from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
@@ -44,11 +45,11 @@ class CallSites:
             return
         if value is not None and literal_value(value, self.ctx.qualname) is not None:
             return
-        seed = str(self.ctx.config.seed)
+        seed = seed_value(self.ctx, node)
         if value is not None:
             edits = [replace_expression(self.ctx, value, seed)]
         elif not node.args:
-            edits = [replace_expression(self.ctx, node, node.with_changes(args=[cst.Arg(cst.Integer(seed))]))]
+            edits = [replace_expression(self.ctx, node, node.with_changes(args=[cst.Arg(cst.parse_expression(seed))]))]
         else:
             edits = set_keyword_argument(self.ctx, node, kw, seed) if kw else []
         fix = self.ctx.fix("ND103", edits, seed=seed) if edits else None
@@ -72,7 +73,7 @@ class CallSites:
             random = any_holds(node, api["when"], api.get("defaults", {}), self.ctx.qualname) is True
         if not random:
             return
-        seed = str(self.ctx.config.seed)
+        seed = seed_value(self.ctx, node)
         edits = set_keyword_argument(self.ctx, node, "random_state", seed)
         fix = self.ctx.fix("ND108", edits, seed=seed) if edits else None
         why = api.get("why")
@@ -83,7 +84,7 @@ class CallSites:
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
         if has_star_args(node):
             return None
-        seed = str(self.ctx.config.seed)
+        seed = seed_value(self.ctx, node)
         spelled = name_for(self.ctx.module, "torch.Generator", top=top_level(self.ctx))
         if spelled is None:
             return None

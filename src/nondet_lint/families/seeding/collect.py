@@ -37,7 +37,7 @@ from nondet_lint.check import Check
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import Event, compact
-from nondet_lint.families.seeding.seedblock import seed_blocks
+from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
 from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
@@ -618,13 +618,15 @@ class Collector(Check):
         # constants a guard may compare with (not docstrings and long texts)
         consts = {name: value for name, value in self.consts.items()
                   if value is not _MISSING and not (isinstance(value, str) and len(value) > 40)}
+        is_entry = self._is_entry()
         facts = ModuleSeeding(
             fns=self.fns, classes=self.classes, opts=self.calls.opts, consts=consts,
             stars=[star for star in self.stars if not self._outside(star)],
             origins=[o for o in self.flow.origins if o["sunk"] or o["flows"] or o["kind"] == "src"],
             sunk_options=sorted(self.flow.sunk_options),
             aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
-            blocks=seed_blocks(self.ctx, self.t, self.fns) if self._is_entry() else {},
+            blocks=seed_blocks(self.ctx, self.t, self.fns) if is_entry else {},
+            option_blocks=(option_blocks(self.ctx, self.t, self.fns) or {}) if is_entry else {},
         )
         compact(self.fns, self.modq, self.classes, self.outside)
         self.ctx.facts[FACT] = facts.to_json()

@@ -14,11 +14,13 @@ the candidates pass 1 deferred.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nondet_lint.analysis.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import Event
+from nondet_lint.families.seeding.state import MAIN
 from nondet_lint.families.seeding.program import Program, Uncovered
 from nondet_lint.families.seeding.state import NO_SEEDING, SeedingPayload
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
@@ -167,6 +169,7 @@ class Report:
                 continue
             groups.setdefault((item.path, self.use_rng.get(key, "")), []).append(item)
         out: List[Finding] = []
+        entries: Dict[int, Uncovered] = {}  # finding index -> the program run that left it unseeded
         fixed_entries: Set[str] = set()
         for (path, rng), items in sorted(groups.items()):
             items.sort(key=lambda d: (d.line, d.col))
@@ -180,7 +183,13 @@ class Report:
                 evidence=self.evidence(path, rng, where),
                 more=f"; {more} more unseeded use{'s' if more > 1 else ''} in this module" if more else "",
             )
+            if path not in self.program.runs and where.via_import is not None:
+                message += (
+                    f"; no fix: it draws when `{self.show(where.via_import)}` is imported, before any code of "
+                    f"`{self.show(where.entry)}` can seed it (seed in that module, or draw later)"
+                )
             out.append(Finding(path, first.line, first.col, first.code, message, first.end_line, first.end_col))
+            entries[len(out) - 1] = where
         # the seed block: on the first finding of each entry-point module
         by_path: Dict[str, List[int]] = {}
         for index, finding in enumerate(out):
@@ -194,6 +203,16 @@ class Report:
                 old = out[first]
                 out[first] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
                 fixed_entries.add(path)
+        # a library module's finding carries its entry point's block (an edit of that file),
+        # so that ``--fix`` clears it; not for a draw at import time, which no block precedes
+        for index, finding in enumerate(out):
+            where = entries[index]
+            if finding.path in self.program.runs or where.via_import is not None or where.entry not in self.program.runs:
+                continue
+            fix = self.seed_block(where.entry, finding.code)
+            if fix is not None:
+                edits = tuple(replace(edit, path=where.entry) for edit in fix.edits)
+                out[index] = replace(finding, fix=Fix(fix.title, fix.applicability, edits))
         return out
 
     def judged(self, path: str, where: Uncovered) -> bool:
@@ -215,7 +234,11 @@ class Report:
         enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
         if not enabled or enabled & run.reseeded:
             return None  # a seed at the top would be undone by the reseed from entropy (ND107)
-        blocks = self.program.facts.get(path, NO_SEEDING).blocks
+        facts = self.program.facts.get(path, NO_SEEDING)
+        blocks = facts.blocks
+        by_option = facts.option_blocks
+        if by_option and self.after_option(path, by_option["fn"] or MAIN, enabled):
+            blocks = by_option["blocks"]  # the program's own seed option (docs/contract.md: fixes never break a program)
         options = []
         for key, edits in blocks.items():
             rngs = set(key.split("+"))
@@ -225,7 +248,20 @@ class Report:
             return None
         _, _, edits = min(options)
         title = self.rules[code].format_fix_title(entry=self.show(path))
+        if blocks is not facts.blocks:
+            title = f"Insert a seed block in {self.show(path)} where its seed option `{by_option['value']}` is known"
         return Fix(title, "safe", tuple(sorted((Edit.from_dict(e) for e in edits), key=lambda e: (e.line, e.col))))
+
+    def after_option(self, entry: str, function: str, rngs: Set[str]) -> bool:
+        """Whether every use of ``rngs`` the program of ``entry`` runs unseeded runs inside
+        ``function`` of the entry module (where the seed option's value is known), not at
+        import time."""
+        for key, where in self.program.uncovered.items():
+            if where.entry != entry or self.use_rng.get(key, "") not in rngs:
+                continue
+            if where.via_import is not None or (entry, function) not in where.chain:
+                return False
+        return True
 
     def call_site_findings(self) -> List[Finding]:
         out: List[Finding] = []

@@ -2,8 +2,8 @@
 
 Which RNGs a program leaves unseeded is known only in pass 2, where there is no tree to
 build edits on; so pass 1 builds, for an entry-point module, the block for every set of
-RNGs the module deals with (all subsets of up to three, else each alone and all
-together), and pass 2 picks the smallest one that seeds what the program needs.  The
+RNGs the module or its program may deal with (all subsets of up to four, else each alone
+and all together), and pass 2 picks the smallest one that seeds what the program needs.  The
 statements and imports are placed by ``fixes.builders.insert_after_imports``, which reuses
 the module's aliases and never repeats a statement that is there.
 """
@@ -11,15 +11,52 @@ the module's aliases and never repeats a statement that is there.
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+from nondet_lint.analysis.seedoption import seed_option
 from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
-from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
+from nondet_lint.fixes.builders import insert_after_imports, insert_in_block, name_for, top_level
+from nondet_lint.positions import node_spans
+
+
+PROGRAM_RNGS = ("python", "numpy", "torch")
 
 
 def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, List[Dict[str, Any]]]:
     """Block edits (as plain data) keyed by ``"python+numpy"``-style RNG sets."""
+    blocks: Dict[str, List[Dict[str, Any]]] = {}
+    for chosen in _rng_sets(ctx, tables, fns):
+        edits = block_edits(ctx, tables, chosen)
+        if edits:
+            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
+    return blocks
+
+
+def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+    """The same blocks seeded with the entry point's seed option (``args.seed``), placed
+    where its value is known (after ``args = parser.parse_args()``), and the function
+    that holds them (``fn``; "" for the main block); empty without one."""
+    option = seed_option(ctx)
+    if option is None:
+        return {}
+    anchor = option.body.body[max(option.after, 0)]
+    spans = node_spans(ctx.module, [anchor], ctx.module.code, ctx.parents)
+    blocks: Dict[str, List[Dict[str, Any]]] = {}
+    for chosen in _rng_sets(ctx, tables, fns):
+        code = _block_code(ctx, tables, chosen, option.value)
+        if code is None:
+            continue
+        statements, imports = code
+        edits = insert_in_block(ctx.module, option.body, option.after, statements, imports, spans, top_level(ctx))
+        if edits:
+            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
+    return {"fn": option.function, "value": option.value, "blocks": blocks} if blocks else {}
+
+
+def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> List[Sequence[str]]:
+    """The sets of RNGs a block may have to seed: all subsets of those the module deals
+    with and the common ones (up to four), else each alone and all together."""
     relevant = set()
     for facts in fns.values():
         for event in facts["ev"]:
@@ -34,21 +71,27 @@ def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) 
     if TF_KERAS in relevant:
         relevant.discard(TF_KERAS)
         relevant.add("keras")
+    # the program's library modules may draw from RNGs the entry module never touches (its
+    # findings carry this block): the common ones are always offered
+    relevant.update(PROGRAM_RNGS)
     ordered = [rng for rng in RNG_ORDER if rng in relevant]
-    if len(ordered) <= 3:
-        sets: Iterable[Sequence[str]] = [c for size in range(1, len(ordered) + 1) for c in combinations(ordered, size)]
-    else:
-        sets = [(rng,) for rng in ordered] + [tuple(ordered)]
-    blocks: Dict[str, List[Dict[str, Any]]] = {}
-    for chosen in sets:
-        edits = block_edits(ctx, tables, chosen)
-        if edits:
-            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
-    return blocks
+    if len(ordered) <= 4:
+        return [c for size in range(1, len(ordered) + 1) for c in combinations(ordered, size)]
+    return [(rng,) for rng in ordered] + [tuple(ordered)]
 
 
 def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Any]:
     """Edits inserting the seed calls of ``rngs`` (none when one cannot be spelled)."""
+    code = _block_code(ctx, tables, rngs, str(ctx.config.seed))
+    if code is None:
+        return []
+    statements, imports = code
+    return insert_after_imports(ctx.module, "\n".join(statements), imports, top_level(ctx))
+
+
+def _block_code(ctx: Any, tables: Tables, rngs: Sequence[str], value: str) -> Optional[Tuple[List[str], List[str]]]:
+    """The seed calls of ``rngs`` with ``value``, and the imports they need; None when one
+    cannot be spelled."""
     calls = {rng: tables.rngs.get(rng, {}) for rng in rngs}
     # a call that seeds several of them (keras.utils.set_random_seed) makes the others redundant
     covered: Set[str] = set()
@@ -64,9 +107,9 @@ def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Any]:
         names = [call for call in (info.get("seed_call"), *info.get("seed_call_aliases", ())) if call]
         usable = [spelled for spelled in (name_for(ctx.module, name, top=top_level(ctx)) for name in names) if spelled is not None]
         if not usable:
-            return []
+            return None
         spelling, import_code = min(usable, key=lambda s: s[1] is not None)  # one the module binds already
-        statements.append(f"{spelling}({ctx.config.seed})")
+        statements.append(f"{spelling}({value})")
         if import_code:
             imports.append(import_code)
-    return insert_after_imports(ctx.module, "\n".join(statements), imports, top_level(ctx))
+    return statements, imports

@@ -65,10 +65,12 @@ class ModuleSeeding:
     sunk_options: List[str] = field(default_factory=list)  # options used as seeds
     aliases: Dict[str, str] = field(default_factory=dict)  # ``import a.b as c``: c -> a.b
     blocks: Dict[str, Any] = field(default_factory=dict)  # entry points: seed blocks a fix inserts
+    # entry points with a seed option: {"fn": where the option is known, "blocks": seed blocks using it}
+    option_blocks: Dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"fns": self.fns}
-        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks"):
+        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -79,7 +81,7 @@ class ModuleSeeding:
         return cls(**{key: data[key] for key in _STORED if key in data})
 
 
-_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks")
+_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks")
 NO_SEEDING = ModuleSeeding()  # a module pass 1 recorded nothing for (read only)
 
 
