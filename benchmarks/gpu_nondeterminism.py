@@ -31,7 +31,7 @@ def rule_kinds(version: str) -> Dict[str, str]:
     try:
         sys.path.insert(0, str(ROOT / "src"))
         from nondet_lint import _toml
-        from nondet_lint.analysis.versions import in_range, parse_version
+        from nondet_lint.versions import in_range, parse_version
     except ImportError:
         return {}
     data = _toml.loads((ROOT / "rules" / "kernels.toml").read_text(encoding="utf-8"))

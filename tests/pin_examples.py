@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/pin_examples.py          # add the pins that are missing
     .venv/bin/python tests/pin_examples.py --check  # list them, change nothing
+    .venv/bin/python tests/pin_examples.py --repin ND205-fires-1  # pin one example again
 
 Every ``fires`` example (the documented *Example* first) records the findings of its
 rule as ``findings = ["path:line:col: message"]``; an example of a fixable rule also
@@ -9,8 +10,9 @@ records what ``--fix`` (with ``fixable`` limited to the rule) writes: ``fixed`` 
 example's own file, ``fixed_files`` for other files it changes, or ``unfixed = "why"``
 when no fix is offered (the tool writes ``"TODO"``: say why by hand). For the documented
 example the keys live in ``[NDxxx.docs]`` with an ``example_`` prefix. Existing pins
-are never rewritten: tests/test_rule_examples.py compares them exactly, and a change
-of output is a change to review, by hand, in the TOML.
+are never rewritten unless named with ``--repin`` (the test ids of
+tests/test_rule_examples.py): the test compares them exactly, and a change of output is a
+change to review, by hand, in the diff of the TOML.
 
 Read every generated text before committing it: the tool pins what the code does
 today, right or wrong.
@@ -109,6 +111,43 @@ def _tables(lines: List[str]) -> List[Tuple[str, int, int]]:
     return tables
 
 
+_PIN_KEYS = ("findings", "fixed", "fixed_files", "unfixed")
+
+
+def _drop_pins(lines: List[str], start: int, end: int, prefix: str) -> List[str]:
+    """``lines[start:end]`` (one table) without its pin keys and their values, which the
+    tool wrote: a value ends where its triple-quoted strings are closed."""
+    kept: List[str] = []
+    number = start
+    while number < end:
+        line = lines[number]
+        if any(line.startswith(f"{prefix}{key} = ") for key in _PIN_KEYS):
+            quotes = line.count('"""')
+            while quotes % 2 and number + 1 < end:
+                number += 1
+                quotes += lines[number].count('"""')
+        else:
+            kept.append(line)
+        number += 1
+    return kept
+
+
+def repin(path: Path, names: List[str]) -> List[str]:
+    """Remove the pins of the examples named by test id (``ND205-fires-1``) from one rule
+    file, so that ``fill`` pins them again; the names found there."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    found = []
+    for name, start, end in reversed(_tables(lines)):
+        code, _, rest = name.partition(".")
+        index = 0 if rest == "docs" else 1 + int(rest[len("fires["):-1]) if rest.startswith("fires[") else None
+        if index is None or f"{code}-fires-{index}" not in names:
+            continue
+        found.append(f"{code}-fires-{index}")
+        lines[start:end] = _drop_pins(lines, start, end, "example_" if rest == "docs" else "")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return found
+
+
 def fill(path: Path, write: bool) -> List[str]:
     """Add the missing pins to one rule file; the tables that lacked them."""
     rules = {rule.code: rule for rule in load_rules()}
@@ -141,7 +180,14 @@ def fill(path: Path, write: bool) -> List[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only list the examples that lack pins")
+    parser.add_argument("--repin", nargs="+", default=[], metavar="ID", help="pin these examples again (test ids)")
     args = parser.parse_args()
+    if args.repin:
+        found = [name for path in sorted((ROOT / "rules").glob("*.toml")) for name in repin(path, args.repin)]
+        unknown = sorted(set(args.repin) - set(found))
+        if unknown:
+            print(f"no such example: {', '.join(unknown)}", file=sys.stderr)
+            return 2
     missing = []
     for path in sorted((ROOT / "rules").glob("*.toml")):
         missing += [f"{path.name}: [{name}]" for name in fill(path, write=not args.check)]

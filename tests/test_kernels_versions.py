@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from nondet_lint.analysis.versions import (
+from nondet_lint.versions import (
     Specifier, canonical_package, compare, in_range, newest, parse_version, target_version, version_from_spec,
 )
 
@@ -77,7 +77,7 @@ def test_in_range_for_rule_data():
 
 
 def test_allowed_versions_are_every_known_version_a_pin_or_range_admits():
-    from nondet_lint.analysis.versions import allowed_versions
+    from nondet_lint.versions import allowed_versions
 
     known = ["2.3.1", "2.4.1", "2.9.0", "2.10.0", "2.11.0"]
     assert allowed_versions("torch", {}, {}, known) == [(2, 3, 1), (2, 4, 1), (2, 9, 0), (2, 10, 0), (2, 11, 0)]

@@ -16,8 +16,8 @@ PACKAGE = Path(nondet_lint.__file__).resolve().parent
 # highest first; a module belongs to the first layer one of whose prefixes it matches,
 # the rest are primitives (names, positions, rule data, fix edit builders, ...)
 LAYERS: Sequence[Tuple[str, Tuple[str, ...]]] = (
-    ("cli", ("__main__", "cli", "flake8_plugin", "reporters", "fixes.command", "fixes.loop", "fixes.options",
-             "fixes.diff", "fixes.writer", "runoptions", "baseline", "docs")),
+    ("cli", ("__main__", "cli", "server", "addnoqa", "flake8_plugin", "reporters", "fixes.command", "fixes.loop",
+             "fixes.options", "fixes.diff", "fixes.writer", "runoptions", "baseline", "docs")),
     ("engine", ("engine", "fileanalysis", "parallel", "nonpython", "prefilter", "cache", "results")),
     ("families", ("families",)),
     ("analysis", ("analysis",)),

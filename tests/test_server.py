@@ -243,7 +243,7 @@ async def test_syntax_error_reports_nd000_then_recovers(client: LanguageClient, 
     uri = open_file(client, tmp_path / "train.py", TRAIN.replace("def main():", "def main(:"))
     diagnostics = await wait_for(client, uri, lambda d: "ND000" in codes(d))
     assert [(d.code, d.message, d.range.start.line, d.severity) for d in diagnostics] == [
-        ("ND000", "cannot parse: parser error: error at 5:4: expected one of ), *, **, NAME", 5, types.DiagnosticSeverity.Error),
+        ("ND000", "cannot parse: invalid syntax", 3, types.DiagnosticSeverity.Error),  # the line CPython names
     ]
     replace_all(client, uri, 2, TRAIN)
     assert codes(await wait_for(client, uri, lambda d: "ND000" not in codes(d))) == ["ND201", "ND104"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from nondet_lint import _toml
-from nondet_lint.analysis.versions import Specifier, canonical_package
+from nondet_lint.versions import Specifier, canonical_package
 from nondet_lint.types import UsageError
 
 DEFAULT_EXCLUDE = (

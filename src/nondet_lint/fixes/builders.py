@@ -342,7 +342,10 @@ def _import_edit(top: "TopLevel", code: str) -> Edit:
     imports: in the run of its section, in order; else as a run of its own between the
     sections around it."""
     newline = top.module.default_newline
-    key = _import_sort_key(cst.parse_statement(code).body[0])  # type: ignore[attr-defined]
+    statement = cst.parse_statement(code)
+    if not isinstance(statement, cst.SimpleStatementLine):
+        raise ValueError(f"not an import line: {code!r}")
+    key = _import_sort_key(statement.body[0])
     runs = _import_runs(top)
     if key is None or not runs:
         return _insertion(top, top.header_end, code + newline)

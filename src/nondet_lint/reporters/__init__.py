@@ -7,37 +7,17 @@ tools read print the findings alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Dict, FrozenSet, List, Optional, TextIO
+from typing import Callable, Dict, List, Optional, TextIO
 
+from nondet_lint.reporters.marks import FixMarks
 from nondet_lint.ruledata import RuleSet
-from nondet_lint.types import SAFE, UNSAFE, Finding
+from nondet_lint.types import Finding
 
 Reporter = Callable[[List[Finding], RuleSet, TextIO], None]
 
 FORMATS = ("text", "concise", "full", "rich", "json", "github", "gitlab", "junit", "pylint", "azure", "sarif")
 HUMAN_FORMATS = frozenset({"text", "concise", "full", "rich"})
-
-
-@dataclass(frozen=True)
-class FixMarks:
-    """Which findings ``--fix`` would fix now (``[*]``) and which only with ``--unsafe-fixes``."""
-
-    fixable: FrozenSet[str] = frozenset()  # codes whose fixes may be applied (fixable/unfixable)
-    unsafe: bool = False  # --unsafe-fixes given
-
-    def _applies(self, finding: Finding, applicabilities) -> bool:
-        fix = finding.fix
-        return fix is not None and bool(fix.edits) and fix.applicability in applicabilities and finding.code in self.fixable
-
-    def marked(self, finding: Finding) -> bool:
-        """``[*]``: the fix is applied by ``--fix`` with the flags given."""
-        return self._applies(finding, (SAFE, UNSAFE) if self.unsafe else (SAFE,))
-
-    def hidden(self, finding: Finding) -> bool:
-        """An unsafe fix that ``--unsafe-fixes`` would add."""
-        return not self.unsafe and self._applies(finding, (UNSAFE,))
 
 
 def get_reporter(name: str, marks: FixMarks = FixMarks()) -> Reporter:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import List, TextIO
 
 from nondet_lint.baseline import SourceLines
-from nondet_lint.reporters import FixMarks
+from nondet_lint.reporters.marks import FixMarks
 from nondet_lint.reporters.text import location
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding

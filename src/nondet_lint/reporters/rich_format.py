@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from nondet_lint.baseline import SourceLines
-from nondet_lint.reporters import FixMarks
+from nondet_lint.reporters.marks import FixMarks
 from nondet_lint.reporters.summary import summary_lines
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding

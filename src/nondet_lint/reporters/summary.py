@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import List, Sequence, TextIO
 
-from nondet_lint.reporters import FixMarks
+from nondet_lint.reporters.marks import FixMarks
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import List, TextIO
 
-from nondet_lint.reporters import FixMarks
+from nondet_lint.reporters.marks import FixMarks
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 

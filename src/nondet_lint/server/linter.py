@@ -22,9 +22,9 @@ from nondet_lint import notebooks
 from nondet_lint.config import Config, project_root
 from nondet_lint.discovery import is_checkable, is_requirements_file
 from nondet_lint.docs import explain
-from nondet_lint.engine import RunResult
 from nondet_lint.fixes.loop import FixSession
 from nondet_lint.fixes.verify import FixError, fixed_bytes
+from nondet_lint.results import RunResult
 from nondet_lint.ruledata import load_rules
 from nondet_lint.server.documents import Lines, Snapshot, Units, text_edit
 from nondet_lint.server.notebook_text import source_lines
@@ -142,13 +142,13 @@ class Linter:
         touched: Dict[int, ProjectFacts] = {}
         started = time.perf_counter()
         for uri in closed:
-            snapshot = self.open.pop(uri, None)
-            if snapshot is None:
+            gone = self.open.pop(uri, None)
+            if gone is None:
                 continue
-            for shown_uri in [uri, *(cell.uri for cell in snapshot.cells or ())]:
+            for shown_uri in [uri, *(cell.uri for cell in gone.cells or ())]:
                 if self.shown.pop(shown_uri, None) is not None or shown_uri == uri:
                     out[shown_uri] = []
-            self._guarded(snapshot.path, lambda: self._update_from_disk(snapshot.path, touched))
+            self._guarded(gone.path, lambda: self._update_from_disk(gone.path, touched))
         for snapshot in snapshots:
             self.open[snapshot.uri] = snapshot
             self._guarded(snapshot.path, lambda: self._update(snapshot, touched))
@@ -284,14 +284,14 @@ class Linter:
             for edit in fix.edits:
                 by_path.setdefault(edit.path or finding.path, []).append(edit)
             try:
-                edit = self.workspace_edit(by_path)
+                workspace = self.workspace_edit(by_path)
             except (FixError, OSError, SourceError, ValueError) as exc:
                 self.log(types.MessageType.Warning, f"nondet-lint: {finding.code} fix not offered: {exc}")
             else:
                 title = fix.title if fix.applicability == SAFE else f"{fix.title} (unsafe)"
                 actions.append(types.CodeAction(
                     title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                    is_preferred=fix.applicability == SAFE, edit=edit,
+                    is_preferred=fix.applicability == SAFE, edit=workspace,
                 ))
         noqa = self._noqa(snapshot, finding)
         if noqa is not None:

@@ -200,8 +200,9 @@ def create_server(workers: Optional[int] = None) -> NondetLintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: NondetLintServer, params: types.DidCloseTextDocumentParams) -> None:
         ls.pending.pop(params.text_document.uri, None)
-        if ls.linter is not None:
-            ls.run_and_publish(lambda: ls.linter.refresh(closed=[params.text_document.uri]))
+        linter = ls.linter
+        if linter is not None:
+            ls.run_and_publish(lambda: linter.refresh(closed=[params.text_document.uri]))
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_open(ls: NondetLintServer, params: types.DidOpenNotebookDocumentParams) -> None:
@@ -219,8 +220,9 @@ def create_server(workers: Optional[int] = None) -> NondetLintServer:
     def notebook_close(ls: NondetLintServer, params: types.DidCloseNotebookDocumentParams) -> None:
         uri = params.notebook_document.uri
         ls.pending.pop(uri, None)
-        if ls.linter is not None:
-            ls.run_and_publish(lambda: ls.linter.refresh(closed=[uri]))
+        linter = ls.linter
+        if linter is not None:
+            ls.run_and_publish(lambda: linter.refresh(closed=[uri]))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: NondetLintServer, params: types.DidChangeConfigurationParams) -> None:
@@ -233,7 +235,12 @@ def create_server(workers: Optional[int] = None) -> NondetLintServer:
             return
         linter = ls.linter
         ls.pending.clear()
-        ls.run_and_publish(lambda: (linter.configure(settings), linter.refresh(everything=True))[1])
+
+        def reconfigure() -> Dict[str, List[types.Diagnostic]]:
+            linter.configure(settings)
+            return linter.refresh(everything=True)
+
+        ls.run_and_publish(reconfigure)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched_files(ls: NondetLintServer, params: types.DidChangeWatchedFilesParams) -> None:

@@ -20,8 +20,10 @@ from typing import Dict, Iterable, List, Optional, Sequence
 from nondet_lint.cache import open_cache, resolve_dir
 from nondet_lint.config import Config
 from nondet_lint.discovery import discover, is_requirements_file
-from nondet_lint.engine import FileResult, analyze_file, decide, selected_codes
+from nondet_lint.engine import decide, selected_codes
+from nondet_lint.fileanalysis import analyze_file
 from nondet_lint.parallel import analyze_files, default_workers
+from nondet_lint.results import FileResult
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.types import Finding
 

@@ -124,7 +124,7 @@ class TfdsReads(Check):
         if spelled is None:
             return None
         name, import_code = spelled
-        edits: List[Any] = set_keyword_argument(self.ctx, call, "read_config", f"{name}(shuffle_seed={seed})")
+        changes: List[Any] = set_keyword_argument(self.ctx, call, "read_config", f"{name}(shuffle_seed={seed})")
         if import_code:
-            edits = [*insert_after_imports(self.ctx.module, "", [import_code], top_level(self.ctx)), *edits]
-        return self.ctx.fix("ND307", edits, seed=seed) if edits else None
+            changes = [*insert_after_imports(self.ctx.module, "", [import_code], top_level(self.ctx)), *changes]
+        return self.ctx.fix("ND307", changes, seed=seed) if changes else None

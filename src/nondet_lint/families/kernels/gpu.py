@@ -26,7 +26,7 @@ import libcst as cst
 from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
-from nondet_lint.analysis.versions import Version, allowed_versions, target_version
+from nondet_lint.versions import Version, allowed_versions, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.names import dotted_name, resolve_relative

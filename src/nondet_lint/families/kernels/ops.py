@@ -35,7 +35,7 @@ from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.versions import Version, in_range
+from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred

@@ -15,7 +15,7 @@ import libcst as cst
 
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, entry_facts, is_entry_point
 from nondet_lint.analysis.switches import value_in
-from nondet_lint.analysis.versions import Version, format_version, in_range
+from nondet_lint.versions import Version, format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit

@@ -17,7 +17,7 @@ import os
 from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from nondet_lint.analysis.versions import compare, parse_version, target_version
+from nondet_lint.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.state import MAIN
