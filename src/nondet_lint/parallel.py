@@ -23,7 +23,9 @@ import os
 import signal
 import stat
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, cast
@@ -277,6 +279,22 @@ def _context() -> Any:
     return multiprocessing.get_context("fork") if can_fork() else multiprocessing.get_context("spawn")
 
 
+@contextmanager
+def _interrupts_deferred() -> Iterator[None]:
+    """Hold Ctrl-C back while workers are forked: a SIGINT that lands inside the fork's
+    at-fork handlers is printed as an ignored exception and lost; held back, it arrives
+    right after, where the run stops cleanly."""
+    can_block = hasattr(signal, "pthread_sigmask") and threading.current_thread() is threading.main_thread()
+    if not can_block:
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _in_workers(
     jobs: Sequence[Job], count: int, config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache],
 ) -> Iterator[Tuple[Job, str]]:
@@ -288,7 +306,8 @@ def _in_workers(
         done: Set[int] = set()
         pool = ProcessPoolExecutor(count, mp_context=context, initializer=_init_worker, initargs=(config, rules, enabled, cache, progress))
         try:
-            futures = {pool.submit(_work, batch): batch for batch in batches(remaining)}
+            with _interrupts_deferred():  # the pool forks its workers while jobs are submitted
+                futures = {pool.submit(_work, batch): batch for batch in batches(remaining)}
             for future in as_completed(futures):
                 batch = futures.pop(future)  # its texts are decoded once: let them go
                 try:
