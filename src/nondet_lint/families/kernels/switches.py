@@ -484,6 +484,17 @@ class TensorFlowThreads(Check):
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
 
+    @staticmethod
+    def _seeded(view: Any, project: Any, path: str) -> bool:
+        """Whether a program that runs ``path`` seeds (wants determinism): a program of an
+        entry point that is not test code, or, for a module no entry point reaches, the
+        module itself.  Library code only test programs reach (a converter, a vocabulary
+        lookup in a throwaway session) does not count seeds made elsewhere."""
+        entries = [entry for entry in view.entries_reaching(path) if not project.is_test_code(entry)]
+        if entries:
+            return any(view.seeds(view.program_of_entry(entry)) for entry in entries)
+        return view.seeds(frozenset({path}))
+
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         view = program_view(project, rules)
@@ -493,7 +504,7 @@ class TensorFlowThreads(Check):
             scopes = view.scopes_of_module(item.path)
             candidate = ThreadsCandidate.from_json(item.payload)
             if candidate.kind is ThreadPool.SESSION:
-                if not any(view.seeds(s) for s in scopes):
+                if project.is_test_code(item.path) or not cls._seeded(view, project, item.path):
                     continue
                 advice = rule.data["advice"]["session"]
             else:
