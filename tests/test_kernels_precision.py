@@ -78,7 +78,8 @@ SESSION = "import tensorflow as tf\ndef lookup(t):\n    with tf.compat.v1.Sessio
 
 def test_nd206_session_needs_a_seeding_program_that_runs_it(lint):
     train = "import numpy as np\n{imp}if __name__ == '__main__':\n    np.random.seed(0)\n"
-    files = {"encoder.py": SESSION, "train.py": train.format(imp="")}
+    trains = SESSION + "def step(opt, loss):\n    return opt.minimize(loss)\n"
+    files = {"encoder.py": trains, "train.py": train.format(imp="")}
     assert nd(lint(files), "ND206") == []
     files["train.py"] = train.format(imp="import encoder\n")
     assert nd(lint(files), "ND206") == [("encoder.py", "ND206", 3, 10)]
@@ -88,3 +89,11 @@ def test_nd206_sessions_in_test_code_are_not_reported(lint):
     source = "import numpy as np\nimport tensorflow as tf\nnp.random.seed(0)\nsess = tf.compat.v1.Session()\n"
     assert nd(lint({"encoder_test.py": source}), "ND206") == []
     assert nd(lint({"encoder.py": source}), "ND206") == [("encoder.py", "ND206", 4, 8)]
+
+
+def test_nd206_library_sessions_count_only_where_the_module_trains(lint):
+    train = "import numpy as np\nimport encoder\nif __name__ == '__main__':\n    np.random.seed(0)\n"
+    files = {"encoder.py": SESSION, "train.py": train}
+    assert nd(lint(files), "ND206") == []
+    files["encoder.py"] = SESSION + "def step(opt, loss):\n    return opt.minimize(loss)\n"
+    assert nd(lint(files), "ND206") == [("encoder.py", "ND206", 3, 10)]

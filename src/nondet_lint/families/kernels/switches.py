@@ -488,12 +488,15 @@ class TensorFlowThreads(Check):
     def _seeded(view: Any, project: Any, path: str) -> bool:
         """Whether a program that runs ``path`` seeds (wants determinism): a program of an
         entry point that is not test code, or, for a module no entry point reaches, the
-        module itself.  Library code only test programs reach (a converter, a vocabulary
-        lookup in a throwaway session) does not count seeds made elsewhere."""
+        module itself.  A library module that does not differentiate opens its sessions
+        for work no seed is about (a vocabulary lookup, a checkpoint conversion, reading
+        ground truth): the seeds of the programs that import it do not count."""
         entries = [entry for entry in view.entries_reaching(path) if not project.is_test_code(entry)]
-        if entries:
-            return any(view.seeds(view.program_of_entry(entry)) for entry in entries)
-        return view.seeds(frozenset({path}))
+        if not entries:
+            return view.seeds(frozenset({path}))
+        if path not in entries and not view.differentiates(frozenset({path})):
+            return False
+        return any(view.seeds(view.program_of_entry(entry)) for entry in entries)
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
