@@ -39,6 +39,7 @@ from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred
+from nondet_lint.families.kernels.cpuside import carries_no_gradient, pipeline_functions
 from nondet_lint.families.kernels.gpu import canonical, program_view
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
@@ -342,6 +343,39 @@ class TensorFlowOps(OpCheck):
     framework = "tensorflow"
     switch = "tensorflow"
     raises_need_switch_off = True
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        self.pipeline = pipeline_functions(ctx.module)
+        self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.depth_on_cpu += node in self.pipeline
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.depth_on_cpu -= original_node in self.pipeline
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.depth_on_cpu += node in self.pipeline
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self.depth_on_cpu -= original_node in self.pipeline
+
+    def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
+        """Ops of a ``tf.data`` function run on the CPU; a backward-only op on an input
+        that gets no gradient never runs its backward."""
+        if self.depth_on_cpu:
+            return
+        kept = [
+            (entry, shift)
+            for entry, shift in candidates
+            if not (
+                entry.get("phase") == "backward"
+                and not entry["api"].startswith("keras.")  # a layer's input comes at its call
+                and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname)
+            )
+        ]
+        super().consider(node, kept)
 
 
 class JaxScatter(OpCheck):

@@ -484,6 +484,20 @@ class TensorFlowThreads(Check):
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
 
+    @staticmethod
+    def _seeded(view: Any, project: Any, path: str) -> bool:
+        """Whether a program that runs ``path`` seeds (wants determinism): a program of an
+        entry point that is not test code, or, for a module no entry point reaches, the
+        module itself.  A library module that does not differentiate opens its sessions
+        for work no seed is about (a vocabulary lookup, a checkpoint conversion, reading
+        ground truth): the seeds of the programs that import it do not count."""
+        entries = [entry for entry in view.entries_reaching(path) if not project.is_test_code(entry)]
+        if not entries:
+            return view.seeds(frozenset({path}))
+        if path not in entries and not view.differentiates(frozenset({path})):
+            return False
+        return any(view.seeds(view.program_of_entry(entry)) for entry in entries)
+
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         view = program_view(project, rules)
@@ -493,7 +507,7 @@ class TensorFlowThreads(Check):
             scopes = view.scopes_of_module(item.path)
             candidate = ThreadsCandidate.from_json(item.payload)
             if candidate.kind is ThreadPool.SESSION:
-                if not any(view.seeds(s) for s in scopes):
+                if project.is_test_code(item.path) or not cls._seeded(view, project, item.path):
                     continue
                 advice = rule.data["advice"]["session"]
             else:

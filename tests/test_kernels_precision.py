@@ -1,0 +1,99 @@
+"""ND204 / ND206 near misses: updates are not scatter-adds, tf.data functions run on the
+CPU, backward-only ops on inputs without a gradient, sessions no seeding program runs."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from conftest import codes_at
+from nondet_lint.families.kernels.cpuside import carries_no_gradient, pipeline_functions
+
+TAPE = "with tf.GradientTape() as tape:\n    loss = model(x)\n"
+
+
+def nd(findings, code):
+    return [(f.path.rsplit("/", 1)[-1], *codes_at([f])[0]) for f in findings if f.code == code]
+
+
+def test_nd204_updates_are_not_reported_but_adds_are(lint):
+    source = (
+        "import tensorflow as tf\n"
+        "a = tf.tensor_scatter_nd_update(t, i, u)\n"
+        "b = tf.compat.v1.scatter_update(v, i, u)\n"
+        "c = tf.compat.v1.scatter_nd_update(v, i, u)\n"
+        "d = tf.tensor_scatter_nd_add(t, i, u)\n"
+    )
+    assert nd(lint({"m.py": source}, {"target-versions": {"tensorflow": "2.15"}}), "ND204") == [("m.py", "ND204", 5, 5)]
+
+
+def test_nd204_ops_of_tf_data_functions_run_on_the_cpu(lint):
+    source = (
+        "import tensorflow as tf\n"
+        "def helper(x):\n"
+        "    return tf.image.adjust_contrast(x, 2.0)\n"
+        "def parse(x):\n"
+        "    return helper(x)\n"
+        "def model_side(x):\n"
+        "    return tf.image.adjust_contrast(x, 2.0)\n"
+        "ds = tf.data.Dataset.range(3).map(parse).filter(lambda x: tf.image.adjust_contrast(x, 1.0) > 0)\n"
+    )
+    assert nd(lint({"m.py": source}), "ND204") == [("m.py", "ND204", 7, 12)]
+
+
+def test_pipeline_functions_follow_methods_and_keywords():
+    module = cst.parse_module(
+        "class P:\n"
+        "    def _parse(self, x):\n        return self._crop(x)\n"
+        "    def _crop(self, x):\n        return x\n"
+        "    def other(self, x):\n        return x\n"
+        "    def build(self, ds, decoder):\n"
+        "        return ds.map(self._parse).interleave(map_func=decoder.decode)\n"
+        "def decode(x):\n    return x\n"
+    )
+    names = sorted(f.name.value for f in pipeline_functions(module) if isinstance(f, cst.FunctionDef))
+    assert names == ["_crop", "_parse", "decode"]
+
+
+def test_nd204_backward_ops_on_inputs_without_gradient(lint):
+    source = (
+        "import tensorflow as tf\n"
+        + TAPE
+        + "a = tf.image.resize(labels, s, method='nearest')\n"
+        "b = tf.image.resize(tf.stop_gradient(x), s, method='nearest')\n"
+        "c = tf.image.crop_and_resize(tf.expand_dims(tf.cast(m, tf.int32), -1), b, i, s)\n"
+        "d = tf.image.resize(features, s, method='nearest')\n"
+        "e = tf.image.resize(tf.cast(m, tf.float32), s, method='nearest')\n"
+    )
+    assert nd(lint({"m.py": source}), "ND204") == [("m.py", "ND204", 7, 5), ("m.py", "ND204", 8, 5)]
+
+
+def test_carries_no_gradient_reads_names_through_subscripts():
+    call = cst.parse_expression("f(groundtruth['masks'][0])")
+    assert carries_no_gradient(call.args[0].value, lambda node: None)
+    assert not carries_no_gradient(cst.parse_expression("logits[0]"), lambda node: None)
+
+
+SESSION = "import tensorflow as tf\ndef lookup(t):\n    with tf.compat.v1.Session() as sess:\n        return sess.run(t)\n"
+
+
+def test_nd206_session_needs_a_seeding_program_that_runs_it(lint):
+    train = "import numpy as np\n{imp}if __name__ == '__main__':\n    np.random.seed(0)\n"
+    trains = SESSION + "def step(opt, loss):\n    return opt.minimize(loss)\n"
+    files = {"encoder.py": trains, "train.py": train.format(imp="")}
+    assert nd(lint(files), "ND206") == []
+    files["train.py"] = train.format(imp="import encoder\n")
+    assert nd(lint(files), "ND206") == [("encoder.py", "ND206", 3, 10)]
+
+
+def test_nd206_sessions_in_test_code_are_not_reported(lint):
+    source = "import numpy as np\nimport tensorflow as tf\nnp.random.seed(0)\nsess = tf.compat.v1.Session()\n"
+    assert nd(lint({"encoder_test.py": source}), "ND206") == []
+    assert nd(lint({"encoder.py": source}), "ND206") == [("encoder.py", "ND206", 4, 8)]
+
+
+def test_nd206_library_sessions_count_only_where_the_module_trains(lint):
+    train = "import numpy as np\nimport encoder\nif __name__ == '__main__':\n    np.random.seed(0)\n"
+    files = {"encoder.py": SESSION, "train.py": train}
+    assert nd(lint(files), "ND206") == []
+    files["encoder.py"] = SESSION + "def step(opt, loss):\n    return opt.minimize(loss)\n"
+    assert nd(lint(files), "ND206") == [("encoder.py", "ND206", 3, 10)]
