@@ -6,7 +6,10 @@ from __future__ import annotations
 import libcst as cst
 
 from conftest import codes_at
-from nondet_lint.families.kernels.cpuside import carries_no_gradient, pipeline_functions
+from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
+from nondet_lint.ruledata import load_rules
+
+SIDE = CpuSide.from_rule_data(load_rules()["ND204"].data)  # the bundled rule data
 
 TAPE = "with tf.GradientTape() as tape:\n    loss = model(x)\n"
 
@@ -50,7 +53,7 @@ def test_pipeline_functions_follow_methods_and_keywords():
         "        return ds.map(self._parse).interleave(map_func=decoder.decode)\n"
         "def decode(x):\n    return x\n"
     )
-    names = sorted(f.name.value for f in pipeline_functions(module) if isinstance(f, cst.FunctionDef))
+    names = sorted(f.name.value for f in pipeline_functions(module, SIDE) if isinstance(f, cst.FunctionDef))
     assert names == ["_crop", "_parse", "decode"]
 
 
@@ -69,8 +72,8 @@ def test_nd204_backward_ops_on_inputs_without_gradient(lint):
 
 def test_carries_no_gradient_reads_names_through_subscripts():
     call = cst.parse_expression("f(groundtruth['masks'][0])")
-    assert carries_no_gradient(call.args[0].value, lambda node: None)
-    assert not carries_no_gradient(cst.parse_expression("logits[0]"), lambda node: None)
+    assert carries_no_gradient(call.args[0].value, lambda node: None, SIDE)
+    assert not carries_no_gradient(cst.parse_expression("logits[0]"), lambda node: None, SIDE)
 
 
 SESSION = "import tensorflow as tf\ndef lookup(t):\n    with tf.compat.v1.Session() as sess:\n        return sess.run(t)\n"

@@ -119,7 +119,11 @@ DATA: Dict[str, Table] = {
     }),
     "ND201": Table({"attributes": NAMES, "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int})}))}),
     "ND203": Table({"foreign_roots": NAMES, "kinds": KINDS, "ops": OPS}),
-    "ND204": Table({"kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS}),
+    "ND204": Table({
+        "kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS,
+        "cpu_side": Table({"pipeline_methods": NAMES, "pipeline_keywords": NAMES}),
+        "no_gradient": Table({"calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES}),
+    }),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES}),
         "evaluation": Table({"calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES}),

@@ -8,18 +8,30 @@ integer cast or a ``tf.stop_gradient`` never gets a gradient, so its backward ne
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Set, Union
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Set, Tuple, Union
 
 import libcst as cst
 
-# tf.data methods (and constructors) whose function argument runs in the input pipeline
-PIPELINE_METHODS = frozenset({"map", "filter", "flat_map", "interleave", "from_generator", "parallel_interleave"})
-PIPELINE_KEYWORDS = frozenset({"map_func", "predicate", "generator"})
+@dataclass(frozen=True)
+class CpuSide:
+    """ND204's ``cpu_side`` and ``no_gradient`` rule data."""
 
-# names of tensors that hold targets, not activations: no gradient flows into them
-_TARGET_WORDS = ("label", "groundtruth", "ground_truth", "y_true")
-_NO_GRADIENT_CALLS = frozenset({"tensorflow.stop_gradient"})
-_INTEGER_DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "bool"})
+    pipeline_methods: FrozenSet[str]  # tf.data methods whose function argument runs in the pipeline
+    pipeline_keywords: FrozenSet[str]  # ... or the keyword that names it
+    no_gradient_calls: FrozenSet[str]  # calls whose result carries no gradient
+    cast_calls: FrozenSet[str]
+    integer_dtypes: FrozenSet[str]
+    target_words: Tuple[str, ...]  # names of tensors that hold targets, not activations
+
+    @classmethod
+    def from_rule_data(cls, data: Mapping[str, Any]) -> "CpuSide":
+        cpu, none = data["cpu_side"], data["no_gradient"]
+        return cls(
+            frozenset(cpu["pipeline_methods"]), frozenset(cpu["pipeline_keywords"]), frozenset(none["calls"]),
+            frozenset(none["cast_calls"]), frozenset(none["integer_dtypes"]), tuple(none["target_words"]),
+        )
+
 
 FunctionNode = Union[cst.FunctionDef, cst.Lambda]
 
@@ -36,7 +48,9 @@ def _callee_name(node: cst.BaseExpression) -> Optional[str]:
 class _Collector(cst.CSTVisitor):
     """The module's function definitions, the names each calls, and the pipeline roots."""
 
-    def __init__(self) -> None:
+    def __init__(self, side: CpuSide) -> None:
+        super().__init__()
+        self.side = side
         self.defs: Dict[str, list] = {}
         self.calls: Dict[cst.FunctionDef, Set[str]] = {}
         self.roots: Set[str] = set()
@@ -55,11 +69,11 @@ class _Collector(cst.CSTVisitor):
         name = _callee_name(node.func)
         if self.stack and name is not None:
             self.calls[self.stack[-1]].add(name)
-        if not (isinstance(node.func, cst.Attribute) and node.func.attr.value in PIPELINE_METHODS):
+        if not (isinstance(node.func, cst.Attribute) and node.func.attr.value in self.side.pipeline_methods):
             return
         for index, arg in enumerate(node.args):
             positional = arg.keyword is None and index == 0
-            if not (positional or (arg.keyword is not None and arg.keyword.value in PIPELINE_KEYWORDS)):
+            if not (positional or (arg.keyword is not None and arg.keyword.value in self.side.pipeline_keywords)):
                 continue
             if isinstance(arg.value, cst.Lambda):
                 self.lambdas.add(arg.value)
@@ -84,10 +98,10 @@ def _names_called(node: cst.CSTNode) -> Set[str]:
     return found
 
 
-def pipeline_functions(module: cst.Module) -> Set[Any]:
+def pipeline_functions(module: cst.Module, side: CpuSide) -> Set[Any]:
     """The functions (and lambdas) of ``module`` that run inside a ``tf.data`` pipeline:
     those given to a pipeline method, and the module's functions they call."""
-    collector = _Collector()
+    collector = _Collector(side)
     module.visit(collector)
     reached: Set[Any] = set(collector.lambdas)
     pending = list(collector.roots)
@@ -103,16 +117,18 @@ def pipeline_functions(module: cst.Module) -> Set[Any]:
     return reached
 
 
-def carries_no_gradient(node: Optional[cst.BaseExpression], qualname: Callable[[cst.CSTNode], Optional[str]]) -> bool:
+def carries_no_gradient(
+    node: Optional[cst.BaseExpression], qualname: Callable[[cst.CSTNode], Optional[str]], side: CpuSide,
+) -> bool:
     """Whether the input of an op is evidently not differentiated: a target tensor (its
     name says label / ground truth), ``tf.stop_gradient(...)``, or a cast to an integer."""
     while isinstance(node, cst.Call):
         name = qualname(node.func)
-        if name in _NO_GRADIENT_CALLS:
+        if name in side.no_gradient_calls:
             return True
-        if name == "tensorflow.cast" and len(node.args) > 1:
+        if name in side.cast_calls and len(node.args) > 1:
             dtype = qualname(node.args[1].value) or ""
-            if dtype.rsplit(".", 1)[-1] in _INTEGER_DTYPES:
+            if dtype.rsplit(".", 1)[-1] in side.integer_dtypes:
                 return True
         if not node.args:
             return False
@@ -121,5 +137,5 @@ def carries_no_gradient(node: Optional[cst.BaseExpression], qualname: Callable[[
         node = node.value
     if isinstance(node, cst.Name):
         word = node.value.lower()
-        return any(target in word for target in _TARGET_WORDS)
+        return any(target in word for target in side.target_words)
     return False

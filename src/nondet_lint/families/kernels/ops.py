@@ -39,7 +39,7 @@ from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred
-from nondet_lint.families.kernels.cpuside import carries_no_gradient, pipeline_functions
+from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
 from nondet_lint.families.kernels.gpu import canonical, program_view
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
@@ -346,7 +346,8 @@ class TensorFlowOps(OpCheck):
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
-        self.pipeline = pipeline_functions(ctx.module)
+        self.cpu_side = CpuSide.from_rule_data(ctx.rules[self.code].data)
+        self.pipeline = pipeline_functions(ctx.module, self.cpu_side)
         self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -372,7 +373,7 @@ class TensorFlowOps(OpCheck):
             if not (
                 entry.get("phase") == "backward"
                 and not entry["api"].startswith("keras.")  # a layer's input comes at its call
-                and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname)
+                and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname, self.cpu_side)
             )
         ]
         super().consider(node, kept)
