@@ -96,9 +96,11 @@ def main(argv: List[str] | None = None) -> int:
     parser.add_argument("--include-skipped", action="store_true", help="also run repositories repos.toml marks skip")
     parser.add_argument("--max-memory-gb", type=float, default=6.0, help="address-space cap of one run (default 6)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one run may take (default 900)")
+    parser.add_argument("--results", type=Path, default=RESULTS, help=f"folder for the results (default {RESULTS})")
     args = parser.parse_args(argv)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    summary_path = RESULTS / "summary.json"
+    results: Path = args.results
+    results.mkdir(parents=True, exist_ok=True)
+    summary_path = results / "summary.json"
     summary: Dict[str, Dict[str, object]] = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     print(f"{'repo':<20} {'files':>6} {'lines':>8} {'nb':>4} {'findings':>8} {'/kloc':>6} {'time s':>7}  per code")
     totals = collections.Counter()
@@ -112,7 +114,7 @@ def main(argv: List[str] | None = None) -> int:
         root = REPOS / name
         if not root.is_dir():
             raise SystemExit(f"{root} is missing: run benchmarks/eval/fetch.py first")
-        out = RESULTS / f"{name}.json"
+        out = results / f"{name}.json"
         try:
             wall = lint(root, out, int(args.max_memory_gb * 2**30), args.timeout)
         except LintFailed as failure:

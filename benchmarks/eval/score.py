@@ -97,9 +97,9 @@ def git_commit() -> str:
         return "unknown"
 
 
-def score(list_unlabelled: bool) -> Tuple[List[str], Dict[str, object]]:
-    """The report lines and the raw figures."""
-    summary_path = RESULTS / "summary.json"
+def score(list_unlabelled: bool, results: Path = RESULTS) -> Tuple[List[str], Dict[str, object]]:
+    """The report lines and the raw figures of the run.py results in ``results``."""
+    summary_path = results / "summary.json"
     if not summary_path.is_file():
         raise SystemExit(f"{summary_path} is missing: run benchmarks/eval/run.py first")
     summary = json.loads(summary_path.read_text())
@@ -112,7 +112,7 @@ def score(list_unlabelled: bool) -> Tuple[List[str], Dict[str, object]]:
     for repo in load_repos():
         name = str(repo["name"])
         figures = summary.get(name)
-        out = RESULTS / f"{name}.json"
+        out = results / f"{name}.json"
         if not figures or "failed" in figures or not out.is_file():
             reason = figures.get("failed") if figures else repo.get("skip", "not run")
             skipped.append(f"{name}: {reason}")
@@ -207,11 +207,12 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--list-unlabelled", action="store_true", help="list unlabelled findings and the misses still missed")
     parser.add_argument("--no-write", action="store_true", help="do not rewrite SCORES.md")
+    parser.add_argument("--results", type=Path, default=RESULTS, help=f"folder of run.py's results (default {RESULTS})")
     args = parser.parse_args(list(argv) if argv is not None else None)
-    report, _ = score(args.list_unlabelled)
+    report, _ = score(args.list_unlabelled, args.results)
     print("\n".join(report))
     if not args.no_write:
-        summary = json.loads((RESULTS / "summary.json").read_text())
+        summary = json.loads((args.results / "summary.json").read_text())
         meta = summary.get("_meta", {})
         commit = meta.get("commit") or git_commit()
         date = meta.get("date") or datetime.date.today().isoformat()
