@@ -251,3 +251,205 @@ def test_join_and_next_iter(lint):
             return a, b
         """
     assert found(lint, source, "ND302") == [(2, 18), (3, 19)]
+
+
+# ---- ND301: listings whose order cannot matter, and orders kept in less obvious ways ----
+def messages(lint, source, code="ND301"):
+    return [(f.line, f.col + 1, f.message.split("(the listing is ")[-1]) for f in lint({"m.py": source}, ND3) if f.code == code]
+
+
+def test_listing_used_only_when_it_holds_one_entry(lint):
+    source = """
+        import glob, os
+        def models(root):
+            out = {}
+            for sub in os.listdir(root):
+                files = glob.glob(os.path.join(root, sub, "*/args.yml"))
+                if len(files) != 1:
+                    continue
+                out[sub] = open(files[0]).read()
+            return out
+        def innermost(folder):
+            while len(os.listdir(folder)) == 1:
+                folder = os.path.join(folder, os.listdir(folder)[0])
+            return folder
+        def checked(self, logdir):
+            events = os.listdir(logdir)
+            self.assertLen(events, 1)
+            return events[0]
+        """
+    assert messages(lint, source) == []
+
+
+def test_listing_used_when_it_may_hold_several_entries_is_reported(lint):
+    source = """
+        import glob, os
+        def models(root):
+            files = glob.glob(os.path.join(root, "*/args.yml"))
+            if len(files) > 2:
+                continue_ = True
+            return open(files[0]).read()
+        def innermost(folder):
+            while len(os.listdir(folder)) >= 1:
+                folder = os.path.join(folder, os.listdir(folder)[0])
+            return folder
+        """
+    assert messages(lint, source) == [
+        (3, 13, "indexed or sliced by position): sort it"),
+        (9, 39, "indexed or sliced by position): sort it"),
+    ]
+
+
+def test_listing_reduced_by_a_key_or_sorted_as_a_table(lint):
+    source = """
+        import glob, os
+        import numpy as np
+        import pandas as pd
+        def last_checkpoint(folder):
+            files = [f for f in os.listdir(folder) if f.endswith(".pt")]
+            steps = [int(f.split("_")[1].split(".")[0]) for f in files]
+            best = np.array(steps).argmax()
+            return files[best]
+        def monitor(folder):
+            frames = []
+            for name in glob.glob(os.path.join(folder, "*.csv")):
+                frames.append(pd.read_csv(name))
+            table = pd.concat(frames)
+            table.sort_values("t", inplace=True)
+            return table
+        """
+    assert messages(lint, source) == []
+
+
+def test_table_used_before_it_is_sorted_is_reported(lint):
+    source = """
+        import glob, os
+        import pandas as pd
+        def monitor(folder):
+            frames = []
+            for name in glob.glob(os.path.join(folder, "*.csv")):
+                frames.append(pd.read_csv(name))
+            table = pd.concat(frames)
+            first = table.iloc[0]
+            table.sort_values("t", inplace=True)
+            return first
+        """
+    assert messages(lint, source) == [(5, 17, "collected into `frames` in a loop, which is passed to `concat`): sort it")]
+
+
+def test_files_deleted_logged_or_archived_are_not_data(lint):
+    source = """
+        import glob, zipfile
+        from pathlib import Path
+        import wandb
+        def upload(log_path):
+            with zipfile.ZipFile("metrics.zip", "w") as archive:
+                for name in glob.glob(f"{log_path}/*.csv"):
+                    archive.write(name)
+            metas = list(glob.glob("*.meta.json"))
+            if len(metas) > 0:
+                Path(metas[0]).unlink()
+            seen = []
+            for video in glob.glob("videos/*.mp4"):
+                if video not in seen:
+                    seen += [video]
+                    if len(seen) > 1:
+                        wandb.log({"video": wandb.Video(seen[-2])})
+        """
+    assert messages(lint, source) == []
+
+
+def test_files_written_to_a_plain_file_or_read_by_position_are_reported(lint):
+    source = """
+        import glob
+        def upload(log_path):
+            with open("list.txt", "w") as handle:
+                for name in glob.glob(f"{log_path}/*.csv"):
+                    handle.write(name)
+            metas = list(glob.glob("*.meta.json"))
+            return open(metas[0]).read()
+        """
+    assert messages(lint, source) == [
+        (4, 21, "written out item by item in a loop): sort it"),
+        (6, 18, "indexed or sliced by position): sort it"),
+    ]
+
+
+def test_tfds_builders_key_their_examples(lint):
+    source = """
+        import tensorflow as tf
+        import tensorflow_datasets.public_api as tfds
+        class Trivia(tfds.core.BeamBasedBuilder):
+            def _split_generators(self, dl_manager):
+                train = tf.io.gfile.glob("qa/train-*.json")
+                return [tfds.core.SplitGenerator(name="train", gen_kwargs={"files": train})]
+        class Plain:
+            def _split_generators(self, dl_manager):
+                train = tf.io.gfile.glob("qa/train-*.json")
+                return [train]
+        """
+    assert messages(lint, source) == [(9, 17, "returned): sort it")]
+
+
+def test_a_filesystem_layer_offering_the_listing_under_its_name(lint):
+    source = """
+        import glob as glob_module
+        import os
+        def glob(pattern):
+            return [path.rstrip("/") for path in glob_module.glob(pattern, recursive=False)]
+        def image_paths(root):
+            return [os.path.join(root, name) for name in os.listdir(root)]
+        """
+    assert messages(lint, source) == [(6, 50, "returned): sort it")]
+
+
+def test_first_match_of_a_search_loop(lint):
+    source = """
+        import os
+        from pathlib import Path
+        def find(root):
+            for entry in Path(root).iterdir():
+                if entry.suffix == ".csv":
+                    return entry
+        def find_name(root):
+            found = None
+            for name in os.listdir(root):
+                if name.endswith(".csv"):
+                    found = name
+                    break
+            return found
+        def has_csv(root):
+            for name in os.listdir(root):
+                if name.endswith(".csv"):
+                    return True
+            return False
+        """
+    assert messages(lint, source) == [
+        (4, 18, "searched in a loop that returns the first match): sort it"),
+        (9, 17, "searched in a loop that keeps the first match and breaks): sort it"),
+    ]
+
+
+def test_lists_rebuilt_in_a_loop_and_listings_given_to_a_dataset_builder(lint):
+    source = """
+        import glob, os
+        import tensorflow as tf
+        def population(root):
+            population = []
+            for name in os.listdir(root):
+                population = [name, *population]
+            return population
+        def make_dataset(files):
+            return tf.data.TFRecordDataset(files)
+        def build(root):
+            files = glob.glob(root + "/*.tfrecord")
+            return make_dataset(files)
+        def count(files):
+            return len(files)
+        def measure(root):
+            return count(glob.glob(root + "/*.tfrecord"))
+        """
+    assert messages(lint, source) == [
+        (5, 17, "collected into `population` in a loop, which is returned): sort it"),
+        (11, 13, "passed to `make_dataset()`, where it is passed to `TFRecordDataset`): sort it"),
+    ]

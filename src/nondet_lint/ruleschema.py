@@ -162,9 +162,10 @@ DATA: Dict[str, Table] = {
     "ND301": Table({
         "flow": Table({name: NAMES for name in (
             "accumulate_methods", "neutral_methods", "order_free", "order_keeping", "order_sensitive",
-            "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods",
+            "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods", "archive_types",
+            "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "length_asserts",
         )}),
-        "functions": NAMES, "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
+        "functions": NAMES, "keyed_builders": NAMES, "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
         "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES,
     }),
     "ND302": Table({"types": Table({name: NAMES for name in (

@@ -342,13 +342,25 @@ class FlowTables:
     output_methods: FrozenSet[str]
     neutral_methods: FrozenSet[str]
     set_methods: FrozenSet[str]
+    key_reducers: FrozenSet[str]
+    resorting_methods: FrozenSet[str]
+    disposal_calls: FrozenSet[str]
+    disposal_methods: FrozenSet[str]
+    archive_types: FrozenSet[str]
+    length_asserts: FrozenSet[str]
 
     @classmethod
     def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
         return cls(*(frozenset(data.get(key, ())) for key in (
             "order_free", "order_keeping", "order_sensitive", "order_sensitive_suffixes", "set_makers", "accumulate_methods", "output_methods",
-            "neutral_methods", "set_methods",
+            "neutral_methods", "set_methods", "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "archive_types",
+            "length_asserts",
         )))
+
+    def disposes(self, name: Optional[str]) -> bool:
+        """A call that deletes, logs or uploads what it is given (``os.remove``, ``wandb.*``):
+        whichever element reaches it, nothing is computed from it."""
+        return name is not None and (name in self.disposal_calls or name.startswith(tuple(p for p in self.disposal_calls if p.endswith("."))))
 
 
 class OrderFlow:
@@ -435,8 +447,10 @@ class OrderFlow:
             if kind == SET:
                 return None  # a set handed over as a set: its order is not used here
             if self._keeps_order(call, name):
+                if self._reduced_by_key(call) or self._resorted_later(call):
+                    return None
                 return keep(f"passed to `{last_name(call.func)}`")
-            return None  # an unknown function: it may only copy, upload or delete the files
+            return self._into_function(call, parent, convert, step, seen)  # else an unknown function: it may only copy or delete
         if isinstance(parent, cst.Attribute) and parent.value is expr:
             call = self.parent(parent)
             method = parent.attr.value
@@ -458,7 +472,9 @@ class OrderFlow:
         if isinstance(parent, cst.CompFor) and parent.iter is expr:
             return self._comprehension(parent, expr, kind, convert, step, seen)
         if isinstance(parent, cst.Subscript) and parent.value is expr:
-            return keep("indexed or sliced by position") if kind == SEQ else None
+            if kind != SEQ or self._single_guarded(parent, expr) or self._key_index(parent) or self._disposed(parent):
+                return None
+            return keep("indexed or sliced by position")
         if isinstance(parent, cst.BooleanOperation) or (isinstance(parent, cst.IfExp) and parent.test is not expr):
             return self._follow(parent, kind, convert, step, seen)
         if isinstance(parent, cst.BinaryOperation):
@@ -508,6 +524,113 @@ class OrderFlow:
                 return True
             current = self.parent(current)
         return False
+
+    def _reduced_by_key(self, call: cst.Call) -> bool:
+        """``np.array(keys).argmax()``: only the position of the best key is used, and it
+        picks the same element whatever the order (the list it indexes is kept in step)."""
+        holder = self.parent(call)
+        if isinstance(holder, cst.Attribute) and holder.value is call and holder.attr.value in self.tables.key_reducers:
+            return isinstance(self.parent(holder), cst.Call)
+        outer = self.parent(holder) if isinstance(holder, cst.Arg) else None
+        return isinstance(outer, cst.Call) and self.qualname(outer.func) in self.tables.key_reducers
+
+    def _resorted_later(self, call: cst.Call) -> bool:
+        """``df = pd.concat(frames)`` then ``df.sort_values("t")``: the order is rebuilt from a key."""
+        holder = self.parent(call)
+        if isinstance(holder, cst.Attribute) and holder.value is call:
+            return holder.attr.value in self.tables.resorting_methods
+        if not (isinstance(holder, cst.Assign) and holder.value is call and len(holder.targets) == 1):
+            return False
+        target = holder.targets[0].target
+        if not isinstance(target, cst.Name):
+            return False
+        reads = self.index_for(holder).reads_after(target.value, holder)
+        if not reads:
+            return False
+        attribute = self.parent(reads[0])
+        return isinstance(attribute, cst.Attribute) and attribute.attr.value in self.tables.resorting_methods
+
+    def _key_index(self, subscript: cst.Subscript) -> bool:
+        """``files[scores.argmax()]``: the element is chosen by a key, not by its position."""
+        if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+            return False
+        value = subscript.slice[0].slice.value
+        if isinstance(value, cst.Name):
+            value = self.index_for(subscript).single_value(value.value)
+        if not isinstance(value, cst.Call):
+            return False
+        return self.qualname(value.func) in self.tables.key_reducers or (
+            isinstance(value.func, cst.Attribute) and value.func.attr.value in self.tables.key_reducers
+        )
+
+    def _disposed(self, subscript: cst.Subscript) -> bool:
+        """``os.remove(files[0])``, ``Path(files[0]).unlink()``, ``wandb.Video(files[-1])``:
+        the element picked is deleted or logged, not used as data."""
+        arg = self.parent(subscript)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not isinstance(call, cst.Call):
+            return False
+        if self.tables.disposes(self.qualname(call.func)):
+            return True
+        method = self.parent(call)
+        return isinstance(method, cst.Attribute) and method.value is call and method.attr.value in self.tables.disposal_methods
+
+    def _single_guarded(self, node: cst.CSTNode, expr: cst.CSTNode) -> bool:
+        """Inside ``if len(x) == 1:`` / ``while len(x) == 1:`` about the same ``x``: one
+        element has one order."""
+        child, current = node, self.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.Module)):
+            if isinstance(current, (cst.If, cst.While)) and child is current.body and self._length_is_one(current.test, expr):
+                return True
+            child, current = current, self.parent(current)
+        return False
+
+    def _length_is_one(self, test: cst.BaseExpression, expr: cst.CSTNode) -> bool:
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal)):
+            return False
+        call, bound = test.left, test.comparisons[0].comparator
+        return (
+            isinstance(call, cst.Call) and self.qualname(call.func) == "builtins.len" and len(call.args) == 1
+            and isinstance(bound, cst.Integer) and bound.value == "1" and call.args[0].value.deep_equals(expr)
+        )
+
+    def _into_function(self, call: cst.Call, arg: cst.Arg, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+        """A function of this module given the value: followed through its parameter
+        (``make_dataset(files)`` that builds a dataset from ``files``)."""
+        function = self._module_function(call)
+        if function is None or id(function) in self._active or arg.star:
+            return None
+        params = [*function.params.posonly_params, *function.params.params]
+        if arg.keyword is not None:
+            names = [p.name.value for p in (*params, *function.params.kwonly_params)]
+            param = arg.keyword.value if arg.keyword.value in names else None
+        else:
+            position = call.args.index(arg)
+            param = params[position].name.value if position < len(params) else None
+        if param is None:
+            return None
+        index = self.index_for(function.body)
+        self._active.add(id(function))
+        try:
+            for load in self.reads_until_sorted(index, param, function):
+                found = self._follow(load, SEQ, convert, depth + 1, seen)
+                if found is not None:
+                    return OrderUse(found.node, f"passed to `{function.name.value}()`, where it is {found.reason}", found.convert)
+        finally:
+            self._active.discard(id(function))
+        return None
+
+    def _module_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The top-level function of this module that ``call`` calls by name."""
+        if not isinstance(call.func, cst.Name):
+            return None
+        module = self.parent(call)
+        while module is not None and not isinstance(module, cst.Module):
+            module = self.parent(module)
+        if module is None:
+            return None
+        found = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == call.func.value]
+        return found[0] if len(found) == 1 else None
 
     def _keeps_order(self, call: cst.Call, name: Optional[str]) -> bool:
         """A consumer whose result depends on the order of its input: array and table
@@ -597,10 +720,15 @@ class OrderFlow:
         )
 
     def _at_most_one(self, load: cst.Name) -> bool:
-        """``load`` is checked to hold one element: ``assert len(x) == 1`` or
-        ``if len(x) > 1: raise ...``."""
+        """``load`` is checked to hold one element: ``assert len(x) == 1``,
+        ``self.assertLen(x, 1)``, or ``if len(x) != 1:`` that raises, returns, breaks or
+        continues."""
         call = self.parent(self.parent(load))
-        if not (isinstance(call, cst.Call) and self.qualname(call.func) == "builtins.len"):
+        if not isinstance(call, cst.Call):
+            return False
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.tables.length_asserts:
+            return len(call.args) == 2 and call.args[0].value is load and isinstance(call.args[1].value, cst.Integer) and call.args[1].value.value == "1"
+        if self.qualname(call.func) != "builtins.len":
             return False
         comparison = self.parent(call)
         if not (isinstance(comparison, cst.Comparison) and comparison.left is call and len(comparison.comparisons) == 1):
@@ -614,8 +742,10 @@ class OrderFlow:
             fails = (isinstance(target.operator, cst.GreaterThan) and bound == "1") or (isinstance(target.operator, cst.NotEqual) and bound == "1")
             body = holder.body.body if isinstance(holder.body, cst.IndentedBlock) else ()
             first = body[0] if body else None
-            raises = isinstance(first, cst.SimpleStatementLine) and any(isinstance(small, cst.Raise) for small in first.body)
-            return fails and raises
+            leaves = isinstance(first, cst.SimpleStatementLine) and any(
+                isinstance(small, (cst.Raise, cst.Return, cst.Continue, cst.Break)) for small in first.body
+            )
+            return fails and leaves
         return False
 
     def _comprehension(self, comp_for: cst.CompFor, expr, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
@@ -693,13 +823,18 @@ class OrderFlow:
         seen = seen if seen is not None else set()
         index = self.index_for(loop)
         counters = self._counters(loop, index)
-        for node in index.nodes_within(loop.body, (cst.Call, cst.Yield, cst.Assign, cst.AugAssign)):
+        items = {name.value for name, _ in _target_names(loop.target)}
+        for node in index.nodes_within(loop.body, (cst.Call, cst.Yield, cst.Assign, cst.AugAssign, cst.Return, cst.Break)):
             if isinstance(node, cst.Yield):
                 return "yielded item by item in a loop"
+            if isinstance(node, cst.Return) and node.value is not None and self._reads_any(node.value, items):
+                return "searched in a loop that returns the first match"
+            if isinstance(node, cst.Break) and self._kept_before_break(loop, items, index):
+                return "searched in a loop that keeps the first match and breaks"
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value
                 receiver = node.func.value
-                if method in self.tables.output_methods and not self._bound_in(receiver, loop, index):
+                if method in self.tables.output_methods and not self._bound_in(receiver, loop, index) and not self._archive(receiver, index):
                     return "written out item by item in a loop"
                 if method in self.tables.accumulate_methods:
                     found = self._accumulator(receiver, loop, index, depth, seen)
@@ -714,7 +849,48 @@ class OrderFlow:
                 for target in node.targets:
                     if isinstance(target.target, cst.Subscript) and self._mentions(node.value, counters, target.target.value):
                         return "numbered in that order in a loop"
+                    if self._rebuilt(target.target, node.value, items):
+                        found = self._accumulator(target.target, loop, index, depth, seen)
+                        if found:
+                            return found
         return None
+
+    def _rebuilt(self, target: cst.CSTNode, value: cst.CSTNode, items: Set[str]) -> bool:
+        """``acc = [item, *acc]`` or ``acc = acc + [item]``: a list rebuilt with the item."""
+        if not isinstance(target, cst.Name) or not isinstance(value, (cst.List, cst.Tuple, cst.BinaryOperation)):
+            return False
+        if isinstance(value, cst.BinaryOperation) and not isinstance(value.operator, cst.Add):
+            return False
+        return self._reads_any(value, {target.value}) and self._reads_any(value, items)
+
+    @staticmethod
+    def _reads_any(expr: cst.CSTNode, names: Set[str]) -> bool:
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Name) and node.value in names:
+                return True
+            if not isinstance(node, _NESTED):
+                stack.extend(children(node))
+        return False
+
+    def _kept_before_break(self, loop: cst.For, items: Set[str], index: ScopeIndex) -> bool:
+        """``found = entry`` then ``break``: the loop stops at the first match and keeps it."""
+        for node in index.nodes_within(loop.body, (cst.Assign,)):
+            if not self._reads_any(node.value, items):
+                continue
+            for target in node.targets:
+                if isinstance(target.target, cst.Name) and target.target.value not in items and index.reads_after(target.target.value, loop):
+                    return True
+        return False
+
+    def _archive(self, receiver: cst.CSTNode, index: ScopeIndex) -> bool:
+        """``archive.write(path)`` into a zip or tar file: members are found by name."""
+        if not isinstance(receiver, cst.Name):
+            return False
+        binding = index.reaching(receiver)
+        value = binding.value if binding is not None else None
+        return isinstance(value, cst.Call) and self.qualname(value.func) in self.tables.archive_types
 
     def _bound_in(self, receiver: cst.CSTNode, loop: cst.For, index: ScopeIndex) -> bool:
         """A file or list opened anew in each iteration: writing to it keeps no order."""

@@ -41,18 +41,31 @@ class ListingOrder(Check):
         dctx = DataContext.of(self.ctx)
         listings = Listings(dctx, self.data("ND301"))
         walks = frozenset(self.data("ND301").get("walks", ()))
+        keyed = frozenset(self.data("ND301").get("keyed_builders", ()))
         for call in self.candidates:
             name = listings.name(call)
-            if name is None:
+            if name is None or self._in_keyed_builder(dctx, call, keyed):
                 continue
             use = self._walk_use(dctx, call) if name in walks else None
             if use is None and not (name in walks and self._walk_is_ordered(call)):
                 use = dctx.flow.first_use(call, SEQ)
             if use is None:
                 continue
-            if use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return):
+            if use.reason == "returned" and _mirrors_listing(self.ctx, call, name) or (
+                use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return)
+            ):
                 continue  # ``return os.listdir(d)``: a listing function; its callers decide
             self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=_short(name), reason=use.reason)
+
+    def _in_keyed_builder(self, dctx: DataContext, call: cst.Call, keyed: frozenset) -> bool:
+        """Inside a TFDS builder: examples are keyed and stored in the order of their
+        keys' hash, whatever order the files were listed in."""
+        current = self.ctx.parent(call)
+        while current is not None:
+            if isinstance(current, cst.ClassDef):
+                return any(dctx.qualname(base.value) in keyed for base in current.bases)
+            current = self.ctx.parent(current)
+        return False
 
     # ---- os.walk: ``dirs.sort()`` in the loop fixes the walk order; files still matter
     def _walk_targets(self, call: cst.Call) -> Optional[Tuple[cst.For, List[str]]]:
@@ -109,6 +122,20 @@ class ListingOrder(Check):
         if key:
             edits[-1] = NodeEdit(edits[-1].node, f", key={key})", "after")
         return self.ctx.fix("ND301", edits)
+
+
+def _mirrors_listing(ctx, call: cst.Call, name: str) -> bool:
+    """``def glob(pattern): return [p.rstrip("/") for p in glob_module.glob(pattern)]``: a
+    filesystem layer that offers the listing under its own name, entry by entry; the
+    callers of that API decide whether they sort."""
+    holder = ctx.parent(call)
+    comp = ctx.parent(holder) if isinstance(holder, cst.CompFor) and holder.iter is call else None
+    if not (isinstance(comp, (cst.ListComp, cst.GeneratorExp)) and comp.for_in is holder and isinstance(ctx.parent(comp), cst.Return)):
+        return False
+    function = ctx.parent(comp)
+    while function is not None and not isinstance(function, (cst.FunctionDef, cst.Module)):
+        function = ctx.parent(function)
+    return isinstance(function, cst.FunctionDef) and function.name.value == name.rsplit(".", 1)[-1]
 
 
 def _short(name: str) -> str:
