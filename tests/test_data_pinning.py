@@ -139,10 +139,86 @@ def test_evidence_of_pinning_in_the_module(lint):
     dvc = """
         import dvc.api
         from torchvision.datasets import ImageFolder
-        with dvc.api.open("data/labels.csv", rev="v1.0") as f:
+        with dvc.api.open("data/train/labels.csv", rev="v1.0") as f:
             labels = f.read()
         train = ImageFolder("/data/train")
         """
     assert at(lint({"m.py": dvc}, SELECT), "ND304") == []
     manifest = "from torchvision.datasets import ImageFolder\nFILES = 'manifest.json'\ntrain = ImageFolder('/data/train')\n"
     assert at(lint({"m.py": manifest}, SELECT), "ND304") == []
+
+
+def test_evidence_pins_only_the_folders_it_names(lint):
+    source = """
+        import glob, hashlib, os
+        from torchvision.datasets import ImageFolder
+        root = "/data/imagenet"
+        val_files = sorted(glob.glob(os.path.join(root, "val", "*.JPEG")))
+        check = open("val_manifest.txt").read().split()
+        train = ImageFolder(os.path.join(root, "train"))
+        val = ImageFolder(os.path.join(root, "val"))
+        """
+    assert at(lint({"m.py": source}, SELECT), "ND304") == [("m.py", 6, 9)]
+    named = source.replace('"val_manifest.txt"', '"imagenet_manifest.txt"')
+    assert at(lint({"m.py": named}, SELECT), "ND304") == []
+
+
+def test_folders_from_options_config_and_the_object_are_judged_by_their_default(lint):
+    source = """
+        import argparse, os
+        from torchvision.datasets import ImageFolder
+        def build(args):
+            return ImageFolder(os.path.join(args.data, "train"))
+        class Data:
+            def __init__(self, data_path="/data/imagenet"):
+                self.data_path = data_path
+            def setup(self):
+                self.train = ImageFolder(os.path.join(self.data_path, "train"))
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--data", default="/data/imagenet")
+            args = parser.parse_args()
+            build(args)
+            Data().setup()
+        """
+    findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND304"]
+    assert [(f.line, f.col + 1) for f in findings] == [(4, 12), (9, 22)]
+    assert "`os.path.join(args.data, \"train\")` holds" in findings[0].message
+    versioned = source.replace('default="/data/imagenet"', 'default="/data/imagenet_v2"').replace('data_path="/data/imagenet"', 'data_path="/data/imagenet-2024-05-01"')
+    assert at(lint({"m.py": versioned}, SELECT), "ND304") == []
+    no_default = source.replace(', default="/data/imagenet")', ', required=True)').replace('data_path="/data/imagenet"', "data_path")
+    assert at(lint({"m.py": no_default.replace("Data().setup()", "")}, SELECT), "ND304") == []
+
+
+def test_object_created_with_its_folder_is_judged_at_the_creation(lint):
+    source = """
+        import os
+        from torchvision.datasets import ImageFolder
+        class Data:
+            def __init__(self, data_path):
+                self.data_path = data_path
+            def setup(self):
+                self.train = ImageFolder(os.path.join(self.data_path, "train"))
+        a = Data("/mnt/pets")
+        b = Data("/mnt/pets_v3")
+        """
+    findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND304"]
+    assert [(f.line, f.col + 1) for f in findings] == [(8, 5)]
+    assert findings[0].message.startswith("`Data -> ImageFolder` builds the dataset from whatever files `\"/mnt/pets\"` holds")
+
+
+def test_a_folder_the_program_creates_or_empties_is_its_output(lint):
+    source = """
+        import os, shutil
+        def annotate(video_folder, log_path):
+            if video_folder is None:
+                video_folder = os.path.join(log_path, "videos")
+            shutil.rmtree(video_folder, ignore_errors=True)
+            os.makedirs(video_folder, exist_ok=True)
+            return [e.name for e in os.scandir(video_folder) if e.name.endswith(".mp4")]
+        def clips(clip_folder):
+            return [e.name for e in os.scandir(clip_folder) if e.name.endswith(".mp4")]
+        clips("/data/clips")
+        annotate(None, "/data/clips")
+        """
+    assert at(lint({"m.py": source}, SELECT), "ND304") == [("m.py", 10, 1)]

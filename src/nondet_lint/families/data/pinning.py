@@ -293,7 +293,9 @@ class DirectoryDataset(Check):
         self.builders: List[Tuple[cst.Call, str, Mapping[str, Any]]] = []
         self.listings: List[cst.Call] = []
         self.imported_datasets: List[Tuple[cst.Call, str]] = []
-        self.evidence = False
+        self.evidence: List[cst.CSTNode] = []  # checksum calls, DVC reads, manifest names
+        self.pins: List[frozenset] = []  # the path words each piece of evidence names
+        self.pending: List[Tuple[cst.Call, str, str, frozenset]] = []  # unversioned folders, with their path words
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -311,21 +313,24 @@ class DirectoryDataset(Check):
         ):
             self.imported_datasets.append((node, name))
         if name and (name.startswith(tuple(data.get("checksum_prefixes", ()))) or name in data.get("checksum_calls", ())):
-            self.evidence = True
+            self.evidence.append(node)
         if name in data.get("dvc_calls", ()) and any(a.keyword is not None and a.keyword.value == "rev" for a in node.args):
-            self.evidence = True
+            self.evidence.append(node)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if not self.evidence and any(word in node.value.lower() for word in self.data("ND304").get("manifest_words", ())):
-            self.evidence = True
+        if any(word in node.value.lower() for word in self.data("ND304").get("manifest_words", ())):
+            self.evidence.append(node)
 
     def finish(self) -> None:
-        if self.evidence or not (self.builders or self.listings or self.imported_datasets):
+        if not (self.builders or self.listings or self.imported_datasets):
             return
         data = self.data("ND304")
         dctx = DataContext.of(self.ctx)
+        self.pins = [self._evidence_words(dctx, node) for node in self.evidence]
+        if any(not words for words in self.pins):
+            return  # a checksum or manifest that names no folder: it may cover any of them
         values = Values(dctx, self.ctx.rules["ND303"].data.get("path_calls", ()) if "ND303" in self.ctx.rules else ())
-        for call, name in self.imported_datasets:
+        for call, name in self.imported_datasets if not self.pins else ():
             self._defer_imported(dctx, values, call, name)
         for call, api, table in self.builders:
             self._decide(dctx, values, call, api.rsplit(".", 1)[-1], _arg(call, table.get("path", {"pos": 0})))
@@ -340,25 +345,157 @@ class DirectoryDataset(Check):
                 else:
                     path = call.args[0].value if call.args and call.args[0].keyword is None else None
                 self._decide(dctx, values, call, name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf."), path)
+        self._report_unpinned()
 
     def _decide(self, dctx: DataContext, values: Values, call: cst.Call, api: str,
                 expr: Optional[cst.BaseExpression], through: Optional[str] = None) -> None:
         """Report unless the folder is pinned.  A folder the function is given (a
         parameter, ``self.root``) is its caller's choice: the calls of that function in
         this module are judged instead, at the call."""
-        caller = self._given_by_caller(dctx, expr) if expr is not None else None
-        if caller is not None and caller != "cycle":
-            if through is None and caller not in ("self", "config"):
-                self._judge_callers(dctx, values, call, api, expr, caller)
+        if self._output_folder(dctx, expr):
             return
+        caller = self._given_by_caller(dctx, expr) if expr is not None else None
+        known: Tuple[str, ...] = ()
+        if caller is not None and caller != "cycle":
+            if caller not in ("self", "config"):
+                if through is None:
+                    self._judge_callers(dctx, values, call, api, expr, caller)
+                return
+            root = self._configured_root(dctx, values, call, api, expr, through)  # type: ignore[arg-type]
+            if root is None:
+                return  # chosen at run time with no default here, or judged at the object's creation
+            known = root
         shown = self.ctx.code_for(expr) if expr is not None else "the folder"
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         api = f"{through} -> {api}" if through else api
         path = values.text(expr)
         if path.kind == IMPORTED:
-            self.ctx.defer(call, "ND304", **FolderCandidate(api, _text_dict(path), shown).to_json())
-        elif not versioned(path.fragments or ((path.value,) if path.value else ())):
-            self.ctx.report(call, "ND304", api=api, path=shown)
+            if not self.pins:
+                self.ctx.defer(call, "ND304", **FolderCandidate(api, _text_dict(path), shown).to_json())
+            return
+        fragments = known + (path.fragments or ((path.value,) if path.value else ()))
+        if not versioned(fragments):
+            self.pending.append((call, api, shown, frozenset(_path_words(fragments, self.data("ND304")))))
+
+    # ---- what the folder is, when an option, a config or the object holds it -------------
+    def _configured_root(self, dctx: DataContext, values: Values, call: cst.Call, api: str,
+                         expr: cst.BaseExpression, through: Optional[str]) -> Optional[Tuple[str, ...]]:
+        """The known text of ``args.data`` (its option's default) or ``self.root`` (what
+        ``__init__`` stores: a literal, or its parameter's default; the calls that create
+        the object in this module are judged at those calls instead)."""
+        for node in _attributes(expr):
+            if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+                value = self._stored_in_init(node)
+                if value is None:
+                    continue
+                found = self._init_value(dctx, values, call, api, value, through)
+                if found is not None:
+                    return found
+                continue
+            text = values.text(node)
+            if text.kind in (LITERAL, LOCAL) and (text.value or text.fragments):
+                return text.fragments or (text.value,)
+        return None
+
+    def _stored_in_init(self, attribute: cst.Attribute) -> Optional[cst.BaseExpression]:
+        """``X`` of the one ``self.<name> = X`` in the ``__init__`` of the enclosing class."""
+        klass = self.ctx.parent(attribute)
+        while klass is not None and not isinstance(klass, cst.ClassDef):
+            klass = self.ctx.parent(klass)
+        if klass is None:
+            return None
+        body = klass.body.body if isinstance(klass.body, cst.IndentedBlock) else ()
+        init = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+        if init is None:
+            return None
+        found = []
+        for stmt in init.body.body if isinstance(init.body, cst.IndentedBlock) else ():
+            for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name) and t.target.value.value == "self"
+                    and t.target.attr.value == attribute.attr.value for t in small.targets
+                ):
+                    found.append(small.value)
+        return found[0] if len(found) == 1 else None
+
+    def _init_value(self, dctx: DataContext, values: Values, call: cst.Call, api: str,
+                    value: cst.BaseExpression, through: Optional[str]) -> Optional[Tuple[str, ...]]:
+        if isinstance(value, cst.Name):
+            init = dctx.flow._function_of(value)
+            param = _param(init, value.value) if init is not None else None
+            if param is not None:
+                if through is None and self._judged_at_creation(dctx, values, init, call, api, value):  # type: ignore[arg-type]
+                    return None
+                default = values.text(param.default) if param.default is not None else None
+                if default is not None and default.kind in (LITERAL, LOCAL) and (default.value or default.fragments):
+                    return default.fragments or (default.value,)
+                return None
+        text = values.text(value)
+        if text.kind in (LITERAL, LOCAL) and (text.value or text.fragments):
+            return text.fragments or (text.value,)
+        return None
+
+    def _judged_at_creation(self, dctx: DataContext, values: Values, init: cst.FunctionDef, call: cst.Call,
+                            api: str, value: cst.Name) -> bool:
+        """``Data("/mnt/x")``: the calls of the class in this module that give the folder."""
+        sites = [site for site in dctx.call_sites(init) if call_arg(site, _position(init, value.value), value.value) is not None]
+        owner = self.ctx.parent(self.ctx.parent(init))
+        for site in sites:
+            given = call_arg(site, _position(init, value.value), value.value)
+            self._decide(dctx, values, site, api, given.value, through=owner.name.value)  # type: ignore[union-attr]
+        return bool(sites)
+
+    def _report_unpinned(self) -> None:
+        """Report the folders no checksum or manifest of this module names: evidence
+        covers a folder when it names one of the words that tell that folder from the
+        module's other folders (``val`` of ``/data/imagenet/val``), or names only what they
+        all share (``imagenet``)."""
+        shared = frozenset.intersection(*(words for *_, words in self.pending)) if len(self.pending) > 1 else frozenset()
+        for call, api, shown, words in self.pending:
+            own = words - shared
+            if not any(pin & own or (pin & words and pin <= shared) for pin in self.pins):
+                self.ctx.report(call, "ND304", api=api, path=shown)
+
+    def _evidence_words(self, dctx: DataContext, node: cst.CSTNode) -> frozenset:
+        """Path words of the statement holding a piece of pinning evidence and of the
+        values and loops its names come from (two steps): what it covers. Empty when it
+        names no folder (a helper that hashes whatever path it is given)."""
+        texts: List[str] = []
+        todo: List[Tuple[cst.CSTNode, int]] = [(statement_of(node, self.ctx.parent), 0)]
+        while todo:
+            current, depth = todo.pop()
+            texts.extend(t for t in literal_strings(current) if re.search(r"[/\\.]", t))
+            if depth >= 2:
+                continue
+            index = dctx.index(current)
+            names = [current] if isinstance(current, cst.Name) else index.nodes_within(current, (cst.Name,))
+            for name in names:
+                for binding in index.bindings_of(name.value):  # type: ignore[attr-defined]
+                    source = getattr(binding.statement, "iter", None) if binding.kind in ("for", "comp") else binding.value
+                    if source is not None and binding.kind != "import":
+                        todo.append((source, depth + 1))
+        return frozenset(_path_words(texts, self.data("ND304")))
+
+    def _output_folder(self, dctx: DataContext, expr: Optional[cst.BaseExpression]) -> bool:
+        """A folder this function creates or empties before listing it (``os.makedirs``,
+        ``shutil.rmtree``): the program's own output, not data it was given."""
+        if not isinstance(expr, cst.Name):
+            return False
+        data = self.data("ND304")
+        makers, methods = frozenset(data.get("output_makers", ())), frozenset(data.get("output_methods", ()))
+        index = dctx.index(expr)
+        for call in index.calls:
+            if index.position(call) >= index.position(expr):
+                continue
+            if dctx.qualname(call.func) in makers and call.args:
+                target = call.args[0].value
+            elif isinstance(call.func, cst.Attribute) and call.func.attr.value in methods:
+                target = call.func.value
+            else:
+                continue
+            if isinstance(target, cst.Name) and target.value == expr.value:
+                return True
+        return False
 
     def _given_by_caller(self, dctx: DataContext, expr: cst.BaseExpression, depth: int = 0, active: frozenset = frozenset()) -> Optional[str]:
         """The parameter a folder expression is made from, when the function is given its
@@ -604,6 +741,40 @@ def _imported_folder(project: Any, candidate: ImportedFolderCandidate) -> Option
     if argument is None:
         return None
     return f"{name} -> {spec['api']}", argument
+
+
+def _attributes(expr: cst.CSTNode) -> List[cst.CSTNode]:
+    """The attribute and item reads inside a folder expression (``args.data``, ``cfg["root"]``)."""
+    out: List[cst.CSTNode] = []
+    stack: List[cst.CSTNode] = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Attribute, cst.Subscript)):
+            out.append(node)
+        elif isinstance(node, cst.Call):
+            stack.extend(arg.value for arg in node.args)
+        else:
+            stack.extend(children(node))
+    return out
+
+
+def _param(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
+    params = function.params
+    return next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None)
+
+
+def _position(function: cst.FunctionDef, name: str) -> Optional[int]:
+    """Where a call passes ``name`` positionally (``self`` not counted)."""
+    names = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
+    return names.index(name) - 1 if name in names and names[0] == "self" else (names.index(name) if name in names else None)
+
+
+def _path_words(texts: Iterable[str], data: Mapping[str, Any]) -> set:
+    """The words of path texts that tell one folder from another (not extensions, not
+    the words that name a manifest or checksum)."""
+    generic = {w.lower() for w in (*data.get("data_extensions", ()), *data.get("not_data_extensions", ()), *data.get("manifest_words", ()))}
+    generic |= {"txt", "sha256", "md5", "sha1"}
+    return {w for text in texts for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) > 1 and w not in generic}
 
 
 def _extensions(text: str) -> List[str]:
