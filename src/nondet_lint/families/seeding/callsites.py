@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 import libcst as cst
 
+from nondet_lint.analysis.defaultrun import DefaultRun
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext, PendingFix
@@ -38,6 +39,7 @@ class CallSites:
         self.candidates = candidates
         self.flow = flow
         self.opts: Dict[str, Dict[str, Any]] = {}
+        self.default_run = DefaultRun(ctx.module, ctx.qualname)
 
     def constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
         value = find_arg(node, kw, pos)
@@ -97,7 +99,10 @@ class CallSites:
     def loader(self, node: cst.Call, root: Optional[str]) -> None:
         args = self.t.loader_args
         spec = args.get("shuffle", {})
-        shuffle = literal_value(find_arg(node, spec.get("kw"), spec.get("pos")), self.ctx.qualname)
+        given = find_arg(node, spec.get("kw"), spec.get("pos"))
+        shuffle = literal_value(given, self.ctx.qualname)
+        if shuffle is UNKNOWN and given is not None:
+            shuffle = self.default_run.truth(given, self.ctx.ancestors)  # ``shuffle=(sampler is None)``
         generator = find_arg(node, args.get("generator", {}).get("kw"), args.get("generator", {}).get("pos"))
         if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
             return

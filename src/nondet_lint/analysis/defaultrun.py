@@ -1,0 +1,211 @@
+"""What a computed flag is in the default run (``shuffle=(sampler is None)``).
+
+Only what the module says is used: literals, ``not`` / ``and`` / ``or``, ``x is None``,
+conditional expressions, names bound earlier in the same function (an assignment under
+an ``if`` counts only when the default run takes that branch), and ``args.<option>``,
+(an attribute that names no import), which is the option's ``default=`` (``store_true``
+options default to False, other options to None).  Anything else is unknown (None), and callers keep their literal-only
+judgement.  It runs during the walk, so it reads the tree downwards from the ancestors
+of the call, never the parents of later nodes.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from nondet_lint.walk import children
+
+UNKNOWN = object()
+MAX_DEPTH = 8
+_NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+class DefaultRun:
+    def __init__(self, module: cst.Module, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> None:
+        self.module = module
+        self.qualname = qualname
+        self._options: Optional[Dict[str, object]] = None
+
+    def truth(self, expr: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> Optional[bool]:
+        """True / False when the default run's value of ``expr`` is known, else None."""
+        value = self._value(expr, ancestors, 0)
+        return None if value is UNKNOWN or value is _SOMETHING else bool(value)
+
+    # ---- values ------------------------------------------------------------------------
+    def _value(self, expr: cst.BaseExpression, ancestors: Sequence[cst.CSTNode], depth: int) -> object:
+        if depth > MAX_DEPTH:
+            return UNKNOWN
+        step = depth + 1
+        if isinstance(expr, cst.Name):
+            if expr.value in ("True", "False", "None"):
+                return {"True": True, "False": False, "None": None}[expr.value]
+            return self._name(expr.value, ancestors, step)
+        if isinstance(expr, (cst.Integer, cst.SimpleString)):
+            return expr.evaluated_value
+        if isinstance(expr, (cst.Call, cst.List, cst.Dict, cst.Tuple, cst.Lambda)):
+            if isinstance(expr, cst.Call) and self.qualname(expr.func) == "builtins.bool" and len(expr.args) == 1:
+                return self._value(expr.args[0].value, ancestors, step)
+            return _SOMETHING  # an object: not None, and true for the question asked here
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+            inner = self._value(expr.expression, ancestors, step)
+            return UNKNOWN if inner is UNKNOWN or inner is _SOMETHING else not inner
+        if isinstance(expr, cst.BooleanOperation):
+            left = self._value(expr.left, ancestors, step)
+            if left is UNKNOWN or left is _SOMETHING:
+                return UNKNOWN
+            if isinstance(expr.operator, cst.And):
+                return self._value(expr.right, ancestors, step) if left else left
+            return left if left else self._value(expr.right, ancestors, step)
+        if isinstance(expr, cst.IfExp):
+            test = self._value(expr.test, ancestors, step)
+            if test is UNKNOWN or test is _SOMETHING:
+                return UNKNOWN
+            return self._value(expr.body if test else expr.orelse, ancestors, step)
+        if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
+            return self._compare(expr, ancestors, step)
+        if isinstance(expr, cst.Attribute) and self.qualname(expr) is None:
+            return self.options().get(expr.attr.value, UNKNOWN)  # ``args.distributed``
+        return UNKNOWN
+
+    def _compare(self, expr: cst.Comparison, ancestors: Sequence[cst.CSTNode], depth: int) -> object:
+        operator = expr.comparisons[0].operator
+        left = self._value(expr.left, ancestors, depth)
+        right = self._value(expr.comparisons[0].comparator, ancestors, depth)
+        if left is UNKNOWN or right is UNKNOWN:
+            return UNKNOWN
+        if isinstance(operator, (cst.Is, cst.IsNot)) and (left is None or right is None):
+            same = left is right
+            return same if isinstance(operator, cst.Is) else not same
+        if _SOMETHING in (left, right):
+            return UNKNOWN
+        if isinstance(operator, cst.Equal):
+            return left == right
+        if isinstance(operator, cst.NotEqual):
+            return left != right
+        return UNKNOWN
+
+    def _name(self, name: str, ancestors: Sequence[cst.CSTNode], depth: int) -> object:
+        """The value of the last assignment to ``name`` before the current statement that
+        the default run executes."""
+        scope, path = _scope_and_path(ancestors)
+        if scope is None:
+            return UNKNOWN
+        found: object = UNKNOWN
+        for value, guards in _assignments_before(scope, path, name):
+            taken = True
+            for test, in_body in guards:
+                truth = self._value(test, ancestors, depth)
+                if truth is UNKNOWN or truth is _SOMETHING:
+                    return UNKNOWN
+                if bool(truth) != in_body:
+                    taken = False
+            if taken:
+                found = self._value(value, ancestors, depth) if value is not None else UNKNOWN
+        return found
+
+    # ---- command-line options ------------------------------------------------------------
+    def options(self) -> Dict[str, object]:
+        """``dest -> default`` of the module's ``add_argument`` calls (None when none is given)."""
+        if self._options is None:
+            self._options = {}
+            seen: Dict[str, List[object]] = {}
+            for call in _calls(self.module):
+                if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
+                    continue
+                dest = _dest(call)
+                if dest is None:
+                    continue
+                keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+                action = keywords.get("action")
+                action_text = action.evaluated_value if isinstance(action, cst.SimpleString) else None
+                if "default" in keywords:
+                    value = self._value(keywords["default"], (), MAX_DEPTH - 1)
+                elif action_text == "store_true":
+                    value = False
+                elif action_text == "store_false":
+                    value = True
+                else:
+                    value = None
+                seen.setdefault(dest, []).append(value)
+            self._options = {dest: values[0] for dest, values in seen.items() if len(values) == 1 and values[0] is not UNKNOWN}
+        return self._options
+
+
+class _Something:
+    """A value known to be an object (not None) whose truth is not known."""
+
+
+_SOMETHING = _Something()
+
+
+def _scope_and_path(ancestors: Sequence[cst.CSTNode]) -> Tuple[Optional[cst.CSTNode], List[cst.CSTNode]]:
+    """The innermost function (or the module) and the chain of nodes from it down."""
+    for position in range(len(ancestors) - 1, -1, -1):
+        if isinstance(ancestors[position], (cst.FunctionDef, cst.Module)):
+            return ancestors[position], list(ancestors[position + 1:])
+    return None, []
+
+
+def _assignments_before(scope: cst.CSTNode, path: List[cst.CSTNode], name: str) -> Iterator[Tuple[Optional[cst.BaseExpression], List[Tuple[cst.BaseExpression, bool]]]]:
+    """``(value, guards)`` of each assignment to ``name`` that comes before the statement
+    on ``path``, in source order; ``guards`` are the ``if`` tests around it (and whether
+    it is in the body, not the ``else``)."""
+    on_path = {id(node) for node in path}
+    body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+    stack: List[Tuple[cst.CSTNode, List[Tuple[cst.BaseExpression, bool]]]] = [(body, [])]
+    ordered: List[Tuple[Optional[cst.BaseExpression], List[Tuple[cst.BaseExpression, bool]]]] = []
+
+    def visit(node: cst.CSTNode, guards: List[Tuple[cst.BaseExpression, bool]]) -> bool:
+        """Walks ``node`` in source order; False once the current statement is reached."""
+        if id(node) in on_path and isinstance(node, (cst.BaseSmallStatement, cst.BaseCompoundStatement)) and not isinstance(node, (cst.If, cst.For, cst.While, cst.With, cst.Try)):
+            return False
+        if isinstance(node, _NESTED):
+            return True
+        if isinstance(node, cst.If):
+            if id(node.test) in on_path:
+                return False
+            if not visit(node.body, [*guards, (node.test, True)]):
+                return False
+            if node.orelse is not None:
+                return visit(node.orelse, [*guards, (node.test, False)])
+            return True
+        if isinstance(node, cst.Assign) and any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+            ordered.append((node.value, guards))
+        elif isinstance(node, (cst.For, cst.While)) and id(node) not in on_path:
+            ordered_before = len(ordered)
+            for child in children(node):
+                visit(child, guards)
+            if len(ordered) > ordered_before:
+                ordered[ordered_before:] = [(None, g) for _, g in ordered[ordered_before:]]  # maybe run, maybe not
+            return True
+        for child in children(node):
+            if not visit(child, guards):
+                return False
+        return True
+
+    for node, guards in stack:
+        visit(node, guards)
+    yield from ordered
+
+
+def _calls(module: cst.Module) -> Iterator[cst.Call]:
+    stack: List[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            yield node
+        stack.extend(children(node))
+
+
+def _dest(call: cst.Call) -> Optional[str]:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "dest" and isinstance(arg.value, cst.SimpleString):
+            value = arg.value.evaluated_value
+            return value if isinstance(value, str) else None
+    flags = [a.value.evaluated_value for a in call.args if a.keyword is None and isinstance(a.value, cst.SimpleString)]
+    names = [f for f in flags if isinstance(f, str)]
+    long = [f for f in names if f.startswith("--")]
+    chosen = long[0][2:] if long else (names[0].lstrip("-") if names else "")
+    return chosen.replace("-", "_") or None
