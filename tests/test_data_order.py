@@ -453,3 +453,21 @@ def test_lists_rebuilt_in_a_loop_and_listings_given_to_a_dataset_builder(lint):
         (5, 17, "collected into `population` in a loop, which is returned): sort it"),
         (11, 13, "passed to `make_dataset()`, where it is passed to `TFRecordDataset`): sort it"),
     ]
+
+
+def test_fastai_file_getters_are_listings(lint):
+    source = """
+        from fastai.vision.all import DataBlock, ImageBlock, CategoryBlock, ImageDataLoaders, RandomSplitter, get_image_files, parent_label
+        path = "/data/pets"
+        files = get_image_files(path)
+        dls = ImageDataLoaders.from_name_func(path, files, label_func=str.isupper, valid_pct=0.2, seed=42)
+        block = DataBlock(blocks=(ImageBlock, CategoryBlock), get_items=get_image_files, splitter=RandomSplitter(seed=42), get_y=parent_label)
+        count = len(get_image_files(path))
+        ordered = ImageDataLoaders.from_name_func(path, sorted(get_image_files(path)), label_func=str.isupper, seed=42)
+        """
+    assert messages(lint, source) == [
+        (3, 9, "passed to `from_name_func`): sort it"),
+        (5, 65, "given to `DataBlock` as `get_items=`, which numbers and splits the items in that order): sort it"),
+    ]
+    findings = [f for f in lint({"m.py": source}, ND3) if f.code == "ND301"]
+    assert findings[0].message.startswith("`get_image_files` returns entries in filesystem order")

@@ -222,3 +222,19 @@ def test_a_folder_the_program_creates_or_empties_is_its_output(lint):
         annotate(None, "/data/clips")
         """
     assert at(lint({"m.py": source}, SELECT), "ND304") == [("m.py", 10, 1)]
+
+
+def test_fastai_and_timm_folder_datasets(lint):
+    source = """
+        from fastai.vision.all import ImageDataLoaders, get_image_files
+        from timm.data import create_dataset
+        files = sorted(get_image_files("/data/pets"))
+        dls = ImageDataLoaders.from_folder("/data/pets_v2")
+        train = create_dataset("", root="/data/imagenet", split="train")
+        cifar = create_dataset("torch/cifar10", root="/data/cifar", download=True)
+        hub = create_dataset("hfds/imagenet-1k", root="/data/hf")
+        """
+    findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND304"]
+    assert [(f.line, f.col + 1) for f in findings] == [(3, 16), (5, 9)]
+    assert findings[0].message.startswith("`get_image_files` builds the dataset from whatever files `\"/data/pets\"` holds")
+    assert findings[1].message.startswith("`create_dataset` builds the dataset from whatever files `\"/data/imagenet\"` holds")

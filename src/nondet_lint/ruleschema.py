@@ -165,7 +165,8 @@ DATA: Dict[str, Table] = {
             "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods", "archive_types",
             "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "length_asserts",
         )}),
-        "functions": NAMES, "keyed_builders": NAMES, "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
+        "functions": NAMES, "keyed_builders": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
+        "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
         "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES,
     }),
     "ND302": Table({"types": Table({name: NAMES for name in (
@@ -193,7 +194,7 @@ DATA: Dict[str, Table] = {
             "dataset_suffixes", "dvc_calls", "manifest_words", "not_data_extensions", "not_data_names",
             "not_data_words", "output_makers", "output_methods",
         )},
-        "directory_datasets": Tables(Table({"names": NAMES, "path": ARG})),
+        "directory_datasets": Tables(Table({"names": NAMES, "path": ARG, "name": ARG, "other_prefixes": NAMES}, frozenset({"names", "path"}))),
         "directory_methods": Tables(Table({"method": str, "path": ARG})),
     }),
     "ND305": Table({

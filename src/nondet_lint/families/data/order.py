@@ -29,11 +29,28 @@ class ListingOrder(Check):
         super().__init__(ctx)
         self.candidates: List[cst.Call] = []
         data = self.data("ND301")
+        self.display = data.get("display", {})
+        self.getters = {name: table["kw"] for table in data.get("item_getters", ()) for name in table["names"]}
         self.spellings = spellings(ctx, data.get("functions", ()), data.get("path_methods", ()))
+        self.getter_spellings = spellings(ctx, self.getters)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if last_name(node.func) in self.spellings:
+        last = last_name(node.func)
+        if last in self.spellings:
             self.candidates.append(node)
+        if last in self.getter_spellings:
+            self._item_getter(node)
+
+    def _item_getter(self, node: cst.Call) -> None:
+        """``DataBlock(get_items=get_image_files)``: the listing function is handed over,
+        and the block numbers and splits what it returns in that order."""
+        owner = self.ctx.qualname(node.func)
+        keyword = self.getters.get(owner or "")
+        functions = frozenset(self.data("ND301").get("functions", ()))
+        for arg in node.args:
+            if keyword and arg.keyword is not None and arg.keyword.value == keyword and self.ctx.qualname(arg.value) in functions:
+                reason = f"given to `{last_name(node.func)}` as `{keyword}=`, which numbers and splits the items in that order"
+                self.ctx.report(arg.value, "ND301", name=self._short(self.ctx.qualname(arg.value) or ""), reason=reason)
 
     def finish(self) -> None:
         if not self.candidates:
@@ -55,7 +72,13 @@ class ListingOrder(Check):
                 use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return)
             ):
                 continue  # ``return os.listdir(d)``: a listing function; its callers decide
-            self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=_short(name), reason=use.reason)
+            self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason)
+
+    def _short(self, name: str) -> str:
+        for prefix, shown in self.display.items():
+            if name.startswith(prefix):
+                return shown + name[len(prefix):]
+        return name
 
     def _in_keyed_builder(self, dctx: DataContext, call: cst.Call, keyed: frozenset) -> bool:
         """Inside a TFDS builder: examples are keyed and stored in the order of their
@@ -136,10 +159,6 @@ def _mirrors_listing(ctx, call: cst.Call, name: str) -> bool:
     while function is not None and not isinstance(function, (cst.FunctionDef, cst.Module)):
         function = ctx.parent(function)
     return isinstance(function, cst.FunctionDef) and function.name.value == name.rsplit(".", 1)[-1]
-
-
-def _short(name: str) -> str:
-    return name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf.")
 
 
 class StringSetOrder(Check):

@@ -333,6 +333,8 @@ class DirectoryDataset(Check):
         for call, name in self.imported_datasets if not self.pins else ():
             self._defer_imported(dctx, values, call, name)
         for call, api, table in self.builders:
+            if table.get("other_prefixes") and self._other_library(values, call, table):
+                continue
             self._decide(dctx, values, call, api.rsplit(".", 1)[-1], _arg(call, table.get("path", {"pos": 0})))
         if self.listings:
             listings = Listings(dctx, self.ctx.rules["ND301"].data)
@@ -376,6 +378,13 @@ class DirectoryDataset(Check):
         fragments = known + (path.fragments or ((path.value,) if path.value else ()))
         if not versioned(fragments):
             self.pending.append((call, api, shown, frozenset(_path_words(fragments, self.data("ND304")))))
+
+    @staticmethod
+    def _other_library(values: Values, call: cst.Call, table: Mapping[str, Any]) -> bool:
+        """``create_dataset("torch/cifar10", root=...)``: a name that hands the dataset to
+        another library (not a folder walk); unknown names count as folders."""
+        name = values.text(_arg(call, table.get("name", {})))
+        return name.kind == LITERAL and name.value.lower().startswith(tuple(table.get("other_prefixes", ())))
 
     # ---- what the folder is, when an option, a config or the object holds it -------------
     def _configured_root(self, dctx: DataContext, values: Values, call: cst.Call, api: str,
