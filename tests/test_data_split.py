@@ -159,3 +159,76 @@ def test_deterministic_false_only_on_tf_data(lint):
         """
     plain = "def run(pool, f):\n    return pool.map(f, deterministic=False)\n"
     assert at(lint({"m.py": source, "n.py": plain}, SELECT), "ND307") == [("m.py", 2, 37)]
+
+
+def test_unseeded_shuffle_before_fixed_folds(lint):
+    source = """
+        from sklearn.model_selection import StratifiedKFold
+        def folds(df):
+            df = df.sample(frac=1).reset_index(drop=True)
+            skf = StratifiedKFold(n_splits=5)
+            for fold, (tr, va) in enumerate(skf.split(df, df.label)):
+                print(fold, va)
+        def manual(x):
+            x = x.sample(frac=1)
+            n = len(x) // 5
+            for i in range(5):
+                val = x[i * n:(i + 1) * n]
+        def seeded(df):
+            df = df.sample(frac=1, random_state=0)
+            for tr, va in StratifiedKFold(5).split(df, df.label):
+                print(va)
+        def one_middle_part(x):
+            x = x.sample(frac=1)
+            return x[10:20]
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND305") == [("m.py", 5, 5), ("m.py", 11, 9)]
+    first = next(f for f in findings if f.code == "ND305")
+    assert first.message == (
+        "this takes a fixed slice of data shuffled by `DataFrame.sample`, so which samples are held out for validation "
+        "changes every run, because the shuffle is not seeded: seed that shuffle, or split before shuffling"
+    )
+    assert fix_of(findings, "ND305", source).splitlines()[2] == "    df = df.sample(frac=1, random_state=0).reset_index(drop=True)"
+
+
+def test_hugging_face_shuffle_and_train_test_split_without_a_seed(lint):
+    source = """
+        from datasets import load_dataset
+        def splits():
+            ds = load_dataset("imdb", split="train").shuffle()
+            val = ds.select(range(1000))
+            train = ds.select(range(1000, len(ds)))
+            parts = load_dataset("imdb", split="train").train_test_split(test_size=0.1)
+            fixed = load_dataset("imdb", split="train").train_test_split(test_size=0.1, seed=0)
+            ordered = load_dataset("imdb", split="train").train_test_split(test_size=0.1, shuffle=False)
+            sample = load_dataset("imdb", split="train").shuffle().select(range(100))
+            return val, train, parts, fixed, ordered, sample
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND305") == [("m.py", 4, 5), ("m.py", 6, 13)]
+    messages = [f.message for f in findings if f.code == "ND305"]
+    assert messages[0].startswith("this takes a fixed slice of data shuffled by `Dataset.shuffle`")
+    assert messages[1].startswith("`Dataset.train_test_split` shuffles with no `seed`, so which samples are held out")
+    fixed = fix_of(findings[1:], "ND305", source)
+    assert 'train_test_split(test_size=0.1, seed=0)' in fixed.splitlines()[5]
+    seeded = "import numpy as np\nnp.random.seed(0)\n" + textwrap.dedent(source).lstrip("\n")
+    assert at(lint({"m.py": seeded}, SELECT), "ND305") == []
+
+
+def test_permutation_cut_where_it_is_drawn(lint):
+    source = """
+        import numpy as np
+        def split(n):
+            rng = np.random.default_rng()
+            val_idx = rng.permutation(n)[:100]
+            for step in range(10):
+                batch = rng.permutation(n)[:32]
+            seeded = np.random.default_rng(0).permutation(n)[:100]
+            return val_idx, batch, seeded
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND305") == [("m.py", 4, 5)]
+    assert next(f for f in findings if f.code == "ND305").message.startswith(
+        "this takes a fixed slice of data shuffled by `np.random.default_rng.permutation`"
+    )

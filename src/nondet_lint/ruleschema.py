@@ -200,8 +200,9 @@ DATA: Dict[str, Table] = {
     "ND305": Table({
         "flow": Table({name: NAMES for name in (
             "generator_methods", "passthrough_calls", "passthrough_methods", "slice_methods", "split_calls",
-            "training_methods",
+            "training_methods", "split_methods", "index_methods", "fold_splitters",
         )}),
+        "hf_datasets": Table({"modules": NAMES, "other_modules": NAMES, "seed_keywords": NAMES, "splits": NAMES}),
         "generators": Map(ARG),
         "hash_split": Table({"hash_function": str, "stable_hash": str, "text_words": NAMES, "wrappers": NAMES}),
         "shuffles": Tables(Table({"names": NAMES, "rng": str, "in_place": int, "seed": ARG, "fix_keyword": str})),

@@ -200,7 +200,8 @@ class ShuffleThenSlice(Check):
         data = self.data("ND305")
         self.shuffles = {name: table for table in data.get("shuffles", ()) for name in table["names"]}
         self.methods = frozenset(data.get("flow", {}).get("generator_methods", ()))
-        self.spellings = spellings(ctx, self.shuffles, (*self.methods, "sample"))
+        self.hf = data.get("hf_datasets", {})
+        self.spellings = spellings(ctx, self.shuffles, (*self.methods, "sample", *self.hf.get("splits", ())))
         self.candidates: List[cst.Call] = []
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -215,6 +216,8 @@ class ShuffleThenSlice(Check):
         dctx = DataContext.of(self.ctx)
         data = self.data("ND305")
         for call in self.candidates:
+            if self._hf_split(dctx, call):
+                continue
             shuffle = self._shuffle(dctx, call, data)
             if shuffle is None:
                 continue
@@ -255,6 +258,8 @@ class ShuffleThenSlice(Check):
         if func.attr.value == "sample" and _arg_value(call, {"kw": "frac"}) is not None:
             state = _arg_value(call, {"kw": "random_state"})
             return "DataFrame.sample", "numpy", state is not None and not is_none(state), None, "random_state"
+        if func.attr.value == "shuffle" and name is None and self._hf_dataset(dctx, func.value):
+            return "Dataset.shuffle", "numpy", self._hf_seeded(call), None, "seed"
         if func.attr.value not in self.methods or name is not None:
             return None
         generator = self._generator(dctx, func.value, data)
@@ -263,6 +268,54 @@ class ShuffleThenSlice(Check):
         api, seeded = generator
         in_place = 0 if func.attr.value == "shuffle" else None
         return f"{api}.{func.attr.value}", None, seeded, in_place, None
+
+    # ---- Hugging Face datasets: shuffle() and train_test_split() seed from NumPy's global
+    # state when given no seed or generator (source datasets)
+    def _hf_dataset(self, dctx: DataContext, receiver: cst.BaseExpression) -> bool:
+        """A ``datasets`` dataset: its chain of method calls and names starts at a
+        ``datasets`` call, or, of unknown origin, in a module that uses ``datasets`` and not
+        TensorFlow (whose ``tf.data`` datasets also have ``shuffle``)."""
+        current: Optional[cst.BaseExpression] = receiver
+        for _ in range(12):
+            if isinstance(current, cst.Call):
+                name = dctx.qualname(current.func)
+                if name is not None:
+                    return name.startswith(tuple(self.hf.get("modules", ())))
+                current = current.func.value if isinstance(current.func, cst.Attribute) else None
+            elif isinstance(current, cst.Subscript):
+                current = current.value  # ``load_dataset(...)["train"]``
+            elif isinstance(current, cst.Name):
+                binding = dctx.index(current).reaching(current)
+                if binding is None or binding.kind not in ("assign", "walrus"):
+                    break
+                current = binding.value
+            else:
+                break
+        imports = self.ctx.imports
+        return imports.mentions(*self.hf.get("modules", ())) and not imports.mentions(*self.hf.get("other_modules", ()))
+
+    def _hf_seeded(self, call: cst.Call) -> bool:
+        for keyword in self.hf.get("seed_keywords", ()):
+            value = _arg_value(call, {"kw": keyword})
+            if value is not None and not is_none(value):
+                return True
+        return False
+
+    def _hf_split(self, dctx: DataContext, call: cst.Call) -> bool:
+        """``ds.train_test_split(test_size=0.1)``: shuffles unless ``shuffle=False``."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value in self.hf.get("splits", ()) and dctx.qualname(func) is None):
+            return False
+        if not self._hf_dataset(dctx, func.value):
+            return False
+        if _literal_bool(_arg_value(call, {"kw": "shuffle"})) is False or self._hf_seeded(call):
+            return True
+        seed = seed_value(self.ctx, call)
+        edits = set_keyword_argument(self.ctx, call, "seed", seed)
+        fix = self.ctx.fix("ND305", edits, seed=seed) if edits else None
+        what = f"`Dataset.{func.attr.value}` shuffles with no `seed`"
+        self.ctx.defer(call, "ND305", fix=fix, **HeldOut("numpy", False, what).to_json())
+        return True
 
     def _generator(self, dctx: DataContext, receiver: cst.BaseExpression, data: Mapping[str, Any]):
         """A generator object made here: (constructor, seeded?); None when unknown."""
@@ -284,6 +337,9 @@ class ShuffleThenSlice(Check):
         follower = _Taint(dctx, data.get("flow", {}))
         sinks: List[Tuple[cst.CSTNode, str, str]] = []
         if in_place is None:
+            drawn = self._drawn_subset(call)
+            if drawn is not None:
+                return drawn, "slice"
             sinks = list(follower.follow(call, 0, set()))
         else:
             shuffled = call_arg(call, in_place, None)
@@ -302,7 +358,31 @@ class ShuffleThenSlice(Check):
         slices = [(node, part) for node, kind, part in sinks if kind == "slice"]
         if is_split(part for _, part in slices):
             return slices[0][0], "slice"
+        for node, part in slices:
+            if part == "middle" and self._in_loop(node):
+                return node, "slice"  # ``x[i * n:(i + 1) * n]`` for each fold
         return None
+
+    def _in_loop(self, node: cst.CSTNode) -> bool:
+        current = self.ctx.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            if isinstance(current, (cst.For, cst.While)):
+                return True
+            current = self.ctx.parent(current)
+        return False
+
+    def _drawn_subset(self, call: cst.Call) -> Optional[cst.CSTNode]:
+        """``val_idx = rng.permutation(n)[:k]`` outside any loop: the permutation is cut
+        where it is drawn, and the part kept is a held-out set (in a loop it is a batch)."""
+        subscript = self.ctx.parent(call)
+        if not (isinstance(subscript, cst.Subscript) and subscript.value is call and len(subscript.slice) == 1):
+            return None
+        if _part(subscript.slice[0].slice) not in ("head", "tail"):
+            return None
+        assign = self.ctx.parent(subscript)
+        if not (isinstance(assign, (cst.Assign, cst.AnnAssign)) and assign.value is subscript) or self._in_loop(assign):
+            return None
+        return statement_of(subscript, self.ctx.parent)
 
     def _repeated(self, dctx: DataContext, call: cst.Call, sink: cst.CSTNode, data: Mapping[str, Any]) -> bool:
         """Shuffle and slice inside one loop that trains: the split changes every epoch."""
@@ -346,6 +426,9 @@ class _Taint:
         self.passthrough_methods = frozenset(data.get("passthrough_methods", ()))
         self.split_calls = frozenset(data.get("split_calls", ()))
         self.slice_methods = frozenset(data.get("slice_methods", ()))
+        self.split_methods = frozenset(data.get("split_methods", ()))
+        self.index_methods = frozenset(data.get("index_methods", ()))
+        self.fold_splitters = frozenset(data.get("fold_splitters", ()))
 
     def follow(self, expr: cst.CSTNode, depth: int, seen: Set[int]) -> Iterator[Tuple[cst.CSTNode, str, str]]:
         if depth > self.MAX_DEPTH or id(expr) in seen:
@@ -371,6 +454,10 @@ class _Taint:
             elif isinstance(holder, cst.Call) and holder.func is parent:
                 if method in self.slice_methods:
                     yield statement_of(holder, self.parent), "slice", "head" if method == "head" else "tail"
+                elif method in self.split_methods:
+                    yield statement_of(holder, self.parent), "split", "middle"
+                elif method in self.index_methods and _range_part(holder):
+                    yield statement_of(holder, self.parent), "slice", _range_part(holder)  # type: ignore[misc]
                 elif method in self.passthrough_methods:
                     yield from self.follow(holder, depth + 1, seen)
             elif method in self.passthrough_methods:
@@ -380,7 +467,7 @@ class _Taint:
             if not isinstance(call, cst.Call):
                 return
             name = self.dctx.qualname(call.func)
-            if name in self.split_calls:
+            if name in self.split_calls or self._fold_split(call):
                 yield statement_of(call, self.parent), "split", "middle"
             elif name in self.passthrough_calls:
                 yield from self.follow(call, depth + 1, seen)
@@ -404,6 +491,16 @@ class _Taint:
                 ]
             yield from self._names(names, parent, depth, seen)
 
+    def _fold_split(self, call: cst.Call) -> bool:
+        """``StratifiedKFold(5).split(x, y)``: folds in the order of the data given."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "split"):
+            return False
+        maker = func.value
+        if isinstance(maker, cst.Name):
+            maker = self.dctx.index(maker).single_value(maker.value)
+        return isinstance(maker, cst.Call) and self.dctx.qualname(maker.func) in self.fold_splitters
+
     def _names(self, names: List[cst.Name], statement: cst.CSTNode, depth: int, seen: Set[int]) -> Iterator[Tuple[cst.CSTNode, str, str]]:
         index = self.dctx.index(statement)
         for name in names:
@@ -420,6 +517,19 @@ class _Taint:
             return False
         is_x = (arg.keyword is not None and arg.keyword.value == "x") or (arg.keyword is None and call.args and call.args[0] is arg)
         return bool(is_x)
+
+
+def _range_part(call: cst.Call) -> Optional[str]:
+    """``ds.select(range(k))`` is a head, ``range(k, n)`` a tail or middle part."""
+    if not call.args:
+        return None
+    inner = call.args[0].value
+    if not (isinstance(inner, cst.Call) and isinstance(inner.func, cst.Name) and inner.func.value == "range" and inner.args):
+        return None
+    if len(inner.args) == 1:
+        return "head"
+    upper = inner.args[1].value
+    return "tail" if isinstance(upper, cst.Call) and isinstance(upper.func, cst.Name) and upper.func.value == "len" else "middle"
 
 
 def _part(index: cst.BaseSlice) -> Optional[str]:
