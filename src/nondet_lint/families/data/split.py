@@ -358,9 +358,6 @@ class ShuffleThenSlice(Check):
         slices = [(node, part) for node, kind, part in sinks if kind == "slice"]
         if is_split(part for _, part in slices):
             return slices[0][0], "slice"
-        for node, part in slices:
-            if part == "middle" and self._in_loop(node):
-                return node, "slice"  # ``x[i * n:(i + 1) * n]`` for each fold
         return None
 
     def _in_loop(self, node: cst.CSTNode) -> bool:
