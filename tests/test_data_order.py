@@ -471,3 +471,22 @@ def test_fastai_file_getters_are_listings(lint):
     ]
     findings = [f for f in lint({"m.py": source}, ND3) if f.code == "ND301"]
     assert findings[0].message.startswith("`get_image_files` returns entries in filesystem order")
+
+
+def test_listing_extended_into_a_list_keeps_its_order_there(lint):
+    source = """
+        import numpy as np
+        import tensorflow as tf
+        def files(patterns):
+            input_files = []
+            for pattern in patterns.split(","):
+                input_files.extend(tf.io.gfile.glob(pattern))
+            np.random.shuffle(input_files)
+            return input_files
+        def counted(patterns):
+            found = []
+            for pattern in patterns.split(","):
+                found.extend(tf.io.gfile.glob(pattern))
+            return len(found)
+        """
+    assert messages(lint, source) == [(6, 28, "collected into `input_files`, which is passed to `shuffle`): sort it")]

@@ -444,6 +444,10 @@ class OrderFlow:
                 return self._follow(call, SEQ, as_seq(), step, seen)
             if name == "builtins.next":
                 return keep("read with `next()`")
+            if kind == SEQ and self._collected(call):
+                receiver = call.func.value  # type: ignore[attr-defined]
+                found = self._follow_name(receiver.value, statement_of(call, self.parent), SEQ, as_seq(), step, seen)
+                return OrderUse(expr, f"collected into `{receiver.value}`, which is {found.reason}", found.convert) if found else None
             if kind == SET:
                 return None  # a set handed over as a set: its order is not used here
             if self._keeps_order(call, name):
@@ -524,6 +528,11 @@ class OrderFlow:
                 return True
             current = self.parent(current)
         return False
+
+    def _collected(self, call: cst.Call) -> bool:
+        """``files.extend(listing)``: the listing's order goes on in ``files``."""
+        func = call.func
+        return isinstance(func, cst.Attribute) and func.attr.value in self.tables.accumulate_methods and isinstance(func.value, cst.Name)
 
     def _reduced_by_key(self, call: cst.Call) -> bool:
         """``np.array(keys).argmax()``: only the position of the best key is used, and it
