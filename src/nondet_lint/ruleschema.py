@@ -192,7 +192,7 @@ DATA: Dict[str, Table] = {
         **{name: NAMES for name in (
             "checksum_calls", "checksum_prefixes", "data_extensions", "dataset_bases", "dataset_calls",
             "dataset_suffixes", "dvc_calls", "manifest_words", "not_data_extensions", "not_data_names",
-            "not_data_words", "output_makers", "output_methods",
+            "not_data_words", "output_makers", "output_methods", "evidence_words",
         )},
         "directory_datasets": Tables(Table({"names": NAMES, "path": ARG, "name": ARG, "other_prefixes": NAMES}, frozenset({"names", "path"}))),
         "directory_methods": Tables(Table({"method": str, "path": ARG})),

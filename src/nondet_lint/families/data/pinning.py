@@ -358,12 +358,12 @@ class DirectoryDataset(Check):
             return
         caller = self._given_by_caller(dctx, expr) if expr is not None else None
         known: Tuple[str, ...] = ()
-        if caller is not None and caller != "cycle":
+        if expr is not None and caller is not None and caller != "cycle":
             if caller not in ("self", "config"):
                 if through is None:
                     self._judge_callers(dctx, values, call, api, expr, caller)
                 return
-            root = self._configured_root(dctx, values, call, api, expr, through)  # type: ignore[arg-type]
+            root = self._configured_root(dctx, values, call, api, expr, through)
             if root is None:
                 return  # chosen at run time with no default here, or judged at the object's creation
             known = root
@@ -781,8 +781,7 @@ def _position(function: cst.FunctionDef, name: str) -> Optional[int]:
 def _path_words(texts: Iterable[str], data: Mapping[str, Any]) -> set:
     """The words of path texts that tell one folder from another (not extensions, not
     the words that name a manifest or checksum)."""
-    generic = {w.lower() for w in (*data.get("data_extensions", ()), *data.get("not_data_extensions", ()), *data.get("manifest_words", ()))}
-    generic |= {"txt", "sha256", "md5", "sha1"}
+    generic = {w.lower() for key in ("data_extensions", "not_data_extensions", "manifest_words", "evidence_words") for w in data.get(key, ())}
     return {w for text in texts for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) > 1 and w not in generic}
 
 
