@@ -2,12 +2,15 @@
 
     .venv/bin/python benchmarks/bench_repo.py                     # fairseq, 2 workers
     .venv/bin/python benchmarks/bench_repo.py fairseq flax --workers 1 --runs 3
+    .venv/bin/python benchmarks/bench_repo.py benchmarks/.corpus/transformers-4.46.3-1000-files
 
 fairseq (786 Python files, many console scripts and ``examples/`` entry points over one
 package of re-exports) is the repository on which the seeding pass once grew past 21 GB.
-Each repository (unpacked by ``benchmarks/eval/fetch.py`` under ``benchmarks/.eval/repos/``)
-is linted from its root with the cache off, as ``eval/run.py`` does, under an address-space
-cap (``--max-memory-gb``), so a run that blows up fails instead of taking the machine down.
+Each repository (unpacked by ``benchmarks/eval/fetch.py`` under ``benchmarks/.eval/repos/``;
+a folder given by its path is a project too, such as the 1,000-file transformers project
+``bench_speed.py`` makes) is linted from its root with the cache off, as ``eval/run.py``
+does, under an address-space cap (``--max-memory-gb``), so a run that blows up fails
+instead of taking the machine down.
 Prints per run: wall and CPU time (user + system of the linter and its workers), the largest
 resident set of one process, and the memory of all its processes together, sampled from
 /proc every 50 ms (see ``bench_speed.py``), and the number of findings.
@@ -39,7 +42,8 @@ def command(workers: int, max_memory_gb: float) -> List[str]:
 
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", default=["fairseq"], help="repositories under benchmarks/.eval/repos")
+    parser.add_argument("names", nargs="*", default=["fairseq"],
+                        help="repositories under benchmarks/.eval/repos, or project folders")
     parser.add_argument("--workers", type=int, default=2, help="worker processes for pass 1 (default 2)")
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--max-memory-gb", type=float, default=6.0, help="address-space cap of the run (default 6)")
@@ -48,7 +52,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("|---|---|---|---|---|---|---|")
     failed = 0
     for name in args.names:
-        root = REPOS / name
+        root = Path(name) if Path(name).is_dir() else REPOS / name
         if not root.is_dir():
             print(f"| {name} | - | missing: run benchmarks/eval/fetch.py {name} | | | | |")
             failed += 1
