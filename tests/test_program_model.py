@@ -456,13 +456,15 @@ def test_many_entry_points_over_star_reexports_of_missing_modules(tmp_path):
 
 
 def test_star_reexport_of_a_missing_module_hides_nothing_the_package_defines(tmp_path):
-    # the near miss: a name the package defines itself, and one a present module re-exports,
-    # resolve as before; only the missing module's names are nothing
+    # the near miss: a function the package defines itself and one a present module
+    # re-exports still seed (a.py, b.py); only the missing module provides nothing (c.py)
     files = {
         "pkg/__init__.py": "from .seeding import *\n" + _optional_stars(2) + "\ndef local_seed():\n    seed_everything(1)\n",
         "pkg/seeding.py": "import numpy as np\n\ndef seed_everything(seed):\n    np.random.seed(seed)\n",
         "draw.py": "import numpy as np\n\ndef draw():\n    return np.random.rand()\n",
-        "a.py": "import pkg\nfrom draw import draw\n\nif __name__ == '__main__':\n    pkg.local_seed()\n    draw()\n",
-        "b.py": "import pkg\nfrom draw import draw\n\nif __name__ == '__main__':\n    pkg.optional_0.seed_everything(0)\n    draw()\n",
     }
-    assert lint(tmp_path, files, ["ND102"]) == []
+    for name, seed in (("a", "pkg.local_seed()"), ("b", "pkg.seed_everything(0)"), ("c", "pkg.optional_0.seed_everything(0)")):
+        files[f"{name}.py"] = f"import torch\nimport pkg\nfrom draw import draw\n\ndef main():\n    {seed}\n    draw()\n{TRAIN_BODY}\nmain()\n"
+    findings = lint_files(tmp_path, files, {"select": ["ND102"]})
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.code, f.line) for f in findings] == [("draw.py", "ND102", 4)]
+    assert "entry point c.py never seeds it" in findings[0].message
