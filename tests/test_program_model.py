@@ -411,3 +411,60 @@ def test_switch_asked_for_the_framework_the_entry_point_is_written_in(tmp_path):
     assert lint(tmp_path, files, ["ND205"]) == []
     files["train.py"] = files["train.py"].replace("import torch\nimport lib", "import torch\nimport jax\nimport lib")
     assert lint(tmp_path / "both", files, ["ND205"]) == [("train.py", "ND205", 7)]
+
+
+# ---------------------------------------------------------------- scale ----------------
+def _optional_stars(count: int) -> str:
+    """A package ``__init__`` that re-exports optional modules the project lacks (fairseq's
+    ``try: from .rawvideoprocessor import * ... except ImportError: pass``)."""
+    lines = "".join(f"    from .optional_{i} import *\n" for i in range(count))
+    return f"try:\n{lines}except ImportError:\n    pass\n"
+
+
+def _shared_package_project(entries: int, stages: int = 6) -> dict:
+    """Many entry points over one package whose names are all re-exports: a seed helper two
+    packages down, a call chain ending in an unseeded NumPy draw, and a name nothing defines
+    (every lookup of it searches all the star imports)."""
+    chain = "".join(f"def stage_{i}(x):\n    return stage_{i + 1}(x)\n\n" for i in range(stages))
+    files = {
+        "pkg/__init__.py": "from .core import *\nfrom .util import *\n" + _optional_stars(12),
+        "pkg/core.py": f"import numpy as np\n\n{chain}def stage_{stages}(x):\n    return x + np.random.rand()\n",
+        "pkg/util/__init__.py": "from .seeding import *\n" + _optional_stars(12),
+        "pkg/util/seeding.py": "import numpy as np\n\ndef seed_everything(seed):\n    np.random.seed(seed)\n",
+    }
+    for i in range(entries):
+        seed = "    pkg.seed_everything(0)\n" if i % 2 == 0 else ""
+        files[f"scripts/run_{i:02d}.py"] = (
+            f"import torch\nimport pkg\n\ndef main():\n{seed}    pkg.stage_0(1.0)\n    pkg.missing_{i}()\n{TRAIN_BODY}\n"
+            "if __name__ == '__main__':\n    main()\n"
+        )
+    return files
+
+
+def test_many_entry_points_over_star_reexports_of_missing_modules(tmp_path):
+    # each optional module the project lacks used to be read as an attribute of the package
+    # that star-imports it again: the lookup of a name nothing defines branched 12 ways per
+    # level and never finished. The seed helper still resolves through two packages of
+    # re-exports (even entry points are seeded), and the draw is charged to the first
+    # program that runs it unseeded.
+    findings = lint_files(tmp_path, _shared_package_project(40), {"select": ["ND102"]})
+    assert [(f.path.replace("\\", "/").rsplit("/", 2)[-2:], f.code, f.line) for f in findings] == [
+        (["pkg", "core.py"], "ND102", 22),
+    ]
+    assert "scripts/run_01.py" in findings[0].message
+    assert "run_00" not in findings[0].message
+
+
+def test_star_reexport_of_a_missing_module_hides_nothing_the_package_defines(tmp_path):
+    # the near miss: a function the package defines itself and one a present module
+    # re-exports still seed (a.py, b.py); only the missing module provides nothing (c.py)
+    files = {
+        "pkg/__init__.py": "from .seeding import *\n" + _optional_stars(2) + "\ndef local_seed():\n    seed_everything(1)\n",
+        "pkg/seeding.py": "import numpy as np\n\ndef seed_everything(seed):\n    np.random.seed(seed)\n",
+        "draw.py": "import numpy as np\n\ndef draw():\n    return np.random.rand()\n",
+    }
+    for name, seed in (("a", "pkg.local_seed()"), ("b", "pkg.seed_everything(0)"), ("c", "pkg.optional_0.seed_everything(0)")):
+        files[f"{name}.py"] = f"import torch\nimport pkg\nfrom draw import draw\n\ndef main():\n    {seed}\n    draw()\n{TRAIN_BODY}\nmain()\n"
+    findings = lint_files(tmp_path, files, {"select": ["ND102"]})
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.code, f.line) for f in findings] == [("draw.py", "ND102", 4)]
+    assert "entry point c.py never seeds it" in findings[0].message

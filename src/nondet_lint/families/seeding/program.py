@@ -212,12 +212,7 @@ class Program:
                         return ("fn", found, True)
             return None
         if target.startswith("*."):
-            name = target[2:]
-            for star in self.facts.get(near, NO_SEEDING).stars:
-                found = self.lookup(f"{star}.{name}", near, depth + 1)
-                if found:
-                    return found
-            return None
+            return self._from_stars(near, target[2:].split("."), depth)
         parts = target.split(".")
         for cut in range(len(parts), 0, -1):
             path = self.module_path(".".join(parts[:cut]), near)
@@ -244,7 +239,17 @@ class Program:
         alias = facts.aliases.get(rest[0])
         if alias:
             return self.lookup(".".join([alias, *rest[1:]]), path, depth + 1)
-        for star in facts.stars:
+        return self._from_stars(path, rest, depth)
+
+    def _from_stars(self, path: str, rest: List[str], depth: int) -> Any:
+        """``rest`` as one of the modules ``path`` star-imports defines it.
+
+        A star import names a module: one the project lacks (an optional module behind
+        ``try: from .extra import *``) defines nothing, rather than being read as an
+        attribute of its package (which star-imports it again, without end)."""
+        for star in self.facts.get(path, NO_SEEDING).stars:
+            if self.module_path(star, path) is None:
+                continue
             found = self.lookup(".".join([star, *rest]), path, depth + 1)
             if found:
                 return found
