@@ -215,7 +215,7 @@ DATA: Dict[str, Table] = {
         )},
         "tfds": Table({"builder_calls": NAMES, "load_calls": NAMES, "read_config": str, "shuffle_methods": NAMES}),
     }),
-    "ND401": Table({"packages": NAMES}),
+    "ND401": Table({"packages": NAMES, "tooling_words": NAMES}),
 }
 DATA["ND202"] = DATA["ND201"]
 
