@@ -176,7 +176,7 @@ DATA: Dict[str, Table] = {
         })),
         "from_pretrained": Table({"id": ARG, "revision": str}),
         "from_pretrained_overrides": Tables(Table({"prefix": str, "id": ARG, "revision": str})),
-        "from_pretrained_packages": NAMES, "local_builders": NAMES, "local_dirs": NAMES,
+        "config_builders": NAMES, "from_pretrained_packages": NAMES, "local_builders": NAMES, "local_dirs": NAMES,
         "local_extensions": NAMES, "path_calls": NAMES, "timm_prefixes": NAMES,
         "urls": Table({
             "calls": Tables(Table({
@@ -237,7 +237,7 @@ def rule_table(code: str) -> Table:
         {
             "name": str, "summary": str, "message": str, "fix": str, "fix_title": str, "docs": DOCS,
             "fires": Tables(EXAMPLE, strings=True), "passes": Tables(EXAMPLE, strings=True), "requires": NAMES,
-            "data": DATA.get(code, Table({})),
+            "test_code": str, "data": DATA.get(code, Table({})),
         },
         frozenset({"name", "summary", "message", "fix", "docs"}),
     )
