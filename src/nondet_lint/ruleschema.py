@@ -154,7 +154,8 @@ DATA: Dict[str, Table] = {
     "ND207": Table({
         "atomic_calls": Tables(Table({"names": NAMES, "value_name": str, "value_pos": int, "advice": str})),
         "compile_calls": Tables(Table({"names": NAMES, "sources": Tables(Table({"name": str, "pos": int}))})),
-        "integer_types": NAMES, "library_advice": str, "library_calls": NAMES, "source_advice": str,
+        "extension_calls": Tables(Table({"names": NAMES, "sources": Table({"name": str, "pos": int})})),
+        "extension_source_suffixes": NAMES, "integer_types": NAMES, "library_advice": str, "library_calls": NAMES, "source_advice": str,
         "source_patterns": NAMES,
     }),
     "ND208": Table({"kinds": KINDS, "ops": OPS}),

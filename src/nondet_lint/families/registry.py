@@ -23,7 +23,7 @@ ENGINE_CODES = ("ND000",)
 CHECKS: List[Type[Check]] = [
     entrypoints.EntryPoints,
     gpu.GpuFacts, switches.CudnnBenchmark, switches.CudnnDeterministicOff, switches.ProgramSwitches,
-    switches.TensorFlowThreads, ops.TorchOps, ops.TensorFlowOps, ops.JaxScatter, custom.CustomKernels,
+    switches.TensorFlowThreads, ops.TorchOps, ops.TensorFlowOps, ops.JaxScatter, custom.CustomKernels, cudafiles.ExtensionSources,
     environment.UnpinnedFramework, setuppy.SetupRequires,
     order.ListingOrder, order.StringSetOrder,
     pinning.ModuleConstants, pinning.HubRevision, pinning.DirectoryDataset, urls.UrlDownloads, tfds.TfdsReads,
