@@ -28,7 +28,7 @@ CHECKS: List[Type[Check]] = [
     order.ListingOrder, order.StringSetOrder,
     pinning.ModuleConstants, pinning.HubRevision, pinning.DirectoryDataset, urls.UrlDownloads, tfds.TfdsReads,
     split.SeedingFacts, split.SplitterSeed, split.ShuffleThenSlice, split.TfDataSplit, split.TfDataOrder, hashsplit.HashSplit,
-    seeding.Seeding, search.SearchSeeds,
+    seeding.Seeding, search.SeedOptionPasses, search.SearchSeeds,
 ]
 
 # non-Python files some family reads (requirement files: ND401; CUDA sources: ND207)
