@@ -2,9 +2,10 @@
 
 ``Values.text(expr)`` follows literals, f-strings, ``os.path.join`` / ``Path`` / ``/``,
 names bound once in the function or module, class attributes, the defaults of
-``argparse`` options and dataclass fields of the same module (``args.model`` → the
-``default=`` of ``--model``), and names imported from another module (returned as
-``imported``, to be looked up in that module's facts in pass 2).  An attribute of an
+``argparse`` options, absl flags and dataclass fields of the same module (``args.model``
+→ the ``default=`` of ``--model``; ``FLAGS.model`` → the default of
+``flags.DEFINE_string("model", ...)``), and names imported from another module
+(returned as ``imported``, to be looked up in that module's facts in pass 2).  An attribute of an
 object this module does not build (``config.dataset_name`` of a ``config`` parameter)
 is returned as ``config``, for pass 2 to look up among the project's configuration
 defaults (``config_defaults``).
@@ -28,6 +29,8 @@ IMPORTED = "imported"  # a constant of another module: module + name
 CONFIG = "config"  # an attribute of a configuration object built elsewhere: name (the attribute)
 MAX_DEPTH = 6
 _CONSTANT = re.compile(r"^[^\n]{0,200}$")
+_ABSL_FLAGS = "absl.flags.FLAGS"
+_ABSL_DEFINE = "absl.flags.DEFINE_"
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,8 @@ class Values:
 
     def _attribute(self, expr: cst.Attribute, depth: int) -> Text:
         name = self.view.qualname(expr)
+        if name is not None and name.rpartition(".")[0] == _ABSL_FLAGS:
+            return self.option_defaults().get(expr.attr.value, Text(UNKNOWN))  # ``FLAGS.dataset``
         if name is not None:
             local = self._class_attribute(name)
             if local is not None:
@@ -177,6 +182,10 @@ class Values:
                     default = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
                     if dest and default is not None:
                         found.setdefault(dest, []).append(self.text(default, 1))
+                elif (self.view.qualname(call.func) or "").startswith(_ABSL_DEFINE):
+                    flag, default = _absl_flag(call)
+                    if flag and default is not None:
+                        found.setdefault(flag, []).append(self.text(default, 1))
             for stmt in self.ctx.module.body:
                 if isinstance(stmt, cst.ClassDef) and _is_dataclass(stmt, self.view):
                     for attribute, values in _class_assignments(stmt).items():
@@ -184,6 +193,16 @@ class Values:
                             found.setdefault(attribute, []).append(self.text(_field_default(value, self.view), 1))
             self._defaults = {k: v[0] for k, v in found.items() if len(set(v)) == 1}
         return self._defaults
+
+
+def _absl_flag(call: cst.Call) -> Tuple[Optional[str], Optional[cst.BaseExpression]]:
+    """``flags.DEFINE_string("name", default, ...)``: the flag's name and default."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    name_node = keywords.get("name", positional[0] if positional else None)
+    default = keywords.get("default", positional[1] if len(positional) > 1 else None)
+    name = name_node.evaluated_value if isinstance(name_node, cst.SimpleString) else None
+    return (name if isinstance(name, str) else None), default
 
 
 def _dest(call: cst.Call) -> Optional[str]:

@@ -67,8 +67,9 @@ class TfdsReads(Check):
             self.shuffles.append(node)
 
     def _version(self, node: cst.Call, name: str) -> None:
-        """The dataset name, followed through constants, class attributes and option
-        defaults of the module; a constant of another module is looked up in pass 2."""
+        """The dataset name, followed through constants, class attributes and option and
+        absl flag defaults of the module; a constant of another module, or a
+        configuration's attribute, is looked up in pass 2."""
         given = call_arg(node, 0, "name")
         if given is None:
             return
