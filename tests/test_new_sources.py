@@ -154,7 +154,7 @@ def test_downloads_in_test_code_are_reported_when_test_code_is_checked(tmp_path)
     root = _copy("data/hub_defaults", tmp_path / "p")
     config = Config(**parse_table({"select": ["ND303"], "test-code": "check"}, "test"), root=str(root))
     found = [(Path(f.path).relative_to(root).as_posix(), f.line) for f in run([str(root)], config).findings]
-    assert found == [("tests/test_pipeline.py", 7), ("tests/test_pipeline.py", 8), ("wmt/input_pipeline.py", 8)]
+    assert found == [("tests/fetch_sample.py", 7), ("tests/fetch_sample.py", 8), ("wmt/input_pipeline.py", 8)]
 
 
 def test_hash_split_fix_is_unsafe_and_writes_crc32(tmp_path):
