@@ -1,6 +1,8 @@
-"""Sources of run-to-run variation seen in real code (issue 17): search samplers (ND111),
-URL downloads and TFDS versions (ND303), ``hash()`` splits (ND305), TFDS file shuffling
-(ND307), CUDA source files (ND207) and ``setup.py`` / VCS pins (ND401).
+"""Sources of run-to-run variation seen in real code (issue 17): search samplers (ND111,
+with the fix following the entry point's seed option), URL downloads and TFDS versions
+(ND303, also through config defaults; not in test code), ``hash()`` splits (ND305), TFDS
+file shuffling (ND307), CUDA source files and the C++ sources of CUDA extensions (ND207),
+and ``setup.py`` / VCS / ``environment.yml`` pins (ND401, not in a library's own metadata).
 
 The fixture projects (``tests/fixtures/<family>/<case>``) hold a positive and a near-miss
 for each; here every finding is pinned with its message, and the fixes with the text
@@ -67,6 +69,21 @@ EXPECTED = {
         ("environment.yml", 8, 9, "ND401", f"lightning is not pinned to one version (`git+https://github.com/Lightning-AI/lightning`): {UNPINNED}"),
         ("setup.py", 4, 5, "ND401", f"torch is not pinned to one version (`torch>=2.1`): {UNPINNED}"),
     ]),
+    "data/library_pins": (["ND4"], [
+        ("examples/mnist/environment.yml", 5, 7, "ND401", f"transformers is not pinned to one version (`git+https://github.com/huggingface/transformers.git@master`): {UNPINNED}"),
+        ("examples/mnist/requirements.txt", 1, 1, "ND401", f"torch is not pinned to one version (`torch>=2.2`): {UNPINNED}"),
+    ]),
+    "data/hub_defaults": (["ND3"], [
+        ("wmt/input_pipeline.py", 8, 13, "ND303", f"`tfds.builder` fetches `wmt17_translate/de-en` at whatever version the installed TFDS defines (no `:version` in the name): {CHANGES}; name the version (`\"wmt17_translate:<major>.*.*\"`, or the full version)"),
+    ]),
+    "seeding/search_entry": (["ND1"], [
+        ("tune.py", 5, 13, "ND111", f"`optuna.create_study` has no `sampler=`, so it builds an unseeded `TPESampler`: {SEARCH}; pass a seeded sampler"),
+        ("tune.py", 11, 12, "ND111", f"`optuna.create_study` has no `sampler=`, so it builds an unseeded `TPESampler`: {SEARCH}; pass a seeded sampler"),
+    ]),
+    "kernels/extension_cpp": (["ND2"], [
+        ("csrc/splat.cpp", 7, 5, "ND207", f"`atomicAdd` {ATOMICS}"),
+        ("ops/scatter.cpp", 4, 16, "ND207", f"`gpuAtomicAdd` {ATOMICS}"),
+    ]),
     "kernels/cuda_extension": (["ND2"], [
         ("csrc/auxiliary.cuh", 9, 5, "ND207", f"`gpuAtomicAdd` {ATOMICS}"),
         ("csrc/rasterize.cu", 10, 5, "ND207", f"`atomicAdd` {ATOMICS}"),
@@ -124,6 +141,20 @@ def test_search_fix_uses_the_configured_seed_without_an_option(tmp_path):
     root = _copy("seeding/hparam_search", tmp_path / "p")
     text = _fixed(root, "multi.py", ["ND111"])
     assert '    study = optuna.create_study(directions=["minimize", "maximize"], sampler=optuna.samplers.NSGAIISampler(seed=0))' in text.splitlines()
+
+
+def test_search_fix_follows_the_entry_point_to_the_function_it_hands_its_options(tmp_path):
+    root = _copy("seeding/search_entry", tmp_path / "p")
+    lines = _fixed(root, "tune.py", ["ND111"]).splitlines()
+    assert lines[4] == '    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=opts.seed))'
+    assert lines[10] == "    return optuna.create_study(sampler=optuna.samplers.TPESampler(seed=0)), trials"
+
+
+def test_downloads_in_test_code_are_reported_when_test_code_is_checked(tmp_path):
+    root = _copy("data/hub_defaults", tmp_path / "p")
+    config = Config(**parse_table({"select": ["ND303"], "test-code": "check"}, "test"), root=str(root))
+    found = [(Path(f.path).relative_to(root).as_posix(), f.line) for f in run([str(root)], config).findings]
+    assert found == [("tests/fetch_sample.py", 7), ("tests/fetch_sample.py", 8), ("wmt/input_pipeline.py", 8)]
 
 
 def test_hash_split_fix_is_unsafe_and_writes_crc32(tmp_path):

@@ -27,7 +27,8 @@ from nondet_lint.types import Finding
 
 
 def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSet, enabled: FrozenSet[str]) -> List[Finding]:
-    """Pass 2: decide deferred candidates with project facts, suppress, filter, sort."""
+    """Pass 2: decide deferred candidates with project facts, drop what a rule leaves to
+    test code (``Rule.test_code``), suppress, filter, sort."""
     project = Project(
         root=config.root,
         config=config,
@@ -47,6 +48,8 @@ def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSe
     suppressions = {r.path: r.suppressions for r in results}
     kept = []
     for finding in findings:
+        if finding.code in rules and rules[finding.code].test_code == "skip" and project.is_test_code(finding.path):
+            continue
         ignored = ignored_for_path(finding.path, config.per_file_ignores)
         if ignored and is_ignored(finding.code, ignored):
             continue

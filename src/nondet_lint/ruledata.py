@@ -69,6 +69,9 @@ class Rule:
     passes: Tuple[Example, ...]
     data: Mapping[str, Any]
     requires: Tuple[str, ...] = ()  # top-level modules the check needs; () = every file
+    # "skip": not reported in test code unless ``test-code = "check"`` (a call-site rule
+    # whose findings only matter to a training run); "report": reported wherever it occurs
+    test_code: str = "report"
 
     def format_message(self, **values: Any) -> str:
         try:
@@ -177,7 +180,14 @@ def _parse_rule(code: str, table: Mapping[str, Any], family: str, origin: str, r
         passes=passes,
         data=table.get("data", {}),
         requires=_requires(table["requires"], where) if "requires" in table else requires,
+        test_code=_test_code(table.get("test_code", "report"), where),
     )
+
+
+def _test_code(value: str, where: str) -> str:
+    if value not in ("report", "skip"):
+        raise ValueError(f"{where}.test_code must be \"report\" or \"skip\", not {value!r}")
+    return value
 
 
 def parse_rule_file(text: str, origin: str) -> Tuple[List[Rule], Dict[str, Dict[str, Any]]]:

@@ -154,7 +154,8 @@ DATA: Dict[str, Table] = {
     "ND207": Table({
         "atomic_calls": Tables(Table({"names": NAMES, "value_name": str, "value_pos": int, "advice": str})),
         "compile_calls": Tables(Table({"names": NAMES, "sources": Tables(Table({"name": str, "pos": int}))})),
-        "integer_types": NAMES, "library_advice": str, "library_calls": NAMES, "source_advice": str,
+        "extension_calls": Tables(Table({"names": NAMES, "sources": Table({"name": str, "pos": int})})),
+        "extension_source_suffixes": NAMES, "integer_types": NAMES, "library_advice": str, "library_calls": NAMES, "source_advice": str,
         "source_patterns": NAMES,
     }),
     "ND208": Table({"kinds": KINDS, "ops": OPS}),
@@ -178,7 +179,7 @@ DATA: Dict[str, Table] = {
         })),
         "from_pretrained": Table({"id": ARG, "revision": str}),
         "from_pretrained_overrides": Tables(Table({"prefix": str, "id": ARG, "revision": str})),
-        "from_pretrained_packages": NAMES, "local_builders": NAMES, "local_dirs": NAMES,
+        "config_builders": NAMES, "from_pretrained_packages": NAMES, "local_builders": NAMES, "local_dirs": NAMES,
         "local_extensions": NAMES, "path_calls": NAMES, "timm_prefixes": NAMES,
         "urls": Table({
             "calls": Tables(Table({
@@ -218,7 +219,7 @@ DATA: Dict[str, Table] = {
         )},
         "tfds": Table({"builder_calls": NAMES, "load_calls": NAMES, "read_config": str, "shuffle_methods": NAMES}),
     }),
-    "ND401": Table({"packages": NAMES}),
+    "ND401": Table({"packages": NAMES, "tooling_words": NAMES}),
 }
 DATA["ND202"] = DATA["ND201"]
 
@@ -240,7 +241,7 @@ def rule_table(code: str) -> Table:
         {
             "name": str, "summary": str, "message": str, "fix": str, "fix_title": str, "docs": DOCS,
             "fires": Tables(EXAMPLE, strings=True), "passes": Tables(EXAMPLE, strings=True), "requires": NAMES,
-            "data": DATA.get(code, Table({})),
+            "test_code": str, "data": DATA.get(code, Table({})),
         },
         frozenset({"name", "summary", "message", "fix", "docs"}),
     )

@@ -2,8 +2,8 @@
 
 Only what the code shows counts: string literals, the results of string methods and
 of functions documented to return strings (``os.path.basename``, ``os.listdir``,
-``str.split``), lines of a file opened in text mode, and names bound to those in the
-same scope (loop variables included).  Anything else is unknown, and a set of unknown
+``str.split``), lines of a file opened in text mode, parameters annotated ``str``, and
+names bound to those in the same scope (loop variables included).  Anything else is unknown, and a set of unknown
 element type is never reported: its order may not depend on string hashing at all.
 """
 
@@ -52,6 +52,11 @@ class TextTypes:
             elif binding.kind in ("assign", "walrus", "with") and binding.value is not None:
                 if not predicate(binding.value, depth + 1):
                     return False
+            elif binding.kind == "param" and predicate == self.is_str:
+                param = self.parent(binding.target)
+                annotation = param.annotation.annotation if isinstance(param, cst.Param) and param.annotation else None
+                if not (isinstance(annotation, cst.Name) and annotation.value == "str"):
+                    return False  # only a parameter annotated ``str`` is known to be one
             else:
                 return False
         return True

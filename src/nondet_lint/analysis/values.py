@@ -2,9 +2,13 @@
 
 ``Values.text(expr)`` follows literals, f-strings, ``os.path.join`` / ``Path`` / ``/``,
 names bound once in the function or module, class attributes, the defaults of
-``argparse`` options and dataclass fields of the same module (``args.model`` → the
-``default=`` of ``--model``), and names imported from another module (returned as
-``imported``, to be looked up in that module's facts in pass 2).
+``argparse`` options, absl flags and dataclass fields of the same module (``args.model``
+→ the ``default=`` of ``--model``; ``FLAGS.model`` → the default of
+``flags.DEFINE_string("model", ...)``), and names imported from another module
+(returned as ``imported``, to be looked up in that module's facts in pass 2).  An attribute of an
+object this module does not build (``config.dataset_name`` of a ``config`` parameter)
+is returned as ``config``, for pass 2 to look up among the project's configuration
+defaults (``config_defaults``).
 """
 
 from __future__ import annotations
@@ -22,8 +26,11 @@ LOCAL = "local"  # built as a filesystem path (os.path.join, Path, "/" operator)
 NONE = "none"  # the literal None
 UNKNOWN = "unknown"  # computed at run time
 IMPORTED = "imported"  # a constant of another module: module + name
+CONFIG = "config"  # an attribute of a configuration object built elsewhere: name (the attribute)
 MAX_DEPTH = 6
 _CONSTANT = re.compile(r"^[^\n]{0,200}$")
+_ABSL_FLAGS = "absl.flags.FLAGS"
+_ABSL_DEFINE = "absl.flags.DEFINE_"
 
 
 @dataclass(frozen=True)
@@ -116,13 +123,25 @@ class Values:
 
     def _attribute(self, expr: cst.Attribute, depth: int) -> Text:
         name = self.view.qualname(expr)
+        if name is not None and name.rpartition(".")[0] == _ABSL_FLAGS:
+            return self.option_defaults().get(expr.attr.value, Text(UNKNOWN))  # ``FLAGS.dataset``
         if name is not None:
             local = self._class_attribute(name)
             if local is not None:
                 return self.text(local, depth + 1)
             return self._imported(expr)
         default = self.option_defaults().get(expr.attr.value)
-        return default if default is not None else Text(UNKNOWN)
+        if default is not None:
+            return default
+        if isinstance(expr.value, cst.Name) and expr.value.value not in ("self", "cls") and not self._built_here(expr.value):
+            return Text(CONFIG, name=expr.attr.value)
+        return Text(UNKNOWN)
+
+    def _built_here(self, name: cst.Name) -> bool:
+        """Whether the name is bound in its function or module to something other than a
+        parameter (then its attributes are not a configuration handed in)."""
+        index = self.view.index(name)
+        return any(b.kind not in ("param", "import") for b in index.bindings_of(name.value))
 
     def _class_attribute(self, qualified: str) -> Optional[cst.BaseExpression]:
         """``Config.model`` for ``class Config: model = "..."`` of this module."""
@@ -163,6 +182,10 @@ class Values:
                     default = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
                     if dest and default is not None:
                         found.setdefault(dest, []).append(self.text(default, 1))
+                elif (self.view.qualname(call.func) or "").startswith(_ABSL_DEFINE):
+                    flag, default = _absl_flag(call)
+                    if flag and default is not None:
+                        found.setdefault(flag, []).append(self.text(default, 1))
             for stmt in self.ctx.module.body:
                 if isinstance(stmt, cst.ClassDef) and _is_dataclass(stmt, self.view):
                     for attribute, values in _class_assignments(stmt).items():
@@ -170,6 +193,16 @@ class Values:
                             found.setdefault(attribute, []).append(self.text(_field_default(value, self.view), 1))
             self._defaults = {k: v[0] for k, v in found.items() if len(set(v)) == 1}
         return self._defaults
+
+
+def _absl_flag(call: cst.Call) -> Tuple[Optional[str], Optional[cst.BaseExpression]]:
+    """``flags.DEFINE_string("name", default, ...)``: the flag's name and default."""
+    positional = [a.value for a in call.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    name_node = keywords.get("name", positional[0] if positional else None)
+    default = keywords.get("default", positional[1] if len(positional) > 1 else None)
+    name = name_node.evaluated_value if isinstance(name_node, cst.SimpleString) else None
+    return (name if isinstance(name, str) else None), default
 
 
 def _dest(call: cst.Call) -> Optional[str]:
@@ -214,6 +247,37 @@ def _field_default(value: cst.BaseExpression, view: ModuleView) -> Optional[cst.
                 return arg.value
         return None
     return value
+
+
+def config_defaults(module: cst.Module, view: ModuleView, builders: Iterable[str]) -> Dict[str, Optional[str]]:
+    """``{attribute: text}`` for ``config.attribute = "text"`` (or ``None``) where ``config``
+    was bound in the same scope to a call of one of ``builders`` (``ml_collections.ConfigDict``):
+    the defaults a configuration file gives.  An attribute set to two values is dropped."""
+    wanted = frozenset(builders)
+    found: Dict[str, List[Optional[str]]] = {}
+    for scope in [module, *[n for n in _functions(module)]]:
+        body = scope.body if isinstance(scope, cst.Module) else (scope.body.body if isinstance(scope.body, cst.IndentedBlock) else ())
+        configs = set()
+        for stmt in body:
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+                    continue
+                target = small.targets[0].target
+                if isinstance(target, cst.Name) and isinstance(small.value, cst.Call) and view.qualname(small.value.func) in wanted:
+                    configs.add(target.value)
+                elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value in configs:
+                    text = _literal(small.value)
+                    if text is not None and _CONSTANT.match(text):
+                        found.setdefault(target.attr.value, []).append(text)
+                    elif isinstance(small.value, cst.Name) and small.value.value == "None":
+                        found.setdefault(target.attr.value, []).append(None)
+    return {name: values[0] for name, values in sorted(found.items()) if len(set(values)) == 1}
+
+
+def _functions(module: cst.Module) -> List[cst.FunctionDef]:
+    return [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef)]
 
 
 def module_constants(module: cst.Module) -> Dict[str, Optional[str]]:

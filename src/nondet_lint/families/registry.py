@@ -23,12 +23,12 @@ ENGINE_CODES = ("ND000",)
 CHECKS: List[Type[Check]] = [
     entrypoints.EntryPoints,
     gpu.GpuFacts, switches.CudnnBenchmark, switches.CudnnDeterministicOff, switches.ProgramSwitches,
-    switches.TensorFlowThreads, ops.TorchOps, ops.TensorFlowOps, ops.JaxScatter, custom.CustomKernels,
+    switches.TensorFlowThreads, ops.TorchOps, ops.TensorFlowOps, ops.JaxScatter, custom.CustomKernels, cudafiles.ExtensionSources,
     environment.UnpinnedFramework, setuppy.SetupRequires,
     order.ListingOrder, order.StringSetOrder,
     pinning.ModuleConstants, pinning.HubRevision, pinning.DirectoryDataset, urls.UrlDownloads, tfds.TfdsReads,
     split.SeedingFacts, split.SplitterSeed, split.ShuffleThenSlice, split.TfDataSplit, split.TfDataOrder, hashsplit.HashSplit,
-    seeding.Seeding, search.SearchSeeds,
+    seeding.Seeding, search.SeedOptionPasses, search.SearchSeeds,
 ]
 
 # non-Python files some family reads (requirement files: ND401; CUDA sources: ND207)

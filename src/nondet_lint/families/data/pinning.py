@@ -8,6 +8,7 @@ project (``from config import REVISION``) is looked up in that module's facts in
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import asdict, dataclass
@@ -17,15 +18,19 @@ import libcst as cst
 
 from nondet_lint.analysis.dataflow import last_name, literal_strings, statement_of
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
-from nondet_lint.analysis.values import IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, module_constants
+from nondet_lint.analysis.values import (
+    CONFIG, IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, config_defaults, module_constants,
+)
 from nondet_lint.check import Check
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
+from nondet_lint.families.data.urls import BRANCH_ADVICE, url_ref
 from nondet_lint.types import Finding
 from nondet_lint.walk import children
 from nondet_lint.ruledata import RuleSet
 
 CONSTANTS_FACT = "data_constants"
+CONFIG_FACT = "data_config_defaults"  # {attribute: text} set on a ConfigDict built in the module
 FOLDER_FACT = "data_folder_params"  # {function or class: {"param", "position", "api"}}
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _TAG = re.compile(r"^v?\d+(\.\d+)*([.+-][0-9A-Za-z.]+)?$")
@@ -49,8 +54,11 @@ def _text_dict(text: Text) -> Dict[str, Any]:
     return asdict(text)
 
 
-def _looked_up(text: Mapping[str, Any], project: Any) -> Text:
-    """An imported constant replaced by its value from the project's facts."""
+def _looked_up(text: Mapping[str, Any], project: Any, path: str = "") -> Text:
+    """An imported constant replaced by its value from the project's facts; an attribute
+    of a configuration (read in ``path``) by its default in the nearest configuration files."""
+    if text["kind"] == CONFIG:
+        return _config_default(project, text["name"], path)
     if text["kind"] != IMPORTED:
         return Text(text["kind"], text["value"], text["module"], text["name"], tuple(text["fragments"]))
     record = project.module(text["module"]) if project is not None else None
@@ -61,13 +69,42 @@ def _looked_up(text: Mapping[str, Any], project: Any) -> Text:
     return Text(NONE) if value is None else Text(LITERAL, value, fragments=(value,))
 
 
+def _config_default(project: Any, attribute: str, path: str) -> Text:
+    """The one default (a string or None) that the configuration files nearest to ``path``
+    give ``attribute``: those in its folder or below, else in the folder above, and so on
+    up to the root; unknown when there are none, or when the nearest ones disagree."""
+    found: List[Tuple[str, Optional[str]]] = [
+        (os.path.dirname(os.path.abspath(record.path)), record.facts[CONFIG_FACT][attribute])
+        for record in (project if project is not None else ())
+        if attribute in record.facts.get(CONFIG_FACT, {})
+    ]
+    folder = os.path.dirname(os.path.abspath(path))
+    while found:
+        values = {value for where, value in found if where == folder or where.startswith(folder + os.sep)}
+        if len(values) > 1:
+            return Text(UNKNOWN)
+        if values:
+            value = values.pop()
+            return Text(NONE) if value is None else Text(LITERAL, value, fragments=(value,))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return Text(UNKNOWN)
+
+
 class ModuleConstants(Check):
-    """Records the module's top-level string constants (facts for other modules)."""
+    """Records the module's top-level string constants and the string defaults it gives a
+    configuration object (facts for other modules)."""
 
     def finish(self) -> None:
         constants = module_constants(self.ctx.module)
         if constants:
             self.ctx.facts[CONSTANTS_FACT] = constants
+        builders = self.ctx.rules["ND303"].data.get("config_builders", ()) if "ND303" in self.ctx.rules else ()
+        defaults = config_defaults(self.ctx.module, DataContext.of(self.ctx), builders) if builders else {}
+        if defaults:
+            self.ctx.facts[CONFIG_FACT] = defaults
 
 
 # ---- ND303 ------------------------------------------------------------------------------
@@ -78,6 +115,8 @@ def hub_verdict(mode: str, target: Text, ref: Text, data: Mapping[str, Any]) -> 
                 "advice": "pass `file_hash=` with the file's SHA-256"} if ref.kind in (NONE, "absent") else None
     if target.kind != LITERAL or not target.value:
         return None  # unknown or local: not known to be a hub id
+    if mode == "tfds":
+        return tfds_verdict(target.value)
     if mode == "torch_hub":
         repo, _, branch = target.value.partition(":")
         if "/" not in repo or is_local(repo, data):
@@ -99,10 +138,19 @@ def hub_verdict(mode: str, target: Text, ref: Text, data: Mapping[str, Any]) -> 
         return None
     if ref.kind == LITERAL and is_pinned_ref(ref.value):
         return None
-    if ref.kind in (UNKNOWN, IMPORTED, LOCAL):
+    if ref.kind in (UNKNOWN, IMPORTED, CONFIG, LOCAL):
         return None  # a revision chosen at run time: the user's explicit choice
     state = f"branch `{ref.value}`" if ref.kind == LITERAL else "its default branch (no `revision=`)"
     return {"target": target.value, "ref": state, "advice": "pass `revision=` with a commit hash"}
+
+
+def tfds_verdict(name: str) -> Optional[Dict[str, str]]:
+    """A TFDS dataset name with no ``:version`` (``"mnist"``, ``"wmt17_translate/de-en"``)."""
+    if ":" in name or name.startswith(("/", ".", "~")):
+        return None  # versioned, or a path
+    dataset = name.split("/")[0]
+    return {"target": name, "ref": "whatever version the installed TFDS defines (no `:version` in the name)",
+            "advice": f"name the version (`\"{dataset}:<major>.*.*\"`, or the full version)"}
 
 
 def is_local(value: str, data: Mapping[str, Any]) -> bool:
@@ -230,8 +278,17 @@ class HubRevision(Check):
                 given = [_arg(call, spec) for spec in table.get("hash", ())]
                 ref = Text("present") if any(g is not None and not is_none(g) for g in given) else Text("absent")
                 source = _arg(call, table.get("origin", {})) or _arg(call, table.get("id", {}))
-                shown = self.ctx.code_for(source) if source is not None else "the file"
-                target = Text(LITERAL, shown if len(shown) <= 60 else shown[:57] + "...")
+                origin = values.text(source)
+                shown = origin.value if origin.kind == LITERAL and origin.value else (self.ctx.code_for(source) if source is not None else "the file")
+                shown = shown if len(shown) <= 70 else shown[:67] + "..."
+                branch, pinned = url_ref(data.get("urls", {}), _url_start(origin))
+                if branch is not None:
+                    self.ctx.report(call, "ND303", api=_display(api), target=shown, ref=f"branch `{branch}` named in the URL",
+                                    advice=BRANCH_ADVICE)
+                    continue
+                if pinned:
+                    continue  # a release tag or a commit in the URL
+                target = Text(LITERAL, shown)
             elif mode in ("torch_hub", "timm"):
                 source = _arg(call, {"kw": "source"})
                 if source is not None and values.text(source).value == "local":
@@ -241,7 +298,7 @@ class HubRevision(Check):
                 revision = _arg(call, {"kw": table.get("revision", "revision")})
                 ref = Text("absent") if revision is None else values.text(revision)
             short = _display(api)
-            if IMPORTED in (target.kind, ref.kind):
+            if IMPORTED in (target.kind, ref.kind) or CONFIG in (target.kind, ref.kind):
                 self.ctx.defer(call, "ND303", **HubCandidate(short, mode, _text_dict(target), _text_dict(ref)).to_json())
                 continue
             verdict = hub_verdict(mode, target, ref, data)
@@ -253,10 +310,18 @@ class HubRevision(Check):
         rule = rules["ND303"]
         for item in deferred:
             candidate = HubCandidate.from_json(item.payload)
-            verdict = hub_verdict(candidate.mode, _looked_up(candidate.target, project), _looked_up(candidate.ref, project), rule.data)
+            target, ref = _looked_up(candidate.target, project, item.path), _looked_up(candidate.ref, project, item.path)
+            verdict = hub_verdict(candidate.mode, target, ref, rule.data)
             if verdict is not None:
                 message = rule.format_message(api=candidate.api, **verdict)
                 yield Finding(item.path, item.line, item.col, "ND303", message, item.end_line, item.end_col)
+
+
+def _url_start(text: Text) -> str:
+    """The known start of a URL: the whole literal, or the literal it begins with
+    (``"https://.../releases/download/v0.6/" + name``)."""
+    start = text.value if text.kind == LITERAL else (text.fragments[0] if text.fragments else "")
+    return start if re.match(r"^(https?|ftp)://", start) else ""
 
 
 def _display(api: str) -> str:

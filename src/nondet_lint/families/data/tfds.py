@@ -12,14 +12,17 @@ so op determinism anywhere in the project silences them in the same way.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any, Dict, List, Mapping, Optional, Set
 
 import libcst as cst
 
 from nondet_lint.analysis.moduleview import call_arg, has_double_star
-from nondet_lint.callargs import literal_value
+from nondet_lint.analysis.values import CONFIG, IMPORTED, LITERAL, UNKNOWN, Text, Values
 from nondet_lint.check import Check
 from nondet_lint.context import PendingFix
+from nondet_lint.families.data.context import DataContext
+from nondet_lint.families.data.pinning import HubCandidate, tfds_verdict
 from nondet_lint.families.data.split import TfDataOrderCandidate
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 
@@ -28,7 +31,7 @@ class TfdsReads(Check):
     """ND303 (no version) and ND307 (unseeded file shuffle) for TFDS."""
 
     codes = ("ND303", "ND307")
-    decides = ()  # ND303 reported on the spot; ND307 candidates are decided by split.TfDataOrder
+    decides = ()  # ND303 reported on the spot or decided by pinning.HubRevision; ND307 by split.TfDataOrder
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
@@ -64,17 +67,21 @@ class TfdsReads(Check):
             self.shuffles.append(node)
 
     def _version(self, node: cst.Call, name: str) -> None:
+        """The dataset name, followed through constants, class attributes and option and
+        absl flag defaults of the module; a constant of another module, or a
+        configuration's attribute, is looked up in pass 2."""
         given = call_arg(node, 0, "name")
-        value = literal_value(given.value, self.ctx.qualname) if given is not None else None
-        if not isinstance(value, str) or not value or ":" in value or value.startswith(("/", ".", "~")):
-            return  # not literal, versioned, or a path
+        if given is None:
+            return
+        text = Values(DataContext.of(self.ctx), ()).text(given.value)
         short = name.replace("tensorflow_datasets.", "tfds.")
-        dataset = value.split("/")[0]
-        self.ctx.report(
-            node, "ND303", api=short, target=value,
-            ref="whatever version the installed TFDS defines (no `:version` in the name)",
-            advice=f"name the version (`\"{dataset}:<major>.*.*\"`, or the full version)",
-        )
+        if text.kind in (IMPORTED, CONFIG):
+            candidate = HubCandidate(short, "tfds", asdict(text), asdict(Text(UNKNOWN)))
+            self.ctx.defer(node, "ND303", **candidate.to_json())
+            return
+        verdict = tfds_verdict(text.value) if text.kind == LITERAL and text.value else None
+        if verdict is not None:
+            self.ctx.report(node, "ND303", api=short, **verdict)
 
     def finish(self) -> None:
         for call in self.shuffles:

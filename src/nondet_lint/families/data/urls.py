@@ -33,7 +33,18 @@ from nondet_lint.check import Check
 from nondet_lint.families.data.context import DataContext
 
 CODE = "ND303"
+BRANCH_ADVICE = "put a commit hash or a release tag in the URL instead of the branch"
 _Scope = Optional[cst.FunctionDef]
+
+
+def url_ref(urls: Mapping[str, Any], url: str) -> Tuple[Optional[str], bool]:
+    """What a URL's text says about its revision: ``(branch, pinned)``, the branch it names
+    (``/master/``) or None, and whether it holds a commit hash, a release tag or an
+    immutable record (rule data ``branch_pattern`` / ``pinned_patterns``)."""
+    branch = re.compile(urls.get("branch_pattern", r"$^")).search(url)
+    if branch is not None:
+        return branch.group("branch"), False
+    return None, any(re.search(pattern, url) for pattern in urls.get("pinned_patterns", ()))
 
 
 class _ScopeFacts:
@@ -64,8 +75,7 @@ class UrlDownloads(Check):
         self.hash_prefix = tuple(data.get("hash_prefixes", ()))
         self.checksum_calls = frozenset(data.get("checksum_calls", ()))
         self.digest_words = tuple(data.get("digest_words", ()))
-        self.branch = re.compile(data.get("branch_pattern", r"$^"))
-        self.pinned = [re.compile(p) for p in data.get("pinned_patterns", ())]
+        self.urls = data
         self.functions: List[cst.FunctionDef] = []
         self.classes: List[cst.ClassDef] = []
         self.facts: Dict[Optional[int], _ScopeFacts] = {}  # by function (None: the module)
@@ -134,12 +144,12 @@ class UrlDownloads(Check):
             shown = url if url is not None else (self.ctx.code_for(given.value) if given is not None else "the URL")
             shown = shown if len(shown) <= 70 else shown[:67] + "..."
             api = row.get("display", name)
-            branch = self.branch.search(url) if url is not None else None
+            branch, pinned = url_ref(self.urls, url) if url is not None else (None, False)
             if branch is not None:
-                self.ctx.report(call, CODE, api=api, target=shown, ref=f"branch `{branch.group('branch')}` named in the URL",
-                                advice="put a commit hash or a release tag in the URL instead of the branch")
+                self.ctx.report(call, CODE, api=api, target=shown, ref=f"branch `{branch}` named in the URL",
+                                advice=BRANCH_ADVICE)
                 continue
-            if url is not None and any(p.search(url) for p in self.pinned):
+            if pinned:
                 continue
             if facts.verified or checked_by_class or self._hash_given(call, row):
                 continue

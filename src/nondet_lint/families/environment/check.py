@@ -8,7 +8,9 @@ the candidate's folder or above it (up to the project root), a compiled ``.txt``
 a ``.in`` file, or, for package metadata (``pyproject.toml`` ``[project]``, ``setup.cfg``,
 ``setup.py``: its candidates come from ``setuppy``),
 an exact pin in an environment file of the project (libraries declare ranges; the
-environment that trains pins them).
+environment that trains pins them).  Declarations that are not a training environment
+(a distributed library's own metadata and the files its packaging reads; development,
+test, CI and docs requirements) are not reported: ``purpose`` tells them apart.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set, Tuple
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred
 from nondet_lint.discovery import is_requirements_file
+from nondet_lint.families.environment.purpose import Purposes, folders_up_to
 from nondet_lint.families.environment.requirements import (
     LOCK_FILE_NAMES,
     ParsedFile,
@@ -66,14 +69,16 @@ class RequirementCandidate:
     pinned: bool  # pinned here, or by a constraint file of the group
     hashed: bool  # a hashed (pip lock) entry
     kind: str  # the file kind (``requirements``, ``pyproject``, ...)
+    group: str = ""  # the extra or dependency group that declares it
 
     def to_json(self) -> Dict[str, Any]:
         return {"package": self.package, "requirement": self.requirement, "pinned": self.pinned,
-                "hashed": self.hashed, "kind": self.kind}
+                "hashed": self.hashed, "kind": self.kind, "group": self.group}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "RequirementCandidate":
-        return cls(data["package"], data["requirement"], data["pinned"], bool(data.get("hashed")), data["kind"])
+        return cls(data["package"], data["requirement"], data["pinned"], bool(data.get("hashed")), data["kind"],
+                   data.get("group", ""))
 
 
 def _candidates(group: List[ParsedFile], patterns: Sequence[str], texts: Mapping[str, str]) -> List[Deferred]:
@@ -90,7 +95,7 @@ def _candidates(group: List[ParsedFile], patterns: Sequence[str], texts: Mapping
                 requirement.file, CODE, requirement.line, requirement.col, requirement.line, end,
                 RequirementCandidate(
                     requirement.name, raw, bool(requirement.pinned) or requirement.name in constrained,
-                    requirement.hashed, requirement.kind,
+                    requirement.hashed, requirement.kind, requirement.group,
                 ).to_json(),
             ))
     return out
@@ -124,20 +129,6 @@ FILE_CHECKERS = [(is_requirements_file, analyze_requirements)]
 
 
 # ---------------------------------------------------------------- pass 2 --------------
-def _folders_up_to(path: str, root: str) -> List[str]:
-    """The folder of ``path`` and its parents, stopping at ``root`` (inclusive)."""
-    folder = os.path.dirname(os.path.abspath(path))
-    root = os.path.abspath(root)
-    out = []
-    while True:
-        out.append(folder)
-        parent = os.path.dirname(folder)
-        if folder == root or parent == folder or not folder.startswith(root):
-            break
-        folder = parent
-    return out
-
-
 def _locked_folders(deferred: Iterable[Deferred]) -> Set[str]:
     """Folders holding a hashed requirements file (a pip lock)."""
     return {os.path.dirname(os.path.abspath(d.path)) for d in deferred if RequirementCandidate.from_json(d.payload).hashed}
@@ -169,11 +160,16 @@ class UnpinnedFramework(Check):
         environment_pins = {c.package for _, c in candidates if c.pinned and c.kind not in METADATA_KINDS}
         pinned_in = {(os.path.abspath(d.path), c.package) for d, c in candidates if c.pinned}
         lock_cache: Dict[str, bool] = {}
+        purposes = Purposes(project.root, rules[CODE].data.get("tooling_words", ()))
         for item, candidate in candidates:
             if candidate.pinned:
                 continue
-            if any(_has_lock(folder, hashed, lock_cache) for folder in _folders_up_to(item.path, project.root)):
+            if any(_has_lock(folder, hashed, lock_cache) for folder in folders_up_to(item.path, project.root)):
                 continue
+            if purposes.is_tooling(item.path, candidate.group):
+                continue  # development, tests, CI, docs: not the environment that trains
+            if purposes.is_library_metadata(item.path) if candidate.kind in METADATA_KINDS else purposes.read_by_library(item.path):
+                continue  # a distributed library's install ranges: it must not pin
             if (_compiled_sibling(item.path), candidate.package) in pinned_in:
                 continue
             if candidate.kind in METADATA_KINDS and candidate.package in environment_pins:

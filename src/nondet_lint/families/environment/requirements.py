@@ -84,7 +84,8 @@ class Requirement:
     the single version it allows (or the commit a VCS reference names), or None.  ``line`` is 1-based, ``col`` 0-based, both
     where the requirement starts.  ``hashed``: the line carries ``--hash`` (or the file
     says ``--require-hashes``).  ``constraint``: it came from a ``-c`` file, so it
-    limits versions without asking for the package.
+    limits versions without asking for the package.  ``group``: the optional extra or
+    dependency group that declares it (``test``, ``docs``), empty for the main list.
     """
 
     name: str
@@ -98,6 +99,7 @@ class Requirement:
     hashed: bool = False
     constraint: bool = False
     url: str = ""
+    group: str = ""  # the extra or dependency group it belongs to ("" for the main dependencies)
 
 
 @dataclass
@@ -322,41 +324,41 @@ def parse_pyproject_text(path: str, text: str) -> ParsedFile:
         parsed.error = (getattr(exc, "lineno", 1) or 1, f"invalid TOML: {exc}")
         return parsed
     locate = _Locator(text)
-    strings: List[str] = []
+    strings: List[Tuple[str, str]] = []  # (requirement, group)
     project = document.get("project", {})
     if isinstance(project, dict):
-        strings += _string_list(project.get("dependencies"))
+        strings += [(s, "") for s in _string_list(project.get("dependencies"))]
         optional = project.get("optional-dependencies", {})
         if isinstance(optional, dict):
-            for group in optional.values():
-                strings += _string_list(group)
+            for name, group in optional.items():
+                strings += [(s, str(name)) for s in _string_list(group)]
     groups = document.get("dependency-groups", {})
     if isinstance(groups, dict):
-        for group in groups.values():
-            strings += _string_list(group)
+        for name, group in groups.items():
+            strings += [(s, str(name)) for s in _string_list(group)]
     tool = document.get("tool", {}) if isinstance(document.get("tool"), dict) else {}
     uv = tool.get("uv", {})
     if isinstance(uv, dict):
-        strings += _string_list(uv.get("dev-dependencies"))
-    for value in strings:
+        strings += [(s, "dev") for s in _string_list(uv.get("dev-dependencies"))]
+    for value, group_name in strings:
         line, col = locate.string(value)
         found = parse_requirement(value, path, line, col, "pep621")
         if found is not None:
-            parsed.requirements.append(found)
+            parsed.requirements.append(replace(found, group=group_name))
     poetry = tool.get("poetry", {})
     if isinstance(poetry, dict):
-        tables = [("tool.poetry.dependencies", poetry.get("dependencies")),
-                  ("tool.poetry.dev-dependencies", poetry.get("dev-dependencies"))]
+        tables = [("tool.poetry.dependencies", "", poetry.get("dependencies")),
+                  ("tool.poetry.dev-dependencies", "dev", poetry.get("dev-dependencies"))]
         for name, group in (poetry.get("group") or {}).items() if isinstance(poetry.get("group"), dict) else ():
             if isinstance(group, dict):
-                tables.append((f"tool.poetry.group.{name}.dependencies", group.get("dependencies")))
-        for table, deps in tables:
+                tables.append((f"tool.poetry.group.{name}.dependencies", str(name), group.get("dependencies")))
+        for table, group_name, deps in tables:
             if isinstance(deps, dict):
                 for raw_name, value in deps.items():
                     if raw_name.lower() == "python":
                         continue
                     line, col = locate.key(table, raw_name)
-                    parsed.requirements.append(_poetry_requirement(raw_name, value, path, line, col))
+                    parsed.requirements.append(replace(_poetry_requirement(raw_name, value, path, line, col), group=group_name))
     return parsed
 
 
@@ -396,6 +398,7 @@ def parse_setup_cfg_text(path: str, text: str) -> ParsedFile:
     """``[options] install_requires`` and every key of ``[options.extras_require]``."""
     parsed = ParsedFile(path)
     section = ""
+    group = ""
     collecting = False
     for number, physical in enumerate(text.splitlines(), start=1):
         stripped = physical.strip()
@@ -415,6 +418,7 @@ def parse_setup_cfg_text(path: str, text: str) -> ParsedFile:
             collecting = bool(sep) and (
                 (section == "options" and key in _SETUP_KEYS) or section == "options.extras_require"
             )
+            group = key if section == "options.extras_require" else ""
             if collecting and value.strip():
                 value_text = value
                 value_col = len(physical) - len(value.lstrip())
@@ -428,7 +432,7 @@ def parse_setup_cfg_text(path: str, text: str) -> ParsedFile:
             continue
         found = parse_requirement(content, path, number, value_col, "setup.cfg")
         if found is not None:
-            parsed.requirements.append(found)
+            parsed.requirements.append(replace(found, group=group))
     return parsed
 
 

@@ -117,6 +117,7 @@ class CustomKernels(Check):
     """ND207 (see the module docstring)."""
 
     codes = ("ND207",)
+    decides = ()  # reported on the spot; ND207's deferred candidates are cudafiles.ExtensionSources'
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)

@@ -1,6 +1,7 @@
 """Call-site candidates of the seeding rules, found in pass 1 and decided in pass 2.
 
-ND103 (an unseeded NumPy generator) is decided here and reported at once.  ND108 (a
+ND103 (an unseeded NumPy generator, also one given a name bound only to ``None``) is
+decided here and reported at once.  ND108 (a
 scikit-learn call that is random with the arguments written), ND109 (a shuffling
 ``DataLoader``) and ND110 (``random_split`` and the random samplers) become uses of the
 RNG they fall back on, with their fix attached, and are reported in pass 2 when that RNG
@@ -16,6 +17,7 @@ import libcst as cst
 
 from nondet_lint.analysis.defaultrun import DefaultRun
 from nondet_lint.analysis.seedoption import seed_value
+from nondet_lint.analysis.texttypes import scope_index_factory
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
@@ -24,8 +26,22 @@ from nondet_lint.families.seeding.state import Candidates, WalkPosition
 from nondet_lint.families.seeding.tables import Tables, short_name
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.fixes.builders import insert_after_imports, name_for, replace_expression, set_keyword_argument, top_level
+from nondet_lint.walk import children
 
 NAMESPACE = "<namespace>"  # the type of a variable holding parsed command-line options
+
+
+def _global_names(function: cst.FunctionDef) -> List[str]:
+    """Names a function declares ``global``."""
+    found: List[str] = []
+    stack: List[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Global):
+            found.extend(item.name.value for item in node.names)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef)) or node is function:
+            stack.extend(children(node))
+    return found
 
 
 class CallSites:
@@ -45,7 +61,7 @@ class CallSites:
         value = find_arg(node, kw, pos)
         if has_star_args(node):
             return
-        if value is not None and literal_value(value, self.ctx.qualname) is not None:
+        if value is not None and literal_value(value, self.ctx.qualname) is not None and not self._holds_none(value):
             return
         seed = seed_value(self.ctx, node)
         if value is not None:
@@ -56,6 +72,20 @@ class CallSites:
             edits = set_keyword_argument(self.ctx, node, kw, seed) if kw else []
         fix = self.ctx.fix("ND103", edits, seed=seed) if edits else None
         self.ctx.report(node, "ND103", fix=fix, name=short_name(q))
+
+    def _holds_none(self, value: cst.BaseExpression) -> bool:
+        """A name bound exactly once, in its function or as a module constant, to ``None``
+        (``seed = None``; ``SEED = None`` at the top): the constructor gets no seed."""
+        if not isinstance(value, cst.Name):
+            return False
+        index_for = self.ctx.shared.setdefault("seeding_scope_index", scope_index_factory(self.ctx.parent))
+        index = index_for(value)
+        if not index.bindings_of(value.value):
+            if any(value.value in _global_names(n) for n in self.ctx.module.body if isinstance(n, cst.FunctionDef)):
+                return False  # a function rebinds the module name (``global SEED``)
+            index = index_for(self.ctx.module)
+        bound = index.single_value(value.value)
+        return isinstance(bound, cst.Name) and bound.value == "None"
 
     def sklearn(self, node: cst.Call, q: str, api: Mapping[str, Any], root: Optional[str]) -> None:
         if has_star_args(node):

@@ -32,6 +32,7 @@ import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import Seeder
+from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
@@ -73,6 +74,14 @@ class Collector(Check):
         self.guard_cache: Dict[int, Any] = {}
         self.mentions_torch = ctx.imports.mentions("torch")
         self.anchor_code = next((c for c in self.codes if c in ctx.enabled), None)
+        self.text_types: Optional[TextTypes] = None
+
+    def _text_types(self) -> TextTypes:
+        """Whether a value is a str (``hash()`` of one varies per run), with ND302's tables."""
+        if self.text_types is None:
+            data = self.ctx.rules["ND302"].data.get("types", {}) if "ND302" in self.ctx.rules else {}
+            self.text_types = TextTypes(data, self.ctx.qualname, self.ctx.parent, scope_index_factory(self.ctx.parent))
+        return self.text_types
 
     # ---- scopes -------------------------------------------------------------------
     @property
@@ -485,7 +494,7 @@ class Collector(Check):
         if q in t.sources:
             self.flow.mark(node, ("src", q))
             return True
-        if q == t.hash_function and node.args and _is_str(node.args[0].value):
+        if q == t.hash_function and node.args and self._text_types().is_str(node.args[0].value):
             self.flow.mark(node, ("src", "hash() of a str"))
             return True
         if q in t.sinks:
@@ -684,9 +693,5 @@ def _names_in(node: cst.CSTNode) -> List[str]:
     return out
 
 
-def _is_str(node: cst.BaseExpression) -> bool:
-    return isinstance(node, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or (
-        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("str", "repr")
-    )
 
 

@@ -10,23 +10,56 @@ study's sampler (``study.sampler = ...``, as Optuna's LightGBM tuner does per st
 
 The fix passes the program's own seed: ``<namespace>.<dest>`` where the module parses a
 ``--seed`` option with a default into a name visible at the call (``args =
-parser.parse_args()`` at the top level, or the function's own parameter of that name),
-else the configured ``seed``.
+parser.parse_args()`` at the top level, or the function's own parameter of that name).
+Otherwise, for a searcher inside a top-level function, the entry point is followed in
+pass 2: where a module's seed option (``analysis.seedoption``) is passed to that function
+(``tune(args)`` after ``args = parser.parse_args()``; ``search(seed)`` in a command with a
+``seed`` option), the fix passes the parameter that receives it (``args.seed``,
+``seed``); else, or when callers disagree, the configured ``seed``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+import os
+from dataclasses import dataclass, replace
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
+from nondet_lint.analysis.seedoption import seed_option
 from nondet_lint.callargs import find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
-from nondet_lint.context import PendingFix
+from nondet_lint.context import Deferred, PendingFix
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
+from nondet_lint.ruledata import RuleSet
+from nondet_lint.types import Finding
+from nondet_lint.walk import children
 
 CODE = "ND111"
+FACT = "search_seed_passes"  # [[callee, position, keyword, suffix], ...]: the seed option handed to functions
+_MARK = "__nondet_seed__"  # the seed in a deferred fix, replaced in pass 2
 _Scope = Optional[cst.FunctionDef]  # None: the module's top level
+
+
+@dataclass(frozen=True)
+class SearchCandidate:
+    """An ND111 finding whose fix waits for the seed option of the program that calls its
+    function (its deferred payload)."""
+
+    name: str
+    what: str
+    advice: str
+    function: str  # the top-level function holding the searcher
+    params: Tuple[str, ...]  # its parameters, in order
+    shadowed: Tuple[str, ...]  # names rebound between that function and the call
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"name": self.name, "what": self.what, "advice": self.advice, "function": self.function,
+                "params": list(self.params), "shadowed": list(self.shadowed)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SearchCandidate":
+        return cls(data["name"], data["what"], data["advice"], data["function"], tuple(data["params"]), tuple(data["shadowed"]))
 
 
 class SearchSeeds(Check):
@@ -128,8 +161,64 @@ class SearchSeeds(Check):
                 continue
             what, keyword, value = problem
             seed = self._seed_text(scope)
+            outer = self._top_function(node)
+            if seed == str(self.ctx.config.seed) and keyword and outer is not None and _params(outer):
+                fix = self._fix(node, keyword, value, _MARK)
+                candidate = SearchCandidate(_display(name), what, row["advice"], f"{self.ctx.module_name}.{outer.name.value}",
+                                            _params(outer), self._shadowed(node, outer))
+                self.ctx.defer(node, CODE, fix=fix, **candidate.to_json())
+                continue
             fix = self._fix(node, keyword, value, seed) if keyword else None
             self.ctx.report(node, CODE, fix=fix, name=_display(name), what=what, advice=row["advice"])
+
+    def _top_function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        """The top-level function the call runs in (None at the top level or in a class)."""
+        current = self.ctx.parent(node)
+        found = None
+        while current is not None and not isinstance(current, cst.Module):
+            if isinstance(current, cst.ClassDef):
+                return None
+            if isinstance(current, cst.FunctionDef):
+                found = current
+            current = self.ctx.parent(current)
+        return found if found is not None and found in self.ctx.module.body else None
+
+    def _shadowed(self, node: cst.CSTNode, outer: cst.FunctionDef) -> Tuple[str, ...]:
+        """Parameters of the functions nested between ``outer`` and the call (they hide
+        ``outer``'s parameters of the same name)."""
+        names: List[str] = []
+        current = self.ctx.parent(node)
+        while current is not None and current is not outer:
+            if isinstance(current, (cst.FunctionDef, cst.Lambda)):
+                names.extend(p.name.value for p in (*current.params.params, *current.params.kwonly_params))
+            current = self.ctx.parent(current)
+        return tuple(names)
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
+        receivers: Dict[Tuple[str, str], List[Tuple[Optional[int], Optional[str], str]]] = {}
+        for record in project:
+            for callee, position, keyword, suffix in record.facts.get(FACT, ()):
+                module, _, function = callee.rpartition(".")
+                target = project.module(module)
+                if target is not None:
+                    receivers.setdefault((os.path.abspath(target.path), function), []).append((position, keyword, suffix))
+        rule = rules[CODE]
+        for item in deferred:
+            candidate = SearchCandidate.from_json(item.payload)
+            key = (os.path.abspath(item.path), candidate.function.rpartition(".")[2])
+            seeds = set()
+            for position, keyword, suffix in receivers.get(key, ()):
+                param = candidate.params[position] if position is not None and position < len(candidate.params) else keyword
+                if param in candidate.params and param not in candidate.shadowed:
+                    seeds.add(f"{param}{suffix}")
+            seed = seeds.pop() if len(seeds) == 1 else str(project.config.seed)
+            fix = item.fix
+            if fix is not None:
+                edits = tuple(replace(edit, content=edit.content.replace(_MARK, seed)) for edit in fix.edits)
+                fix = replace(fix, title=fix.title.replace(_MARK, seed), edits=edits)
+            message = rule.format_message(name=candidate.name, what=candidate.what, advice=candidate.advice)
+            yield Finding(item.path, item.line, item.col, CODE, message, item.end_line, item.end_col, fix=fix)
 
     def _problem(self, node: cst.Call, row: Mapping[str, Any]) -> Optional[Tuple[str, Optional[str], str]]:
         """(what is wrong, the keyword a fix sets, the value it sets), or None when seeded."""
@@ -184,6 +273,63 @@ class SearchSeeds(Check):
         if imports:
             edits = [*insert_after_imports(self.ctx.module, "", imports, top_level(self.ctx)), *edits]
         return self.ctx.fix(CODE, edits, seed=seed)
+
+
+class SeedOptionPasses(Check):
+    """Records where a module hands its seed option to a function (``FACT``), for ND111's
+    fixes in the modules of those functions; runs on every module while ND111 is on."""
+
+    @classmethod
+    def runs_on(cls, ctx: Any) -> bool:
+        return CODE in ctx.enabled
+
+    def finish(self) -> None:
+        passes = self._option_passes()
+        if passes:
+            self.ctx.facts[FACT] = passes
+
+    def _option_passes(self) -> List[List[Any]]:
+        """Where this module hands its seed option to a function: ``[callee, position,
+        keyword, suffix]`` for ``train(args)`` (suffix ``.seed``) or ``search(seed=seed)``."""
+        option = seed_option(self.ctx)
+        if option is None:
+            return []
+        root, dot, rest = option.value.partition(".")
+        suffix = dot + rest
+        found: List[List[Any]] = []
+        for stmt in option.body.body[option.after + 1:]:
+            for call in _calls(stmt):
+                callee = self.ctx.qualname(call.func)
+                if callee is None or "." not in callee:
+                    continue
+                position = 0
+                for arg in call.args:
+                    if arg.star:
+                        break
+                    if isinstance(arg.value, cst.Name) and arg.value.value == root:
+                        keyword = arg.keyword.value if arg.keyword is not None else None
+                        found.append([callee, None if keyword else position, keyword, suffix])
+                    if arg.keyword is None:
+                        position += 1
+        return found
+
+
+def _params(function: cst.FunctionDef) -> Tuple[str, ...]:
+    return tuple(p.name.value for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params))
+
+
+def _calls(node: cst.CSTNode) -> List[cst.Call]:
+    """The calls inside a statement, not entering nested functions or classes."""
+    found: List[cst.Call] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            found.append(current)
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not node:
+            continue
+        stack.extend(children(current))
+    return found
 
 
 def _placeholders(template: str) -> List[str]:
