@@ -3,9 +3,12 @@
 Handlers run on pygls' event loop and stay quick: they note which documents changed and
 hand the analysis to a single worker thread (``Linter``), so the server keeps reading
 messages while a file is analyzed, and the analysis state is only ever touched by one
-thread.  Changes are debounced (``CHANGE_DELAY``): typing postpones the analysis until
-a pause; opening and saving analyze at once.  A code action or hover request first
-flushes its document's pending change, so it answers for the text the client has.
+thread.  Changes are debounced (``CHANGE_DELAY``): a burst of changes (a paste, an
+editor's multi-cursor edit, quick keystrokes) is analyzed once; opening and saving
+analyze at once.  While an analysis runs, changes made meanwhile wait for it and are
+analyzed together after it, so analyses never queue up behind a fast typist.  A code
+action or hover request first flushes its document's pending change, so it answers for
+the text the client has.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from nondet_lint.server.linter import CONFIG_NAMES, FIX_ALL_KIND, SHOW_DOCS_COMM
 from nondet_lint.server.settings import parse_settings
 from nondet_lint.types import UsageError
 
-CHANGE_DELAY = 0.15  # seconds of quiet after a keystroke before the buffer is analyzed
+CHANGE_DELAY = 0.03  # seconds of quiet after a change before the buffer is analyzed
 WATCHED = (
     "**/pyproject.toml", "**/nondet-lint.toml", "**/.nondet-lint.toml", "**/setup.cfg",
     "**/requirements*.txt", "**/requirements*.in", "**/environment.yml", "**/environment.yaml",
@@ -50,6 +53,7 @@ class NondetLintServer(LanguageServer):
         self.pending: Dict[str, float] = {}  # open document uri -> when to analyze it (loop time)
         self.timer: Optional[asyncio.TimerHandle] = None
         self.loop: Optional[asyncio.AbstractEventLoop] = None  # pygls' loop, set at initialize
+        self.analyzing = 0  # analyses of pending changes handed to the worker and not done
 
     # ---- the worker thread --------------------------------------------------------------
     def on_worker(self, work: Callable[..., T], *args: Any) -> "asyncio.Future[T]":
@@ -98,6 +102,8 @@ class NondetLintServer(LanguageServer):
 
     def _due(self) -> None:
         self.timer = None
+        if self.analyzing:  # the changes wait for the analysis running (``_analyzed`` re-arms)
+            return
         loop = asyncio.get_event_loop()
         now = loop.time()
         due = [uri for uri, when in self.pending.items() if when <= now + 0.001]
@@ -113,7 +119,12 @@ class NondetLintServer(LanguageServer):
             if snapshot is not None:
                 snapshots.append(snapshot)
         if snapshots and self.linter is not None:
-            self.run_and_publish(self.linter.refresh, snapshots)
+            self.analyzing += 1
+            self.run_and_publish(self.linter.refresh, snapshots).add_done_callback(self._analyzed)
+
+    def _analyzed(self, future: "asyncio.Future[Any]") -> None:
+        self.analyzing -= 1
+        self._arm(asyncio.get_event_loop())
 
     def settle(self, uri: str) -> str:
         """Flush the pending change of ``uri`` (or of its notebook); returns the uri of
