@@ -198,3 +198,36 @@ def test_pass_2_decides_again_only_what_an_edit_can_change(tmp_path, monkeypatch
     # the op's candidate moves along its line: only the check deciding it decides again
     assert edit("model.py", model.replace("self.pool = nn.", "self.pool  =  nn.")) == ["TorchOps"]
     assert edit("train.py", train.replace("    setup(0)\n", "")) == everything  # its facts changed
+
+
+# ---- rule documentation ------------------------------------------------------------------
+
+def test_diagnostics_link_to_the_rule_page_written_from_the_packaged_rule_data(tmp_path, monkeypatch):
+    from nondet_lint import __version__
+    from nondet_lint.docs import explain
+    from nondet_lint.ruledata import load_rules
+    from nondet_lint.server import ruledocs
+
+    monkeypatch.setattr(ruledocs, "_written", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(ruledocs.sys, "platform", "linux")
+    page = tmp_path / "cache" / "nondet-lint" / "docs" / __version__ / "nd201-cudnn-benchmark.md"
+    assert ruledocs.rule_url("ND201") == page.as_uri()
+    assert page.read_text(encoding="utf-8") == explain(load_rules()["ND201"])
+    assert [p.name for p in page.parent.iterdir()] == [page.name]  # no temporary file left
+    assert ruledocs.rule_url("ND999") is None
+
+
+def test_no_link_when_the_cache_folder_cannot_be_written(tmp_path, monkeypatch):
+    from nondet_lint.server import ruledocs
+
+    monkeypatch.setattr(ruledocs, "_written", {})
+    (tmp_path / "cache").write_text("a file where the folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(ruledocs.sys, "platform", "linux")
+    assert ruledocs.rule_url("ND201") is None
+    server, _ = linter(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    published = server.refresh([snapshot(tmp_path / "train.py", TRAIN)])
+    (diagnostic,) = published[(tmp_path / "train.py").as_uri()]
+    assert (diagnostic.code, diagnostic.code_description) == ("ND201", None)

@@ -29,25 +29,17 @@ from nondet_lint.ruledata import load_rules
 from nondet_lint.server.documents import Lines, Snapshot, Units, text_edit
 from nondet_lint.server.notebook_text import source_lines
 from nondet_lint.server.project import ProjectFacts, is_project_folder, path_key
+from nondet_lint.server.ruledocs import rule_url
 from nondet_lint.server.settings import Settings, config_for
 from nondet_lint.source import SourceError, decode_source
 from nondet_lint.types import SAFE, UNSAFE, Edit, Finding, UsageError
 
 SOURCE = "nondet-lint"
-# the rules reference; each rule has an anchor ``#<code>-<name>`` (``docs.reference``)
-DOCS_URL = "https://github.com/nondet-lint/nondet-lint/blob/main/docs/rules.md"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"
 SHOW_DOCS_COMMAND = "nondet-lint.showDocumentation"
 CONFIG_NAMES = ("pyproject.toml", "nondet-lint.toml", ".nondet-lint.toml")
 
 Log = Callable[[types.MessageType, str], None]
-
-
-def rule_url(code: str) -> str:
-    rules = load_rules()
-    if code not in rules:
-        return DOCS_URL
-    return f"{DOCS_URL}#{code.lower()}-{rules[code].name}"
 
 
 def uri_of(path: str) -> str:
@@ -237,12 +229,13 @@ class Linter:
         return {snapshot.uri: shown}
 
     def diagnostic(self, finding: Finding, lines: Lines) -> types.Diagnostic:
+        url = rule_url(finding.code)
         return types.Diagnostic(
             range=lines.range(finding.line, finding.col, finding.end_line, finding.end_col),
             message=finding.message,
             severity=types.DiagnosticSeverity.Error if finding.code == "ND000" else types.DiagnosticSeverity.Warning,
             code=finding.code,
-            code_description=types.CodeDescription(href=rule_url(finding.code)),
+            code_description=types.CodeDescription(href=url) if url else None,
             source=SOURCE,
         )
 

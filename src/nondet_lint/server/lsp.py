@@ -24,7 +24,8 @@ from pygls.lsp.server import LanguageServer
 from nondet_lint import __version__
 from nondet_lint.discovery import is_checkable, is_requirements_file
 from nondet_lint.server.documents import Cell, Snapshot
-from nondet_lint.server.linter import CONFIG_NAMES, FIX_ALL_KIND, SHOW_DOCS_COMMAND, SOURCE, Linter, path_of, rule_url
+from nondet_lint.server.linter import CONFIG_NAMES, FIX_ALL_KIND, SHOW_DOCS_COMMAND, SOURCE, Linter, path_of
+from nondet_lint.server.ruledocs import rule_url
 from nondet_lint.server.settings import parse_settings
 from nondet_lint.types import UsageError
 
@@ -278,7 +279,11 @@ def create_server(workers: Optional[int] = None) -> NondetLintServer:
 
     @server.command(SHOW_DOCS_COMMAND)
     async def show_documentation(ls: NondetLintServer, code: str) -> None:
-        await ls.window_show_document_async(types.ShowDocumentParams(uri=rule_url(str(code).upper()), external=True))
+        url = rule_url(str(code).upper())
+        if url is None:
+            ls.log(types.MessageType.Warning, f"nondet-lint: no documentation page for {code} (see `nondet-lint --explain {code}`)")
+            return
+        await ls.window_show_document_async(types.ShowDocumentParams(uri=url))  # a Markdown file, in the editor
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: NondetLintServer, params: None) -> None:
