@@ -20,6 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from nondet_lint.docs import explain
 from nondet_lint.ruledata import load_rules
+from nondet_lint.server.ruledocs import docs_folder
 
 pytestmark = pytest.mark.asyncio(loop_scope="function")
 
@@ -32,7 +33,14 @@ ND201_MESSAGE = (
     "can use different algorithms and get different results; set it to False (convolutions with varying "
     "input shapes may run slower)"
 )
-DOCS = "https://github.com/nondet-lint/nondet-lint/blob/main/docs/rules.md"
+
+
+def docs_page(code: str) -> str:
+    """The URI of the rule page the server writes (the same cache folder: it runs with our environment)."""
+    rule = load_rules()[code]
+    page = docs_folder() / f"{code.lower()}-{rule.name}.md"
+    return page.as_uri()
+
 
 TRAIN = """\
 import torch
@@ -207,8 +215,9 @@ async def test_diagnostics_on_open_change_and_save(client: LanguageClient, tmp_p
     assert (first.code, first.message, first.range) == ("ND201", ND201_MESSAGE, span(4, 4, 4, 34))
     assert (second.code, second.message, second.range) == ("ND104", ND104_MESSAGE, span(5, 10, 5, 31))
     assert first.source == "nondet-lint" and first.severity == types.DiagnosticSeverity.Warning
-    assert first.code_description.href == f"{DOCS}#nd201-cudnn-benchmark"
-    assert second.code_description.href == f"{DOCS}#nd104-unseeded-torch-rng"
+    assert first.code_description.href == docs_page("ND201")
+    assert second.code_description.href == docs_page("ND104")
+    assert (docs_folder() / "nd201-cudnn-benchmark.md").read_text(encoding="utf-8") == explain(load_rules()["ND201"])
 
     # the unsaved buffer: seeding before the layer is built clears ND104
     replace_all(client, uri, 2, TRAIN.replace("def main():\n", "def main():\n    torch.manual_seed(0)\n"))
@@ -325,7 +334,7 @@ async def test_quick_fixes_noqa_and_documentation(client: LanguageClient, tmp_pa
 
     show = found[2].command
     await within(client.workspace_execute_command_async(types.ExecuteCommandParams(command=show.command, arguments=show.arguments)))
-    assert [d.uri for d in client.shown_documents] == [f"{DOCS}#nd104-unseeded-torch-rng"]
+    assert [(d.uri, d.external) for d in client.shown_documents] == [(docs_page("ND104"), None)]
 
 
 async def test_fix_all_applies_every_safe_fix(client: LanguageClient, tmp_path: Path):

@@ -3,8 +3,10 @@ notebook positions in ``.ipynb`` text, and the noqa edit."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
-from typing import List, Tuple
+from typing import Any, Dict, List, Tuple
 
 import nbformat
 import pytest
@@ -106,3 +108,126 @@ def test_source_lines_follow_the_json_layout():
 ])
 def test_noqa_edit(line, expected):
     assert noqa_edit(line, 3, "ND101") == expected
+
+
+# ---- incremental pass 2 ------------------------------------------------------------------
+
+TORCH_PROJECT = Path(__file__).parent / "fixtures" / "kernels" / "torch_project"
+OPEN = ("train.py", "model.py", "evaluate.py")
+
+
+def _edits() -> List[Tuple[str, Dict[str, str]]]:
+    """A session of edits on the torch project: (what, {file: its new text})."""
+    train = (TORCH_PROJECT / "train.py").read_text()
+    model = (TORCH_PROJECT / "model.py").read_text()
+    unseeded = train.replace("    setup(0)\n", "")
+    seeded_here = train.replace("    setup(0)\n", "    torch.manual_seed(0)\n")
+    return [
+        ("the seed removed from the entry point", {"train.py": unseeded}),
+        ("a seed added in the entry point", {"train.py": seeded_here}),
+        ("an import of the other script", {"train.py": seeded_here.replace("from model import Net\n", "from model import Net\nimport evaluate\n")}),
+        ("the GPU line changed", {"train.py": seeded_here.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cpu"')}),
+        ("a comment that moves every line (no fact changes)", {"model.py": "# the model\n" + model}),
+        ("the seed removed again", {"train.py": unseeded.replace('"cuda" if torch.cuda.is_available() else "cpu"', '"cpu"')}),
+        ("back to the start", {"train.py": train, "model.py": model}),
+    ]
+
+
+def _cli_findings(root: Path, capsys) -> List[Dict[str, Any]]:
+    from nondet_lint.cli import main
+
+    capsys.readouterr()
+    main([*OPEN, "--no-cache", "--output-format", "json"])
+    return json.loads(capsys.readouterr().out)["findings"]
+
+
+def _server_findings(server: Linter) -> List[Dict[str, Any]]:
+    from nondet_lint.reporters.json_format import finding_dict
+    from nondet_lint.ruledata import load_rules
+
+    findings = [finding for shown in server.shown.values() for _, finding in shown.pairs]
+    return [finding_dict(f, load_rules()) for f in sorted(findings, key=lambda f: f.sort_key)]
+
+
+def test_diagnostics_after_each_edit_equal_a_fresh_cli_run(tmp_path, monkeypatch, capsys):
+    shutil.copytree(TORCH_PROJECT, tmp_path, dirs_exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    monkeypatch.chdir(tmp_path)
+    server, _ = linter(tmp_path)
+    server.refresh([snapshot(tmp_path / name, (tmp_path / name).read_text()) for name in OPEN])
+    seen = [_server_findings(server)]
+    assert seen[0] == _cli_findings(tmp_path, capsys)
+    for what, files in _edits():
+        for name, text in files.items():
+            (tmp_path / name).write_text(text)
+        server.refresh([snapshot(tmp_path / name, text) for name, text in files.items()])
+        seen.append(_server_findings(server))
+        assert seen[-1] == _cli_findings(tmp_path, capsys), what
+    assert len({json.dumps(findings, sort_keys=True) for findings in seen}) >= 4  # the edits changed the findings
+    assert seen[-1] == seen[0]
+
+
+def test_pass_2_decides_again_only_what_an_edit_can_change(tmp_path, monkeypatch):
+    from nondet_lint import engine
+    from nondet_lint.config import Config
+
+    shutil.copytree(TORCH_PROJECT, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    project = ProjectFacts(Config(root=str(tmp_path)), workers=0)
+    project.index()
+    decided: List[str] = []
+    real = engine.decide_check
+    monkeypatch.setattr(engine, "decide_check", lambda check, *args: decided.append(check.__name__) or real(check, *args))
+    train, model = (tmp_path / "train.py").read_text(), (tmp_path / "model.py").read_text()
+
+    def edit(name: str, text: str) -> List[str]:
+        decided.clear()
+        project.update(name, text.encode())
+        found = project.findings(["train.py", "model.py"])
+        again = sorted(decided)
+        fresh = engine.decide(
+            [project.results["model.py"], project.results["train.py"]], project.contexts(["train.py", "model.py"]),
+            [], project.config, project.rules, project.enabled,
+        )
+        assert [f for path in ("model.py", "train.py") for f in found[path]] == fresh
+        return again
+
+    everything = edit("train.py", train)
+    assert everything == ["ProgramSwitches", "Seeding", "TorchOps"]
+    assert edit("train.py", train + "# a comment\n") == []  # the same facts, the same candidates
+    # the op's candidate moves along its line: only the check deciding it decides again
+    assert edit("model.py", model.replace("self.pool = nn.", "self.pool  =  nn.")) == ["TorchOps"]
+    assert edit("train.py", train.replace("    setup(0)\n", "")) == everything  # its facts changed
+
+
+# ---- rule documentation ------------------------------------------------------------------
+
+def test_diagnostics_link_to_the_rule_page_written_from_the_packaged_rule_data(tmp_path, monkeypatch):
+    from nondet_lint import __version__
+    from nondet_lint.docs import explain
+    from nondet_lint.ruledata import load_rules
+    from nondet_lint.server import ruledocs
+
+    monkeypatch.setattr(ruledocs, "_written", {})
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(ruledocs.sys, "platform", "linux")
+    page = tmp_path / "cache" / "nondet-lint" / "docs" / __version__ / "nd201-cudnn-benchmark.md"
+    assert ruledocs.rule_url("ND201") == page.as_uri()
+    assert page.read_text(encoding="utf-8") == explain(load_rules()["ND201"])
+    assert [p.name for p in page.parent.iterdir()] == [page.name]  # no temporary file left
+    assert ruledocs.rule_url("ND999") is None
+
+
+def test_no_link_when_the_cache_folder_cannot_be_written(tmp_path, monkeypatch):
+    from nondet_lint.server import ruledocs
+
+    monkeypatch.setattr(ruledocs, "_written", {})
+    (tmp_path / "cache").write_text("a file where the folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(ruledocs.sys, "platform", "linux")
+    assert ruledocs.rule_url("ND201") is None
+    server, _ = linter(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    published = server.refresh([snapshot(tmp_path / "train.py", TRAIN)])
+    (diagnostic,) = published[(tmp_path / "train.py").as_uri()]
+    assert (diagnostic.code, diagnostic.code_description) == ("ND201", None)

@@ -9,7 +9,7 @@ apply suppressions and per-file ignores, sort.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Type
+from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Tuple, Type
 
 from nondet_lint import fileanalysis, notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
@@ -29,7 +29,16 @@ from nondet_lint.types import Finding
 def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSet, enabled: FrozenSet[str]) -> List[Finding]:
     """Pass 2: decide deferred candidates with project facts, drop what a rule leaves to
     test code (``Rule.test_code``), suppress, filter, sort."""
-    project = Project(
+    project = build_project(results, config)
+    findings: List[Finding] = [f for r in results for f in r.findings]
+    for check, items in deferred_by_check(results):
+        findings.extend(decide_check(check, project, items, rules, enabled))
+    return kept_findings(findings, results, config, project, rules)
+
+
+def build_project(results: Sequence[FileResult], config: Config) -> Project:
+    """The project index of pass 2: every parsed module's facts."""
+    return Project(
         root=config.root,
         config=config,
         modules={
@@ -37,14 +46,27 @@ def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSe
             for r in results if r.parsed
         },
     )
-    findings: List[Finding] = [f for r in results for f in r.findings]
-    deferred_by_check: Dict[Type[Check], List[Deferred]] = {}
+
+
+def deferred_by_check(results: Sequence[FileResult]) -> List[Tuple[Type[Check], List[Deferred]]]:
+    """The deferred candidates grouped by the check that decides them, in a fixed order."""
+    grouped: Dict[Type[Check], List[Deferred]] = {}
     owners = registry.deciders(registry.all_checks())
     for result in results:
         for item in result.deferred:
-            deferred_by_check.setdefault(owners[item.code], []).append(item)
-    for check, items in sorted(deferred_by_check.items(), key=lambda kv: kv[0].__name__):
-        findings.extend(f for f in check.resolve(project, items, rules) if f.code in enabled)
+            grouped.setdefault(owners[item.code], []).append(item)
+    return sorted(grouped.items(), key=lambda kv: kv[0].__name__)
+
+
+def decide_check(check: Type[Check], project: Project, items: List[Deferred], rules: RuleSet,
+                 enabled: FrozenSet[str]) -> List[Finding]:
+    return [f for f in check.resolve(project, items, rules) if f.code in enabled]
+
+
+def kept_findings(findings: Iterable[Finding], results: Sequence[FileResult], config: Config, project: Project,
+                  rules: RuleSet) -> List[Finding]:
+    """Findings left once test code a rule skips, per-file ignores and ``noqa`` comments apply,
+    deduplicated."""
     suppressions = {r.path: r.suppressions for r in results}
     kept = []
     for finding in findings:
@@ -140,3 +162,64 @@ def decide(
     findings = resolve_project([*results, *context], config, rules, enabled)
     findings = notebooks.place_findings(findings, [*results, *context])
     return dedupe([*findings, *extra])
+
+
+class Decisions:
+    """Pass 2 kept from one call to the next over the same project (the language server's).
+
+    ``decide`` returns what the function ``decide`` would, but a check's decisions are
+    reused while nothing they were made from changed: the facts of every module (compared
+    by value; an unchanged file keeps its facts object) and that check's deferred
+    candidates.  An edit that leaves its file's facts alone so costs only the checks whose
+    candidates it changed; one that changes facts decides everything again.  Pass 2 also
+    reads a few files outside the facts (requirement pins, packaging entry points):
+    ``forget`` after such a file changed on disk.
+    """
+
+    def __init__(self, config: Config, rules: RuleSet, enabled: FrozenSet[str]) -> None:
+        self.config = config
+        self.rules = rules
+        self.enabled = enabled
+        self._modules: Dict[str, Tuple[str, bool, Dict[str, object]]] = {}  # the project was built from
+        self._project: Optional[Project] = None
+        self._decided: Dict[Type[Check], Tuple[List[Deferred], List[Finding]]] = {}
+
+    def forget(self) -> None:
+        self._modules, self._project, self._decided = {}, None, {}
+
+    def decide(self, results: Sequence[FileResult], context: Sequence[FileResult]) -> List[Finding]:
+        everything = [*results, *context]
+        project = self._project_for(everything)
+        findings: List[Finding] = [f for r in results for f in r.findings]
+        decided: Dict[Type[Check], Tuple[List[Deferred], List[Finding]]] = {}
+        for check, items in deferred_by_check(results):
+            before = self._decided.get(check)
+            if before is not None and before[0] == items:
+                decided[check] = before
+            else:
+                decided[check] = (items, decide_check(check, project, items, self.rules, self.enabled))
+            findings.extend(decided[check][1])
+        self._decided = decided
+        placed = notebooks.place_findings(kept_findings(findings, everything, self.config, project, self.rules), everything)
+        return dedupe(placed)
+
+    def _project_for(self, results: Sequence[FileResult]) -> Project:
+        """The project of the last call if every module's facts are as they were, else a
+        new one (and no decision of the last call holds)."""
+        modules = {r.path: (r.module_name, r.is_package, r.facts) for r in results if r.parsed}
+        if self._project is None or not _same_modules(self._modules, modules):
+            self._project = build_project(results, self.config)
+            self._decided = {}
+        self._modules = modules
+        return self._project
+
+
+def _same_modules(before: Dict[str, Tuple[str, bool, Dict[str, object]]],
+                  after: Dict[str, Tuple[str, bool, Dict[str, object]]]) -> bool:
+    if list(before) != list(after):  # the same modules in the same order (the project keeps it)
+        return False
+    for path, (name, package, facts) in after.items():
+        old_name, old_package, old_facts = before[path]
+        if name != old_name or package != old_package or (facts is not old_facts and facts != old_facts):
+            return False
+    return True

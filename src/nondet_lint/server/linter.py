@@ -14,7 +14,7 @@ import time
 import traceback
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from lsprotocol import types
 
@@ -29,25 +29,17 @@ from nondet_lint.ruledata import load_rules
 from nondet_lint.server.documents import Lines, Snapshot, Units, text_edit
 from nondet_lint.server.notebook_text import source_lines
 from nondet_lint.server.project import ProjectFacts, is_project_folder, path_key
+from nondet_lint.server.ruledocs import rule_url
 from nondet_lint.server.settings import Settings, config_for
 from nondet_lint.source import SourceError, decode_source
 from nondet_lint.types import SAFE, UNSAFE, Edit, Finding, UsageError
 
 SOURCE = "nondet-lint"
-# the rules reference; each rule has an anchor ``#<code>-<name>`` (``docs.reference``)
-DOCS_URL = "https://github.com/nondet-lint/nondet-lint/blob/main/docs/rules.md"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.{SOURCE}"
 SHOW_DOCS_COMMAND = "nondet-lint.showDocumentation"
 CONFIG_NAMES = ("pyproject.toml", "nondet-lint.toml", ".nondet-lint.toml")
 
 Log = Callable[[types.MessageType, str], None]
-
-
-def rule_url(code: str) -> str:
-    rules = load_rules()
-    if code not in rules:
-        return DOCS_URL
-    return f"{DOCS_URL}#{code.lower()}-{rules[code].name}"
 
 
 def uri_of(path: str) -> str:
@@ -158,8 +150,9 @@ class Linter:
             for snapshot in self.open.values():
                 self._guarded(snapshot.path, lambda: self._update(snapshot, touched))
         analyzed = time.perf_counter()
+        first = {snapshot.uri for snapshot in snapshots}
         for project in touched.values():
-            self._guarded(project.config.root, lambda: out.update(self._decide(project)))
+            self._guarded(project.config.root, lambda: out.update(self._decide(project, first)))
         if snapshots:
             done = time.perf_counter()
             self.log(types.MessageType.Log, f"nondet-lint: checked {len(snapshots)} document(s) in {done - started:.3f} s "
@@ -191,10 +184,13 @@ class Linter:
             self.log(types.MessageType.Error, f"nondet-lint: internal error while checking {where}: "
                                               f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
 
-    def _decide(self, project: ProjectFacts) -> Dict[str, List[types.Diagnostic]]:
+    def _decide(self, project: ProjectFacts, first: Collection[str] = ()) -> Dict[str, List[types.Diagnostic]]:
+        """Diagnostics of the project's open documents, those in ``first`` (the documents
+        just edited) first: they are published in this order."""
         mine = [s for s in self.open.values() if self._project_of(s.path) is project]
         if not mine:
             return {}
+        mine.sort(key=lambda snapshot: snapshot.uri not in first)
         findings = project.findings([s.path for s in mine])
         out: Dict[str, List[types.Diagnostic]] = {}
         for snapshot in mine:
@@ -233,12 +229,13 @@ class Linter:
         return {snapshot.uri: shown}
 
     def diagnostic(self, finding: Finding, lines: Lines) -> types.Diagnostic:
+        url = rule_url(finding.code)
         return types.Diagnostic(
             range=lines.range(finding.line, finding.col, finding.end_line, finding.end_col),
             message=finding.message,
             severity=types.DiagnosticSeverity.Error if finding.code == "ND000" else types.DiagnosticSeverity.Warning,
             code=finding.code,
-            code_description=types.CodeDescription(href=rule_url(finding.code)),
+            code_description=types.CodeDescription(href=url) if url else None,
             source=SOURCE,
         )
 
@@ -415,6 +412,8 @@ class Linter:
         if any(os.path.basename(path) in CONFIG_NAMES or _is_config(path, self.settings) for path in paths):
             self.reset()
             return self.refresh(everything=True)
+        for project in self.projects.values():
+            project.files_changed_on_disk()
         open_paths = {path_key(s.path) for s in self.open.values()}
         changed = [p for p in paths if is_checkable(os.path.basename(p)) and path_key(p) not in open_paths]
         requirement_docs = [p for p in paths if is_requirements_file(os.path.basename(p)) and path_key(p) in open_paths]

@@ -3,9 +3,12 @@
 Handlers run on pygls' event loop and stay quick: they note which documents changed and
 hand the analysis to a single worker thread (``Linter``), so the server keeps reading
 messages while a file is analyzed, and the analysis state is only ever touched by one
-thread.  Changes are debounced (``CHANGE_DELAY``): typing postpones the analysis until
-a pause; opening and saving analyze at once.  A code action or hover request first
-flushes its document's pending change, so it answers for the text the client has.
+thread.  Changes are debounced (``CHANGE_DELAY``): a burst of changes (a paste, an
+editor's multi-cursor edit, quick keystrokes) is analyzed once; opening and saving
+analyze at once.  While an analysis runs, changes made meanwhile wait for it and are
+analyzed together after it, so analyses never queue up behind a fast typist.  A code
+action or hover request first flushes its document's pending change, so it answers for
+the text the client has.
 """
 
 from __future__ import annotations
@@ -21,11 +24,12 @@ from pygls.lsp.server import LanguageServer
 from nondet_lint import __version__
 from nondet_lint.discovery import is_checkable, is_requirements_file
 from nondet_lint.server.documents import Cell, Snapshot
-from nondet_lint.server.linter import CONFIG_NAMES, FIX_ALL_KIND, SHOW_DOCS_COMMAND, SOURCE, Linter, path_of, rule_url
+from nondet_lint.server.linter import CONFIG_NAMES, FIX_ALL_KIND, SHOW_DOCS_COMMAND, SOURCE, Linter, path_of
+from nondet_lint.server.ruledocs import rule_url
 from nondet_lint.server.settings import parse_settings
 from nondet_lint.types import UsageError
 
-CHANGE_DELAY = 0.15  # seconds of quiet after a keystroke before the buffer is analyzed
+CHANGE_DELAY = 0.03  # seconds of quiet after a change before the buffer is analyzed
 WATCHED = (
     "**/pyproject.toml", "**/nondet-lint.toml", "**/.nondet-lint.toml", "**/setup.cfg",
     "**/requirements*.txt", "**/requirements*.in", "**/environment.yml", "**/environment.yaml",
@@ -50,6 +54,7 @@ class NondetLintServer(LanguageServer):
         self.pending: Dict[str, float] = {}  # open document uri -> when to analyze it (loop time)
         self.timer: Optional[asyncio.TimerHandle] = None
         self.loop: Optional[asyncio.AbstractEventLoop] = None  # pygls' loop, set at initialize
+        self.analyzing = 0  # analyses of pending changes handed to the worker and not done
 
     # ---- the worker thread --------------------------------------------------------------
     def on_worker(self, work: Callable[..., T], *args: Any) -> "asyncio.Future[T]":
@@ -98,6 +103,8 @@ class NondetLintServer(LanguageServer):
 
     def _due(self) -> None:
         self.timer = None
+        if self.analyzing:  # the changes wait for the analysis running (``_analyzed`` re-arms)
+            return
         loop = asyncio.get_event_loop()
         now = loop.time()
         due = [uri for uri, when in self.pending.items() if when <= now + 0.001]
@@ -113,7 +120,12 @@ class NondetLintServer(LanguageServer):
             if snapshot is not None:
                 snapshots.append(snapshot)
         if snapshots and self.linter is not None:
-            self.run_and_publish(self.linter.refresh, snapshots)
+            self.analyzing += 1
+            self.run_and_publish(self.linter.refresh, snapshots).add_done_callback(self._analyzed)
+
+    def _analyzed(self, future: "asyncio.Future[Any]") -> None:
+        self.analyzing -= 1
+        self._arm(asyncio.get_event_loop())
 
     def settle(self, uri: str) -> str:
         """Flush the pending change of ``uri`` (or of its notebook); returns the uri of
@@ -267,7 +279,11 @@ def create_server(workers: Optional[int] = None) -> NondetLintServer:
 
     @server.command(SHOW_DOCS_COMMAND)
     async def show_documentation(ls: NondetLintServer, code: str) -> None:
-        await ls.window_show_document_async(types.ShowDocumentParams(uri=rule_url(str(code).upper()), external=True))
+        url = rule_url(str(code).upper())
+        if url is None:
+            ls.log(types.MessageType.Warning, f"nondet-lint: no documentation page for {code} (see `nondet-lint --explain {code}`)")
+            return
+        await ls.window_show_document_async(types.ShowDocumentParams(uri=url))  # a Markdown file, in the editor
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: NondetLintServer, params: None) -> None:

@@ -6,7 +6,9 @@ deferred candidates with every module's facts.  A project indexes every checkabl
 under its root once, as the CLI does (the on-disk cache, worker processes); after that
 an edit replaces the pass-1 result of the one file edited (analyzed from the unsaved
 buffer, in this process) and pass 2 runs again for the open files, with the rest of
-the project as facts only.  A keystroke costs one parse and the project-wide decisions.
+the project as facts only.  Pass 2 is incremental (``engine.Decisions``): while the
+edit leaves the file's facts as they were, the project-wide decisions of the checks
+whose candidates it did not change are kept, so such a keystroke costs one parse.
 
 Nothing here knows about the protocol: paths in, findings out.
 """
@@ -20,7 +22,7 @@ from typing import Dict, Iterable, List, Optional, Sequence
 from nondet_lint.cache import open_cache, resolve_dir
 from nondet_lint.config import Config
 from nondet_lint.discovery import discover, is_requirements_file
-from nondet_lint.engine import decide, selected_codes
+from nondet_lint.engine import Decisions, selected_codes
 from nondet_lint.fileanalysis import analyze_file
 from nondet_lint.parallel import analyze_files, default_workers
 from nondet_lint.results import FileResult
@@ -59,6 +61,7 @@ class ProjectFacts:
         self._paths: Dict[str, str] = {}  # path_key -> shown path
         self.indexed = False
         self.helper_status: Optional[int] = 0  # exit status of the process that filled the cache
+        self.decisions = Decisions(config, self.rules, self.enabled)
 
     # ---- pass 1 -------------------------------------------------------------------------
     def index(self) -> int:
@@ -110,11 +113,16 @@ class ProjectFacts:
         facts of the whole project; every given file has an entry, empty when clean."""
         names = sorted({self.name(path) for path in paths})
         reported = [self.results[name] for name in names]
-        context = [result for name, result in self.facts.items() if name not in set(names)]
+        context = self.contexts(names)
         by_path: Dict[str, List[Finding]] = {name: [] for name in names}
-        for finding in decide(reported, context, [], self.config, self.rules, self.enabled):
+        for finding in self.decisions.decide(reported, context):
             by_path.setdefault(finding.path, []).append(finding)
         return by_path
+
+    def files_changed_on_disk(self) -> None:
+        """Pass 2 reads a few files besides the facts (requirement pins, packaging):
+        after a change outside the editor, no earlier decision is kept."""
+        self.decisions.forget()
 
     def contexts(self, paths: Sequence[str]) -> List[FileResult]:
         """The facts of every file but ``paths`` (for a fix session)."""

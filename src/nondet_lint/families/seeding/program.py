@@ -126,6 +126,16 @@ class Program:
         self.options = self._options()
         self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where all agree, else UNKNOWN)
         self._folders: Dict[str, str] = {}
+        self._seed_params: Optional[Tuple[Dict[FnKey, Set[str]], Set[str]]] = None
+
+    def fork(self) -> "Program":
+        """A copy that answers as this program does now and fills memos of its own: a memo
+        entered during a recursion holds a partial answer, so the order of questions counts,
+        and one asker's questions must not change another's answers."""
+        copy = object.__new__(Program)
+        for name, value in vars(self).items():
+            vars(copy)[name] = type(value)(value) if isinstance(value, (dict, set, list)) else value
+        return copy
 
     # ---- names ----------------------------------------------------------------------
     def fn(self, key: FnKey) -> Optional[Mapping[str, Any]]:
@@ -590,7 +600,12 @@ class Program:
     # ---- seed parameters (for values that vary per run) -----------------------------------
     def seed_params(self) -> Tuple[Dict[FnKey, Set[str]], Set[str]]:
         """Parameters of project functions that end up as a seed (through calls too), and
-        the command-line options passed to them."""
+        the command-line options passed to them (worked out once)."""
+        if self._seed_params is None:
+            self._seed_params = self._find_seed_params()
+        return self._seed_params
+
+    def _find_seed_params(self) -> Tuple[Dict[FnKey, Set[str]], Set[str]]:
         sunk: Dict[FnKey, Set[str]] = {}
         calls: List[Tuple[FnKey, List[Any]]] = []
         for path, facts in self.facts.items():

@@ -27,6 +27,7 @@ from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.types import Edit, Fix, Finding
 
 RNG_CODES = ("ND101", "ND102", "ND104", "ND105")
+_PROGRAM_KEY = "_nondet_lint_seeding_program"
 CALL_SITE_CODES = ("ND108", "ND109", "ND110")
 Key = Tuple[str, int]
 
@@ -69,25 +70,37 @@ class Report:
                 self.payloads[(item.path, payload.cid)] = payload
         self.codes = {item.code for item in deferred if not SeedingPayload.from_json(item.payload).anchor}
         self._pin_cache: Optional[Dict[str, str]] = None
-        modules = {record.path: record.facts for record in project}
-        self.program = Program(
-            modules,
-            {record.path: record.module_name for record in project},
-            module_names(project),
-            self.t.external_roots(),
-            self._tf_keras_rng(),
-            frozenset(record.path for record in project if project.is_test_code(record.path)),
-        )
-        self.program.run_all()
-        self.use_rng: Dict[Key, str] = {}
-        self.use_fn: Dict[Key, str] = {}
-        for path, facts in self.program.facts.items():
-            for name, fn in facts.fns.items():
-                for event in fn.get("ev", ()):
-                    if event[0] == Event.USE:
-                        self.use_rng[(path, event[2])] = self.program.rng_map.get(event[1], event[1])
-                        self.use_fn[(path, event[2])] = name
+        self.program, self.use_rng, self.use_fn = self._runs()
         self.seed_value_draws: Set[Key] = set()
+
+    def _runs(self) -> Tuple[Program, Dict[Key, str], Dict[Key, str]]:
+        """The project's programs, run once per project (they depend on its facts alone),
+        and the RNG and function of each use: a language server keeps the project while an
+        edit leaves every file's facts as they were, and decides the candidates the edit
+        moved again without running the programs.  Each report asks its questions of a
+        fork, so what one report asked leaves no trace in what the next is told."""
+        cached = self.project.__dict__.get(_PROGRAM_KEY)
+        if cached is None or cached[0] is not self.rules:
+            program = Program(
+                {record.path: record.facts for record in self.project},
+                {record.path: record.module_name for record in self.project},
+                module_names(self.project),
+                self.t.external_roots(),
+                self._tf_keras_rng(),
+                frozenset(record.path for record in self.project if self.project.is_test_code(record.path)),
+            )
+            program.run_all()
+            program.seed_params()
+            use_rng: Dict[Key, str] = {}
+            use_fn: Dict[Key, str] = {}
+            for path, facts in program.facts.items():
+                for name, fn in facts.fns.items():
+                    for event in fn.get("ev", ()):
+                        if event[0] == Event.USE:
+                            use_rng[(path, event[2])] = program.rng_map.get(event[1], event[1])
+                            use_fn[(path, event[2])] = name
+            cached = self.project.__dict__[_PROGRAM_KEY] = (self.rules, program, use_rng, use_fn)
+        return cached[1].fork(), cached[2], cached[3]
 
     # ---- versions -------------------------------------------------------------------
     def _pins(self) -> Dict[str, str]:
