@@ -31,7 +31,7 @@ framework, and need the argument count the framework's signature requires.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -80,9 +80,19 @@ def op_table(data: Mapping[str, Any]) -> OpTable:
     return cached[1]
 
 
-def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualname) -> Optional[bool]:
+Values = Callable[[cst.BaseExpression], cst.BaseExpression]  # a name -> the value it was last assigned
+
+
+def _same(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node
+
+
+def condition_holds(
+    call: cst.Call, entry: Mapping[str, Any], shift: int, qualname, value_of: Values = _same,
+) -> Optional[bool]:
     """Whether the call meets the entry's ``when`` conditions: True, False, or None when a
-    value it depends on is computed at run time."""
+    value it depends on is computed at run time.  ``value_of`` looks through a name to
+    the value it was assigned (``idx = torch.arange(n)``)."""
     if len(call.args) - shift < entry.get("min_args", 0) and not has_star_args(call):
         return False
     for cond in entry.get("when", []):
@@ -93,7 +103,13 @@ def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualna
         if "exact" in cond:
             # ``counts.index_add_(0, idx, torch.ones(n))``: integer-valued floats add
             # exactly in any order
-            if _evidently_exact(node, cond["exact"], qualname):
+            if _evidently_exact(node if node is None else value_of(node), cond["exact"], qualname):
+                return False
+            continue
+        if "unique" in cond:
+            # ``out.index_add_(0, torch.arange(n), x)``: no two updates meet, nothing
+            # accumulates
+            if _evidently_unique(node if node is None else value_of(node), cond["unique"], qualname):
                 return False
             continue
         if "present" in cond:
@@ -125,6 +141,21 @@ def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any
     return False
 
 
+def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname) -> bool:
+    """Indices that cannot repeat: a call the data lists as making distinct indices
+    (``torch.arange``, ``torch.randperm``), possibly moved or cast (``.cuda()``,
+    ``.long()``), or a literal list with a single index (``[[replica_id]]``)."""
+    if isinstance(node, cst.List):
+        return len(node.elements) == 1
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("keep", []):
+        node = node.func.value  # ``torch.arange(n).cuda()``
+    if not isinstance(node, cst.Call):
+        return False
+    if qualname(node.func) in unique.get("calls", []):
+        return True
+    return isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("methods", [])
+
+
 def reported_at_calls(entry: Mapping[str, Any]) -> bool:
     """Whether some version reports the entry at its calls (``report``, or a status
     item's own ``report``: ``cumsum`` raises in old torch, is covered by ND205 in new)."""
@@ -152,6 +183,23 @@ def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional
         if version is not None and in_range(version, spec):
             return item
     return None
+
+
+def _assigned(
+    target: cst.BaseExpression, value: cst.BaseExpression,
+) -> List[Tuple[str, cst.BaseExpression, bool]]:
+    """``(name, value, whole)`` for each name an assignment binds: ``a = v`` and, element
+    by element, ``a, b = u, v`` (``whole``: the name holds that value); a name unpacked
+    from anything else holds a part of the value (its package, not the value itself)."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value, True)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        elements = [e.value for e in target.elements]
+        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+            pairs = zip(elements, [e.value for e in value.elements])
+            return [bound for t, v in pairs for bound in _assigned(t, v)]
+        return [(e.value, value, False) for e in elements if isinstance(e, cst.Name)]
+    return []
 
 
 # ---------------------------------------------------------------- pass 1 --------------
@@ -206,18 +254,29 @@ class OpCheck(Check):
         modules = ctx.rules["ND205"].data["frameworks"][self.framework]["modules"]
         self.framework_imported = ctx.imports.mentions(*modules)
         self.foreign_roots = frozenset(self.data(self.code).get("foreign_roots", []))
-        self.foreign_names: Dict[str, str] = {}
+        # names the file assigns: the package their value comes from (None: unknown), and
+        # the value (in walk order, the latest assignment wins)
+        self.bound_roots: Dict[str, Optional[str]] = {}
+        self.values: Dict[str, cst.BaseExpression] = {}
         self.matched: set = set()
 
-    # names bound from other libraries are not this framework's tensors
+    # names bound from other libraries are not this framework's tensors, and a name the
+    # file assigns is not the builtin it shadows (``input = torch.ones(3)``)
     def visit_Assign(self, node: cst.Assign) -> None:
         root = self._root_package(node.value)
         for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                if root in self.foreign_roots:
-                    self.foreign_names[target.target.value] = root
+            for name, value, whole in _assigned(target.target, node.value):
+                self.bound_roots[name] = root if value is node.value else self._root_package(value)
+                if whole:
+                    self.values[name] = value
                 else:
-                    self.foreign_names.pop(target.target.value, None)
+                    self.values.pop(name, None)
+
+    def value_of(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """The value a name was assigned in this file, else the expression itself."""
+        if isinstance(node, cst.Name):
+            return self.values.get(node.value, node)
+        return node
 
     def _root_package(self, node: cst.BaseExpression) -> Optional[str]:
         while True:
@@ -232,8 +291,8 @@ class OpCheck(Check):
                     return name.split(".")[0]
                 node = node.value
             elif kind is cst.Name:
-                if node.value in self.foreign_names:
-                    return self.foreign_names[node.value]
+                if node.value in self.bound_roots:
+                    return self.bound_roots[node.value]
                 name = self.ctx.qualname(node)
                 return name.split(".")[0] if name else None
             else:
@@ -262,16 +321,21 @@ class OpCheck(Check):
 
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         for entry, shift in candidates:
-            if condition_holds(node, entry, shift, self.ctx.qualname) is not True:
+            if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of) is not True:
                 continue
             self.matched.add(entry["id"])
             if entry.get("device", "cuda") == "mps":
                 continue
-            if reported_at_calls(entry):
+            if reported_at_calls(entry) and (entry.get("phase") != "backward" or self.gradient_may_flow(node, entry, shift)):
                 self.ctx.defer(node, self.code, **OpCandidate(entry["id"]).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code).to_json())
+
+    def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
+        """Whether a backward-only op may be differentiated here (pass 2 still asks
+        whether the program differentiates at all)."""
+        return True
 
     def finish(self) -> None:
         if self.matched:
@@ -332,6 +396,66 @@ class TorchOps(OpCheck):
     code = "ND203"
     framework = "torch"
     switch = "torch"
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        grad = self.data(self.code)["no_gradient"]
+        self.no_grad_contexts = frozenset(grad["contexts"])
+        self.detach_methods = frozenset(grad["methods"])
+        self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
+        self.detached: List[set] = [set()]  # per enclosing function: names holding detached tensors
+
+    def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
+        return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
+
+    def visit_With(self, node: cst.With) -> None:
+        self.no_grad_depth += any(self._turns_off_grad(item.item) for item in node.items)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self.no_grad_depth -= any(self._turns_off_grad(item.item) for item in original_node.items)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.no_grad_depth += any(self._turns_off_grad(d.decorator) for d in node.decorators)
+        self.detached.append(set())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
+        self.detached.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """Track names holding detached tensors, judged when assigned (``y = y.float()``
+        keeps what ``y`` was)."""
+        names = [(name, self._is_detached(value) if whole else False)
+                 for target in node.targets for name, value, whole in _assigned(target.target, node.value)]
+        super().visit_Assign(node)
+        for name, detached in names:
+            (self.detached[-1].add if detached else self.detached[-1].discard)(name)
+
+    def _is_detached(self, node: cst.BaseExpression) -> bool:
+        """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
+        name assigned one."""
+        while True:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if node.func.attr.value in self.detach_methods:
+                    return True
+                node = node.func.value
+            elif isinstance(node, cst.Subscript):
+                node = node.value
+            else:
+                return isinstance(node, cst.Name) and node.value in self.detached[-1]
+
+    def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
+        """Not under ``torch.no_grad()`` / ``torch.inference_mode()``, and not on a
+        detached input.  A layer (``nn.ReflectionPad2d(...)``) gets its input when called."""
+        if entry["api"].rsplit(".", 1)[-1][:1].isupper():
+            return True
+        if self.no_grad_depth:
+            return False
+        if self.ctx.qualname(node.func) is None and isinstance(node.func, cst.Attribute):
+            subject: Optional[cst.BaseExpression] = node.func.value  # a tensor method
+        else:
+            subject = find_arg(node, None, 0)
+        return subject is None or not self._is_detached(subject)
 
 
 class TensorFlowOps(OpCheck):
