@@ -125,7 +125,7 @@ DATA: Dict[str, Table] = {
     }),
     "ND204": Table({
         "kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS,
-        "cpu_side": Table({"pipeline_methods": NAMES, "pipeline_keywords": NAMES}),
+        "cpu_side": Table({"pipeline_methods": NAMES, "pipeline_keywords": NAMES, "framework_hooks": NAMES}),
         "no_gradient": Table({"calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES}),
     }),
     "ND205": Table({

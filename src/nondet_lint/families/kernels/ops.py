@@ -39,6 +39,7 @@ from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred
+from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
 from nondet_lint.families.kernels.gpu import canonical, program_view
 from nondet_lint.names import dotted_name
@@ -205,16 +206,18 @@ def _assigned(
 # ---------------------------------------------------------------- pass 1 --------------
 @dataclass(frozen=True)
 class OpCandidate:
-    """A call of an op of the table (its deferred payload): its entry's id."""
+    """A call of an op of the table (its deferred payload): its entry's id, and the key of
+    the function it is in (``Parser._parse_train_data``; "" at module level)."""
 
     op: str
+    function: str = ""
 
     def to_json(self) -> Dict[str, Any]:
-        return {"op": self.op}
+        return {"op": self.op, "function": self.function}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
-        return cls(data.get("op", ""))
+        return cls(data.get("op", ""), data.get("function", ""))
 
 
 @dataclass(frozen=True)
@@ -327,7 +330,7 @@ class OpCheck(Check):
             if entry.get("device", "cuda") == "mps":
                 continue
             if reported_at_calls(entry) and (entry.get("phase") != "backward" or self.gradient_may_flow(node, entry, shift)):
-                self.ctx.defer(node, self.code, **OpCandidate(entry["id"]).to_json())
+                self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node)).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code).to_json())
@@ -336,6 +339,16 @@ class OpCheck(Check):
         """Whether a backward-only op may be differentiated here (pass 2 still asks
         whether the program differentiates at all)."""
         return True
+
+    def function_of(self, node: cst.Call) -> str:
+        """The function a candidate is in, when pass 2 needs it."""
+        return ""
+
+    @classmethod
+    def skipped(cls, project: Any, rules: RuleSet) -> Callable[[str, OpCandidate], bool]:
+        """Candidates pass 2 leaves out whatever the program (ND204: ops in ``tf.data``
+        functions wired up in another module)."""
+        return lambda path, candidate: False
 
     def finish(self) -> None:
         if self.matched:
@@ -356,9 +369,11 @@ class OpCheck(Check):
         version = view.target(cls.framework)
         kinds_text = rule.data.get("kinds", {})
         best: Dict[Tuple[str, int, int], Tuple[int, Finding]] = {}
+        skipped = cls.skipped(project, rules)
         for item in deferred:
-            entry = table.by_id.get(OpCandidate.from_json(item.payload).op)
-            if entry is None or not view.module_in_gpu_program(item.path):
+            candidate = OpCandidate.from_json(item.payload)
+            entry = table.by_id.get(candidate.op)
+            if entry is None or not view.module_in_gpu_program(item.path) or skipped(item.path, candidate):
                 continue  # spec: "in a GPU program", decided per program
             status = status_for(entry, version)
             if status is None or status.get("kind") not in KIND_PRIORITY:
@@ -473,6 +488,29 @@ class TensorFlowOps(OpCheck):
         self.cpu_side = CpuSide.from_rule_data(ctx.rules[self.code].data)
         self.pipeline = pipeline_functions(ctx.module, self.cpu_side)
         self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
+        if self.code in ctx.enabled:
+            facts = pipeline.collect(
+                ctx.module, self.cpu_side.pipeline_methods, self.cpu_side.pipeline_keywords, ctx.qualname, ctx.module_name,
+            )
+            ctx.facts[pipeline.FACT] = facts.to_json()
+
+    def function_of(self, node: cst.Call) -> str:
+        return pipeline.enclosing_function(self.ctx.parent, node)
+
+    @classmethod
+    def skipped(cls, project: Any, rules: RuleSet) -> Callable[[str, OpCandidate], bool]:
+        hooks = frozenset(rules[cls.code].data["cpu_side"].get("framework_hooks", []))
+        modules = [
+            (record.path, record.module_name, pipeline.PipelineFacts.from_json(record.facts[pipeline.FACT]))
+            for record in project if pipeline.FACT in record.facts
+        ]
+
+        def lookup(name: str) -> Optional[str]:
+            record = project.module(name)
+            return record.path if record is not None else None
+
+        index = pipeline.PipelineIndex(modules, hooks, lookup)
+        return lambda path, candidate: index.runs_in_pipeline(path, candidate.function)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.depth_on_cpu += node in self.pipeline
