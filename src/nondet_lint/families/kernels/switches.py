@@ -458,6 +458,17 @@ OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}
 
 
 # ---------------------------------------------------------------- TensorFlow threads --
+def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    found: List[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Calls())
+    return found
+
+
 class TensorFlowThreads(Check):
     """ND206: TF1 sessions with multi-threaded op pools in a program that seeds, and
     ``tf.config.threading.set_*_parallelism_threads(n)`` with n != 1 while op
@@ -477,12 +488,37 @@ class TensorFlowThreads(Check):
             self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
         elif name in data["session_calls"]:
             config = find_arg(node, "config", 2)
-            if config is None:
+            if config is None and not self._no_float_work(node):
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
         elif name in data["threading_calls"]:
             value = literal_value(find_arg(node, "num_threads", 0), self.ctx.qualname)
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
+
+    def _no_float_work(self, node: cst.Call) -> bool:
+        """``with tf.Session() as sess:`` whose body only runs initialisers and saves or
+        restores (a checkpoint converter): every use of ``sess`` is one the data lists."""
+        item = self.ctx.parent(node)
+        block = self.ctx.parent(item) if isinstance(item, cst.WithItem) else None
+        if not (isinstance(item, cst.WithItem) and isinstance(block, cst.With) and item.asname is not None):
+            return False
+        if not isinstance(item.asname.name, cst.Name):
+            return False
+        session = item.asname.name.value
+        allowed = self.data("ND206")["no_float_work"]
+        uses = 0
+        for call in _calls_in(block.body):
+            func = call.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == session:
+                uses += 1
+                runs = find_arg(call, "fetches", 0)
+                if func.attr.value != "run" or not isinstance(runs, cst.Call) or self.ctx.qualname(runs.func) not in allowed["runs"]:
+                    return False
+            elif any(isinstance(a.value, cst.Name) and a.value.value == session for a in call.args):
+                uses += 1
+                if not (isinstance(func, cst.Attribute) and func.attr.value in allowed["methods"]):
+                    return False
+        return uses > 0
 
     @staticmethod
     def _seeded(view: Any, project: Any, path: str) -> bool:
