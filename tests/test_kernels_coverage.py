@@ -202,8 +202,8 @@ def test_backward_only_torch_ops_under_no_grad_or_on_detached_inputs(lint):
         + GPU_TRAIN +
         "def update(output):\n"
         "    y_pred, y = output[0].detach(), output[1].detach()\n"
-        "    y_pred = y_pred.float()\n"
-        "    return F.pad(y_pred, [1, 1, 1, 1], mode='reflect')\n"
+        "    y_pred = F.pad(y_pred.float(), [1, 1, 1, 1], mode='reflect')\n"
+        "    return F.pad(y, [1, 1, 1, 1], mode='reflect')\n"
         "@torch.no_grad()\n"
         "def evaluate(x):\n"
         "    return F.pad(x, [1, 1, 1, 1], mode='reflect')\n"

@@ -437,12 +437,12 @@ class TorchOps(OpCheck):
         self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
         self.detached.pop()
 
-    def visit_Assign(self, node: cst.Assign) -> None:
-        """Track names holding detached tensors, judged when assigned (``y = y.float()``
-        keeps what ``y`` was)."""
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        """Track names holding detached tensors, once the value was walked (``y =
+        F.pad(y, ...)`` pads the detached ``y``), judged from what its names held before
+        (``y = y.float()`` keeps what ``y`` was)."""
         names = [(name, self._is_detached(value) if whole else False)
-                 for target in node.targets for name, value, whole in _assigned(target.target, node.value)]
-        super().visit_Assign(node)
+                 for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
         for name, detached in names:
             (self.detached[-1].add if detached else self.detached[-1].discard)(name)
 
