@@ -133,7 +133,15 @@ class _Collector(cst.CSTVisitor):
         ref = self.ref(value)
         return [ref] if ref is not None else []
 
-    # ---- calls
+    # ---- calls, and functions named without a call (``functools.partial(color_jitter, ...)``)
+    def visit_Name(self, node: cst.Name) -> None:
+        key = self._function()
+        if key is None:
+            return
+        ref = self.ref(node)
+        if ref is not None and ref != ("local", key):
+            self.functions[key][1].append(ref)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         key = self._function()
         if key is None or not isinstance(node.value, cst.Name) or node.value.value not in self.params.get(key, []):
