@@ -50,6 +50,21 @@ def test_an_explicit_import_after_the_star_import_wins(lint):
     assert found(lint({"train.py": source}), "ND201") == []
 
 
+def test_a_star_import_of_a_project_module_binds_what_it_imports(lint):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/common.py": "import torch\nimport torch.nn as nn\n",
+        "pkg/limited.py": "import torch\nimport numpy as np\n__all__ = ['np']\n",
+        "pkg/train.py": "from .common import *\n\ndef setup():\n    torch.backends.cudnn.benchmark = True\n",
+        "pkg/other.py": "from pkg.limited import *\n\ntorch.backends.cudnn.benchmark = True\n",
+    }
+    findings = [f for f in lint(files) if f.code == "ND201"]
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1, f.message) for f in findings] == [
+        ("train.py", 4, 5, BENCHMARK_MESSAGE),
+    ]
+    assert findings[0].fix is not None and findings[0].fix.edits[0].content == "False"
+
+
 def test_star_exports_include_other_tables_and_user_rule_files_add_more(lint, tmp_path):
     bindings = import_bindings(load_rules())
     assert bindings.star("fastai.text")["DataLoader"] == "torch.utils.data.DataLoader"  # 1.x, by inclusion

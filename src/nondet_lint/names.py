@@ -133,6 +133,17 @@ class ImportBindings:
 NO_BINDINGS = ImportBindings()
 
 
+def _literal_all(node: cst.BaseSmallStatement) -> Optional[FrozenSet[str]]:
+    """The names of ``__all__ = ["a", "b"]`` (a list or tuple of string literals)."""
+    if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
+        return None
+    target = node.targets[0].target
+    if not (isinstance(target, cst.Name) and target.value == "__all__" and isinstance(node.value, (cst.List, cst.Tuple))):
+        return None
+    names = [e.value.evaluated_value for e in node.value.elements if isinstance(e.value, cst.SimpleString)]
+    return frozenset(n for n in names if isinstance(n, str))
+
+
 class ImportMap:
     """Names bound by imports and top-level definitions of one module."""
 
@@ -143,6 +154,8 @@ class ImportMap:
         self.module_name = module_name
         self.aliases: Dict[str, str] = {}
         self.imported_modules: Set[str] = set()  # every module path imported, for pre-filters and indexes
+        # modules star-imported whose bindings no rule data knows (project modules): they may bind anything
+        self.unknown_stars: List[str] = []
         self._prefixes: Optional[Set[str]] = None  # their dotted prefixes (``mentions``)
         self.definitions: Dict[str, str] = {}
         for stmt in _statements(module.body):
@@ -166,9 +179,12 @@ class ImportMap:
                 base = bindings.module(base)
                 self.imported_modules.add(base)
                 if isinstance(stmt.names, cst.ImportStar):
-                    for bound, target in bindings.star(base).items():
+                    exported = bindings.star(base)
+                    for bound, target in exported.items():
                         self.aliases[bound] = target
                         self.imported_modules.add(target)
+                    if not exported:
+                        self.unknown_stars.append(base)
                     continue
                 for alias in stmt.names:
                     name = _module_dotted(alias.name)
@@ -178,12 +194,17 @@ class ImportMap:
                     target = bindings.module(f"{base}.{name}") if base else name
                     self.aliases[bound] = target
                     self.imported_modules.add(target)
+        # what ``from this_module import *`` exports, when ``__all__`` lists it literally
+        self.all_names: Optional[FrozenSet[str]] = None
         # top-level functions/classes and simple module aliases (``nn = torch.nn``)
         for stmt in module.body:
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.definitions[stmt.name.value] = f"{module_name}.{stmt.name.value}" if module_name else stmt.name.value
             elif isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
+                    listed = _literal_all(small)
+                    if listed is not None:
+                        self.all_names = listed
                     if (
                         isinstance(small, cst.Assign)
                         and len(small.targets) == 1
