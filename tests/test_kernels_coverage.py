@@ -328,3 +328,18 @@ def test_nd206_a_session_that_only_initialises_and_saves_does_no_float_work(lint
     findings = [f for f in lint({"train.py": source}) if f.code == "ND206"]
     assert [(f.line, f.col + 1) for f in findings] == [(11, 10)]
     assert findings[0].message.startswith("`tensorflow.Session` runs ops on multi-threaded CPU pools")
+
+
+def test_tf_scatter_adds_of_integer_values_are_exact(lint):
+    source = (
+        "import tensorflow as tf\n"
+        "def build(indices, mask, cost, batch, length, x):\n"
+        "    counts = tf.zeros_like(cost, dtype=tf.int32)\n"
+        "    counts = tf.tensor_scatter_nd_add(counts, indices, tf.cast(mask, counts.dtype))\n"
+        "    hot = tf.scatter_nd(indices, tf.ones(tf.shape(indices)[0], tf.float32), (batch, length))\n"
+        "    total = tf.zeros_like(cost)\n"
+        "    total = tf.tensor_scatter_nd_add(total, indices, x)\n"
+        "    return counts, hot, total\n"
+    )
+    config = {"target-versions": {"tensorflow": "2.15"}}
+    assert found(lint({"m.py": source}, config), "ND204") == [("m.py", "ND204", 7, 13)]

@@ -130,16 +130,27 @@ def condition_holds(
 
 
 def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname) -> bool:
-    """An integer literal, or a call the data lists as making integer-valued tensors."""
+    """An integer literal, a call the data lists as making integer-valued tensors, or one
+    that makes an integer tensor (``dtype=tf.int32``, ``tf.cast(x, tf.int32)``)."""
     if node is None:
         return False
     if isinstance(node, cst.Integer):
         return True
-    if isinstance(node, cst.Call):
-        if qualname(node.func) in exact.get("calls", []):
-            return True
-        return isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("methods", [])
-    return False
+    if not isinstance(node, cst.Call):
+        return False
+    name = qualname(node.func)
+    if name in exact.get("calls", []):
+        return True
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("methods", []):
+        return True
+    integer_dtypes = exact.get("integer_dtypes", [])
+    dtype = find_arg(node, "dtype", 1 if name in exact.get("casts", []) else None)
+    if dtype is None or not integer_dtypes:
+        return False
+    spelled = literal_value(dtype, qualname)
+    if not isinstance(spelled, str):
+        spelled = qualname(dtype) or ""
+    return spelled.rsplit(".", 1)[-1] in integer_dtypes
 
 
 def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname) -> bool:
@@ -264,8 +275,10 @@ class OpCheck(Check):
         self.matched: set = set()
 
     # names bound from other libraries are not this framework's tensors, and a name the
-    # file assigns is not the builtin it shadows (``input = torch.ones(3)``)
-    def visit_Assign(self, node: cst.Assign) -> None:
+    # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
+    # the value was walked (``m = tf.tensor_scatter_nd_add(m, ...)`` reads the earlier ``m``)
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        node = original_node
         root = self._root_package(node.value)
         for target in node.targets:
             for name, value, whole in _assigned(target.target, node.value):
@@ -445,6 +458,7 @@ class TorchOps(OpCheck):
                  for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
         for name, detached in names:
             (self.detached[-1].add if detached else self.detached[-1].discard)(name)
+        super().leave_Assign(original_node)
 
     def _is_detached(self, node: cst.BaseExpression) -> bool:
         """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
