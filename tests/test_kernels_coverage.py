@@ -343,3 +343,23 @@ def test_tf_scatter_adds_of_integer_values_are_exact(lint):
     )
     config = {"target-versions": {"tensorflow": "2.15"}}
     assert found(lint({"m.py": source}, config), "ND204") == [("m.py", "ND204", 7, 13)]
+
+
+def test_every_tf_compat_name_in_rule_data_has_its_tensorflow_twin():
+    """``import tensorflow.compat.v1 as tf`` resolves ``tf.X`` as ``tensorflow.X``: a table
+    listing only ``tensorflow.compat.v1.X`` would miss it (op tables map both through
+    their ``namespace_aliases``)."""
+    import json
+
+    rules = load_rules()
+    same_api = import_bindings(rules).same_api
+    missing = []
+    for rule in rules:
+        if "namespace_aliases" in rule.data:
+            continue
+        text = json.dumps(rule.data)
+        for module, target in same_api.items():
+            for name in set(text.split('"')):
+                if name.startswith(module + ".") and f'"{target}{name[len(module):]}"' not in text:
+                    missing.append((rule.code, name))
+    assert missing == []
