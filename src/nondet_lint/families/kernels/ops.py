@@ -101,16 +101,17 @@ def condition_holds(
         if node is None and has_star_args(call):
             return None
         value = literal_value(node, qualname)
+        assigned = value_of(node) if node is not None else None
         if "exact" in cond:
             # ``counts.index_add_(0, idx, torch.ones(n))``: integer-valued floats add
             # exactly in any order
-            if _evidently_exact(node if node is None else value_of(node), cond["exact"], qualname):
+            if _evidently_exact(assigned, cond["exact"], qualname):
                 return False
             continue
         if "unique" in cond:
             # ``out.index_add_(0, torch.arange(n), x)``: no two updates meet, nothing
             # accumulates
-            if _evidently_unique(node if node is None else value_of(node), cond["unique"], qualname):
+            if _evidently_unique(assigned, cond["unique"], qualname):
                 return False
             continue
         if "present" in cond:
