@@ -363,3 +363,42 @@ def test_every_tf_compat_name_in_rule_data_has_its_tensorflow_twin():
                 if name.startswith(module + ".") and f'"{target}{name[len(module):]}"' not in text:
                     missing.append((rule.code, name))
     assert missing == []
+
+
+def test_nd204_callables_held_in_attributes_are_followed(lint):
+    files = {
+        "proj/__init__.py": "",
+        "proj/labeler.py": (
+            "import tensorflow as tf\n"
+            "class Labeler:\n"
+            "    def __call__(self, grid, centers, values):\n"
+            "        return tf.tensor_scatter_nd_add(grid, centers, values)\n"
+            "class Unused:\n"
+            "    def __call__(self, grid, centers, values):\n"
+            "        return tf.tensor_scatter_nd_add(grid, centers, values)\n"
+        ),
+        "proj/parser.py": (
+            "import tensorflow as tf\n"
+            "from proj import labeler\n"
+            "class Parser:\n"
+            "    def __init__(self):\n"
+            "        self._label = labeler.Labeler()\n"
+            "        self._parse = self._parse_train\n"
+            "    def __call__(self, data):\n"
+            "        return self._parse(data)\n"
+            "    def _parse_train(self, data):\n"
+            "        return self._label(data['grid'], data['centers'], data['values'])\n"
+        ),
+        "proj/train.py": (
+            "import tensorflow as tf\n"
+            "from proj.parser import Parser\n"
+            "def main(files):\n"
+            "    ds = tf.data.TFRecordDataset(files).map(Parser())\n"
+            "    with tf.GradientTape() as tape:\n"
+            "        loss = model(ds)\n"
+            "if __name__ == '__main__':\n"
+            "    main(['a'])\n"
+        ),
+    }
+    findings = [f for f in lint(files, {"target-versions": {"tensorflow": "2.15"}}) if f.code == "ND204"]
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("labeler.py", 7, 16)]

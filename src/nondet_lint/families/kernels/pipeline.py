@@ -70,6 +70,10 @@ class _Collector(cst.CSTVisitor):
         self.attr_from_param: List[Tuple[str, str, str]] = []  # (attr, function key, parameter)
         self.local_calls: List[Tuple[str, str, int, cst.BaseExpression]] = []  # (caller, callee key, position, value)
         self.keywords: List[Tuple[str, Ref]] = []
+        # ``self.attr`` of a class holding a callable: ``self._label = Labeler(...)`` (its
+        # ``__call__``), ``self._parse = self._parse_train`` (that method)
+        self.attr_refs: Dict[Tuple[str, str], Ref] = {}
+        self.attr_calls: List[Tuple[str, str]] = []  # (method key, attr) for ``self.attr(...)``
 
     # ---- scopes
     def _key(self) -> str:
@@ -144,18 +148,38 @@ class _Collector(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         key = self._function()
-        if key is None or not isinstance(node.value, cst.Name) or node.value.value not in self.params.get(key, []):
+        if key is None:
             return
         for target in node.targets:
             attr = _self_attribute(target.target)
-            if attr is not None:
+            if attr is None:
+                continue
+            if isinstance(node.value, cst.Name) and node.value.value in self.params.get(key, []):
                 self.attr_from_param.append((attr, key, node.value.value))
+            held = self._held(node.value)
+            if held is not None:
+                self.attr_refs[(_owner(key), attr)] = held
+
+    def _held(self, value: cst.BaseExpression) -> Optional[Ref]:
+        """The callable a value is: an instance of a project class (its ``__call__``), or a
+        method of ``self``."""
+        method = _self_attribute(value)
+        if method is not None:
+            return ("method", method)
+        if isinstance(value, cst.Call):
+            made = self.ref(value.func)
+            if made is not None and made[0] == "qualified":
+                return ("qualified", f"{made[1]}.__call__")
+        return None
 
     def visit_Call(self, node: cst.Call) -> None:
         key = self._function()
         callee = self.ref(node.func)
         if key is not None and callee is not None:
             self.functions[key][1].append(callee)
+        attr = _self_attribute(node.func)
+        if key is not None and attr is not None:
+            self.attr_calls.append((key, attr))
         if callee is not None and callee[0] == "local":
             for position, arg in enumerate(a for a in node.args if a.keyword is None and not a.star):
                 if key is not None:
@@ -197,12 +221,21 @@ class _Collector(cst.CSTVisitor):
                 if attr in self.piped_attrs and (key, param) not in self.piped_params:
                     self.piped_params.add((key, param))
                     changed = True
+        for key, attr in self.attr_calls:
+            held = self.attr_refs.get((_owner(key), attr))
+            if held is not None:
+                self.functions[key][1].append(held)
         return PipelineFacts(
             {k: (m, tuple(dict.fromkeys(calls))) for k, (m, calls) in self.functions.items()},
             tuple(dict.fromkeys(self.roots)),
             tuple(sorted({param for _, param in self.piped_params})),
             tuple(dict.fromkeys(self.keywords)),
         )
+
+
+def _owner(key: str) -> str:
+    """The class part of a method's key (``Parser`` for ``Parser.__init__``)."""
+    return key.rsplit(".", 1)[0] if "." in key else ""
 
 
 def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
@@ -286,10 +319,12 @@ class PipelineIndex:
             facts = self.facts.get(path)
             if facts is None or (path, key) in reached:
                 continue
-            if key not in facts.functions:
-                key = f"{key}.__init__"  # a class: building it runs its ``__init__``
+            if key in facts.functions:
+                starts = [key]
+            else:  # a class: building it runs ``__init__``, a pipeline given it calls ``__call__``
+                starts = [f"{key}.__init__", f"{key}.__call__"]
             # the function and the functions defined inside it (closures it returns)
-            keys = [k for k in facts.functions if k == key or k.startswith(key + ".")]
+            keys = [k for k in facts.functions if any(k == start or k.startswith(start + ".") for start in starts)]
             for found in keys:
                 if (path, found) in reached:
                     continue
