@@ -402,3 +402,25 @@ def test_nd204_callables_held_in_attributes_are_followed(lint):
     }
     findings = [f for f in lint(files, {"target-versions": {"tensorflow": "2.15"}}) if f.code == "ND204"]
     assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("labeler.py", 7, 16)]
+
+
+def test_pipeline_facts_are_the_json_form_of_their_type():
+    import json
+
+    from nondet_lint.config import Config
+    from nondet_lint.engine import selected_codes
+    from nondet_lint.families.kernels.pipeline import FACT, PipelineFacts
+    from nondet_lint.fileanalysis import analyze_source
+    from nondet_lint.results import FileResult
+    from nondet_lint.source import decode_source
+
+    config, rules = Config(), load_rules()
+    result = analyze_source(
+        "proj/data/reader.py", decode_source(PIPELINE_FILES["proj/data/reader.py"].encode()), config, rules,
+        selected_codes(config, rules), "proj.data.reader",
+    )
+    stored = FileResult.from_dict(json.loads(json.dumps(result.to_dict()))).facts[FACT]
+    facts = PipelineFacts.from_json(stored)
+    assert facts.to_json() == stored
+    assert facts.parameters == ("fn", "parser_fn")
+    assert facts.functions["InputReader.read"] == (True, (("local", "_maybe_map"),))
