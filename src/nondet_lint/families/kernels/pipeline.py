@@ -72,7 +72,7 @@ class _Collector(cst.CSTVisitor):
         self.keywords: List[Tuple[str, Ref]] = []
         # ``self.attr`` of a class holding a callable: ``self._label = Labeler(...)`` (its
         # ``__call__``), ``self._parse = self._parse_train`` (that method)
-        self.attr_refs: Dict[Tuple[str, str], Ref] = {}
+        self.attr_refs: Dict[Tuple[str, str], List[Ref]] = {}  # every value assigned
         self.attr_calls: List[Tuple[str, str]] = []  # (method key, attr) for ``self.attr(...)``
 
     # ---- scopes
@@ -158,7 +158,7 @@ class _Collector(cst.CSTVisitor):
                 self.attr_from_param.append((attr, key, node.value.value))
             held = self._held(node.value)
             if held is not None:
-                self.attr_refs[(_owner(key), attr)] = held
+                self.attr_refs.setdefault((_owner(key), attr), []).append(held)
 
     def _held(self, value: cst.BaseExpression) -> Optional[Ref]:
         """The callable a value is: an instance of a project class (its ``__call__``), or a
@@ -222,9 +222,7 @@ class _Collector(cst.CSTVisitor):
                     self.piped_params.add((key, param))
                     changed = True
         for key, attr in self.attr_calls:
-            held = self.attr_refs.get((_owner(key), attr))
-            if held is not None:
-                self.functions[key][1].append(held)
+            self.functions[key][1].extend(self.attr_refs.get((_owner(key), attr), []))
         return PipelineFacts(
             {k: (m, tuple(dict.fromkeys(calls))) for k, (m, calls) in self.functions.items()},
             tuple(dict.fromkeys(self.roots)),
