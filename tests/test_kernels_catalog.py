@@ -84,8 +84,8 @@ def arguments(entry: Mapping[str, Any], leading: int) -> str:
     positional = [f"a{i}" for i in range(leading + entry.get("min_args", 0))]
     keywords = []
     for cond in entry.get("when", []):
-        if cond.get("negate") or "exact" in cond:
-            continue  # absent: the default does not match what is negated / is not exact
+        if cond.get("negate") or "exact" in cond or "unique" in cond:
+            continue  # absent: the default does not match what is negated / is not exact / unique
         if "present" in cond:
             if cond["present"]:
                 keywords.append(f"{cond['arg']}=w")

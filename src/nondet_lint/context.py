@@ -13,7 +13,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
-from nondet_lint.names import ImportMap, dotted_name
+from nondet_lint.names import ImportBindings, ImportMap, dotted_name
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Edit, Fix
 
@@ -92,6 +92,19 @@ def parameter_names(nodes: Iterable[cst.CSTNode]) -> FrozenSet[str]:
     return frozenset(names)
 
 
+_BINDINGS: Dict[int, Tuple[RuleSet, ImportBindings]] = {}
+
+
+def import_bindings(rules: RuleSet) -> ImportBindings:
+    """What imports bind beyond their spelling (``[ND000.data.imports]``), read once per
+    rule set (cached by identity: the rules of a run never change)."""
+    cached = _BINDINGS.get(id(rules))
+    if cached is None or cached[0] is not rules:
+        data = rules["ND000"].data.get("imports", {}) if "ND000" in rules else {}
+        cached = _BINDINGS[id(rules)] = (rules, ImportBindings.from_rule_data(data))
+    return cached[1]
+
+
 class FileContext:
     def __init__(
         self,
@@ -111,7 +124,7 @@ class FileContext:
         self.rules = rules
         self.config = config
         self.enabled = enabled
-        self.imports = ImportMap(module, module_name, is_package)
+        self.imports = ImportMap(module, module_name, is_package, import_bindings(rules))
         self.ancestors: List[cst.CSTNode] = []
         self.parents: Dict[int, cst.CSTNode] = {}
         # facts for the project index: one plain-data dict per analysis

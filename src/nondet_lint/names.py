@@ -6,12 +6,18 @@ imports are few and simple.  So a module's imports (anywhere in the file), its
 top-level definitions and simple module aliases (``nn = torch.nn``) are collected once,
 and a dotted name is resolved on demand.  Names bound as parameters of the enclosing
 functions shadow imports (``def f(random): random.choice(x)`` is not the stdlib).
+
+Some imports bind more than their spelling says (``ImportBindings``, from rule data): a
+star import of a framework's convenience module (``from fastai.vision.all import *``
+binds ``torch``, ``nn``, ``F``), and a module that is another module's API under a
+second path (``import tensorflow.compat.v1 as tf``: ``tf.Session`` is ``tensorflow.Session``).
 """
 
 from __future__ import annotations
 
 import builtins
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set
 
 import libcst as cst
 
@@ -87,13 +93,69 @@ def _is_compound(kind: type) -> bool:
     return found
 
 
+@dataclass(frozen=True)
+class ImportBindings:
+    """What imports of some modules bind (rule data ``[ND000.data.imports]``)."""
+
+    # module -> {name: qualified name}: what ``from module import *`` binds
+    star_exports: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # module path -> the module whose API it is (``tensorflow.compat.v1`` -> ``tensorflow``)
+    same_api: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_rule_data(cls, data: Mapping[str, Any]) -> "ImportBindings":
+        return cls(dict(data.get("star_exports", {})), dict(data.get("same_api", {})))
+
+    def star(self, module: str) -> Dict[str, str]:
+        """What ``from module import *`` binds: its table, with the tables it includes
+        (its ``"*"`` key names another module of the table)."""
+        bound: Dict[str, str] = {}
+        seen: Set[str] = set()
+        while module in self.star_exports and module not in seen:
+            seen.add(module)
+            table = self.star_exports[module]
+            for name, target in table.items():
+                if name != "*":
+                    bound.setdefault(name, target)
+            module = table.get("*", "")
+        return bound
+
+    def module(self, path: str) -> str:
+        """The module ``path`` is the API of (itself, or after its longest ``same_api`` prefix)."""
+        parts = path.split(".")
+        for end in range(len(parts), 0, -1):
+            target = self.same_api.get(".".join(parts[:end]))
+            if target is not None:
+                return ".".join([target, *parts[end:]])
+        return path
+
+
+NO_BINDINGS = ImportBindings()
+
+
+def _literal_all(node: cst.BaseSmallStatement) -> Optional[FrozenSet[str]]:
+    """The names of ``__all__ = ["a", "b"]`` (a list or tuple of string literals)."""
+    if not (isinstance(node, cst.Assign) and len(node.targets) == 1):
+        return None
+    target = node.targets[0].target
+    if not (isinstance(target, cst.Name) and target.value == "__all__" and isinstance(node.value, (cst.List, cst.Tuple))):
+        return None
+    names = [e.value.evaluated_value for e in node.value.elements if isinstance(e.value, cst.SimpleString)]
+    return frozenset(n for n in names if isinstance(n, str))
+
+
 class ImportMap:
     """Names bound by imports and top-level definitions of one module."""
 
-    def __init__(self, module: cst.Module, module_name: str = "", is_package: bool = False) -> None:
+    def __init__(
+        self, module: cst.Module, module_name: str = "", is_package: bool = False,
+        bindings: ImportBindings = NO_BINDINGS,
+    ) -> None:
         self.module_name = module_name
         self.aliases: Dict[str, str] = {}
         self.imported_modules: Set[str] = set()  # every module path imported, for pre-filters and indexes
+        # modules star-imported whose bindings no rule data knows (project modules): they may bind anything
+        self.unknown_stars: List[str] = []
         self._prefixes: Optional[Set[str]] = None  # their dotted prefixes (``mentions``)
         self.definitions: Dict[str, str] = {}
         for stmt in _statements(module.body):
@@ -103,7 +165,8 @@ class ImportMap:
                     full = _module_dotted(alias.name)
                     self.imported_modules.add(full)
                     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                        self.aliases[alias.asname.name.value] = full
+                        self.aliases[alias.asname.name.value] = bindings.module(full)
+                        self.imported_modules.add(bindings.module(full))
                     else:
                         root = full.split(".")[0]
                         self.aliases.setdefault(root, root)
@@ -113,21 +176,35 @@ class ImportMap:
                 if dots:
                     base = resolve_relative(module_name, is_package, dots, base)
                 self.imported_modules.add(base)
+                base = bindings.module(base)
+                self.imported_modules.add(base)
                 if isinstance(stmt.names, cst.ImportStar):
+                    exported = bindings.star(base)
+                    for bound, target in exported.items():
+                        self.aliases[bound] = target
+                        self.imported_modules.add(target)
+                    if not exported:
+                        self.unknown_stars.append(base)
                     continue
                 for alias in stmt.names:
                     name = _module_dotted(alias.name)
                     bound = name
                     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                         bound = alias.asname.name.value
-                    self.aliases[bound] = f"{base}.{name}" if base else name
-                    self.imported_modules.add(f"{base}.{name}" if base else name)
+                    target = bindings.module(f"{base}.{name}") if base else name
+                    self.aliases[bound] = target
+                    self.imported_modules.add(target)
+        # what ``from this_module import *`` exports, when ``__all__`` lists it literally
+        self.all_names: Optional[FrozenSet[str]] = None
         # top-level functions/classes and simple module aliases (``nn = torch.nn``)
         for stmt in module.body:
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self.definitions[stmt.name.value] = f"{module_name}.{stmt.name.value}" if module_name else stmt.name.value
             elif isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
+                    listed = _literal_all(small)
+                    if listed is not None:
+                        self.all_names = listed
                     if (
                         isinstance(small, cst.Assign)
                         and len(small.targets) == 1

@@ -5,7 +5,8 @@ imports ``torch``: names are resolved through the module's imports (``ctx.qualna
 never by spelling. Rule files declare this as ``requires`` (see ``ruledata``); a check
 runs on a file when one of its enabled rules has no ``requires``, or the file imports one
 of the required modules, or the file itself belongs to one of them (linting the
-library's own source, where its names resolve through local definitions).
+library's own source, where its names resolve through local definitions), or the file
+star-imports a module whose bindings only the project knows.
 
 Parsing is never skipped: the project analyses (entry points, calls between project
 modules) need every module, and ND000 must see every syntax error.
@@ -42,7 +43,9 @@ def check_requires(check: Type[Check], rules: RuleSet, enabled: FrozenSet[str]) 
 
 
 def wanted(requires: Optional[Tuple[str, ...]], imports: ImportMap, module_name: str) -> bool:
-    if requires is None:
+    """A module that star-imports a module no rule data describes may get any name from
+    it (``from .common import *`` where ``common`` imports torch): every check runs."""
+    if requires is None or imports.unknown_stars:
         return True
     top = module_name.split(".")[0]
     return top in requires or imports.mentions(*requires)

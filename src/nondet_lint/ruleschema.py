@@ -57,7 +57,8 @@ CONDITION = Map(Table({"given": bool, "in": List(SCALAR), "not_in": List(SCALAR)
 STATUS = Tables(Table({"kind": str, "versions": str, "advice": str, "report": str}))
 OP_WHEN = Tables(Table({
     "arg": str, "pos": int, "default": (bool, str), "in": List(SCALAR), "is": bool, "present": bool,
-    "negate": bool, "exact": Table({"calls": NAMES, "methods": NAMES}),
+    "negate": bool, "exact": Table({"calls": NAMES, "methods": NAMES, "casts": NAMES, "integer_dtypes": NAMES}),
+    "unique": Table({"calls": NAMES, "methods": NAMES, "keep": NAMES}),
 }))
 OPS = Tables(Table({
     "id": str, "api": str, "names": NAMES, "methods": NAMES, "generic_methods": NAMES, "source": str,
@@ -70,7 +71,7 @@ RNG_DATA: Dict[str, Schema] = {"consumers": NAMES, "rng": str}
 
 # ``data`` of each rule: the tables its check reads
 DATA: Dict[str, Table] = {
-    "ND000": Table({}),
+    "ND000": Table({"imports": Table({"star_exports": Map(Map(str)), "same_api": Map(str)})}),
     "ND101": Table({
         **RNG_DATA, "label": str, "seed_api": str, "seed_call": str,
         "restorers": Map(NAMES),
@@ -118,10 +119,13 @@ DATA: Dict[str, Table] = {
         }, frozenset({"prefix", "mode", "what", "advice"}))),
     }),
     "ND201": Table({"attributes": NAMES, "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int})}))}),
-    "ND203": Table({"foreign_roots": NAMES, "kinds": KINDS, "ops": OPS}),
+    "ND203": Table({
+        "foreign_roots": NAMES, "kinds": KINDS, "ops": OPS,
+        "no_gradient": Table({"contexts": NAMES, "methods": NAMES}),
+    }),
     "ND204": Table({
         "kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS,
-        "cpu_side": Table({"pipeline_methods": NAMES, "pipeline_keywords": NAMES}),
+        "cpu_side": Table({"pipeline_methods": NAMES, "pipeline_keywords": NAMES, "framework_hooks": NAMES}),
         "no_gradient": Table({"calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES}),
     }),
     "ND205": Table({
@@ -150,6 +154,7 @@ DATA: Dict[str, Table] = {
     "ND206": Table({
         "advice": Table({"session": str, "threading": str}), "config_calls": NAMES, "seed_calls": NAMES,
         "session_calls": NAMES, "thread_args": NAMES, "threading_calls": NAMES,
+        "no_float_work": Table({"runs": NAMES, "methods": NAMES}),
     }),
     "ND207": Table({
         "atomic_calls": Tables(Table({"names": NAMES, "value_name": str, "value_pos": int, "advice": str})),

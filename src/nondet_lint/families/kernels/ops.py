@@ -31,7 +31,7 @@ framework, and need the argument count the framework's signature requires.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -39,6 +39,7 @@ from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred
+from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
 from nondet_lint.families.kernels.gpu import canonical, program_view
 from nondet_lint.names import dotted_name
@@ -80,9 +81,19 @@ def op_table(data: Mapping[str, Any]) -> OpTable:
     return cached[1]
 
 
-def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualname) -> Optional[bool]:
+Values = Callable[[cst.BaseExpression], cst.BaseExpression]  # a name -> the value it was last assigned
+
+
+def _same(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node
+
+
+def condition_holds(
+    call: cst.Call, entry: Mapping[str, Any], shift: int, qualname, value_of: Values = _same,
+) -> Optional[bool]:
     """Whether the call meets the entry's ``when`` conditions: True, False, or None when a
-    value it depends on is computed at run time."""
+    value it depends on is computed at run time.  ``value_of`` looks through a name to
+    the value it was assigned (``idx = torch.arange(n)``)."""
     if len(call.args) - shift < entry.get("min_args", 0) and not has_star_args(call):
         return False
     for cond in entry.get("when", []):
@@ -90,10 +101,17 @@ def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualna
         if node is None and has_star_args(call):
             return None
         value = literal_value(node, qualname)
+        assigned = value_of(node) if node is not None else None
         if "exact" in cond:
             # ``counts.index_add_(0, idx, torch.ones(n))``: integer-valued floats add
             # exactly in any order
-            if _evidently_exact(node, cond["exact"], qualname):
+            if _evidently_exact(assigned, cond["exact"], qualname):
+                return False
+            continue
+        if "unique" in cond:
+            # ``out.index_add_(0, torch.arange(n), x)``: no two updates meet, nothing
+            # accumulates
+            if _evidently_unique(assigned, cond["unique"], qualname):
                 return False
             continue
         if "present" in cond:
@@ -113,16 +131,42 @@ def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualna
 
 
 def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname) -> bool:
-    """An integer literal, or a call the data lists as making integer-valued tensors."""
+    """An integer literal, a call the data lists as making integer-valued tensors, or one
+    that makes an integer tensor (``dtype=tf.int32``, ``tf.cast(x, tf.int32)``)."""
     if node is None:
         return False
     if isinstance(node, cst.Integer):
         return True
-    if isinstance(node, cst.Call):
-        if qualname(node.func) in exact.get("calls", []):
-            return True
-        return isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("methods", [])
-    return False
+    if not isinstance(node, cst.Call):
+        return False
+    name = qualname(node.func)
+    if name in exact.get("calls", []):
+        return True
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("methods", []):
+        return True
+    integer_dtypes = exact.get("integer_dtypes", [])
+    dtype = find_arg(node, "dtype", 1 if name in exact.get("casts", []) else None)
+    if dtype is None or not integer_dtypes:
+        return False
+    spelled = literal_value(dtype, qualname)
+    if not isinstance(spelled, str):
+        spelled = qualname(dtype) or ""
+    return spelled.rsplit(".", 1)[-1] in integer_dtypes
+
+
+def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname) -> bool:
+    """Indices that cannot repeat: a call the data lists as making distinct indices
+    (``torch.arange``, ``torch.randperm``), possibly moved or cast (``.cuda()``,
+    ``.long()``), or a literal list with a single index (``[[replica_id]]``)."""
+    if isinstance(node, cst.List):
+        return len(node.elements) == 1
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("keep", []):
+        node = node.func.value  # ``torch.arange(n).cuda()``
+    if not isinstance(node, cst.Call):
+        return False
+    if qualname(node.func) in unique.get("calls", []):
+        return True
+    return isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("methods", [])
 
 
 def reported_at_calls(entry: Mapping[str, Any]) -> bool:
@@ -154,19 +198,38 @@ def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional
     return None
 
 
+def _assigned(
+    target: cst.BaseExpression, value: cst.BaseExpression,
+) -> List[Tuple[str, cst.BaseExpression, bool]]:
+    """``(name, value, whole)`` for each name an assignment binds: ``a = v`` and, element
+    by element, ``a, b = u, v`` (``whole``: the name holds that value); a name unpacked
+    from anything else holds a part of the value (its package, not the value itself)."""
+    if isinstance(target, cst.Name):
+        return [(target.value, value, True)]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        elements = [e.value for e in target.elements]
+        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+            pairs = zip(elements, [e.value for e in value.elements])
+            return [bound for t, v in pairs for bound in _assigned(t, v)]
+        return [(e.value, value, False) for e in elements if isinstance(e, cst.Name)]
+    return []
+
+
 # ---------------------------------------------------------------- pass 1 --------------
 @dataclass(frozen=True)
 class OpCandidate:
-    """A call of an op of the table (its deferred payload): its entry's id."""
+    """A call of an op of the table (its deferred payload): its entry's id, and the key of
+    the function it is in (``Parser._parse_train_data``; "" at module level)."""
 
     op: str
+    function: str = ""
 
     def to_json(self) -> Dict[str, Any]:
-        return {"op": self.op}
+        return {"op": self.op, "function": self.function}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
-        return cls(data.get("op", ""))
+        return cls(data.get("op", ""), data.get("function", ""))
 
 
 @dataclass(frozen=True)
@@ -206,18 +269,31 @@ class OpCheck(Check):
         modules = ctx.rules["ND205"].data["frameworks"][self.framework]["modules"]
         self.framework_imported = ctx.imports.mentions(*modules)
         self.foreign_roots = frozenset(self.data(self.code).get("foreign_roots", []))
-        self.foreign_names: Dict[str, str] = {}
+        # names the file assigns: the package their value comes from (None: unknown), and
+        # the value (in walk order, the latest assignment wins)
+        self.bound_roots: Dict[str, Optional[str]] = {}
+        self.values: Dict[str, cst.BaseExpression] = {}
         self.matched: set = set()
 
-    # names bound from other libraries are not this framework's tensors
-    def visit_Assign(self, node: cst.Assign) -> None:
+    # names bound from other libraries are not this framework's tensors, and a name the
+    # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
+    # the value was walked (``m = tf.tensor_scatter_nd_add(m, ...)`` reads the earlier ``m``)
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        node = original_node
         root = self._root_package(node.value)
         for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                if root in self.foreign_roots:
-                    self.foreign_names[target.target.value] = root
+            for name, value, whole in _assigned(target.target, node.value):
+                self.bound_roots[name] = root if value is node.value else self._root_package(value)
+                if whole:
+                    self.values[name] = value
                 else:
-                    self.foreign_names.pop(target.target.value, None)
+                    self.values.pop(name, None)
+
+    def value_of(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """The value a name was assigned in this file, else the expression itself."""
+        if isinstance(node, cst.Name):
+            return self.values.get(node.value, node)
+        return node
 
     def _root_package(self, node: cst.BaseExpression) -> Optional[str]:
         while True:
@@ -232,8 +308,8 @@ class OpCheck(Check):
                     return name.split(".")[0]
                 node = node.value
             elif kind is cst.Name:
-                if node.value in self.foreign_names:
-                    return self.foreign_names[node.value]
+                if node.value in self.bound_roots:
+                    return self.bound_roots[node.value]
                 name = self.ctx.qualname(node)
                 return name.split(".")[0] if name else None
             else:
@@ -262,16 +338,31 @@ class OpCheck(Check):
 
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         for entry, shift in candidates:
-            if condition_holds(node, entry, shift, self.ctx.qualname) is not True:
+            if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of) is not True:
                 continue
             self.matched.add(entry["id"])
             if entry.get("device", "cuda") == "mps":
                 continue
-            if reported_at_calls(entry):
-                self.ctx.defer(node, self.code, **OpCandidate(entry["id"]).to_json())
+            if reported_at_calls(entry) and (entry.get("phase") != "backward" or self.gradient_may_flow(node, entry, shift)):
+                self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node)).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code).to_json())
+
+    def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
+        """Whether a backward-only op may be differentiated here (pass 2 still asks
+        whether the program differentiates at all)."""
+        return True
+
+    def function_of(self, node: cst.Call) -> str:
+        """The function a candidate is in, when pass 2 needs it."""
+        return ""
+
+    @classmethod
+    def skipped(cls, project: Any, rules: RuleSet) -> Callable[[str, OpCandidate], bool]:
+        """Candidates pass 2 leaves out whatever the program (ND204: ops in ``tf.data``
+        functions wired up in another module)."""
+        return lambda path, candidate: False
 
     def finish(self) -> None:
         if self.matched:
@@ -292,9 +383,11 @@ class OpCheck(Check):
         version = view.target(cls.framework)
         kinds_text = rule.data.get("kinds", {})
         best: Dict[Tuple[str, int, int], Tuple[int, Finding]] = {}
+        skipped = cls.skipped(project, rules)
         for item in deferred:
-            entry = table.by_id.get(OpCandidate.from_json(item.payload).op)
-            if entry is None or not view.module_in_gpu_program(item.path):
+            candidate = OpCandidate.from_json(item.payload)
+            entry = table.by_id.get(candidate.op)
+            if entry is None or not view.module_in_gpu_program(item.path) or skipped(item.path, candidate):
                 continue  # spec: "in a GPU program", decided per program
             status = status_for(entry, version)
             if status is None or status.get("kind") not in KIND_PRIORITY:
@@ -333,6 +426,67 @@ class TorchOps(OpCheck):
     framework = "torch"
     switch = "torch"
 
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        grad = self.data(self.code)["no_gradient"]
+        self.no_grad_contexts = frozenset(grad["contexts"])
+        self.detach_methods = frozenset(grad["methods"])
+        self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
+        self.detached: List[set] = [set()]  # per enclosing function: names holding detached tensors
+
+    def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
+        return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
+
+    def visit_With(self, node: cst.With) -> None:
+        self.no_grad_depth += any(self._turns_off_grad(item.item) for item in node.items)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self.no_grad_depth -= any(self._turns_off_grad(item.item) for item in original_node.items)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.no_grad_depth += any(self._turns_off_grad(d.decorator) for d in node.decorators)
+        self.detached.append(set())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
+        self.detached.pop()
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        """Track names holding detached tensors, once the value was walked (``y =
+        F.pad(y, ...)`` pads the detached ``y``), judged from what its names held before
+        (``y = y.float()`` keeps what ``y`` was)."""
+        names = [(name, self._is_detached(value) if whole else False)
+                 for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
+        for name, detached in names:
+            (self.detached[-1].add if detached else self.detached[-1].discard)(name)
+        super().leave_Assign(original_node)
+
+    def _is_detached(self, node: cst.BaseExpression) -> bool:
+        """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
+        name assigned one."""
+        while True:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                if node.func.attr.value in self.detach_methods:
+                    return True
+                node = node.func.value
+            elif isinstance(node, cst.Subscript):
+                node = node.value
+            else:
+                return isinstance(node, cst.Name) and node.value in self.detached[-1]
+
+    def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
+        """Not under ``torch.no_grad()`` / ``torch.inference_mode()``, and not on a
+        detached input.  A layer (``nn.ReflectionPad2d(...)``) gets its input when called."""
+        if entry["api"].rsplit(".", 1)[-1][:1].isupper():
+            return True
+        if self.no_grad_depth:
+            return False
+        if self.ctx.qualname(node.func) is None and isinstance(node.func, cst.Attribute):
+            subject: Optional[cst.BaseExpression] = node.func.value  # a tensor method
+        else:
+            subject = find_arg(node, None, 0)
+        return subject is None or not self._is_detached(subject)
+
 
 class TensorFlowOps(OpCheck):
     """ND204: TensorFlow ops that are non-deterministic on GPU in the target version."""
@@ -349,6 +503,29 @@ class TensorFlowOps(OpCheck):
         self.cpu_side = CpuSide.from_rule_data(ctx.rules[self.code].data)
         self.pipeline = pipeline_functions(ctx.module, self.cpu_side)
         self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
+        if self.code in ctx.enabled:
+            facts = pipeline.collect(
+                ctx.module, self.cpu_side.pipeline_methods, self.cpu_side.pipeline_keywords, ctx.qualname, ctx.module_name,
+            )
+            ctx.facts[pipeline.FACT] = facts.to_json()
+
+    def function_of(self, node: cst.Call) -> str:
+        return pipeline.enclosing_function(self.ctx.parent, node)
+
+    @classmethod
+    def skipped(cls, project: Any, rules: RuleSet) -> Callable[[str, OpCandidate], bool]:
+        hooks = frozenset(rules[cls.code].data["cpu_side"].get("framework_hooks", []))
+        modules = [
+            (record.path, record.module_name, pipeline.PipelineFacts.from_json(record.facts[pipeline.FACT]))
+            for record in project if pipeline.FACT in record.facts
+        ]
+
+        def lookup(name: str) -> Optional[str]:
+            record = project.module(name)
+            return record.path if record is not None else None
+
+        index = pipeline.PipelineIndex(modules, hooks, lookup)
+        return lambda path, candidate: index.runs_in_pipeline(path, candidate.function)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.depth_on_cpu += node in self.pipeline

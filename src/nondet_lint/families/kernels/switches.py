@@ -23,6 +23,7 @@ from nondet_lint.families.kernels import ops as kernel_ops
 from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, program_view
 from nondet_lint.families.kernels.ops import FACT as OPS_FACT, ImplicitOp, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
+from nondet_lint.names import dotted_name
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import UNSAFE, Finding, Fix, Related
 
@@ -91,9 +92,30 @@ class ThreadsCandidate:
         return cls(ThreadPool(data["kind"]), data["api"])
 
 
+STAR_FACT = "star_bindings"
+
+
+@dataclass(frozen=True)
+class StarCandidate:
+    """An ND201 candidate whose root name may come from a star import of project modules
+    (its deferred payload): the dotted spelling and the modules star-imported."""
+
+    spelled: str
+    modules: Tuple[str, ...]
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"spelled": self.spelled, "modules": list(self.modules)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "StarCandidate":
+        return cls(data["spelled"], tuple(data["modules"]))
+
+
 class CudnnBenchmark(Check):
-    """ND201: ``torch.backends.cudnn.benchmark = True`` (also through aliases), and the
-    calls that set it: ``cudnn.flags(benchmark=True)``, Lightning ``Trainer(benchmark=True)``."""
+    """ND201: ``torch.backends.cudnn.benchmark = True`` (also through aliases and star
+    imports), and the calls that set it: ``cudnn.flags(benchmark=True)``, Lightning
+    ``Trainer(benchmark=True)``.  A name bound by a star import of a project module is
+    resolved in pass 2, from what that module binds (its ``star_bindings`` fact)."""
 
     codes = ("ND201",)
 
@@ -106,6 +128,43 @@ class CudnnBenchmark(Check):
             if name in attributes:
                 fix = self.ctx.fix("ND201", [NodeEdit(node.value, "False")])
                 self.ctx.report(target.target, "ND201", fix=fix, setting=f"`{name} = True`")
+            elif name is None and self.ctx.imports.unknown_stars:
+                spelled = dotted_name(target.target)
+                if spelled is not None and any(a.endswith("." + spelled.split(".", 1)[-1]) for a in attributes):
+                    fix = self.ctx.fix("ND201", [NodeEdit(node.value, "False")])
+                    candidate = StarCandidate(spelled, tuple(self.ctx.imports.unknown_stars))
+                    self.ctx.defer(target.target, "ND201", fix=fix, **candidate.to_json())
+
+    def finish(self) -> None:
+        """What a star import of this module binds, for the names ND201 resolves (those
+        of the packages its data names): ``{"torch": "torch", "cudnn": "torch.backends.cudnn"}``."""
+        data = self.data("ND201")
+        roots = {name.split(".")[0] for name in data["attributes"]}
+        exported = self.ctx.imports.all_names
+        bound = {
+            name: target for name, target in self.ctx.imports.aliases.items()
+            if target.split(".")[0] in roots and not name.startswith("_") and (exported is None or name in exported)
+        }
+        if bound:
+            self.ctx.facts[STAR_FACT] = bound
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
+        rule = rules["ND201"]
+        attributes = rule.data["attributes"]
+        findings = []
+        for item in deferred:
+            candidate = StarCandidate.from_json(item.payload)
+            root, _, rest = candidate.spelled.partition(".")
+            for module in candidate.modules:
+                record = project.module(module)
+                target = record.facts.get(STAR_FACT, {}).get(root) if record is not None else None
+                name = f"{target}.{rest}" if target and rest else target
+                if name in attributes:
+                    message = rule.format_message(setting=f"`{name} = True`")
+                    findings.append(Finding(item.path, item.line, item.col, "ND201", message, item.end_line, item.end_col, item.fix))
+                    break
+        return findings
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
@@ -458,6 +517,17 @@ OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}
 
 
 # ---------------------------------------------------------------- TensorFlow threads --
+def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    found: List[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, call: cst.Call) -> None:
+            found.append(call)
+
+    node.visit(_Calls())
+    return found
+
+
 class TensorFlowThreads(Check):
     """ND206: TF1 sessions with multi-threaded op pools in a program that seeds, and
     ``tf.config.threading.set_*_parallelism_threads(n)`` with n != 1 while op
@@ -477,12 +547,37 @@ class TensorFlowThreads(Check):
             self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
         elif name in data["session_calls"]:
             config = find_arg(node, "config", 2)
-            if config is None:
+            if config is None and not self._no_float_work(node):
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
         elif name in data["threading_calls"]:
             value = literal_value(find_arg(node, "num_threads", 0), self.ctx.qualname)
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
+
+    def _no_float_work(self, node: cst.Call) -> bool:
+        """``with tf.Session() as sess:`` whose body only runs initialisers and saves or
+        restores (a checkpoint converter): every use of ``sess`` is one the data lists."""
+        item = self.ctx.parent(node)
+        block = self.ctx.parent(item) if isinstance(item, cst.WithItem) else None
+        if not (isinstance(item, cst.WithItem) and isinstance(block, cst.With) and item.asname is not None):
+            return False
+        if not isinstance(item.asname.name, cst.Name):
+            return False
+        session = item.asname.name.value
+        allowed = self.data("ND206")["no_float_work"]
+        uses = 0
+        for call in _calls_in(block.body):
+            func = call.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == session:
+                uses += 1
+                runs = find_arg(call, "fetches", 0)
+                if func.attr.value != "run" or not isinstance(runs, cst.Call) or self.ctx.qualname(runs.func) not in allowed["runs"]:
+                    return False
+            elif any(isinstance(a.value, cst.Name) and a.value.value == session for a in call.args):
+                uses += 1
+                if not (isinstance(func, cst.Attribute) and func.attr.value in allowed["methods"]):
+                    return False
+        return uses > 0
 
     @staticmethod
     def _seeded(view: Any, project: Any, path: str) -> bool:
