@@ -201,5 +201,5 @@ def analyze_notebook(
                 result.findings[:0] = [error for _, error in broken]
     result.cells = [span.to_list() for span in program.cells]
     if result.parsed:
-        result.facts[notebooks.CELLS_FACT] = result.cells
+        result.facts.put(notebooks.NotebookCells(program.cells))
     return result

@@ -19,14 +19,13 @@ from nondet_lint.analysis.dataflow import last_name, literal_strings, statement_
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
 from nondet_lint.analysis.values import IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, module_constants
 from nondet_lint.check import Check
+from nondet_lint.facts import ModuleFact
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
 from nondet_lint.types import Finding
 from nondet_lint.walk import children
 from nondet_lint.ruledata import RuleSet
 
-CONSTANTS_FACT = "data_constants"
-FOLDER_FACT = "data_folder_params"  # {function or class: {"param", "position", "api"}}
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _TAG = re.compile(r"^v?\d+(\.\d+)*([.+-][0-9A-Za-z.]+)?$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -45,6 +44,49 @@ def _arg(call: cst.Call, spec: Mapping[str, Any]) -> Optional[cst.BaseExpression
     return found.value if found is not None else None
 
 
+@dataclass(frozen=True)
+class StringConstants(ModuleFact):
+    """A module's top-level string constants (``values.module_constants``), for the ND303 /
+    ND304 candidates of modules that import them."""
+
+    key = "data_constants"
+
+    values: Mapping[str, Optional[str]]  # name -> its text, None for ``NAME = None``
+
+    def to_json(self) -> Dict[str, Any]:
+        return dict(self.values)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "StringConstants":
+        return cls(dict(data))
+
+
+@dataclass(frozen=True)
+class FolderParam:
+    """The argument of a function or class that it lists as a data folder (ND304)."""
+
+    param: str  # its name
+    position: Optional[int]  # its position among the positional arguments, None if keyword-only
+    api: str  # the listing call it reaches, shown in the message
+
+
+@dataclass(frozen=True)
+class DataFolderParams(ModuleFact):
+    """The module's top-level functions and classes that list a folder they are given, by
+    name: other modules that call them with a fixed folder are judged in pass 2."""
+
+    key = "data_folder_params"
+
+    params: Mapping[str, FolderParam]
+
+    def to_json(self) -> Dict[str, Any]:
+        return {name: asdict(param) for name, param in self.params.items()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "DataFolderParams":
+        return cls({name: FolderParam(spec["param"], spec["position"], spec["api"]) for name, spec in data.items()})
+
+
 def _text_dict(text: Text) -> Dict[str, Any]:
     return asdict(text)
 
@@ -54,7 +96,8 @@ def _looked_up(text: Mapping[str, Any], project: Any) -> Text:
     if text["kind"] != IMPORTED:
         return Text(text["kind"], text["value"], text["module"], text["name"], tuple(text["fragments"]))
     record = project.module(text["module"]) if project is not None else None
-    constants = record.facts.get(CONSTANTS_FACT, {}) if record is not None else {}
+    stored = record.facts.get(StringConstants) if record is not None else None
+    constants = stored.values if stored is not None else {}
     if text["name"] not in constants:
         return Text(UNKNOWN)
     value = constants[text["name"]]
@@ -67,7 +110,7 @@ class ModuleConstants(Check):
     def finish(self) -> None:
         constants = module_constants(self.ctx.module)
         if constants:
-            self.ctx.facts[CONSTANTS_FACT] = constants
+            self.ctx.facts.put(StringConstants(constants))
 
 
 # ---- ND303 ------------------------------------------------------------------------------
@@ -459,7 +502,9 @@ class DirectoryDataset(Check):
             name = owner.name.value  # type: ignore[union-attr]
         if (method and function.name.value == "__init__" and self._top_level(owner)) or (not method and self._top_level(function)):
             # other modules that call it are judged in pass 2
-            self.ctx.facts.setdefault(FOLDER_FACT, {})[name] = {"param": param, "position": position, "api": api}
+            known = self.ctx.facts.get(DataFolderParams)
+            params = {**(known.params if known is not None else {}), name: FolderParam(param, position, api)}
+            self.ctx.facts.put(DataFolderParams(params))
         for site in dctx.call_sites(function):
             given = call_arg(site, position, param)
             if given is not None:
@@ -596,14 +641,15 @@ def _imported_folder(project: Any, candidate: ImportedFolderCandidate) -> Option
     if record is None:
         return None
     name = candidate.name
-    spec = record.facts.get(FOLDER_FACT, {}).get(name)
+    folders = record.facts.get(DataFolderParams)
+    spec = folders.params.get(name) if folders is not None else None
     if spec is None:
         return None
     arguments = candidate.arguments
-    argument = arguments.get(spec["param"]) or (arguments.get(str(spec["position"])) if spec["position"] is not None else None)
+    argument = arguments.get(spec.param) or (arguments.get(str(spec.position)) if spec.position is not None else None)
     if argument is None:
         return None
-    return f"{name} -> {spec['api']}", argument
+    return f"{name} -> {spec.api}", argument
 
 
 def _extensions(text: str) -> List[str]:

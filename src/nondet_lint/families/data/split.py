@@ -23,18 +23,18 @@ from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
 from nondet_lint.check import Check
 from nondet_lint.context import NodeEdit
+from nondet_lint.facts import ModuleFact
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
 from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
 
-SEEDING_FACT = "data_seeding"
-
-
 @dataclass(frozen=True)
-class DataSeedingFacts:
-    """What pass 1 records about one module for the split and order rules
-    (``facts["data_seeding"]`` is its JSON form, left out when both are empty)."""
+class DataSeedingFacts(ModuleFact):
+    """What pass 1 records about one module for the split and order rules (left out when
+    both are empty)."""
+
+    key = "data_seeding"
 
     seeded: Tuple[str, ...] = ()  # the global RNGs the module seeds somewhere
     tf_determinism: bool = False  # it turns on TensorFlow op determinism
@@ -74,8 +74,8 @@ def _is_zero(expr: Optional[cst.BaseExpression]) -> bool:
 
 class SeedingFacts(Check):
     """Records which global RNGs the module seeds anywhere, and whether it turns on
-    TensorFlow op determinism (``analysis.switches``, as the kernel rules see it):
-    ``facts["data_seeding"] = {"seeded": [...], "tf_determinism": bool}``."""
+    TensorFlow op determinism (``analysis.switches``, as the kernel rules see it): its
+    ``DataSeedingFacts``."""
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
@@ -102,7 +102,7 @@ class SeedingFacts(Check):
     def finish(self) -> None:
         determinism = self.switches.is_set(TENSORFLOW)
         if self.seeded or determinism:
-            self.ctx.facts[SEEDING_FACT] = DataSeedingFacts(tuple(sorted(self.seeded)), determinism).to_json()
+            self.ctx.facts.put(DataSeedingFacts(tuple(sorted(self.seeded)), determinism))
 
 
 @dataclass(frozen=True)
@@ -141,8 +141,7 @@ def project_seeding(project: Any) -> Tuple[Set[str], bool]:
     """RNGs some module of the project seeds, and whether any turns on op determinism."""
     seeded: Set[str] = set()
     determinism = False
-    for stored in project.facts(SEEDING_FACT) if project is not None else ():
-        fact = DataSeedingFacts.from_json(stored)
+    for fact in project.facts(DataSeedingFacts) if project is not None else ():
         seeded.update(fact.seeded)
         determinism = determinism or fact.tf_determinism
     return seeded, determinism

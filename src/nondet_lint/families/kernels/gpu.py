@@ -9,7 +9,7 @@ Triton); TensorFlow and JAX programs use the GPU by default unless the config sa
 ``CUBLAS_WORKSPACE_CONFIG``, and helpers that set them) are recorded where they are set,
 so that an op in ``model.py`` is judged by the switches ``train.py`` turns on.
 
-Pass 1 (``GpuFacts``) records, per module, plain data under ``facts["gpu"]``.  Pass 2
+Pass 1 (``GpuFacts``) records, per module, its ``GpuModuleFacts``.  Pass 2
 (``ProgramView``) joins them along the project's imports: each entry point's *program* is
 the modules it imports, transitively.  What counts as a switch, a GPU selection or a
 training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not code.
@@ -29,17 +29,18 @@ from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, v
 from nondet_lint.versions import Version, allowed_versions, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
+from nondet_lint.facts import ModuleFact
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
 
-FACT = "gpu"
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
 
 @dataclass(frozen=True)
-class GpuModuleFacts:
-    """What pass 1 records about one module for the kernel rules (``facts["gpu"]`` is its
-    JSON form)."""
+class GpuModuleFacts(ModuleFact):
+    """What pass 1 records about one module for the kernel rules."""
+
+    key = "gpu"
 
     frameworks: Tuple[str, ...] = ()  # frameworks the module imports (rule data's names)
     selects_gpu: Optional[str] = None  # how it selects a GPU, shown in messages
@@ -209,7 +210,7 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 
 # ---------------------------------------------------------------- pass 1: the facts ---
 class GpuFacts(Check):
-    """Records ``facts["gpu"]``: frameworks used, GPU selection, switches set,
+    """Records the module's ``GpuModuleFacts``: frameworks used, GPU selection, switches set,
     differentiation (training code), and the modules imported (for program closures)."""
 
     def __init__(self, ctx: Any) -> None:
@@ -314,7 +315,7 @@ class GpuFacts(Check):
             framework for framework, spec in self.frameworks.items()
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
-        self.ctx.facts[FACT] = GpuModuleFacts(
+        self.ctx.facts.put(GpuModuleFacts(
             frameworks=tuple(used),
             selects_gpu=self.selects,
             switches=dict(sorted(self.switches.state.items())),
@@ -326,13 +327,13 @@ class GpuFacts(Check):
             )),
             evaluates=self.evaluates,
             saves_model=self.saves_model,
-        ).to_json()
+        ))
 
 
 # ---------------------------------------------------------------- pass 2: the view ----
 class _ScopeSummary:
     """Frameworks, switches (``ON`` wins over ``MAYBE``), seeding and differentiation of
-    a set of modules' ``facts["gpu"]``."""
+    a set of modules' ``GpuModuleFacts``."""
 
     def __init__(self, facts: Iterable[GpuModuleFacts]) -> None:
         self.frameworks: Set[str] = set()
@@ -359,7 +360,7 @@ class ProgramView:
         self.project = project
         self.data = data
         self.records = {record.path: record for record in project}
-        self.facts = {path: GpuModuleFacts.from_json(record.facts.get(FACT, {})) for path, record in self.records.items()}
+        self.facts = {path: record.facts.get(GpuModuleFacts) or GpuModuleFacts() for path, record in self.records.items()}
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
         self.edges = {path: self._imports_of(path) for path in self.records}
         self.closures = {path: self._closure(path) for path in self.entries}

@@ -15,7 +15,7 @@ it (``kind``):
 ``index_add_``), ``program`` (convolutions and implicit backward passes: the missing
 switch, ND205, covers them) or ``none`` (a source lists it but its condition cannot
 be seen statically; kept so the data stays complete).  Every match is recorded in the
-module's facts (``facts["kernel_ops"]``), whatever its report.
+module's ``KernelOps`` facts, whatever its report.
 
 Pass 1 matches calls and defers the ``call`` entries; pass 2 decides with the project's
 facts: is it a GPU program, the target version, the switches of the programs the module
@@ -39,14 +39,31 @@ from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred
+from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
 from nondet_lint.families.kernels.gpu import canonical, program_view
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
 
-FACT = "kernel_ops"
 KIND_PRIORITY = {"raises": 0, "unfixed": 1, "switch": 2}
+
+
+@dataclass(frozen=True)
+class KernelOps(ModuleFact):
+    """The ops of the rule tables a module calls, by rule code (op ids, sorted): ND205
+    names the ones that would raise with the switch on in the program that runs them."""
+
+    key = "kernel_ops"
+
+    by_code: Mapping[str, Tuple[str, ...]]
+
+    def to_json(self) -> Dict[str, Any]:
+        return {code: list(ops) for code, ops in self.by_code.items()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "KernelOps":
+        return cls({code: tuple(ops) for code, ops in data.items()})
 
 
 # ---------------------------------------------------------------- the tables ----------
@@ -275,8 +292,9 @@ class OpCheck(Check):
 
     def finish(self) -> None:
         if self.matched:
-            found = self.ctx.facts.setdefault(FACT, {})
-            found[self.code] = sorted(self.matched)
+            known = self.ctx.facts.get(KernelOps)
+            by_code = {**(known.by_code if known is not None else {}), self.code: tuple(sorted(self.matched))}
+            self.ctx.facts.put(KernelOps(by_code))
 
     # ------------------------------------------------------------ pass 2 --------------
     switch: ClassVar[str] = ""  # the switch id that makes "switch" entries deterministic

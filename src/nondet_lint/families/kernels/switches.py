@@ -13,15 +13,16 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set,
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, entry_facts, is_entry_point
+from nondet_lint.analysis.entrypoints import entry_facts, is_entry_point
 from nondet_lint.analysis.switches import value_in
 from nondet_lint.versions import Version, format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
+from nondet_lint.facts import FileFacts
 from nondet_lint.families.kernels import ops as kernel_ops
 from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, program_view
-from nondet_lint.families.kernels.ops import FACT as OPS_FACT, ImplicitOp, op_table, status_for
+from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import UNSAFE, Finding, Fix, Related
@@ -167,7 +168,7 @@ class ProgramSwitches(Check):
 
     @classmethod
     def runs_on(cls, ctx: Any) -> bool:
-        return is_entry_point({ENTRY_FACT: entry_facts(ctx)})
+        return is_entry_point(FileFacts((entry_facts(ctx),)))
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
@@ -359,7 +360,8 @@ def raising_ops(view: Any, entry: str, framework: str, rules: RuleSet) -> List[T
     differentiates = view.differentiates(program)
     found: Dict[str, List[Version]] = {}
     for path in sorted(program):
-        for op_id in view.records[path].facts.get(OPS_FACT, {}).get(code, []):
+        ops = view.records[path].facts.get(KernelOps)
+        for op_id in ops.by_code.get(code, ()) if ops is not None else ():
             op = table.by_id.get(op_id)
             if op is None or op.get("device") == "mps" or (op.get("phase") == "backward" and not differentiates):
                 continue

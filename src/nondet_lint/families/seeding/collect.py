@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
+from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
@@ -38,7 +38,7 @@ from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import Event, compact
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
+from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
@@ -47,7 +47,7 @@ _MISSING = object()
 
 
 class Collector(Check):
-    """Builds ``facts["seeding"]`` for one module; subclasses decide what to report.
+    """Builds the ``ModuleSeeding`` of one module; subclasses decide what to report.
 
     It walks scopes and guards itself (``WalkPosition``) and hands values that vary per
     run to ``ValueFlow`` and the calls of the rule tables to ``CallSites``; the candidates
@@ -629,7 +629,7 @@ class Collector(Check):
             option_blocks=(option_blocks(self.ctx, self.t, self.fns) or {}) if is_entry else {},
         )
         compact(self.fns, self.modq, self.classes, self.outside)
-        self.ctx.facts[FACT] = facts.to_json()
+        self.ctx.facts.put(facts)
         self._emit()
 
     def _emit(self) -> None:
@@ -649,8 +649,7 @@ class Collector(Check):
                 self.ctx.defer(node, self.anchor_code, **SeedingPayload(index, anchor=True).to_json())
 
     def _is_entry(self) -> bool:
-        entry = self.ctx.facts.get("entry")
-        return entry is None or is_entry_point(self.ctx.facts)
+        return EntryFacts not in self.ctx.facts or is_entry_point(self.ctx.facts)
 
 
 

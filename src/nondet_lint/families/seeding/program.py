@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
-from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point
+from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
 from nondet_lint.callargs import UNKNOWN
+from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import described_names, evaluate
 from nondet_lint.families.seeding.events import Event, expand
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, NO_SEEDING, ModuleSeeding
+from nondet_lint.families.seeding.state import MAIN, MODULE, NO_SEEDING, ModuleSeeding
 from nondet_lint.families.seeding.tables import TF_KERAS
 
 FnKey = Tuple[str, str]  # (module path, function name)
@@ -91,21 +92,28 @@ class EntryRun:
     test: bool = False  # test code: not a program whose randomness matters
 
 
+def _console(facts: FileFacts) -> List[str]:
+    """The functions of a module the packaging names as console scripts."""
+    entry = facts.get(EntryFacts)
+    return list(entry.console) if entry is not None else []
+
+
 class Program:
     """The project's functions, linked, and the results of running its entry points."""
 
-    def __init__(self, modules: Mapping[str, Mapping[str, Any]], module_of: Mapping[str, str],
+    def __init__(self, modules: Mapping[str, FileFacts], module_of: Mapping[str, str],
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
                  test_code: FrozenSet[str] = frozenset()) -> None:
         self.test_code = test_code
         self.facts: Dict[str, ModuleSeeding] = {}
         for path, facts in modules.items():
-            seeding = ModuleSeeding.from_json(facts.get(FACT, {}))
-            seeding.fns = expand(seeding.fns, module_of.get(path, ""))
-            self.facts[path] = seeding
-        self.entry_paths = sorted(path for path, facts in modules.items() if is_entry_point(facts) and FACT in facts)
+            seeding = facts.get(ModuleSeeding) or ModuleSeeding()
+            self.facts[path] = replace(seeding, fns=expand(seeding.fns, module_of.get(path, "")))
+        self.entry_paths = sorted(
+            path for path, facts in modules.items() if is_entry_point(facts) and ModuleSeeding in facts
+        )
         # functions the packaging names as console scripts: they run after their module
-        self.console = {path: list(modules[path].get(ENTRY_FACT, {}).get("console", ())) for path in self.entry_paths}
+        self.console = {path: _console(modules[path]) for path in self.entry_paths}
         self.names = names  # dotted module name -> paths of the modules answering to it
         self.full_names: Dict[str, str] = {}  # exact module name -> path (first by path)
         for path in sorted(module_of):
