@@ -26,14 +26,14 @@ file, each with its ``SeedingPayload``.  The module's facts are a ``state.Module
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
-from nondet_lint.check import Check
+from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import Event, compact
@@ -46,15 +46,16 @@ from nondet_lint.names import dotted_name, resolve_relative
 _MISSING = object()
 
 
-class Collector(Check):
-    """Builds the ``ModuleSeeding`` of one module; subclasses decide what to report.
+class Collector:
+    """Builds the ``ModuleSeeding`` of one module and defers the candidates of ``codes``
+    (the walk calls its ``visit_`` / ``leave_`` handlers for ``check.Seeding``).
 
     It walks scopes and guards itself (``WalkPosition``) and hands values that vary per
     run to ``ValueFlow`` and the calls of the rule tables to ``CallSites``; the candidates
     all three find go to one ``Candidates``."""
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
+    def __init__(self, ctx: FileContext, codes: Sequence[str]) -> None:
+        self.ctx = ctx
         self.t: Tables = tables_for(ctx.rules)
         self.outside = self.t.outside_roots
         self.modq = ctx.module_name
@@ -72,7 +73,8 @@ class Collector(Check):
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
         self.mentions_torch = ctx.imports.mentions("torch")
-        self.anchor_code = next((c for c in self.codes if c in ctx.enabled), None)
+        # the code anchors are deferred under (pass 2 needs their positions)
+        self.anchor_code = next((c for c in codes if c in ctx.enabled), None)
 
     # ---- scopes -------------------------------------------------------------------
     @property

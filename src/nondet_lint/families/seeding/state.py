@@ -120,7 +120,7 @@ class SeedingPayload:
 
 class Candidates:
     """Candidate findings and anchors, by index: events refer to them by index (``cid``),
-    and they are handed to the engine at the end of the file (``Collector._emit``)."""
+    and they are handed to the engine at the end of the file (``collect.Collector._emit``)."""
 
     def __init__(self) -> None:
         self.items: List[Candidate] = []
