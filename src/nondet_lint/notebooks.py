@@ -108,11 +108,13 @@ def is_python_notebook(document: Mapping[str, Any]) -> bool:
     if not isinstance(metadata, dict):
         return True
     info = metadata.get("language_info")
-    if isinstance(info, dict) and isinstance(info.get("name"), str):
-        return info["name"].lower() == "python"
+    name = info.get("name") if isinstance(info, dict) else None
+    if isinstance(name, str):
+        return name.lower() == "python"
     kernel = metadata.get("kernelspec")
-    if isinstance(kernel, dict) and isinstance(kernel.get("language"), str):
-        return kernel["language"].lower() == "python"
+    language = kernel.get("language") if isinstance(kernel, dict) else None
+    if isinstance(language, str):
+        return language.lower() == "python"
     return True
 
 

@@ -83,7 +83,7 @@ def environ_settings(node: cst.CSTNode, qualname: QualName) -> List[Tuple[str, c
 def _reads_variable(node: cst.BaseExpression, var: str, qualname: QualName) -> bool:
     """``os.environ.get(var, ...)``, ``os.getenv(var)`` or ``os.environ[var]``."""
     if isinstance(node, cst.Call) and qualname(node.func) in ("os.environ.get", "os.getenv"):
-        return literal_value(find_arg(node, None, 0), qualname) == var
+        return bool(literal_value(find_arg(node, None, 0), qualname) == var)
     return environ_key(node, qualname) == var
 
 

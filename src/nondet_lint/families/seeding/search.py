@@ -73,7 +73,7 @@ class SearchSeeds(Check):
                         self.env_names.add(value)
         if self._parses_options(node.value):
             for target in node.targets:
-                name = target.target
+                name: cst.BaseExpression = target.target
                 if isinstance(name, cst.Tuple) and name.elements:
                     name = name.elements[0].value  # ``args, rest = parser.parse_known_args()``
                 if isinstance(name, cst.Name):
@@ -159,7 +159,7 @@ class SearchSeeds(Check):
         """``args.seed`` where the module parses a ``--seed`` option visible here, else the
         configured seed."""
         if self.seed_dest is not None:
-            params = {p.name.value for p in scope.params.params + scope.params.kwonly_params} if scope is not None else set()
+            params = {p.name.value for p in (*scope.params.params, *scope.params.kwonly_params)} if scope is not None else set()
             for name, bound in self.namespaces:
                 if bound is scope or (bound is None and name not in params) or name in params:
                     return f"{name}.{self.seed_dest}"
