@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import last_name, literal_strings, statement_of
+from nondet_lint.analysis.dataflow import Binding, last_name, literal_strings, statement_of
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
 from nondet_lint.analysis.values import IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, module_constants
 from nondet_lint.check import Check
+from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
@@ -215,7 +216,7 @@ class HubRevision(Check):
 
     codes = ("ND303",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.candidates: List[Tuple[cst.Call, str, str, Mapping[str, Any]]] = []
         data = self.data("ND303")
@@ -248,10 +249,12 @@ class HubRevision(Check):
         packages = tuple(data.get("from_pretrained_packages", ()))
         if not name.split(".")[0] in packages and not self._local_subclass(name, packages):
             return None
-        for override in data.get("from_pretrained_overrides", ()):
+        overrides: Sequence[Mapping[str, Any]] = data.get("from_pretrained_overrides", ())
+        for override in overrides:
             if name.startswith(override["prefix"]):
                 return override
-        return data.get("from_pretrained", {})
+        default: Mapping[str, Any] = data.get("from_pretrained", {})
+        return default
 
     def _local_subclass(self, name: str, packages: Sequence[str]) -> bool:
         """A class of this module derived from a hub-aware class (``PreTrainedModel``)."""
@@ -289,7 +292,7 @@ class HubRevision(Check):
                 continue
             verdict = hub_verdict(mode, target, ref, data)
             if verdict is not None:
-                self.ctx.report(call, "ND303", api=short, **verdict)
+                self.ctx.report(call, "ND303", None, api=short, **verdict)
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
@@ -326,7 +329,7 @@ class DirectoryDataset(Check):
 
     codes = ("ND304",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         data = self.data("ND304")
         self.datasets = {name: table for table in data.get("directory_datasets", ()) for name in table["names"]}
@@ -342,7 +345,7 @@ class DirectoryDataset(Check):
         func = node.func
         name = self.ctx.qualname(func)
         data = self.data("ND304")
-        if name in self.datasets:
+        if name is not None and name in self.datasets:
             self.builders.append((node, name, self.datasets[name]))
         elif isinstance(func, cst.Attribute) and func.attr.value in self.methods and name is None:
             self.builders.append((node, func.attr.value, self.methods[func.attr.value]))
@@ -375,14 +378,15 @@ class DirectoryDataset(Check):
         if self.listings:
             listings = Listings(dctx, self.ctx.rules["ND301"].data)
             for call in self.listings:
-                name = listings.name(call)
-                if name is None or not self._is_data(dctx, call, data):
+                listed = listings.name(call)
+                if listed is None or not self._is_data(dctx, call, data):
                     continue
-                if name.startswith("pathlib.") and isinstance(call.func, cst.Attribute):
+                path: Optional[cst.BaseExpression]
+                if listed.startswith("pathlib.") and isinstance(call.func, cst.Attribute):
                     path = call.func.value  # the folder is the receiver; the argument is a pattern
                 else:
                     path = call.args[0].value if call.args and call.args[0].keyword is None else None
-                self._decide(dctx, values, call, name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf."), path)
+                self._decide(dctx, values, call, listed.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf."), path)
 
     def _decide(self, dctx: DataContext, values: Values, call: cst.Call, api: str,
                 expr: Optional[cst.BaseExpression], through: Optional[str] = None) -> None:
@@ -392,7 +396,7 @@ class DirectoryDataset(Check):
         caller = self._given_by_caller(dctx, expr) if expr is not None else None
         if caller is not None and caller != "cycle":
             if through is None and caller not in ("self", "config"):
-                self._judge_callers(dctx, values, call, api, expr, caller)
+                self._judge_callers(dctx, values, call, api, caller)
             return
         shown = self.ctx.code_for(expr) if expr is not None else "the folder"
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
@@ -403,7 +407,7 @@ class DirectoryDataset(Check):
         elif not versioned(path.fragments or ((path.value,) if path.value else ())):
             self.ctx.report(call, "ND304", api=api, path=shown)
 
-    def _given_by_caller(self, dctx: DataContext, expr: cst.BaseExpression, depth: int = 0, active: frozenset = frozenset()) -> Optional[str]:
+    def _given_by_caller(self, dctx: DataContext, expr: cst.BaseExpression, depth: int = 0, active: FrozenSet[str] = frozenset()) -> Optional[str]:
         """The parameter a folder expression is made from, when the function is given its
         folder: a parameter (``root``, ``os.path.join(root, "x")``, ``root / "x"``, an
         f-string of it, a local bound to such a value, a loop over parameter values), or
@@ -451,9 +455,9 @@ class DirectoryDataset(Check):
             parts = [a.value for a in expr.args]
             if isinstance(func, cst.Attribute) and dctx.qualname(func) is None:
                 parts.append(func.value)  # ``pattern.split(",")``, ``root.joinpath(...)``
-            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
-            named = [f for f in found if f not in (None, "cycle")]
-            return named[0] if named else ("cycle" if "cycle" in found else None)
+            answers = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
+            named = [f for f in answers if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in answers else None)
         if isinstance(expr, (cst.BooleanOperation, cst.IfExp, cst.List, cst.Tuple)):
             if isinstance(expr, cst.BooleanOperation):
                 parts = [expr.left, expr.right]
@@ -461,37 +465,40 @@ class DirectoryDataset(Check):
                 parts = [expr.body, expr.orelse]
             else:
                 parts = [e.value for e in expr.elements]
-            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
-            named = [f for f in found if f not in (None, "cycle")]
-            return named[0] if named else ("cycle" if "cycle" in found else None)
+            answers = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
+            named = [f for f in answers if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in answers else None)
         if isinstance(expr, cst.BinaryOperation):
-            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in (expr.left, expr.right)]
-            named = [f for f in found if f not in (None, "cycle")]
-            return named[0] if named else ("cycle" if "cycle" in found else None)
+            answers = [self._given_by_caller(dctx, part, depth + 1, active) for part in (expr.left, expr.right)]
+            named = [f for f in answers if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in answers else None)
         if isinstance(expr, cst.FormattedString):
             for part in expr.parts:
                 if isinstance(part, cst.FormattedStringExpression):
-                    found = self._given_by_caller(dctx, part.expression, depth + 1, active)
-                    if found is not None:
-                        return found
+                    inner = self._given_by_caller(dctx, part.expression, depth + 1, active)
+                    if inner is not None:
+                        return inner
         return None
 
-    def _filled_from(self, dctx: DataContext, name: str, binding) -> Optional[cst.BaseExpression]:
+    def _filled_from(self, dctx: DataContext, name: str, binding: Binding) -> Optional[cst.BaseExpression]:
         """``files = []`` then ``files.extend(x)`` / ``files.append(x)``: the ``x`` (as a tuple)."""
         index = dctx.index(binding.statement)
         parts = []
         for load in index.reads_after(name, binding.statement):
             attribute = self.ctx.parent(load)
-            call = self.ctx.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+            if not isinstance(attribute, cst.Attribute):
+                continue
+            call = self.ctx.parent(attribute)
             if isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value in ("append", "extend") and call.args:
                 parts.append(cst.Element(call.args[0].value))
         return cst.Tuple(parts) if parts else None
 
-    def _judge_callers(self, dctx: DataContext, values: Values, call: cst.Call, api: str, expr, param: str) -> None:
+    def _judge_callers(self, dctx: DataContext, values: Values, call: cst.Call, api: str, param: str) -> None:
         function = dctx.flow._function_of(call)
         if function is None:
             return
-        owner = self.ctx.parent(self.ctx.parent(function))
+        block = self.ctx.parent(function)
+        owner = self.ctx.parent(block) if block is not None else None
         method = isinstance(owner, cst.ClassDef)
         params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
         if param not in params and param not in [p.name.value for p in function.params.kwonly_params]:
@@ -503,8 +510,8 @@ class DirectoryDataset(Check):
         if (method and function.name.value == "__init__" and self._top_level(owner)) or (not method and self._top_level(function)):
             # other modules that call it are judged in pass 2
             known = self.ctx.facts.get(DataFolderParams)
-            params = {**(known.params if known is not None else {}), name: FolderParam(param, position, api)}
-            self.ctx.facts.put(DataFolderParams(params))
+            folders = {**(known.params if known is not None else {}), name: FolderParam(param, position, api)}
+            self.ctx.facts.put(DataFolderParams(folders))
         for site in dctx.call_sites(function):
             given = call_arg(site, position, param)
             if given is not None:
@@ -548,7 +555,7 @@ class DirectoryDataset(Check):
             return dctx.qualname(expr.func) in values.path_calls
         return False
 
-    def _top_level(self, node: cst.CSTNode) -> bool:
+    def _top_level(self, node: Optional[cst.CSTNode]) -> bool:
         return node in self.ctx.module.body
 
     def _is_data(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]) -> bool:
@@ -571,7 +578,7 @@ class DirectoryDataset(Check):
             return True
         return self._in_dataset_class(dctx, call, data) or self._feeds_dataset(dctx, call, data)
 
-    def _words(self, dctx: DataContext, folder: cst.BaseExpression) -> set:
+    def _words(self, dctx: DataContext, folder: cst.BaseExpression) -> Set[str]:
         """Words of the folder expression and of what its names were bound to
         (``save_dir``, ``tmp = self.create_tempdir()``)."""
         texts = [self.ctx.code_for(folder)]

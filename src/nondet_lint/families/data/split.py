@@ -22,7 +22,7 @@ from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, 
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
 from nondet_lint.check import Check
-from nondet_lint.context import NodeEdit
+from nondet_lint.context import FileContext, NodeEdit, PendingFix
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
@@ -77,7 +77,7 @@ class SeedingFacts(Check):
     TensorFlow op determinism (``analysis.switches``, as the kernel rules see it): its
     ``DataSeedingFacts``."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.seeders = {name: seeder.seeds for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed}
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
@@ -154,7 +154,7 @@ class SplitterSeed(Check):
     codes = ("ND305",)
     decides = ()  # reported on the spot; ND305's deferred candidates are ShuffleThenSlice's
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.splitters = {name: table for table in self.data("ND305").get("splitters", ()) for name in table["names"]}
         self.spellings = spellings(ctx, self.splitters)
@@ -164,7 +164,7 @@ class SplitterSeed(Check):
             return
         name = self.ctx.qualname(node.func)
         table = self.splitters.get(name) if name else None
-        if table is None:
+        if table is None or name is None:
             return
         shuffle_spec = table.get("shuffle")
         if shuffle_spec is not None:
@@ -194,7 +194,7 @@ class ShuffleThenSlice(Check):
 
     codes = ("ND305",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         data = self.data("ND305")
         self.shuffles = {name: table for table in data.get("shuffles", ()) for name in table["names"]}
@@ -236,12 +236,13 @@ class ShuffleThenSlice(Check):
             )
             self.ctx.defer(node, "ND305", fix=fix, **HeldOut(rng, repeated, what).to_json())
 
-    def _shuffle(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]):
+    def _shuffle(self, dctx: DataContext, call: cst.Call,
+                 data: Mapping[str, Any]) -> Optional[Tuple[str, Optional[str], bool, Optional[int], Optional[str]]]:
         """(api, global rng or None, seeded here?, index of the argument shuffled in place or
         None, keyword a fix can add) for a shuffle call, else None."""
         name = dctx.qualname(call.func)
         table = self.shuffles.get(name) if name else None
-        if table is not None:
+        if table is not None and name is not None:
             seed_spec = table.get("seed")
             seeded = False
             if seed_spec is not None:
@@ -263,22 +264,24 @@ class ShuffleThenSlice(Check):
         in_place = 0 if func.attr.value == "shuffle" else None
         return f"{api}.{func.attr.value}", None, seeded, in_place, None
 
-    def _generator(self, dctx: DataContext, receiver: cst.BaseExpression, data: Mapping[str, Any]):
+    def _generator(self, dctx: DataContext, receiver: cst.BaseExpression,
+                   data: Mapping[str, Any]) -> Optional[Tuple[str, bool]]:
         """A generator object made here: (constructor, seeded?); None when unknown."""
         makers = data.get("generators", {})
-        value = receiver
+        value: Optional[cst.BaseExpression] = receiver
         if isinstance(receiver, cst.Name):
             binding = dctx.index(receiver).reaching(receiver)
             value = binding.value if binding is not None and binding.kind == "assign" else None
         if not isinstance(value, cst.Call):
             return None
         name = dctx.qualname(value.func)
-        if name not in makers:
+        if name is None or name not in makers:
             return None
         seed = _arg_value(value, makers[name])
         return _short(name), seed is not None and not is_none(seed)
 
-    def _held_out(self, dctx: DataContext, call: cst.Call, in_place: Optional[int], data: Mapping[str, Any]):
+    def _held_out(self, dctx: DataContext, call: cst.Call, in_place: Optional[int],
+                  data: Mapping[str, Any]) -> Optional[Tuple[cst.CSTNode, str]]:
         """The first fixed slice (or Keras ``validation_split``) of what the shuffle made."""
         follower = _Taint(dctx, data.get("flow", {}))
         sinks: List[Tuple[cst.CSTNode, str, str]] = []
@@ -388,10 +391,10 @@ class _Taint:
         elif isinstance(parent, cst.Element):
             container = self.parent(parent)
             holder = self.parent(container) if isinstance(container, cst.Tuple) else None
-            if isinstance(holder, cst.Assign) and holder.value is container:
+            if isinstance(container, cst.Tuple) and isinstance(holder, cst.Assign) and holder.value is container:
                 position = list(container.elements).index(parent)
-                for target in holder.targets:
-                    elements = getattr(target.target, "elements", ())
+                for assign_target in holder.targets:
+                    elements = getattr(assign_target.target, "elements", ())
                     if len(elements) == len(container.elements) and isinstance(elements[position].value, cst.Name):
                         yield from self._names([elements[position].value], holder, depth, seen)
         elif isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is expr:
@@ -493,7 +496,7 @@ class TfDataSplit(Check):
     codes = ("ND306", "ND305")
     decides = ("ND306",)  # its ND305 candidates are decided by ShuffleThenSlice
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.splits: List[cst.Call] = []
 
@@ -556,7 +559,7 @@ class TfDataSplit(Check):
         # at the method name: in a chain over several lines that is the shuffle's line
         self.ctx.report(shuffle.func.attr, "ND306", fix=fix, split=" / ".join(f"{k}()" for k in kinds))  # type: ignore[attr-defined]
 
-    def _seed_fix(self, shuffle: cst.Call, code: str):
+    def _seed_fix(self, shuffle: cst.Call, code: str) -> Optional[PendingFix]:
         seed = str(self.ctx.config.seed)
         edits = set_keyword_argument(self.ctx, shuffle, "seed", seed)
         return self.ctx.fix(code, edits, seed=seed) if edits else None
@@ -567,7 +570,7 @@ class TfDataOrder(Check):
 
     codes = ("ND307",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         data = self.data("ND307")
         self.list_files = frozenset(data.get("list_files", ()))
