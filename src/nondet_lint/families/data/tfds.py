@@ -55,7 +55,7 @@ class TfdsReads(Check):
         if has_double_star(node):
             return
         name = self.ctx.qualname(node.func)
-        if name in self.loads or name in self.builders:
+        if name is not None and (name in self.loads or name in self.builders):
             self.seen_tfds = True
             self._version(node, name)
             if name in self.loads:

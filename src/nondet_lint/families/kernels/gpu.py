@@ -29,6 +29,7 @@ from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, v
 from nondet_lint.versions import Version, allowed_versions, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
+from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
@@ -103,14 +104,15 @@ _SELECTING_PARENTS = (cst.Arg, cst.Assign, cst.AnnAssign, cst.IfExp, cst.Param, 
 class GpuSelection:
     """Finds the expressions that select a GPU; shared by the facts and the program checks."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.data = ctx.rules[DATA_RULE].data["gpu"]
         self.by_name = {name: entry for entry in self.data.get("gpu_by_default", []) for name in entry["names"]}
 
     def by_import(self) -> bool:
         """Importing a GPU kernel library (CuPy, Numba CUDA, Triton) makes a GPU program."""
-        return self.ctx.imports.mentions(*self.data.get("kernel_imports", []))
+        libraries: Sequence[str] = self.data.get("kernel_imports", [])
+        return self.ctx.imports.mentions(*libraries)
 
     def call(self, node: cst.Call) -> Optional[str]:
         """A short description of how ``node`` selects the GPU, or None."""
@@ -213,7 +215,7 @@ class GpuFacts(Check):
     """Records the module's ``GpuModuleFacts``: frameworks used, GPU selection, switches set,
     differentiation (training code), and the modules imported (for program closures)."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         data = ctx.rules[DATA_RULE].data
         self.frameworks = data["frameworks"]
@@ -446,7 +448,7 @@ class ProgramView:
     def entry_uses_gpu(self, entry: str) -> bool:
         """docs/contract.md "GPU program", decided per program: the modules ``entry`` runs select a
         GPU, or use TensorFlow / JAX."""
-        cache = self.memo.setdefault("entry_uses_gpu", {})
+        cache: Dict[str, bool] = self.memo.setdefault("entry_uses_gpu", {})
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
@@ -468,7 +470,7 @@ class ProgramView:
     def module_in_gpu_program(self, path: str) -> bool:
         """Whether code of ``path`` runs in a GPU program: one of the programs that reach
         it is one, or, for code no entry point reaches, the project has one."""
-        cache = self.memo.setdefault("module_in_gpu_program", {})
+        cache: Dict[str, bool] = self.memo.setdefault("module_in_gpu_program", {})
         found = cache.get(path)
         if found is None:
             entries = self.entries_reaching(path)
@@ -633,9 +635,9 @@ _VIEW_KEY = "_nondet_lint_gpu_view"
 def program_view(project: Any, rules: RuleSet) -> ProgramView:
     """The ``ProgramView`` of a project, built once per run and shared by the kernel rules."""
     view = project.__dict__.get(_VIEW_KEY)
-    if view is None:
-        view = ProgramView(project, rules[DATA_RULE].data)
-        project.__dict__[_VIEW_KEY] = view
+    if isinstance(view, ProgramView):
+        return view
+    view = project.__dict__[_VIEW_KEY] = ProgramView(project, rules[DATA_RULE].data)
     return view
 
 

@@ -31,14 +31,15 @@ framework, and need the argument count the framework's signature requires.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
 from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
-from nondet_lint.context import Deferred
+from nondet_lint.analysis.switches import QualName
+from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
 from nondet_lint.families.kernels.gpu import canonical, program_view
@@ -97,7 +98,7 @@ def op_table(data: Mapping[str, Any]) -> OpTable:
     return cached[1]
 
 
-def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualname) -> Optional[bool]:
+def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualname: QualName) -> Optional[bool]:
     """Whether the call meets the entry's ``when`` conditions: True, False, or None when a
     value it depends on is computed at run time."""
     if len(call.args) - shift < entry.get("min_args", 0) and not has_star_args(call):
@@ -129,7 +130,7 @@ def condition_holds(call: cst.Call, entry: Mapping[str, Any], shift: int, qualna
     return True
 
 
-def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname) -> bool:
+def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname: QualName) -> bool:
     """An integer literal, or a call the data lists as making integer-valued tensors."""
     if node is None:
         return False
@@ -162,7 +163,8 @@ def covered_by_switch(entry: Mapping[str, Any]) -> bool:
 
 def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional[Mapping[str, Any]]:
     """The first ``status`` item whose ``versions`` range holds the target version."""
-    for item in entry.get("status", []):
+    items: Sequence[Mapping[str, Any]] = entry.get("status", [])
+    for item in items:
         spec = item.get("versions", "*")
         if version is None and spec in ("*", ""):
             return item
@@ -208,7 +210,7 @@ class OpCheck(Check):
     defers where they run, ND205's check decides."""
 
     @classmethod
-    def runs_on(cls, ctx: Any) -> bool:
+    def runs_on(cls, ctx: FileContext) -> bool:
         if cls.code in ctx.enabled:
             return True
         modules = ctx.rules["ND205"].data["frameworks"][cls.framework]["modules"]
@@ -224,14 +226,14 @@ class OpCheck(Check):
         self.framework_imported = ctx.imports.mentions(*modules)
         self.foreign_roots = frozenset(self.data(self.code).get("foreign_roots", []))
         self.foreign_names: Dict[str, str] = {}
-        self.matched: set = set()
+        self.matched: Set[str] = set()
 
     # names bound from other libraries are not this framework's tensors
     def visit_Assign(self, node: cst.Assign) -> None:
         root = self._root_package(node.value)
         for target in node.targets:
             if isinstance(target.target, cst.Name):
-                if root in self.foreign_roots:
+                if root is not None and root in self.foreign_roots:
                     self.foreign_names[target.target.value] = root
                 else:
                     self.foreign_names.pop(target.target.value, None)
@@ -239,18 +241,20 @@ class OpCheck(Check):
     def _root_package(self, node: cst.BaseExpression) -> Optional[str]:
         while True:
             kind = type(node)  # exact types: isinstance() on libcst's ABCs costs more here
+            # cast() below: the exact type was just tested (mypy does not follow ``type(x) is``)
             if kind is cst.Call:
-                node = node.func
+                node = cast(cst.Call, node).func
             elif kind is cst.Subscript:
-                node = node.value
+                node = cast(cst.Subscript, node).value
             elif kind is cst.Attribute:
                 name = self.ctx.qualname(node)
                 if name is not None:
                     return name.split(".")[0]
-                node = node.value
+                node = cast(cst.Attribute, node).value
             elif kind is cst.Name:
-                if node.value in self.foreign_names:
-                    return self.foreign_names[node.value]
+                identifier = cast(cst.Name, node).value
+                if identifier in self.foreign_names:
+                    return self.foreign_names[identifier]
                 name = self.ctx.qualname(node)
                 return name.split(".")[0] if name else None
             else:

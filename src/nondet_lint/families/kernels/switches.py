@@ -21,7 +21,7 @@ from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, program_view
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, ProgramView, program_view
 from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.ruledata import RuleSet
@@ -276,7 +276,7 @@ class ProgramSwitches(Check):
 
     @staticmethod
     def _missing_switch(
-        view: Any, path: str, items: List[Deferred], rules: RuleSet, reason: str,
+        view: ProgramView, path: str, items: List[Deferred], rules: RuleSet, reason: str,
         implicit: Mapping[str, List[Deferred]],
     ) -> List[Finding]:
         if not items:
@@ -303,7 +303,7 @@ class ProgramSwitches(Check):
             (i for i in candidates if version is None or in_range(version, SwitchCandidate.from_json(i.payload).versions)),
             candidates[0] if candidates else items[0],
         )
-        switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
+        switch_text = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
         data = rules["ND205"].data
         raising_text = ""
         fix = chosen.fix
@@ -319,13 +319,13 @@ class ProgramSwitches(Check):
             fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
         ops = implicit_ops(view, path, implicit, rules, frozenset(missing))
         message = rules["ND205"].format_message(
-            switches=switches, reason=reason, examples=ops_text(view, ops), raising=raising_text,
+            switches=switch_text, reason=reason, examples=ops_text(view, ops), raising=raising_text,
         )
         related = tuple(Related(op.path, op.line, op.col, f"`{api}` runs here") for api, op in ops[:3])
         return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, fix, related=related)]
 
     @staticmethod
-    def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
+    def _missing_cublas(view: ProgramView, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
         if not items:
             return []
         data = rules["ND209"].data
@@ -347,7 +347,7 @@ CUBLAS_FRAMEWORK = "torch"  # the framework whose switch needs ``CUBLAS_WORKSPAC
 RAISING_RULES = {"torch": "ND203", "tensorflow": "ND204"}  # op tables with ``raises`` entries
 
 
-def raising_ops(view: Any, entry: str, framework: str, rules: RuleSet) -> List[Tuple[str, List[Version]]]:
+def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -> List[Tuple[str, List[Version]]]:
     """The ops the program of ``entry`` runs that have no deterministic implementation (the
     switch makes them raise) in some version of ``framework`` the project allows, each with
     those versions; backward-only ops only when the program differentiates."""
@@ -376,7 +376,7 @@ def raising_ops(view: Any, entry: str, framework: str, rules: RuleSet) -> List[T
     return sorted(found.items())
 
 
-def needs_cublas(view: Any, entry: str, rules: RuleSet) -> bool:
+def needs_cublas(view: ProgramView, entry: str, rules: RuleSet) -> bool:
     """Whether a torch the project allows needs ``CUBLAS_WORKSPACE_CONFIG`` with the switch
     (before 2.10) and the program does not set it already."""
     program = view.program_of_entry(entry)
@@ -407,7 +407,7 @@ def _range_text(allowed: List[Version], rules: RuleSet) -> str:
     return _span(sorted(v for v in allowed if in_range(v, needed_for)))
 
 
-def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:
+def gpu_reason(view: ProgramView, path: str, selections: Mapping[str, Deferred]) -> str:
     """What makes the program of ``path`` a GPU program, for the message (``.cuda()`` in
     `train.py` at line 12): the entry point's own module first, then the other modules it
     runs, first by path; TensorFlow / JAX when nothing selects a GPU."""
@@ -423,7 +423,7 @@ def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:
 
 
 def implicit_ops(
-    view: Any, entry: str, implicit: Mapping[str, List[Deferred]], rules: RuleSet, frameworks: FrozenSet[str],
+    view: ProgramView, entry: str, implicit: Mapping[str, List[Deferred]], rules: RuleSet, frameworks: FrozenSet[str],
 ) -> List[Tuple[str, Deferred]]:
     """``(api, where)`` for each op the program of ``entry`` runs (its own modules, not the
     unreached ones) that the missing switches would make deterministic in its target
@@ -447,7 +447,7 @@ def implicit_ops(
     return out
 
 
-def ops_text(view: Any, ops: List[Tuple[str, Deferred]], limit: int = 3) -> str:
+def ops_text(view: ProgramView, ops: List[Tuple[str, Deferred]], limit: int = 3) -> str:
     """``; it runs `torch.nn.EmbeddingBag` (train.py:6), ...`` for the message."""
     if not ops:
         return ""
@@ -487,7 +487,7 @@ class TensorFlowThreads(Check):
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
 
     @staticmethod
-    def _seeded(view: Any, project: Any, path: str) -> bool:
+    def _seeded(view: ProgramView, project: Any, path: str) -> bool:
         """Whether a program that runs ``path`` seeds (wants determinism): a program of an
         entry point that is not test code, or, for a module no entry point reaches, the
         module itself.  A library module that does not differentiate opens its sessions
