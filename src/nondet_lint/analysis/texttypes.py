@@ -125,7 +125,7 @@ class TextTypes:
         if isinstance(expr, cst.Call):
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value in self.seq_methods:
-                return self._splits_text(expr, depth)
+                return self._splits_text(expr, func, depth)
             name = self.qualname(func)
             if name in self.seq_functions:
                 return True
@@ -179,10 +179,10 @@ class TextTypes:
                     filled = True
         return filled
 
-    def _splits_text(self, call: cst.Call, depth: int) -> bool:
-        """``s.split()`` / ``s.split(",")``, not ``tensor.split(2)``."""
-        receiver = call.func.value  # type: ignore[attr-defined]
-        if call.func.attr.value in ("splitlines", "readlines"):  # type: ignore[attr-defined]
+    def _splits_text(self, call: cst.Call, func: cst.Attribute, depth: int) -> bool:
+        """``s.split()`` / ``s.split(",")`` (``func`` is ``call``'s), not ``tensor.split(2)``."""
+        receiver = func.value
+        if func.attr.value in ("splitlines", "readlines"):
             return True
         if not call.args:
             return True

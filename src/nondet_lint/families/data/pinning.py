@@ -505,8 +505,8 @@ class DirectoryDataset(Check):
             return
         position = params.index(param) - (1 if method else 0) if param in params else None
         name = function.name.value
-        if name == "__init__":
-            name = owner.name.value  # type: ignore[union-attr]
+        if name == "__init__" and isinstance(owner, cst.ClassDef):
+            name = owner.name.value
         if (method and function.name.value == "__init__" and self._top_level(owner)) or (not method and self._top_level(function)):
             # other modules that call it are judged in pass 2
             known = self.ctx.facts.get(DataFolderParams)

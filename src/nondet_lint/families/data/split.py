@@ -18,7 +18,7 @@ import libcst as cst
 
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import last_name, statement_of
-from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
+from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, method_of, spellings
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
 from nondet_lint.check import Check
@@ -512,12 +512,13 @@ class TfDataSplit(Check):
         tf = TfData(dctx, self.data("ND306"))
         found: Dict[int, Tuple[cst.Call, List[cst.Call]]] = {}
         for split in self.splits:
-            shuffle = tf.shuffle_before(split.func.value)  # type: ignore[attr-defined]
-            if shuffle is None or has_double_star(shuffle) or not tf.is_dataset(split.func.value):  # type: ignore[attr-defined]
+            receiver = method_of(split).value
+            shuffle = tf.shuffle_before(receiver)
+            if shuffle is None or has_double_star(shuffle) or not tf.is_dataset(receiver):
                 continue
             found.setdefault(id(shuffle), (shuffle, []))[1].append(split)
         for shuffle, splits in found.values():
-            kinds = {s.func.attr.value for s in splits}  # type: ignore[attr-defined]
+            kinds = {method_of(s).attr.value for s in splits}
             if len(kinds) < 2 and not any(self._validates(dctx, s) for s in splits):
                 continue  # a subset (``ds.take(n)``, a look at one batch), not a held-out set
             reshuffle = _arg_value(shuffle, {"pos": 2, "kw": "reshuffle_each_iteration"})
@@ -527,7 +528,7 @@ class TfDataSplit(Check):
                 self._report_reshuffle(shuffle, seed, sorted(kinds, reverse=True))
             elif flag is False and (seed is None or is_none(seed)):
                 first = splits[0]
-                what = f"this `{first.func.attr.value}()` takes a fixed part of a `tf.data` shuffle with no `seed`"  # type: ignore[attr-defined]
+                what = f"this `{method_of(first).attr.value}()` takes a fixed part of a `tf.data` shuffle with no `seed`"
                 self.ctx.defer(
                     statement_of(first, self.ctx.parent), "ND305", fix=self._seed_fix(shuffle, "ND305"),
                     **HeldOut("tf", False, what).to_json(),
@@ -557,7 +558,7 @@ class TfDataSplit(Check):
             edits += set_keyword_argument(self.ctx, shuffle, "seed", str(self.ctx.config.seed))
         fix = self.ctx.fix("ND306", edits, seed=self.ctx.config.seed) if edits else None
         # at the method name: in a chain over several lines that is the shuffle's line
-        self.ctx.report(shuffle.func.attr, "ND306", fix=fix, split=" / ".join(f"{k}()" for k in kinds))  # type: ignore[attr-defined]
+        self.ctx.report(method_of(shuffle).attr, "ND306", fix=fix, split=" / ".join(f"{k}()" for k in kinds))
 
     def _seed_fix(self, shuffle: cst.Call, code: str) -> Optional[PendingFix]:
         seed = str(self.ctx.config.seed)
@@ -618,11 +619,12 @@ class TfDataOrder(Check):
         dctx = DataContext.of(self.ctx)
         tf = TfData(dctx, self.ctx.rules["ND306"].data if "ND306" in self.ctx.rules else {})
         for call in self.methods:
-            if not tf.is_dataset(call.func.value):  # type: ignore[attr-defined]
+            func = method_of(call)
+            if not tf.is_dataset(func.value):
                 continue
-            method = call.func.attr.value  # type: ignore[attr-defined]
+            method = func.attr.value
             fix = self.ctx.fix("ND307", set_keyword_argument(self.ctx, call, "deterministic", _TRUE), seed=self.ctx.config.seed)
-            self.ctx.defer(call.func.attr, "ND307", fix=fix,  # type: ignore[attr-defined]
+            self.ctx.defer(func.attr, "ND307", fix=fix,
                            **TfDataOrderCandidate(f"`{method}(deterministic=False)` yields elements in the order they finish",
                                                  "leave `deterministic` at its default", global_seed_helps=False).to_json())
         for assign in self.assignments:

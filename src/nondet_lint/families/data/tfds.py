@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set
 
 import libcst as cst
 
-from nondet_lint.analysis.moduleview import call_arg, has_double_star
+from nondet_lint.analysis.moduleview import call_arg, has_double_star, method_of
 from nondet_lint.callargs import literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import PendingFix
@@ -80,7 +80,7 @@ class TfdsReads(Check):
         for call in self.shuffles:
             if self._unseeded(call):
                 fix = self._fix(call)
-                api = self.ctx.qualname(call.func) or f"{call.func.attr.value}"  # type: ignore[attr-defined]
+                api = self.ctx.qualname(call.func) or method_of(call).attr.value
                 api = api.replace("tensorflow_datasets.", "tfds.")
                 candidate = TfDataOrderCandidate(
                     what=f"`{api}(shuffle_files=True)` with no `read_config=tfds.ReadConfig(shuffle_seed=...)` shuffles the files with a new seed and reads them out of order every run",
