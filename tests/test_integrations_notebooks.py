@@ -8,6 +8,7 @@ import nbformat
 import pytest
 
 from conftest import run_cli
+from nondet_lint.analysis.entrypoints import EntryFacts
 from nondet_lint.config import Config
 from nondet_lint.engine import run
 from nondet_lint.notebooks import apply_cell_edits, build_program, mask_ipython
@@ -112,7 +113,7 @@ def test_notebook_of_another_language_is_skipped(tmp_path):
 def test_notebook_is_an_entry_point(tmp_path):
     nb = write_notebook(tmp_path / "n.ipynb", ["import torch\nmodel = 1"])
     result = run([str(nb)], Config(root=str(tmp_path)))
-    assert result.results[0].facts["entry"]["notebook"] is True
+    assert result.results[0].facts.get(EntryFacts).notebook is True
 
 
 def test_folders_are_walked_for_notebooks(tmp_path):
@@ -233,12 +234,13 @@ def test_a_notebook_is_a_program_for_program_level_rules(tmp_path):
 
 
 def test_place_text_names_the_cell_for_messages(tmp_path):
+    from nondet_lint.facts import FileFacts
     from nondet_lint.notebooks import place_text
 
     nb = write_notebook(tmp_path / "n.ipynb", [("md", "intro"), "import torch\nx = 1", "torch.manual_seed(0)"])
     [result] = run([str(nb)], Config(root=str(tmp_path))).results
     assert place_text("n.ipynb", 3, result.facts) == "n.ipynb:cell 3:1"  # every cell counts, as shown
-    assert place_text("train.py", 3, {}) == "train.py:3"
+    assert place_text("train.py", 3, FileFacts()) == "train.py:3"
 
 
 from hypothesis import given, settings, strategies as st  # noqa: E402

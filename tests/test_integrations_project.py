@@ -8,6 +8,7 @@ only ND201 is selected, so the real seed rules do not mix in).
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
 import pytest
 
@@ -17,6 +18,7 @@ from nondet_lint.families import registry
 from nondet_lint.check import Check
 from nondet_lint.cli import main
 from nondet_lint.config import Config
+from nondet_lint.facts import ModuleFact
 from nondet_lint.types import Finding
 
 SEEDED_ELSEWHERE = {
@@ -52,19 +54,33 @@ if __name__ == "__main__":
 """
 
 
+@dataclass(frozen=True)
+class ProbeSeed(ModuleFact):
+    """A plugin's own kind of fact: it travels through the JSON form like the built-in ones."""
+
+    key = "probe-seed"
+
+    def to_json(self):
+        return {}
+
+    @classmethod
+    def from_json(cls, data):
+        return cls()
+
+
 class SeedProbe(Check):
     codes = ("ND201",)
 
     def visit_Call(self, node):
         name = self.ctx.qualname(node.func)
         if name == "torch.manual_seed":
-            self.ctx.facts["probe-seed"] = True
+            self.ctx.facts.put(ProbeSeed())
         elif name == "torch.rand":
             self.ctx.defer(node, "ND201")
 
     @classmethod
     def resolve(cls, project, deferred, rules):
-        if project.facts("probe-seed"):
+        if project.facts(ProbeSeed):
             return []
         return [Finding(d.path, d.line, d.col, d.code, "unseeded") for d in deferred]
 

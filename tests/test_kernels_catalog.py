@@ -14,7 +14,7 @@ import pytest
 
 from nondet_lint import _toml
 from nondet_lint.families.kernels.gpu import canonical
-from nondet_lint.families.kernels.ops import FACT, OpTable
+from nondet_lint.families.kernels.ops import KernelOps, OpTable
 from nondet_lint.config import Config
 from nondet_lint.engine import selected_codes
 from nondet_lint.fileanalysis import analyze_source
@@ -32,12 +32,13 @@ def table(code: str) -> OpTable:
     return OpTable(RULES[code].data)
 
 
-def matched_ids(source: str) -> Dict[str, List[str]]:
+def matched_ids(source: str) -> Dict[str, Tuple[str, ...]]:
     config = Config()
     text = textwrap.dedent(source).lstrip("\n").encode()
     result = analyze_source("m.py", decode_source(text), config, RULES, selected_codes(config, RULES))
     assert result.parsed, source
-    return result.facts.get(FACT, {})
+    ops = result.facts.get(KernelOps)
+    return dict(ops.by_code) if ops is not None else {}
 
 
 # ---------------------------------------------------------------- coverage ------------

@@ -14,6 +14,7 @@ import pytest
 from conftest import codes_at, lint_files
 from nondet_lint.config import Config
 from nondet_lint.engine import selected_codes
+from nondet_lint.families.kernels.gpu import GpuModuleFacts
 from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.ruledata import load_rules
 from nondet_lint.source import decode_source
@@ -301,10 +302,9 @@ def test_facts_are_plain_data_and_record_switches():
         model = Net().to(device="cuda:1")
         loss.backward()
     """)
-    json.dumps(facts)  # cacheable
-    gpu = facts["gpu"]
-    assert gpu["switches"] == {"cublas": "on", "cudnn_deterministic": "on", "torch": "unknown", "xla": "on", "xla_scatter": "on"}
-    assert gpu["selects_gpu"] and gpu["differentiates"] and gpu["frameworks"] == ["torch"]
+    gpu = GpuModuleFacts.from_json(json.loads(json.dumps(facts.to_json()))["gpu"])  # cacheable
+    assert gpu.switches == {"cublas": "on", "cudnn_deterministic": "on", "torch": "unknown", "xla": "on", "xla_scatter": "on"}
+    assert gpu.selects_gpu and gpu.differentiates and gpu.frameworks == ("torch",)
 
 
 @pytest.mark.parametrize("source", [

@@ -12,6 +12,7 @@ import pytest
 
 from conftest import lint_files, write_project
 from fixtools import fix_project
+from nondet_lint.families.seeding.state import ModuleSeeding
 from nondet_lint.config import Config
 from nondet_lint.engine import run, selected_codes
 from nondet_lint.fileanalysis import analyze_source
@@ -128,9 +129,9 @@ def test_facts_are_plain_data_and_identical_from_run_to_run():
     source = decode_source(textwrap.dedent(PROGRAM["train.py"]).encode())
     first = analyze_source("train.py", source, config, rules, selected_codes(config, rules), "train")
     second = analyze_source("train.py", source, config, rules, selected_codes(config, rules), "train")
-    facts = first.facts["seeding"]
+    facts = first.facts.get(ModuleSeeding).to_json()
     assert json.loads(json.dumps(facts)) == facts
-    assert json.dumps(facts, sort_keys=True) == json.dumps(second.facts["seeding"], sort_keys=True)
+    assert json.dumps(facts, sort_keys=True) == json.dumps(second.facts.get(ModuleSeeding).to_json(), sort_keys=True)
     assert [d.to_dict() for d in first.deferred] == [d.to_dict() for d in second.deferred]
 
 

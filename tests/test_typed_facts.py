@@ -7,10 +7,13 @@ import textwrap
 
 from nondet_lint.config import Config
 from nondet_lint.engine import selected_codes
-from nondet_lint.families.data.split import SEEDING_FACT, DataSeedingFacts
-from nondet_lint.families.kernels.gpu import FACT as GPU_FACT, GpuModuleFacts
+from nondet_lint.analysis.entrypoints import EntryFacts
+from nondet_lint.facts import FileFacts
+from nondet_lint.families.data.split import DataSeedingFacts
+from nondet_lint.families.kernels.gpu import GpuModuleFacts
+from nondet_lint.families.kernels.ops import KernelOps
 from nondet_lint.families.seeding.events import Event
-from nondet_lint.families.seeding.state import FACT as SEEDING, ModuleSeeding
+from nondet_lint.families.seeding.state import ModuleSeeding
 from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.results import FileResult
 from nondet_lint.ruledata import load_rules
@@ -47,23 +50,26 @@ def stored() -> FileResult:
     return FileResult.from_dict(json.loads(json.dumps(result.to_dict())))
 
 
-def test_the_facts_of_each_family_are_the_json_form_of_their_type():
+def test_the_facts_of_each_family_are_typed_and_read_back_from_their_json_form():
     facts = stored().facts
-    gpu = GpuModuleFacts.from_json(facts[GPU_FACT])
-    assert gpu.to_json() == facts[GPU_FACT]
+    stored_json = facts.to_json()
+    assert FileFacts.from_json(json.loads(json.dumps(stored_json))).to_json() == stored_json
+    gpu = facts.get(GpuModuleFacts)
+    assert isinstance(gpu, GpuModuleFacts) and stored_json["gpu"] == gpu.to_json()
     assert gpu.frameworks == ("tensorflow", "torch")
     assert gpu.switches == {"tensorflow": "on"}
     assert (gpu.selects_gpu, gpu.differentiates, gpu.seeds) == ("`.cuda()`", True, True)
-    data = DataSeedingFacts.from_json(facts[SEEDING_FACT])
-    assert data == DataSeedingFacts(seeded=("numpy",), tf_determinism=True)
-    assert data.to_json() == facts[SEEDING_FACT]
-    seeding = ModuleSeeding.from_json(facts[SEEDING])
-    assert seeding.to_json() == facts[SEEDING]
+    assert facts.get(DataSeedingFacts) == DataSeedingFacts(seeded=("numpy",), tf_determinism=True)
+    seeding = facts.get(ModuleSeeding)
+    assert isinstance(seeding, ModuleSeeding)
     assert list(seeding.opts) == ["seed"] and seeding.opts["seed"]["d"] == ["k", 0]
+    entry = facts.get(EntryFacts)
+    assert entry is not None and entry.main_guard and not entry.script and "torch" in entry.imports
+    assert KernelOps not in facts  # no op of the tables is called
 
 
 def test_seeding_events_read_back_as_their_kinds():
-    fns = ModuleSeeding.from_json(stored().facts[SEEDING]).fns
+    fns = stored().facts.get(ModuleSeeding).fns
     kinds = [Event(event[0]) for event in fns["train"]["ev"]]
     assert kinds == [Event.SEED, Event.USE, Event.TRAINS]
     assert [Event(event[0]) for event in fns["<main>"]["ev"]] == [Event.CALL]

@@ -94,7 +94,7 @@ def write_baseline(path: str, findings: Sequence[Finding], overrides: Optional[M
     return sum(counts.values())
 
 
-def load_baseline(path: str) -> Counter:
+def load_baseline(path: str) -> "Counter[Tuple[str, str, str]]":
     try:
         with open(path, "r", encoding="utf-8") as handle:
             document = json.load(handle)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, ClassVar, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from nondet_lint.context import Deferred, FileContext
 from nondet_lint.ruledata import RuleSet
@@ -36,6 +36,11 @@ class Check:
     def runs_on(cls, ctx: FileContext) -> bool:
         """Whether this check can report anything in this file (before it is walked)."""
         return True
+
+    def visitors(self) -> Sequence[object]:
+        """The objects whose handlers the walk calls: the check itself, or the parts it is
+        made of."""
+        return (self,)
 
     def data(self, code: str) -> Mapping[str, Any]:
         """The API tables of a rule, from ``rules/*.toml``."""

@@ -20,7 +20,7 @@ import os
 import re
 import sys
 import traceback
-from typing import Dict, List, Mapping, NoReturn, Optional, Sequence, TextIO
+from typing import BinaryIO, Dict, List, Mapping, NoReturn, Optional, Sequence, TextIO
 
 from nondet_lint import __version__
 from nondet_lint.config import Config, discover_config, validate_codes, with_overrides
@@ -28,10 +28,11 @@ from nondet_lint.docs import explain, list_rules
 from nondet_lint.fixes.options import add_arguments as add_fix_arguments, wants_fixes
 from nondet_lint.runoptions import add_arguments as add_run_arguments, run_options
 from nondet_lint.ruledata import RuleSet, load_rules
-from nondet_lint.reporters import FORMATS, FixMarks, get_reporter, get_summary
+from nondet_lint.reporters import FORMATS, get_reporter, get_summary
+from nondet_lint.reporters.marks import FixMarks
 from nondet_lint.reporters.progress import progress_for
 from nondet_lint.reporters.text import statistics
-from nondet_lint.types import UsageError
+from nondet_lint.types import Finding, UsageError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("check", "rule", "server", "version")
@@ -207,15 +208,15 @@ def resolve_config(args: argparse.Namespace) -> Config:
     return with_overrides(config, **overrides)
 
 
-def _is_terminal(stream) -> bool:
+def _is_terminal(stream: object) -> bool:
     return hasattr(stream, "isatty") and stream.isatty() and not os.environ.get("CI")
 
 
-def default_format(out) -> str:
+def default_format(out: object) -> str:
     return "rich" if _is_terminal(out) else "text"
 
 
-def _read_stdin(args: argparse.Namespace, stdin) -> Optional[bytes]:
+def _read_stdin(args: argparse.Namespace, stdin: Optional[BinaryIO]) -> Optional[bytes]:
     """The source on standard input when the only path is ``-`` or only ``--stdin-filename`` is given.
 
     ``args.paths`` becomes the stdin file name, so config is discovered from its folder.
@@ -230,7 +231,8 @@ def _read_stdin(args: argparse.Namespace, stdin) -> Optional[bytes]:
     return (stdin if stdin is not None else sys.stdin.buffer).read()
 
 
-def _write_baseline(args: argparse.Namespace, findings, sources, err) -> int:
+def _write_baseline(args: argparse.Namespace, findings: Sequence[Finding], sources: Optional[Mapping[str, bytes]],
+                    err: TextIO) -> int:
     from nondet_lint.baseline import write_baseline
 
     if not args.baseline:
@@ -256,7 +258,8 @@ def _open_report(path: Optional[str], out: TextIO) -> TextIO:
         raise UsageError(f"--output-file: cannot write {path}: {exc.strerror or exc}") from None
 
 
-def _check(argv: Sequence[str], out: TextIO, err: TextIO, stdin=None, own_process: bool = False) -> int:
+def _check(argv: Sequence[str], out: TextIO, err: TextIO, stdin: Optional[BinaryIO] = None,
+           own_process: bool = False) -> int:
     args = build_parser().parse_args(argv)
     if args.explain:
         return _explain(args.explain, out)
@@ -340,7 +343,8 @@ def _suggestion(word: str) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def _run(argv: Sequence[str], out: TextIO, err: TextIO, stdin=None, own_process: bool = False) -> int:
+def _run(argv: Sequence[str], out: TextIO, err: TextIO, stdin: Optional[BinaryIO] = None,
+         own_process: bool = False) -> int:
     first = argv[0] if argv else ""
     if first == "check":
         return _check(argv[1:], out, err, stdin, own_process)
@@ -358,7 +362,8 @@ def _run(argv: Sequence[str], out: TextIO, err: TextIO, stdin=None, own_process:
     return _check(argv, out, err, stdin, own_process)
 
 
-def main(argv: Optional[Sequence[str]] = None, out=None, err=None, stdin=None, own_process: bool = False) -> int:
+def main(argv: Optional[Sequence[str]] = None, out: Optional[TextIO] = None, err: Optional[TextIO] = None,
+         stdin: Optional[BinaryIO] = None, own_process: bool = False) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -13,6 +13,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
+from nondet_lint.facts import FileFacts
 from nondet_lint.names import ImportBindings, ImportMap, dotted_name
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Edit, Fix
@@ -127,8 +128,8 @@ class FileContext:
         self.imports = ImportMap(module, module_name, is_package, import_bindings(rules))
         self.ancestors: List[cst.CSTNode] = []
         self.parents: Dict[int, cst.CSTNode] = {}
-        # facts for the project index: one plain-data dict per analysis
-        self.facts: Dict[str, Any] = {}
+        # facts for the project index: one typed value per kind
+        self.facts = FileFacts()
         self.pending: List[Pending] = []
         self._parameters: Dict[int, FrozenSet[str]] = {}  # parameter names by function node
         # qualname by node: many checks ask about the same call; the node is kept so that

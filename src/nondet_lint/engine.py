@@ -18,6 +18,7 @@ from nondet_lint.check import Check
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred
 from nondet_lint.discovery import WalkError, discover, project_files
+from nondet_lint.facts import FileFacts
 from nondet_lint.families import registry
 from nondet_lint.parallel import analyze_files
 from nondet_lint.results import FileResult, RunResult
@@ -180,7 +181,7 @@ class Decisions:
         self.config = config
         self.rules = rules
         self.enabled = enabled
-        self._modules: Dict[str, Tuple[str, bool, Dict[str, object]]] = {}  # the project was built from
+        self._modules: Dict[str, Tuple[str, bool, FileFacts]] = {}  # the project was built from
         self._project: Optional[Project] = None
         self._decided: Dict[Type[Check], Tuple[List[Deferred], List[Finding]]] = {}
 
@@ -214,8 +215,8 @@ class Decisions:
         return self._project
 
 
-def _same_modules(before: Dict[str, Tuple[str, bool, Dict[str, object]]],
-                  after: Dict[str, Tuple[str, bool, Dict[str, object]]]) -> bool:
+def _same_modules(before: Dict[str, Tuple[str, bool, FileFacts]],
+                  after: Dict[str, Tuple[str, bool, FileFacts]]) -> bool:
     if list(before) != list(after):  # the same modules in the same order (the project keeps it)
         return False
     for path, (name, package, facts) in after.items():

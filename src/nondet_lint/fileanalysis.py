@@ -108,7 +108,7 @@ def analyze_source(
         rules=rules, config=config, enabled=enabled,
     )
     checks = [check(ctx) for check in active_checks(registry.all_checks(), rules, enabled, ctx)]
-    walk(module, Dispatch(checks), ctx.ancestors, ctx.parents)
+    walk(module, Dispatch([visitor for check in checks for visitor in check.visitors()]), ctx.ancestors, ctx.parents)
     for check in checks:
         check.finish()
     result.facts = ctx.facts
@@ -201,5 +201,5 @@ def analyze_notebook(
                 result.findings[:0] = [error for _, error in broken]
     result.cells = [span.to_list() for span in program.cells]
     if result.parsed:
-        result.facts[notebooks.CELLS_FACT] = result.cells
+        result.facts.put(notebooks.NotebookCells(program.cells))
     return result

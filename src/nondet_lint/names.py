@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import builtins
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, cast
 
 import libcst as cst
 
@@ -63,7 +63,8 @@ def _statements(body: Sequence[cst.CSTNode]) -> Iterable[cst.CSTNode]:
         yield stmt
         kind = type(stmt)  # exact types: isinstance() against libcst's ABCs costs more here
         if kind is cst.SimpleStatementLine:
-            stack.extend(reversed(stmt.body))
+            # cast(): the exact type was just tested (mypy does not follow ``type(x) is``)
+            stack.extend(reversed(cast(cst.SimpleStatementLine, stmt).body))
             continue
         if not _is_compound(kind):
             continue
@@ -160,8 +161,9 @@ class ImportMap:
         self.definitions: Dict[str, str] = {}
         for stmt in _statements(module.body):
             kind = type(stmt)
+            # cast() below: the exact type was just tested (mypy does not follow ``type(x) is``)
             if kind is cst.Import:
-                for alias in stmt.names:
+                for alias in cast(cst.Import, stmt).names:
                     full = _module_dotted(alias.name)
                     self.imported_modules.add(full)
                     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
@@ -171,6 +173,7 @@ class ImportMap:
                         root = full.split(".")[0]
                         self.aliases.setdefault(root, root)
             elif kind is cst.ImportFrom:
+                stmt = cast(cst.ImportFrom, stmt)
                 base = _module_dotted(stmt.module) if stmt.module is not None else ""
                 dots = len(stmt.relative)
                 if dots:

@@ -23,6 +23,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.types import Edit, Finding
 
 SUFFIX = ".ipynb"
@@ -34,10 +35,6 @@ PYTHON_BODY_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug
 _MAGIC_ASSIGNMENT = re.compile(r"^(?P<target>[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[%!]")
 _OPEN = "([{"
 _CLOSE = ")]}"
-
-
-# the cell map in a notebook's project facts, for messages that name a place in it
-CELLS_FACT = "notebook_cells"
 
 
 class NotebookError(Exception):
@@ -59,6 +56,22 @@ class CellSpan:
     @classmethod
     def from_list(cls, data: Sequence[int]) -> "CellSpan":
         return cls(*data)
+
+
+@dataclass(frozen=True)
+class NotebookCells(ModuleFact):
+    """A notebook's cell map in its project facts, for messages that name a place in it."""
+
+    key = "notebook_cells"
+
+    spans: Tuple[CellSpan, ...] = ()
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"spans": [span.to_list() for span in self.spans]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "NotebookCells":
+        return cls(tuple(CellSpan.from_list(span) for span in data["spans"]))
 
 
 @dataclass(frozen=True)
@@ -95,11 +108,13 @@ def is_python_notebook(document: Mapping[str, Any]) -> bool:
     if not isinstance(metadata, dict):
         return True
     info = metadata.get("language_info")
-    if isinstance(info, dict) and isinstance(info.get("name"), str):
-        return info["name"].lower() == "python"
+    name = info.get("name") if isinstance(info, dict) else None
+    if isinstance(name, str):
+        return name.lower() == "python"
     kernel = metadata.get("kernelspec")
-    if isinstance(kernel, dict) and isinstance(kernel.get("language"), str):
-        return kernel["language"].lower() == "python"
+    language = kernel.get("language") if isinstance(kernel, dict) else None
+    if isinstance(language, str):
+        return language.lower() == "python"
     return True
 
 
@@ -306,11 +321,12 @@ def cell_position(cells: Sequence[CellSpan], line: int) -> Tuple[Optional[int], 
     return span.cell, line - span.start + 1
 
 
-def place_text(shown: str, line: int, facts: Mapping[str, Any]) -> str:
+def place_text(shown: str, line: int, facts: FileFacts) -> str:
     """``shown:line`` for a line of a module, ``shown:cell N:line`` in a notebook (N
     counting every cell, as locations are shown): how a message names a place in another
     module, given that module's project facts."""
-    span = span_at([CellSpan.from_list(c) for c in facts.get(CELLS_FACT, ())], line)
+    cells = facts.get(NotebookCells)
+    span = span_at(cells.spans if cells is not None else (), line)
     return f"{shown}:{line}" if span is None else f"{shown}:cell {span.index + 1}:{line - span.start + 1}"
 
 

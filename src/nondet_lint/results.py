@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping
 
 from nondet_lint.context import Deferred
+from nondet_lint.facts import FileFacts
 from nondet_lint.suppression import Suppressions
 from nondet_lint.types import Finding
 
@@ -23,7 +24,7 @@ class FileResult:
     is_package: bool = False
     findings: List[Finding] = field(default_factory=list)
     deferred: List[Deferred] = field(default_factory=list)
-    facts: Dict[str, Any] = field(default_factory=dict)
+    facts: FileFacts = field(default_factory=FileFacts)
     suppressions: Suppressions = field(default_factory=Suppressions)
     parsed: bool = False
     # notebooks: [cell, index, first program line, line count] per code cell
@@ -43,7 +44,7 @@ class FileResult:
             "is_package": self.is_package,
             "findings": [f.to_dict() for f in self.findings],
             "deferred": [d.to_dict() for d in self.deferred],
-            "facts": self.facts,
+            "facts": self.facts.to_json(),
             "suppressions": self.suppressions.to_dict(),
             "parsed": self.parsed,
             "cells": self.cells,
@@ -55,7 +56,7 @@ class FileResult:
             data["path"], data["module_name"], data["is_package"],
             [Finding.from_dict(f) for f in data["findings"]],
             [Deferred.from_dict(d) for d in data["deferred"]],
-            data["facts"], Suppressions.from_dict(data["suppressions"]), data["parsed"],
+            FileFacts.from_json(data["facts"]), Suppressions.from_dict(data["suppressions"]), data["parsed"],
             data.get("cells", []),
         )
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import fnmatch
 from pathlib import PurePath
-from typing import FrozenSet, Iterable, Mapping, Sequence
+from typing import FrozenSet, Iterable, List, Mapping, Sequence
 
 
-def _normalize(codes: Iterable[str]) -> list:
+def _normalize(codes: Iterable[str]) -> List[str]:
     out = []
     for code in codes:
         code = code.strip().upper()

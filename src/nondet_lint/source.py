@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import tokenize
 from dataclasses import dataclass
-from typing import Optional
+from typing import List, Optional, Tuple
 
 BOM = b"\xef\xbb\xbf"
 
@@ -34,7 +34,7 @@ class SourceFile:
     raw: bytes
 
     @property
-    def lines(self):
+    def lines(self) -> List[str]:
         return self.text.splitlines()
 
 
@@ -47,7 +47,7 @@ def detect_newline(text: str) -> str:
     return "\n"
 
 
-def _position_of_byte(raw: bytes, offset: int) -> tuple:
+def _position_of_byte(raw: bytes, offset: int) -> Tuple[int, int]:
     line = raw.count(b"\n", 0, offset) + 1
     start = raw.rfind(b"\n", 0, offset) + 1
     return line, offset - start

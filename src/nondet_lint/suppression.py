@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Dict, FrozenSet, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
 ALL = frozenset({"*"})
 _CODES = r"(?::\s*(?P<codes>[A-Z]+[0-9]*(?:[\s,]+[A-Z]+[0-9]*)*))?"
@@ -49,7 +49,7 @@ class Suppressions:
         return {"lines": {str(k): sorted(v) for k, v in self.lines.items()}, "file": sorted(self.file)}
 
     @classmethod
-    def from_dict(cls, data) -> "Suppressions":
+    def from_dict(cls, data: Mapping[str, Any]) -> "Suppressions":
         return cls({int(k): frozenset(v) for k, v in data["lines"].items()}, frozenset(data["file"]))
 
 

@@ -15,7 +15,7 @@ separate scopes: a value that escapes into one is not followed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, TypeVar, Union, cast
 
 import libcst as cst
 
@@ -33,6 +33,8 @@ _BINDING_TYPES = frozenset((
     cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, cst.WithItem, cst.NamedExpr,
     cst.FunctionDef, cst.ClassDef, cst.Import, cst.ImportFrom,
 ))
+NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+_ValueHolder = Union[cst.Attribute, cst.Arg]  # nodes whose ``value`` is the only part read
 SEQ = "seq"  # an ordered sequence (list, iterator) whose order came from the source
 SET = "set"  # a set: iterating it yields an order, keeping it as a set does not
 
@@ -67,7 +69,7 @@ def _target_names(target: cst.CSTNode) -> Iterator[Tuple[cst.Name, Optional[int]
 
 def statement_of(node: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> cst.CSTNode:
     """The innermost (small or compound) statement holding ``node``."""
-    current = node
+    current: Optional[cst.CSTNode] = node
     while current is not None and not isinstance(current, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
         current = parent(current)
     return current if current is not None else node
@@ -128,20 +130,22 @@ class ScopeIndex:
             self.order[id(node)] = counter
             if kind in _COMPREHENSION_TYPES:
                 comprehension_names.append(self._comprehension_targets(node, stores))
+            # cast() below: the exact type was just tested (mypy does not follow ``type(x) is``)
             if kind is cst.Name:
-                if any(node.value in names for names in comprehension_names):
-                    stores.add(id(node))  # the comprehension's own variable, not the scope's
-                elif id(node) not in stores:
-                    self.loads.setdefault(node.value, []).append(node)
+                name = cast(cst.Name, node)
+                if any(name.value in names for names in comprehension_names):
+                    stores.add(id(name))  # the comprehension's own variable, not the scope's
+                elif id(name) not in stores:
+                    self.loads.setdefault(name.value, []).append(name)
             elif kind is cst.Call:
-                self.calls.append(node)
+                self.calls.append(cast(cst.Call, node))
             elif kind in _BINDING_TYPES:
                 self._record(node, stores)
             stack.append((node, True))
             if (kind in _NESTED_TYPES and node is not body_root) or kind in _NOT_READ_TYPES:
                 continue  # a nested scope binds only its name here; imports bind, never read
             if kind is cst.Attribute or kind is cst.Arg:
-                stack.append((node.value, False))
+                stack.append((cast(_ValueHolder, node).value, False))
             else:
                 stack.extend((kid, False) for kid in reversed(children(node)))
 
@@ -177,7 +181,7 @@ class ScopeIndex:
             stores.add(id(node.name))
         elif isinstance(node, (cst.Import, cst.ImportFrom)) and not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
-                bound = alias.asname.name if alias.asname is not None else alias.name
+                bound: cst.BaseExpression = alias.asname.name if alias.asname is not None else alias.name
                 while isinstance(bound, cst.Attribute):
                     bound = bound.value
                 if isinstance(bound, cst.Name):
@@ -290,7 +294,7 @@ class ScopeIndex:
             return found[0].value
         return None
 
-    def nodes_within(self, outer: cst.CSTNode, types: Tuple[type, ...]) -> Iterator[cst.CSTNode]:
+    def nodes_within(self, outer: cst.CSTNode, types: Tuple[Type[NodeT], ...]) -> Iterator[NodeT]:
         """Descendants of ``outer`` of the given types, not entering nested scopes."""
         stack = list(reversed(children(outer)))
         while stack:
@@ -383,7 +387,7 @@ class OrderFlow:
         """Where the order of ``expr`` (a sequence in arbitrary order, or a set) is kept."""
         return self._follow(expr, kind, None, 0, set())
 
-    def _returned(self, expr: cst.CSTNode, statement: cst.CSTNode, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+    def _returned(self, expr: cst.CSTNode, statement: cst.CSTNode, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
         """A returned value, followed into the calls of its function in this module: when
         every caller drops the order (sorts it, takes its length), it is not kept."""
         function = self._function_of(statement)
@@ -563,9 +567,10 @@ class OrderFlow:
         """``files[scores.argmax()]``: the element is chosen by a key, not by its position."""
         if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
             return False
-        value = subscript.slice[0].slice.value
-        if isinstance(value, cst.Name):
-            value = self.index_for(subscript).single_value(value.value)
+        index: Optional[cst.BaseExpression] = subscript.slice[0].slice.value
+        if isinstance(index, cst.Name):
+            index = self.index_for(subscript).single_value(index.value)
+        value = index
         if not isinstance(value, cst.Call):
             return False
         return self.qualname(value.func) in self.tables.key_reducers or (
@@ -603,7 +608,7 @@ class OrderFlow:
             and isinstance(bound, cst.Integer) and bound.value == "1" and call.args[0].value.deep_equals(expr)
         )
 
-    def _into_function(self, call: cst.Call, arg: cst.Arg, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+    def _into_function(self, call: cst.Call, arg: cst.Arg, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
         """A function of this module given the value: followed through its parameter
         (``make_dataset(files)`` that builds a dataset from ``files``)."""
         function = self._module_function(call)
@@ -648,7 +653,8 @@ class OrderFlow:
             return True
         return last_name(call.func).endswith(tuple(self.tables.order_sensitive_suffixes))
 
-    def _element(self, container: cst.CSTNode, element: cst.CSTNode, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+    def _element(self, container: Union[cst.List, cst.Tuple], element: cst.BaseElement, kind: str,
+                 convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
         """A value inside a tuple or list: followed when the tuple is unpacked into names,
         kept when the tuple itself is returned or stored."""
         holder = self.parent(container)
@@ -668,7 +674,10 @@ class OrderFlow:
             return OrderUse(element.value, "yielded", convert)
         return None
 
-    def _assigned(self, statement, kind: str, convert, depth: int, seen: Set[int], keep) -> Optional[OrderUse]:
+    def _assigned(self, statement: Union[cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr], kind: str,
+                  convert: Optional[cst.CSTNode], depth: int, seen: Set[int],
+                  keep: Callable[[str], OrderUse]) -> Optional[OrderUse]:
+        targets: List[cst.BaseExpression]
         if isinstance(statement, cst.NamedExpr):
             targets = [statement.target]
             found = self._follow(statement, kind, convert, depth, seen)
@@ -687,7 +696,7 @@ class OrderFlow:
                 return keep("stored")
         return None
 
-    def _follow_name(self, name: str, statement: cst.CSTNode, kind: str, convert, depth: int, seen: Set[int],
+    def _follow_name(self, name: str, statement: cst.CSTNode, kind: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int],
                      within: Optional[cst.CSTNode] = None) -> Optional[OrderUse]:
         key = id(statement) * 31 + hash(name)
         if key in seen or depth > self.MAX_DEPTH:
@@ -703,7 +712,8 @@ class OrderFlow:
                 return found
         return None
 
-    def reads_until_sorted(self, index: ScopeIndex, name: str, statement: cst.CSTNode, within=None) -> List[cst.Name]:
+    def reads_until_sorted(self, index: ScopeIndex, name: str, statement: cst.CSTNode,
+                           within: Optional[cst.CSTNode] = None) -> List[cst.Name]:
         """Reads of ``name`` after ``statement``, stopping at ``name.sort()``."""
         out = []
         for load in index.reads_after(name, statement, within):
@@ -732,7 +742,8 @@ class OrderFlow:
         """``load`` is checked to hold one element: ``assert len(x) == 1``,
         ``self.assertLen(x, 1)``, or ``if len(x) != 1:`` that raises, returns, breaks or
         continues."""
-        call = self.parent(self.parent(load))
+        arg = self.parent(load)
+        call = self.parent(arg) if arg is not None else None
         if not isinstance(call, cst.Call):
             return False
         if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.tables.length_asserts:
@@ -757,7 +768,7 @@ class OrderFlow:
             return fails and leaves
         return False
 
-    def _comprehension(self, comp_for: cst.CompFor, expr, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+    def _comprehension(self, comp_for: cst.CompFor, expr: cst.CSTNode, kind: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
         comp = self.parent(comp_for)
         while isinstance(comp, cst.CompFor):
             comp = self.parent(comp)
@@ -819,7 +830,7 @@ class OrderFlow:
                             yield from self.reached_calls(load, step, seen, methods)
 
     # ---- loops ------------------------------------------------------------------------
-    def _loop(self, loop: cst.For, kind: str, convert, depth: int, seen: Set[int]) -> Optional[OrderUse]:
+    def _loop(self, loop: cst.For, kind: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
         """A loop over the value: its order matters when the body accumulates in order
         (append to a list that is kept unsorted, write, yield) or numbers the items."""
         expr = loop.iter
@@ -936,7 +947,7 @@ class OrderFlow:
                 names.add(node.target.value)
         return names
 
-    def _mentions(self, value: cst.CSTNode, counters: Set[str], container: cst.CSTNode) -> bool:
+    def _mentions(self, value: cst.CSTNode, counters: Set[str], container: cst.BaseExpression) -> bool:
         """Whether ``value`` is a counter: a counting name, or ``len(<the dict>)``."""
         if isinstance(value, cst.Name):
             return value.value in counters
@@ -958,9 +969,10 @@ def last_name(func: cst.BaseExpression) -> str:
     """The called name as written, last part only (``np.random.shuffle`` → ``shuffle``).
     Asked by several checks of every call: exact type tests, not isinstance() on ABCs."""
     kind = type(func)
+    # cast(): the exact type was just tested (mypy does not follow ``type(x) is``)
     if kind is cst.Attribute:
-        return func.attr.value
-    return func.value if kind is cst.Name else ""
+        return cast(cst.Attribute, func).attr.value
+    return cast(cst.Name, func).value if kind is cst.Name else ""
 
 
 def literal_strings(node: cst.CSTNode) -> Iterator[str]:

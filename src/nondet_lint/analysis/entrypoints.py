@@ -15,13 +15,16 @@ module is indexed (``mark_imported_scripts``).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Mapping, Set
+from dataclasses import dataclass, replace
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.check import Check
+from nondet_lint.context import FileContext
+from nondet_lint.facts import FileFacts, ModuleFact
 
-FACT = "entry"
+_SHARED = "entry"  # ``FileContext.shared`` key of this file's ``EntryFacts``
 
 # top-level calls that library modules make at import time: not evidence of a script
 _IMPORT_TIME_CALLS = (
@@ -77,11 +80,50 @@ def _is_bookkeeping(call: cst.Call) -> bool:
     return any(name.startswith(prefix) or name.endswith(prefix) for prefix in _IMPORT_TIME_CALLS)
 
 
-def entry_facts(ctx: Any) -> Dict[str, Any]:
-    """``facts["entry"]`` of the file: read from its top-level statements alone, so checks
-    that only matter in entry points can decline other files before the walk."""
-    found = ctx.shared.get(FACT)
-    if found is not None:
+@dataclass(frozen=True)
+class EntryFacts(ModuleFact):
+    """What makes a module an entry point, or test code (``is_entry_point``, ``is_test_code``).
+
+    Pass 1 reads the module alone; the project adds ``imported`` and ``console``.
+    """
+
+    key = "entry"
+
+    main_guard: bool = False  # an ``if __name__ == "__main__":`` block
+    script: bool = False  # top-level statements that do the work
+    notebook: bool = False  # a notebook's code cells run top to bottom (``notebooks`` joins them)
+    launcher: bool = False  # a function decorated to run as the program (``@call_parse``)
+    test_runner: bool = False  # its main block only starts a test runner
+    # what this module imports, to tell scripts from library modules project-wide
+    imports: Tuple[str, ...] = ()
+    imported: bool = False  # a would-be script another project module imports: library code
+    console: Tuple[str, ...] = ()  # its functions the packaging names as console scripts
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {
+            "main_guard": self.main_guard, "script": self.script, "notebook": self.notebook,
+            "launcher": self.launcher, "test_runner": self.test_runner, "imports": list(self.imports),
+        }
+        if self.imported:
+            out["imported"] = True
+        if self.console:
+            out["console"] = list(self.console)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "EntryFacts":
+        return cls(
+            bool(data["main_guard"]), bool(data["script"]), bool(data["notebook"]), bool(data["launcher"]),
+            bool(data["test_runner"]), tuple(data["imports"]), bool(data.get("imported")),
+            tuple(data.get("console", ())),
+        )
+
+
+def entry_facts(ctx: FileContext) -> EntryFacts:
+    """The file's ``EntryFacts``: read from its top-level statements alone, so checks that
+    only matter in entry points can decline other files before the walk."""
+    found = ctx.shared.get(_SHARED)
+    if isinstance(found, EntryFacts):
         return found
     main_guard = False
     script = False
@@ -105,28 +147,25 @@ def entry_facts(ctx: Any) -> Dict[str, Any]:
                 value = getattr(small, "value", None)
                 if isinstance(small, cst.Expr) and isinstance(value, cst.Call) and not _is_bookkeeping(value):
                     script = True
-    found = ctx.shared[FACT] = {
-        "main_guard": main_guard,
-        "script": script,
-        # a notebook's code cells run top to bottom (``notebooks`` joins them)
-        "notebook": ctx.path.endswith(".ipynb"),
-        "launcher": launcher,
-        "test_runner": test_runner,
-        # what this module imports, to tell scripts from library modules project-wide
-        "imports": sorted(ctx.imports.imported_modules),
-    }
+    found = ctx.shared[_SHARED] = EntryFacts(
+        main_guard=main_guard,
+        script=script,
+        notebook=ctx.path.endswith(".ipynb"),
+        launcher=launcher,
+        test_runner=test_runner,
+        imports=tuple(sorted(ctx.imports.imported_modules)),
+    )
     return found
 
 
 class EntryPoints(Check):
-    """Records ``facts["entry"] = {"main_guard", "script", "notebook", "launcher",
-    "test_runner": bool, "imports": [...]}`` (the project adds ``imported`` and ``console``)."""
+    """Records the module's ``EntryFacts``."""
 
     def finish(self) -> None:
-        self.ctx.facts[FACT] = entry_facts(self.ctx)
+        self.ctx.facts.put(entry_facts(self.ctx))
 
 
-def _only_starts_tests(guard: cst.If, qualname: Any) -> bool:
+def _only_starts_tests(guard: cst.If, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
     """A main block whose every statement starts a test runner (``tf.test.main()``,
     ``sys.exit(pytest.main([...]))``)."""
     calls = []
@@ -147,11 +186,13 @@ def _with_is_bookkeeping(stmt: cst.With) -> bool:
     return all(isinstance(item.item, cst.Call) and _is_bookkeeping(item.item) for item in stmt.items)
 
 
-def is_entry_point(facts: Mapping[str, Any]) -> bool:
+def is_entry_point(facts: FileFacts) -> bool:
     """Whether a module's facts (``ModuleRecord.facts``) describe an entry point."""
-    entry = facts.get(FACT, {})
-    script = entry.get("script") and not entry.get("imported")
-    return bool(entry.get("main_guard") or entry.get("notebook") or entry.get("launcher") or entry.get("console") or script)
+    entry = facts.get(EntryFacts)
+    if entry is None:
+        return False
+    script = entry.script and not entry.imported
+    return entry.main_guard or entry.notebook or entry.launcher or bool(entry.console) or script
 
 
 _TEST_FOLDERS = frozenset({"tests", "test"})
@@ -168,21 +209,24 @@ def is_test_module(relpath: str) -> bool:
     return any(part in _TEST_FOLDERS for part in parts[:-1])
 
 
-def is_test_code(relpath: str, facts: Mapping[str, Any]) -> bool:
+def is_test_code(relpath: str, facts: FileFacts) -> bool:
     """Test code (spec "Terms"): a collected test module, or an entry point whose main
     only starts a test runner."""
-    return is_test_module(relpath) or bool(facts.get(FACT, {}).get("test_runner"))
+    entry = facts.get(EntryFacts)
+    return is_test_module(relpath) or (entry is not None and entry.test_runner)
 
 
-def imported_names(all_facts: Iterable[Mapping[str, Any]]) -> Set[str]:
+def imported_names(all_facts: Iterable[FileFacts]) -> Set[str]:
     """Every module name that some module of the project imports."""
     names: Set[str] = set()
     for facts in all_facts:
-        names.update(facts.get(FACT, {}).get("imports", ()))
+        entry = facts.get(EntryFacts)
+        if entry is not None:
+            names.update(entry.imports)
     return names
 
 
-def mark_imported_scripts(records: Dict[str, Any], module_names: Mapping[str, str]) -> None:
+def mark_imported_scripts(records: Dict[str, FileFacts], module_names: Mapping[str, str]) -> None:
     """Mark would-be scripts that other project modules import as library code.
 
     ``records`` maps path to facts (updated in place with copies); ``module_names`` maps
@@ -191,9 +235,9 @@ def mark_imported_scripts(records: Dict[str, Any], module_names: Mapping[str, st
     """
     imported = imported_names(records.values())
     for path, facts in records.items():
-        entry = facts.get(FACT)
-        if not entry or not entry.get("script") or entry.get("main_guard"):
+        entry = facts.get(EntryFacts)
+        if entry is None or not entry.script or entry.main_guard:
             continue
         parts = module_names[path].split(".")
         if any(".".join(parts[i:]) in imported for i in range(len(parts))):
-            records[path] = {**facts, FACT: {**entry, "imported": True}}
+            records[path] = facts.with_fact(replace(entry, imported=True))

@@ -87,6 +87,13 @@ def call_arg(call: cst.Call, pos: Optional[int], kw: Optional[str]) -> Optional[
     return None
 
 
+def method_of(call: cst.Call) -> cst.Attribute:
+    """The ``.name`` of a call a check collected as a method call (``ds.take(n)``)."""
+    func = call.func
+    assert isinstance(func, cst.Attribute), "collected as a method call"
+    return func
+
+
 def has_double_star(call: cst.Call) -> bool:
     """``f(**kwargs)``: any keyword may be in there."""
     return any(arg.star == "**" for arg in call.args)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Dict, Iterator, List, Mapping, Optional
+from typing import Dict, Iterator, List, Optional, Type
 
-from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_test_code, mark_imported_scripts
+from nondet_lint.analysis.entrypoints import EntryFacts, is_test_code, mark_imported_scripts
 from nondet_lint.analysis.packaging import console_scripts
 from nondet_lint.config import Config
+from nondet_lint.facts import FactT, FileFacts
 
 
 @dataclass(frozen=True)
@@ -21,7 +22,7 @@ class ModuleRecord:
     path: str
     module_name: str
     is_package: bool
-    facts: Mapping[str, Any]
+    facts: FileFacts
 
 
 @dataclass
@@ -38,9 +39,9 @@ class Project:
             if facts[path] is not record.facts:
                 self.modules[path] = replace(record, facts=facts[path])
 
-    def _mark_console_scripts(self, facts: Dict[str, Any]) -> None:
+    def _mark_console_scripts(self, facts: Dict[str, FileFacts]) -> None:
         """The modules whose functions the packaging names as console scripts become
-        entry points: ``facts["entry"]["console"]`` lists those functions."""
+        entry points: ``EntryFacts.console`` lists those functions."""
         if not self.modules:
             return
         wanted: Dict[str, List[str]] = {}
@@ -51,9 +52,9 @@ class Project:
             if functions is None:
                 # a ``src`` layout: ``src/pkg/cli.py`` is ``pkg.cli`` once installed
                 functions = next((f for m, f in wanted.items() if record.module_name.endswith("." + m)), None)
-            entry = facts[path].get(ENTRY_FACT)
+            entry = facts[path].get(EntryFacts)
             if functions and entry is not None:
-                facts[path] = {**facts[path], ENTRY_FACT: {**entry, "console": sorted(functions)}}
+                facts[path] = facts[path].with_fact(replace(entry, console=tuple(sorted(functions))))
 
     def is_test_code(self, path: str) -> bool:
         """Whether a module is test code that the program rules leave alone (spec "Terms":
@@ -91,5 +92,7 @@ class Project:
     def module(self, dotted: str) -> Optional[ModuleRecord]:
         return self.by_name.get(dotted)
 
-    def facts(self, key: str) -> List[Any]:
-        return [record.facts[key] for record in self if key in record.facts]
+    def facts(self, kind: Type[FactT]) -> List[FactT]:
+        """Every module's fact of one kind, in path order (modules without one left out)."""
+        found = (record.facts.get(kind) for record in self)
+        return [fact for fact in found if fact is not None]

@@ -21,12 +21,13 @@ Only the module itself is read (an option defined in another module is not follo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Collection, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_main_guard
 from nondet_lint.callargs import ABSENT, find_arg, literal_value
+from nondet_lint.context import FileContext
 from nondet_lint.names import dotted_name
 
 # option names that hold the run's seed
@@ -47,11 +48,12 @@ class SeedOption:
     indent: str  # the indentation of the statements of ``body``
 
 
-def seed_option(ctx: Any) -> Optional[SeedOption]:
+def seed_option(ctx: FileContext) -> Optional[SeedOption]:
     """The entry module's seed option (worked out once per file), or None."""
     if "seed_option" not in ctx.shared:
         ctx.shared["seed_option"] = _find(ctx)
-    return ctx.shared["seed_option"]
+    found = ctx.shared["seed_option"]
+    return found if isinstance(found, SeedOption) else None
 
 
 def seed_value(ctx: Any, node: cst.CSTNode) -> str:
@@ -148,7 +150,7 @@ def _main_bodies(module: cst.Module, functions: Dict[str, cst.FunctionDef]) -> L
     return bodies
 
 
-def _parse_call(node: cst.BaseExpression, parsers: Sequence[str]) -> bool:
+def _parse_call(node: cst.BaseExpression, parsers: Collection[str]) -> bool:
     """``parser.parse_args(...)`` or a call of a module function that returns one."""
     if not isinstance(node, cst.Call):
         return False
@@ -158,14 +160,14 @@ def _parse_call(node: cst.BaseExpression, parsers: Sequence[str]) -> bool:
     return isinstance(func, cst.Name) and func.value in parsers
 
 
-def _parsed_name(stmt: cst.BaseStatement, parsers: Sequence[str]) -> Optional[str]:
+def _parsed_name(stmt: cst.BaseStatement, parsers: Collection[str]) -> Optional[str]:
     """``args`` for ``args = parser.parse_args()`` / ``args, _ = parser.parse_known_args()``."""
     if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
         return None
     small = stmt.body[0]
     if not isinstance(small, (cst.Assign, cst.AnnAssign)) or small.value is None or not _parse_call(small.value, parsers):
         return None
-    target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
+    target: cst.BaseExpression = small.targets[0].target if isinstance(small, cst.Assign) else small.target
     if isinstance(target, cst.Tuple) and target.elements:
         target = target.elements[0].value
     return target.value if isinstance(target, cst.Name) else None
@@ -173,10 +175,10 @@ def _parsed_name(stmt: cst.BaseStatement, parsers: Sequence[str]) -> Optional[st
 
 def _returns_parsed(fn: cst.FunctionDef) -> bool:
     """A helper such as ``def get_args(): ...; return parser.parse_args()``."""
-    returned = [small for small in _smalls(fn) if isinstance(small, cst.Return) and small.value is not None]
+    returned = [small.value for small in _smalls(fn) if isinstance(small, cst.Return) and small.value is not None]
     parsed = {_parsed_name(stmt, ()) for stmt in _lines(fn)} - {None}
     return any(
-        _parse_call(r.value, ()) or (isinstance(r.value, cst.Name) and r.value.value in parsed) for r in returned
+        _parse_call(value, ()) or (isinstance(value, cst.Name) and value.value in parsed) for value in returned
     )
 
 
@@ -240,7 +242,7 @@ def _command(ctx: Any, module: cst.Module, functions: Dict[str, cst.FunctionDef]
             param = params.get(name)
             if param is None or param.default is None:
                 continue
-            default = param.default
+            default: Optional[cst.BaseExpression] = param.default
             if isinstance(default, cst.Call) and (dotted_name(default.func) or "").endswith("Option"):
                 default = find_arg(default, "default", 0)  # ``typer.Option(0, ...)``
             if _not_none(default, ctx):

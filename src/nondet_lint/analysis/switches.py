@@ -18,6 +18,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, string_parts
+from nondet_lint.ruledata import RuleSet
 
 SWITCH_RULE = "ND205"  # the rule whose data holds the switch tables
 ON, MAYBE = "on", "unknown"
@@ -83,7 +84,7 @@ def environ_settings(node: cst.CSTNode, qualname: QualName) -> List[Tuple[str, c
 def _reads_variable(node: cst.BaseExpression, var: str, qualname: QualName) -> bool:
     """``os.environ.get(var, ...)``, ``os.getenv(var)`` or ``os.environ[var]``."""
     if isinstance(node, cst.Call) and qualname(node.func) in ("os.environ.get", "os.getenv"):
-        return literal_value(find_arg(node, None, 0), qualname) == var
+        return bool(literal_value(find_arg(node, None, 0), qualname) == var)
     return environ_key(node, qualname) == var
 
 
@@ -126,7 +127,7 @@ class SwitchState:
     """The switches one module sets, and how surely (``ON`` wins over ``MAYBE``: a value
     the code computes)."""
 
-    def __init__(self, rules: Mapping[str, Any], qualname: QualName, sets_environ: bool) -> None:
+    def __init__(self, rules: RuleSet, qualname: QualName, sets_environ: bool) -> None:
         switches = rules[SWITCH_RULE].data["switches"] if SWITCH_RULE in rules else {}
         self.qualname = qualname
         self.calls = {name: entry for entry in switches.get("calls", []) for name in entry["names"]}

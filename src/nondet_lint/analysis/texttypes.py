@@ -9,15 +9,16 @@ element type is never reported: its order may not depend on string hashing at al
 
 from __future__ import annotations
 
-from typing import Callable, Dict, FrozenSet, Mapping, Optional, Sequence
+from typing import Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import ScopeIndex, enclosing_scope
+from nondet_lint.analysis.dataflow import Binding, ScopeIndex, enclosing_scope
 from nondet_lint.walk import children
 
 MAX_DEPTH = 6
 _SET_OPERATORS = (cst.BitOr, cst.BitAnd, cst.Subtract, cst.BitXor)
+Predicate = Callable[[cst.CSTNode, int], bool]  # a question about a value, at a depth
 
 
 class TextTypes:
@@ -34,18 +35,18 @@ class TextTypes:
         self.index_for = index_for
 
     # ---- names ----------------------------------------------------------------------
-    def _bindings(self, name: cst.Name):
+    def _bindings(self, name: cst.Name) -> Tuple[ScopeIndex, List[Binding]]:
         index = self.index_for(name)
         return index, [b for b in index.bindings_of(name.value) if b.kind != "augassign"]
 
-    def _name_is(self, name: cst.Name, predicate, depth: int) -> bool:
+    def _name_is(self, name: cst.Name, predicate: Predicate, depth: int) -> bool:
         index, bindings = self._bindings(name)
         if not bindings:
             return False
         for binding in bindings:
             if binding.kind in ("for", "comp"):
                 loop = binding.statement
-                if binding.target is not getattr(loop, "target", None):
+                if not isinstance(loop, (cst.For, cst.CompFor)) or binding.target is not loop.target:
                     return False  # an element of an unpacked tuple
                 if predicate != self.is_str or not self.is_str_seq(loop.iter, depth + 1):
                     return False
@@ -93,7 +94,7 @@ class TextTypes:
             return self._attribute_is(expr, self.is_str, depth)
         return False
 
-    def _attribute_is(self, expr: cst.Attribute, predicate, depth: int) -> bool:
+    def _attribute_is(self, expr: cst.Attribute, predicate: Predicate, depth: int) -> bool:
         """``self.x`` where every ``self.x = ...`` of the class satisfies ``predicate``."""
         if not (isinstance(expr.value, cst.Name) and expr.value.value == "self"):
             return False
@@ -103,7 +104,7 @@ class TextTypes:
         if klass is None:
             return False
         values = []
-        stack = [klass.body]
+        stack: List[cst.CSTNode] = [klass.body]
         while stack:
             node = stack.pop()
             if isinstance(node, cst.Assign):
@@ -129,7 +130,7 @@ class TextTypes:
         if isinstance(expr, cst.Call):
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value in self.seq_methods:
-                return self._splits_text(expr, depth)
+                return self._splits_text(expr, func, depth)
             name = self.qualname(func)
             if name in self.seq_functions:
                 return True
@@ -168,7 +169,9 @@ class TextTypes:
         filled = False
         for load in index.reads_after(name.value, holder):
             attribute = self.parent(load)
-            call = self.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+            if not isinstance(attribute, cst.Attribute):
+                continue
+            call = self.parent(attribute)
             if isinstance(call, cst.Call) and call.func is attribute and call.args:
                 value = call.args[0].value
                 if attribute.attr.value == "append":
@@ -181,10 +184,10 @@ class TextTypes:
                     filled = True
         return filled
 
-    def _splits_text(self, call: cst.Call, depth: int) -> bool:
-        """``s.split()`` / ``s.split(",")``, not ``tensor.split(2)``."""
-        receiver = call.func.value  # type: ignore[attr-defined]
-        if call.func.attr.value in ("splitlines", "readlines"):  # type: ignore[attr-defined]
+    def _splits_text(self, call: cst.Call, func: cst.Attribute, depth: int) -> bool:
+        """``s.split()`` / ``s.split(",")`` (``func`` is ``call``'s), not ``tensor.split(2)``."""
+        receiver = func.value
+        if func.attr.value in ("splitlines", "readlines"):
             return True
         if not call.args:
             return True
@@ -238,7 +241,9 @@ class TextTypes:
         filled = False
         for load in index.reads_after(name, holder):
             attribute = self.parent(load)
-            call = self.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+            if not isinstance(attribute, cst.Attribute):
+                continue
+            call = self.parent(attribute)
             if isinstance(call, cst.Call) and call.func is attribute and call.args:
                 value = call.args[0].value
                 if attribute.attr.value == "add":

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -255,7 +255,8 @@ def config_defaults(module: cst.Module, view: ModuleView, builders: Iterable[str
     the defaults a configuration file gives.  An attribute set to two values is dropped."""
     wanted = frozenset(builders)
     found: Dict[str, List[Optional[str]]] = {}
-    for scope in [module, *[n for n in _functions(module)]]:
+    scopes: List[Union[cst.Module, cst.FunctionDef]] = [module, *_functions(module)]
+    for scope in scopes:
         body = scope.body if isinstance(scope, cst.Module) else (scope.body.body if isinstance(scope.body, cst.IndentedBlock) else ())
         configs = set()
         for stmt in body:

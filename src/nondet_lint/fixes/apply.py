@@ -9,7 +9,7 @@ of one program that carry the same seed block insert it once.  A fix is all or n
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from nondet_lint.types import Edit, Finding
 
@@ -91,7 +91,11 @@ def _span(edit: Edit) -> Tuple[Position, Position]:
     return (cell, edit.line, edit.col), (cell, edit.end_line, edit.end_col)
 
 
-def _key(path: str, edit: Edit) -> Tuple:
+EditKey = Tuple[str, Optional[int], int, int, int, int, str]  # an edit, wherever it comes from
+FixKey = Tuple[str, Tuple[EditKey, ...]]  # a fix: its code and its edits
+
+
+def _key(path: str, edit: Edit) -> EditKey:
     return (path, edit.cell, edit.line, edit.col, edit.end_line, edit.end_col, edit.content)
 
 
@@ -128,7 +132,7 @@ def _source_order(finding: Finding) -> Tuple[Any, ...]:
     return (finding.path, *(_span(finding.fix.edits[0])[0]), finding.code)
 
 
-def plan_round(findings: Sequence[Finding], skip: Optional[set] = None) -> RoundPlan:
+def plan_round(findings: Sequence[Finding], skip: Optional[Set[FixKey]] = None) -> RoundPlan:
     """Accept fixes in source order while they do not overlap what is accepted."""
     skip = skip or set()
     order = sorted(
@@ -162,7 +166,7 @@ def distinct_fixes(findings: Sequence[Finding]) -> int:
     })
 
 
-def fix_key(finding: Finding) -> Tuple:
+def fix_key(finding: Finding) -> FixKey:
     """Identifies a fix across rounds (to remember the ones dropped)."""
     assert finding.fix is not None
     return (finding.code, tuple(_key(edit.path or finding.path, edit) for edit in finding.fix.edits))

@@ -179,7 +179,7 @@ def set_keyword_argument(ctx: FileContext, call: cst.Call, name: str, value_code
     return [replace_expression(ctx, arg.value, value_code)]
 
 
-def wrap_in_call(ctx: FileContext, expr: cst.BaseExpression, func: str = "sorted") -> List[NodeEdit]:
+def wrap_in_call(ctx: FileContext, expr: cst.CSTNode, func: str = "sorted") -> List[NodeEdit]:
     """Edits that turn ``expr`` into ``func(expr)``, leaving the text of ``expr`` alone."""
     if func in BUILTIN_NAMES and (
         ctx.qualname(cst.Name(func)) != f"builtins.{func}" or top_level(ctx).first_binding(func) is not None

@@ -50,7 +50,7 @@ def show_fixes(applied: Sequence[Finding], rules: RuleSet, out: TextIO, dry: boo
         out.write("No fixes would be applied.\n" if dry else "No fixes applied.\n")
         return
     out.write(f"{'Would fix' if dry else 'Fixed'} {plural(len(applied), 'finding')}:\n")
-    by_path: Dict[str, Counter] = {}
+    by_path: Dict[str, "Counter[str]"] = {}
     for finding in applied:
         by_path.setdefault(finding.path, Counter())[finding.code] += 1
     for path in sorted(by_path):

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Callable, Dict, FrozenSet, List, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Sequence, Set
 
 from nondet_lint.config import Config
 from nondet_lint.engine import decide, selected_codes
 from nondet_lint.fileanalysis import analyze_file
-from nondet_lint.fixes.apply import fix_key, plan_round
+from nondet_lint.fixes.apply import FixKey, fix_key, plan_round
 from nondet_lint.fixes.verify import FixError, fixed_bytes
 from nondet_lint.results import FileResult, RunResult
 from nondet_lint.ruledata import RuleSet, load_rules
@@ -77,8 +77,8 @@ class FixSession:
         self.originals: Dict[str, bytes] = {}
         self.current: Dict[str, bytes] = {}
         self.seen_states: Dict[str, Set[str]] = {}
-        self.dropped: Dict[Tuple, Dropped] = {}
-        self.outside: Dict[Tuple, Dropped] = {}
+        self.dropped: Dict[FixKey, Dropped] = {}
+        self.outside: Dict[FixKey, Dropped] = {}
 
     # ---- which findings can be fixed ------------------------------------------------
     def wants(self, finding: Finding) -> bool:

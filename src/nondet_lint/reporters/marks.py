@@ -4,7 +4,7 @@ reporter reads it without importing the package that picks reporters."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import FrozenSet
+from typing import FrozenSet, Tuple
 
 from nondet_lint.types import SAFE, UNSAFE, Finding
 
@@ -16,7 +16,7 @@ class FixMarks:
     fixable: FrozenSet[str] = frozenset()  # codes whose fixes may be applied (fixable/unfixable)
     unsafe: bool = False  # --unsafe-fixes given
 
-    def _applies(self, finding: Finding, applicabilities) -> bool:
+    def _applies(self, finding: Finding, applicabilities: Tuple[str, ...]) -> bool:
         fix = finding.fix
         return fix is not None and bool(fix.edits) and fix.applicability in applicabilities and finding.code in self.fixable
 

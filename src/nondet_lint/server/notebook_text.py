@@ -10,7 +10,7 @@ each value ends, so nothing in outputs or metadata can be mistaken for a source.
 from __future__ import annotations
 
 import json
-from typing import Dict, List, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\r\n"
@@ -47,7 +47,7 @@ class _Walker:
         value, self.at = _DECODER.raw_decode(self.text, self.at)
         return value, start
 
-    def _members(self):
+    def _members(self) -> Iterator[object]:
         """Keys of the object that starts here, leaving each value for the caller."""
         self._expect("{")
         self._skip()

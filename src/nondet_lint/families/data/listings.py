@@ -79,16 +79,17 @@ class Listings:
                     return False
             elif binding.kind in ("for", "comp"):
                 loop = binding.statement
-                if binding.target is not getattr(loop, "target", None):
+                if not isinstance(loop, (cst.For, cst.CompFor)) or binding.target is not loop.target:
                     return False
                 iterable = loop.iter
-                if not (isinstance(iterable, cst.Call) and self.name(iterable) and self.name(iterable).startswith("pathlib.")):
+                listed = self.name(iterable) if isinstance(iterable, cst.Call) else None
+                if not (listed and listed.startswith("pathlib.")):
                     return False
             elif binding.value is None or not self.is_path(binding.value, depth + 1):
                 return False
         return True
 
-    def _annotated_path(self, name: cst.Name) -> bool:
+    def _annotated_path(self, name: cst.CSTNode) -> bool:
         param = self.dctx.ctx.parent(name)
         annotation = getattr(param, "annotation", None)
         if annotation is None:

@@ -7,14 +7,14 @@ listing sorted three lines later, or a set only used for membership, is not repo
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name
 from nondet_lint.analysis.moduleview import spellings
 from nondet_lint.check import Check
-from nondet_lint.context import NodeEdit
+from nondet_lint.context import FileContext, NodeEdit, PendingFix
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
 from nondet_lint.fixes.builders import wrap_in_call
@@ -25,11 +25,11 @@ class ListingOrder(Check):
 
     codes = ("ND301",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.candidates: List[cst.Call] = []
         data = self.data("ND301")
-        self.display = data.get("display", {})
+        self.display: Dict[str, str] = dict(data.get("display", {}))
         self.getters = {name: table["kw"] for table in data.get("item_getters", ()) for name in table["names"]}
         self.spellings = spellings(ctx, data.get("functions", ()), data.get("path_methods", ()))
         self.getter_spellings = spellings(ctx, self.getters)
@@ -80,7 +80,7 @@ class ListingOrder(Check):
                 return shown + name[len(prefix):]
         return name
 
-    def _in_keyed_builder(self, dctx: DataContext, call: cst.Call, keyed: frozenset) -> bool:
+    def _in_keyed_builder(self, dctx: DataContext, call: cst.Call, keyed: FrozenSet[str]) -> bool:
         """Inside a TFDS builder: examples are keyed and stored in the order of their
         keys' hash, whatever order the files were listed in."""
         current = self.ctx.parent(call)
@@ -128,7 +128,7 @@ class ListingOrder(Check):
                     return use
         return None
 
-    def _fix(self, call: cst.Call, name: str, walks) -> Optional[object]:
+    def _fix(self, call: cst.Call, name: str, walks: FrozenSet[str]) -> Optional[PendingFix]:
         if name in walks:
             return None  # sorting a walk would defeat pruning ``dirs`` in place
         holder = self.ctx.parent(call)
@@ -147,7 +147,7 @@ class ListingOrder(Check):
         return self.ctx.fix("ND301", edits)
 
 
-def _mirrors_listing(ctx, call: cst.Call, name: str) -> bool:
+def _mirrors_listing(ctx: FileContext, call: cst.Call, name: str) -> bool:
     """``def glob(pattern): return [p.rstrip("/") for p in glob_module.glob(pattern)]``: a
     filesystem layer that offers the listing under its own name, entry by entry; the
     callers of that API decide whether they sort."""
@@ -166,7 +166,7 @@ class StringSetOrder(Check):
 
     codes = ("ND302",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.candidates: List[cst.BaseExpression] = []
         flow = self.ctx.rules["ND301"].data.get("flow", {}) if "ND301" in self.ctx.rules else {}
@@ -200,7 +200,7 @@ class StringSetOrder(Check):
             fix = self.ctx.fix("ND302", edits) if edits else None
             self.ctx.report(node, "ND302", fix=fix, reason=use.reason)
 
-    def _fix_edits(self, dctx: DataContext, where: cst.CSTNode) -> Tuple[cst.CSTNode, list]:
+    def _fix_edits(self, dctx: DataContext, where: cst.CSTNode) -> Tuple[cst.CSTNode, List[NodeEdit]]:
         """``list(s)`` becomes ``sorted(s)``; elsewhere the set is wrapped in ``sorted(...)``."""
         holder = self.ctx.parent(where)
         call = self.ctx.parent(holder) if isinstance(holder, cst.Arg) else None

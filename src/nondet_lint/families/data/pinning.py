@@ -12,16 +12,18 @@ import os
 import re
 import sys
 from dataclasses import asdict, dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import last_name, literal_strings, statement_of
+from nondet_lint.analysis.dataflow import Binding, last_name, literal_strings, statement_of
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
 from nondet_lint.analysis.values import (
     CONFIG, IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, config_defaults, module_constants,
 )
 from nondet_lint.check import Check
+from nondet_lint.context import FileContext
+from nondet_lint.facts import ModuleFact
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
 from nondet_lint.families.data.urls import BRANCH_ADVICE, url_ref
@@ -29,9 +31,6 @@ from nondet_lint.types import Finding
 from nondet_lint.walk import children
 from nondet_lint.ruledata import RuleSet
 
-CONSTANTS_FACT = "data_constants"
-CONFIG_FACT = "data_config_defaults"  # {attribute: text} set on a ConfigDict built in the module
-FOLDER_FACT = "data_folder_params"  # {function or class: {"param", "position", "api"}}
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
 _TAG = re.compile(r"^v?\d+(\.\d+)*([.+-][0-9A-Za-z.]+)?$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
@@ -50,6 +49,67 @@ def _arg(call: cst.Call, spec: Mapping[str, Any]) -> Optional[cst.BaseExpression
     return found.value if found is not None else None
 
 
+@dataclass(frozen=True)
+class StringConstants(ModuleFact):
+    """A module's top-level string constants (``values.module_constants``), for the ND303 /
+    ND304 candidates of modules that import them."""
+
+    key = "data_constants"
+
+    values: Mapping[str, Optional[str]]  # name -> its text, None for ``NAME = None``
+
+    def to_json(self) -> Dict[str, Any]:
+        return dict(self.values)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "StringConstants":
+        return cls(dict(data))
+
+
+@dataclass(frozen=True)
+class FolderParam:
+    """The argument of a function or class that it lists as a data folder (ND304)."""
+
+    param: str  # its name
+    position: Optional[int]  # its position among the positional arguments, None if keyword-only
+    api: str  # the listing call it reaches, shown in the message
+
+
+@dataclass(frozen=True)
+class DataFolderParams(ModuleFact):
+    """The module's top-level functions and classes that list a folder they are given, by
+    name: other modules that call them with a fixed folder are judged in pass 2."""
+
+    key = "data_folder_params"
+
+    params: Mapping[str, FolderParam]
+
+    def to_json(self) -> Dict[str, Any]:
+        return {name: asdict(param) for name, param in self.params.items()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "DataFolderParams":
+        return cls({name: FolderParam(spec["param"], spec["position"], spec["api"]) for name, spec in data.items()})
+
+
+@dataclass(frozen=True)
+class ConfigDefaults(ModuleFact):
+    """The string defaults a configuration module sets on a config object it builds
+    (``config.dataset = "wmt17_translate/de-en"`` on an ``ml_collections.ConfigDict``), for
+    the ND303 candidates that read ``config.<attribute>`` in pass 2."""
+
+    key = "data_config_defaults"
+
+    values: Mapping[str, Optional[str]]  # attribute -> its default text, None for ``None``
+
+    def to_json(self) -> Dict[str, Any]:
+        return dict(self.values)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ConfigDefaults":
+        return cls(dict(data))
+
+
 def _text_dict(text: Text) -> Dict[str, Any]:
     return asdict(text)
 
@@ -62,7 +122,8 @@ def _looked_up(text: Mapping[str, Any], project: Any, path: str = "") -> Text:
     if text["kind"] != IMPORTED:
         return Text(text["kind"], text["value"], text["module"], text["name"], tuple(text["fragments"]))
     record = project.module(text["module"]) if project is not None else None
-    constants = record.facts.get(CONSTANTS_FACT, {}) if record is not None else {}
+    stored = record.facts.get(StringConstants) if record is not None else None
+    constants = stored.values if stored is not None else {}
     if text["name"] not in constants:
         return Text(UNKNOWN)
     value = constants[text["name"]]
@@ -73,11 +134,11 @@ def _config_default(project: Any, attribute: str, path: str) -> Text:
     """The one default (a string or None) that the configuration files nearest to ``path``
     give ``attribute``: those in its folder or below, else in the folder above, and so on
     up to the root; unknown when there are none, or when the nearest ones disagree."""
-    found: List[Tuple[str, Optional[str]]] = [
-        (os.path.dirname(os.path.abspath(record.path)), record.facts[CONFIG_FACT][attribute])
-        for record in (project if project is not None else ())
-        if attribute in record.facts.get(CONFIG_FACT, {})
-    ]
+    found: List[Tuple[str, Optional[str]]] = []
+    for record in project if project is not None else ():
+        defaults = record.facts.get(ConfigDefaults)
+        if defaults is not None and attribute in defaults.values:
+            found.append((os.path.dirname(os.path.abspath(record.path)), defaults.values[attribute]))
     folder = os.path.dirname(os.path.abspath(path))
     while found:
         values = {value for where, value in found if where == folder or where.startswith(folder + os.sep)}
@@ -100,11 +161,11 @@ class ModuleConstants(Check):
     def finish(self) -> None:
         constants = module_constants(self.ctx.module)
         if constants:
-            self.ctx.facts[CONSTANTS_FACT] = constants
+            self.ctx.facts.put(StringConstants(constants))
         builders = self.ctx.rules["ND303"].data.get("config_builders", ()) if "ND303" in self.ctx.rules else ()
         defaults = config_defaults(self.ctx.module, DataContext.of(self.ctx), builders) if builders else {}
         if defaults:
-            self.ctx.facts[CONFIG_FACT] = defaults
+            self.ctx.facts.put(ConfigDefaults(defaults))
 
 
 # ---- ND303 ------------------------------------------------------------------------------
@@ -220,7 +281,7 @@ class HubRevision(Check):
 
     codes = ("ND303",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.candidates: List[Tuple[cst.Call, str, str, Mapping[str, Any]]] = []
         data = self.data("ND303")
@@ -253,10 +314,12 @@ class HubRevision(Check):
         packages = tuple(data.get("from_pretrained_packages", ()))
         if not name.split(".")[0] in packages and not self._local_subclass(name, packages):
             return None
-        for override in data.get("from_pretrained_overrides", ()):
+        overrides: Sequence[Mapping[str, Any]] = data.get("from_pretrained_overrides", ())
+        for override in overrides:
             if name.startswith(override["prefix"]):
                 return override
-        return data.get("from_pretrained", {})
+        default: Mapping[str, Any] = data.get("from_pretrained", {})
+        return default
 
     def _local_subclass(self, name: str, packages: Sequence[str]) -> bool:
         """A class of this module derived from a hub-aware class (``PreTrainedModel``)."""
@@ -303,7 +366,7 @@ class HubRevision(Check):
                 continue
             verdict = hub_verdict(mode, target, ref, data)
             if verdict is not None:
-                self.ctx.report(call, "ND303", api=short, **verdict)
+                self.ctx.report(call, "ND303", None, api=short, **verdict)
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
@@ -348,7 +411,7 @@ class DirectoryDataset(Check):
 
     codes = ("ND304",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         data = self.data("ND304")
         self.datasets = {name: table for table in data.get("directory_datasets", ()) for name in table["names"]}
@@ -359,14 +422,14 @@ class DirectoryDataset(Check):
         self.listings: List[cst.Call] = []
         self.imported_datasets: List[Tuple[cst.Call, str]] = []
         self.evidence: List[cst.CSTNode] = []  # checksum calls, DVC reads, manifest names
-        self.pins: List[frozenset] = []  # the path words each piece of evidence names
-        self.pending: List[Tuple[cst.Call, str, str, frozenset]] = []  # unversioned folders, with their path words
+        self.pins: List[FrozenSet[str]] = []  # the path words each piece of evidence names
+        self.pending: List[Tuple[cst.Call, str, str, FrozenSet[str]]] = []  # unversioned folders, with their path words
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = self.ctx.qualname(func)
         data = self.data("ND304")
-        if name in self.datasets:
+        if name is not None and name in self.datasets:
             self.builders.append((node, name, self.datasets[name]))
         elif isinstance(func, cst.Attribute) and func.attr.value in self.methods and name is None:
             self.builders.append((node, func.attr.value, self.methods[func.attr.value]))
@@ -404,14 +467,15 @@ class DirectoryDataset(Check):
         if self.listings:
             listings = Listings(dctx, self.ctx.rules["ND301"].data)
             for call in self.listings:
-                name = listings.name(call)
-                if name is None or not self._is_data(dctx, call, data):
+                listed = listings.name(call)
+                if listed is None or not self._is_data(dctx, call, data):
                     continue
-                if name.startswith("pathlib.") and isinstance(call.func, cst.Attribute):
+                path: Optional[cst.BaseExpression]
+                if listed.startswith("pathlib.") and isinstance(call.func, cst.Attribute):
                     path = call.func.value  # the folder is the receiver; the argument is a pattern
                 else:
                     path = call.args[0].value if call.args and call.args[0].keyword is None else None
-                self._decide(dctx, values, call, name.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf."), path)
+                self._decide(dctx, values, call, listed.replace("pathlib.Path.", "Path.").replace("tensorflow.", "tf."), path)
         self._report_unpinned()
 
     def _decide(self, dctx: DataContext, values: Values, call: cst.Call, api: str,
@@ -426,7 +490,7 @@ class DirectoryDataset(Check):
         if expr is not None and caller is not None and caller != "cycle":
             if caller not in ("self", "config"):
                 if through is None:
-                    self._judge_callers(dctx, values, call, api, expr, caller)
+                    self._judge_callers(dctx, values, call, api, caller)
                 return
             root = self._configured_root(dctx, values, call, api, expr, through)
             if root is None:
@@ -513,7 +577,8 @@ class DirectoryDataset(Check):
                             api: str, value: cst.Name) -> bool:
         """``Data("/mnt/x")``: the calls of the class in this module that give the folder."""
         sites = [site for site in dctx.call_sites(init) if call_arg(site, _position(init, value.value), value.value) is not None]
-        owner = self.ctx.parent(self.ctx.parent(init))
+        block = self.ctx.parent(init)
+        owner = self.ctx.parent(block) if block is not None else None
         for site in sites:
             given = call_arg(site, _position(init, value.value), value.value)
             self._decide(dctx, values, site, api, given.value, through=owner.name.value)  # type: ignore[union-attr]
@@ -530,7 +595,7 @@ class DirectoryDataset(Check):
             if not any(pin & own or (pin & words and pin <= shared) for pin in self.pins):
                 self.ctx.report(call, "ND304", api=api, path=shown)
 
-    def _evidence_words(self, dctx: DataContext, node: cst.CSTNode) -> frozenset:
+    def _evidence_words(self, dctx: DataContext, node: cst.CSTNode) -> FrozenSet[str]:
         """Path words of the statement holding a piece of pinning evidence and of the
         values and loops its names come from (two steps): what it covers. Empty when it
         names no folder (a helper that hashes whatever path it is given)."""
@@ -544,7 +609,7 @@ class DirectoryDataset(Check):
             index = dctx.index(current)
             names = [current] if isinstance(current, cst.Name) else index.nodes_within(current, (cst.Name,))
             for name in names:
-                for binding in index.bindings_of(name.value):  # type: ignore[attr-defined]
+                for binding in index.bindings_of(name.value):
                     source = getattr(binding.statement, "iter", None) if binding.kind in ("for", "comp") else binding.value
                     if source is not None and binding.kind != "import":
                         todo.append((source, depth + 1))
@@ -571,7 +636,7 @@ class DirectoryDataset(Check):
                 return True
         return False
 
-    def _given_by_caller(self, dctx: DataContext, expr: cst.BaseExpression, depth: int = 0, active: frozenset = frozenset()) -> Optional[str]:
+    def _given_by_caller(self, dctx: DataContext, expr: cst.BaseExpression, depth: int = 0, active: FrozenSet[str] = frozenset()) -> Optional[str]:
         """The parameter a folder expression is made from, when the function is given its
         folder: a parameter (``root``, ``os.path.join(root, "x")``, ``root / "x"``, an
         f-string of it, a local bound to such a value, a loop over parameter values), or
@@ -619,9 +684,9 @@ class DirectoryDataset(Check):
             parts = [a.value for a in expr.args]
             if isinstance(func, cst.Attribute) and dctx.qualname(func) is None:
                 parts.append(func.value)  # ``pattern.split(",")``, ``root.joinpath(...)``
-            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
-            named = [f for f in found if f not in (None, "cycle")]
-            return named[0] if named else ("cycle" if "cycle" in found else None)
+            answers = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
+            named = [f for f in answers if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in answers else None)
         if isinstance(expr, (cst.BooleanOperation, cst.IfExp, cst.List, cst.Tuple)):
             if isinstance(expr, cst.BooleanOperation):
                 parts = [expr.left, expr.right]
@@ -629,48 +694,53 @@ class DirectoryDataset(Check):
                 parts = [expr.body, expr.orelse]
             else:
                 parts = [e.value for e in expr.elements]
-            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
-            named = [f for f in found if f not in (None, "cycle")]
-            return named[0] if named else ("cycle" if "cycle" in found else None)
+            answers = [self._given_by_caller(dctx, part, depth + 1, active) for part in parts]
+            named = [f for f in answers if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in answers else None)
         if isinstance(expr, cst.BinaryOperation):
-            found = [self._given_by_caller(dctx, part, depth + 1, active) for part in (expr.left, expr.right)]
-            named = [f for f in found if f not in (None, "cycle")]
-            return named[0] if named else ("cycle" if "cycle" in found else None)
+            answers = [self._given_by_caller(dctx, part, depth + 1, active) for part in (expr.left, expr.right)]
+            named = [f for f in answers if f not in (None, "cycle")]
+            return named[0] if named else ("cycle" if "cycle" in answers else None)
         if isinstance(expr, cst.FormattedString):
             for part in expr.parts:
                 if isinstance(part, cst.FormattedStringExpression):
-                    found = self._given_by_caller(dctx, part.expression, depth + 1, active)
-                    if found is not None:
-                        return found
+                    inner = self._given_by_caller(dctx, part.expression, depth + 1, active)
+                    if inner is not None:
+                        return inner
         return None
 
-    def _filled_from(self, dctx: DataContext, name: str, binding) -> Optional[cst.BaseExpression]:
+    def _filled_from(self, dctx: DataContext, name: str, binding: Binding) -> Optional[cst.BaseExpression]:
         """``files = []`` then ``files.extend(x)`` / ``files.append(x)``: the ``x`` (as a tuple)."""
         index = dctx.index(binding.statement)
         parts = []
         for load in index.reads_after(name, binding.statement):
             attribute = self.ctx.parent(load)
-            call = self.ctx.parent(attribute) if isinstance(attribute, cst.Attribute) else None
+            if not isinstance(attribute, cst.Attribute):
+                continue
+            call = self.ctx.parent(attribute)
             if isinstance(call, cst.Call) and call.func is attribute and attribute.attr.value in ("append", "extend") and call.args:
                 parts.append(cst.Element(call.args[0].value))
         return cst.Tuple(parts) if parts else None
 
-    def _judge_callers(self, dctx: DataContext, values: Values, call: cst.Call, api: str, expr, param: str) -> None:
+    def _judge_callers(self, dctx: DataContext, values: Values, call: cst.Call, api: str, param: str) -> None:
         function = dctx.flow._function_of(call)
         if function is None:
             return
-        owner = self.ctx.parent(self.ctx.parent(function))
+        block = self.ctx.parent(function)
+        owner = self.ctx.parent(block) if block is not None else None
         method = isinstance(owner, cst.ClassDef)
         params = [p.name.value for p in (*function.params.posonly_params, *function.params.params)]
         if param not in params and param not in [p.name.value for p in function.params.kwonly_params]:
             return
         position = params.index(param) - (1 if method else 0) if param in params else None
         name = function.name.value
-        if name == "__init__":
-            name = owner.name.value  # type: ignore[union-attr]
+        if name == "__init__" and isinstance(owner, cst.ClassDef):
+            name = owner.name.value
         if (method and function.name.value == "__init__" and self._top_level(owner)) or (not method and self._top_level(function)):
             # other modules that call it are judged in pass 2
-            self.ctx.facts.setdefault(FOLDER_FACT, {})[name] = {"param": param, "position": position, "api": api}
+            known = self.ctx.facts.get(DataFolderParams)
+            folders = {**(known.params if known is not None else {}), name: FolderParam(param, position, api)}
+            self.ctx.facts.put(DataFolderParams(folders))
         for site in dctx.call_sites(function):
             given = call_arg(site, position, param)
             if given is not None:
@@ -714,7 +784,7 @@ class DirectoryDataset(Check):
             return dctx.qualname(expr.func) in values.path_calls
         return False
 
-    def _top_level(self, node: cst.CSTNode) -> bool:
+    def _top_level(self, node: Optional[cst.CSTNode]) -> bool:
         return node in self.ctx.module.body
 
     def _is_data(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]) -> bool:
@@ -737,7 +807,7 @@ class DirectoryDataset(Check):
             return True
         return self._in_dataset_class(dctx, call, data) or self._feeds_dataset(dctx, call, data)
 
-    def _words(self, dctx: DataContext, folder: cst.BaseExpression) -> set:
+    def _words(self, dctx: DataContext, folder: cst.BaseExpression) -> Set[str]:
         """Words of the folder expression and of what its names were bound to
         (``save_dir``, ``tmp = self.create_tempdir()``)."""
         texts = [self.ctx.code_for(folder)]
@@ -807,19 +877,20 @@ def _imported_folder(project: Any, candidate: ImportedFolderCandidate) -> Option
     if record is None:
         return None
     name = candidate.name
-    spec = record.facts.get(FOLDER_FACT, {}).get(name)
+    folders = record.facts.get(DataFolderParams)
+    spec = folders.params.get(name) if folders is not None else None
     if spec is None:
         return None
     arguments = candidate.arguments
-    argument = arguments.get(spec["param"]) or (arguments.get(str(spec["position"])) if spec["position"] is not None else None)
+    argument = arguments.get(spec.param) or (arguments.get(str(spec.position)) if spec.position is not None else None)
     if argument is None:
         return None
-    return f"{name} -> {spec['api']}", argument
+    return f"{name} -> {spec.api}", argument
 
 
-def _attributes(expr: cst.CSTNode) -> List[cst.CSTNode]:
+def _attributes(expr: cst.CSTNode) -> List[cst.BaseExpression]:
     """The attribute and item reads inside a folder expression (``args.data``, ``cfg["root"]``)."""
-    out: List[cst.CSTNode] = []
+    out: List[cst.BaseExpression] = []
     stack: List[cst.CSTNode] = [expr]
     while stack:
         node = stack.pop()
@@ -843,7 +914,7 @@ def _position(function: cst.FunctionDef, name: str) -> Optional[int]:
     return names.index(name) - 1 if name in names and names[0] == "self" else (names.index(name) if name in names else None)
 
 
-def _path_words(texts: Iterable[str], data: Mapping[str, Any]) -> set:
+def _path_words(texts: Iterable[str], data: Mapping[str, Any]) -> Set[str]:
     """The words of path texts that tell one folder from another (not extensions, not
     the words that name a manifest or checksum)."""
     generic = {w.lower() for key in ("data_extensions", "not_data_extensions", "manifest_words", "evidence_words") for w in data.get(key, ())}

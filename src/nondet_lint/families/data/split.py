@@ -18,23 +18,23 @@ import libcst as cst
 
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import last_name, statement_of
-from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
+from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, method_of, spellings
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
 from nondet_lint.check import Check
-from nondet_lint.context import NodeEdit
+from nondet_lint.context import FileContext, NodeEdit, PendingFix
+from nondet_lint.facts import ModuleFact
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.fixes.builders import add_keyword_argument, set_keyword_argument
 from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
 
-SEEDING_FACT = "data_seeding"
-
-
 @dataclass(frozen=True)
-class DataSeedingFacts:
-    """What pass 1 records about one module for the split and order rules
-    (``facts["data_seeding"]`` is its JSON form, left out when both are empty)."""
+class DataSeedingFacts(ModuleFact):
+    """What pass 1 records about one module for the split and order rules (left out when
+    both are empty)."""
+
+    key = "data_seeding"
 
     seeded: Tuple[str, ...] = ()  # the global RNGs the module seeds somewhere
     tf_determinism: bool = False  # it turns on TensorFlow op determinism
@@ -74,10 +74,10 @@ def _is_zero(expr: Optional[cst.BaseExpression]) -> bool:
 
 class SeedingFacts(Check):
     """Records which global RNGs the module seeds anywhere, and whether it turns on
-    TensorFlow op determinism (``analysis.switches``, as the kernel rules see it):
-    ``facts["data_seeding"] = {"seeded": [...], "tf_determinism": bool}``."""
+    TensorFlow op determinism (``analysis.switches``, as the kernel rules see it): its
+    ``DataSeedingFacts``."""
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.seeders = {name: seeder.seeds for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed}
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
@@ -102,7 +102,7 @@ class SeedingFacts(Check):
     def finish(self) -> None:
         determinism = self.switches.is_set(TENSORFLOW)
         if self.seeded or determinism:
-            self.ctx.facts[SEEDING_FACT] = DataSeedingFacts(tuple(sorted(self.seeded)), determinism).to_json()
+            self.ctx.facts.put(DataSeedingFacts(tuple(sorted(self.seeded)), determinism))
 
 
 @dataclass(frozen=True)
@@ -141,8 +141,7 @@ def project_seeding(project: Any) -> Tuple[Set[str], bool]:
     """RNGs some module of the project seeds, and whether any turns on op determinism."""
     seeded: Set[str] = set()
     determinism = False
-    for stored in project.facts(SEEDING_FACT) if project is not None else ():
-        fact = DataSeedingFacts.from_json(stored)
+    for fact in project.facts(DataSeedingFacts) if project is not None else ():
         seeded.update(fact.seeded)
         determinism = determinism or fact.tf_determinism
     return seeded, determinism
@@ -155,7 +154,7 @@ class SplitterSeed(Check):
     codes = ("ND305",)
     decides = ()  # reported on the spot; ND305's deferred candidates are ShuffleThenSlice's
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.splitters = {name: table for table in self.data("ND305").get("splitters", ()) for name in table["names"]}
         self.spellings = spellings(ctx, self.splitters)
@@ -165,7 +164,7 @@ class SplitterSeed(Check):
             return
         name = self.ctx.qualname(node.func)
         table = self.splitters.get(name) if name else None
-        if table is None:
+        if table is None or name is None:
             return
         shuffle_spec = table.get("shuffle")
         if shuffle_spec is not None:
@@ -195,7 +194,7 @@ class ShuffleThenSlice(Check):
 
     codes = ("ND305",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         data = self.data("ND305")
         self.shuffles = {name: table for table in data.get("shuffles", ()) for name in table["names"]}
@@ -240,12 +239,13 @@ class ShuffleThenSlice(Check):
             )
             self.ctx.defer(node, "ND305", fix=fix, **HeldOut(rng, repeated, what).to_json())
 
-    def _shuffle(self, dctx: DataContext, call: cst.Call, data: Mapping[str, Any]):
+    def _shuffle(self, dctx: DataContext, call: cst.Call,
+                 data: Mapping[str, Any]) -> Optional[Tuple[str, Optional[str], bool, Optional[int], Optional[str]]]:
         """(api, global rng or None, seeded here?, index of the argument shuffled in place or
         None, keyword a fix can add) for a shuffle call, else None."""
         name = dctx.qualname(call.func)
         table = self.shuffles.get(name) if name else None
-        if table is not None:
+        if table is not None and name is not None:
             seed_spec = table.get("seed")
             seeded = False
             if seed_spec is not None:
@@ -317,22 +317,24 @@ class ShuffleThenSlice(Check):
         self.ctx.defer(call, "ND305", fix=fix, **HeldOut("numpy", False, what).to_json())
         return True
 
-    def _generator(self, dctx: DataContext, receiver: cst.BaseExpression, data: Mapping[str, Any]):
+    def _generator(self, dctx: DataContext, receiver: cst.BaseExpression,
+                   data: Mapping[str, Any]) -> Optional[Tuple[str, bool]]:
         """A generator object made here: (constructor, seeded?); None when unknown."""
         makers = data.get("generators", {})
-        value = receiver
+        value: Optional[cst.BaseExpression] = receiver
         if isinstance(receiver, cst.Name):
             binding = dctx.index(receiver).reaching(receiver)
             value = binding.value if binding is not None and binding.kind == "assign" else None
         if not isinstance(value, cst.Call):
             return None
         name = dctx.qualname(value.func)
-        if name not in makers:
+        if name is None or name not in makers:
             return None
         seed = _arg_value(value, makers[name])
         return _short(name), seed is not None and not is_none(seed)
 
-    def _held_out(self, dctx: DataContext, call: cst.Call, in_place: Optional[int], data: Mapping[str, Any]):
+    def _held_out(self, dctx: DataContext, call: cst.Call, in_place: Optional[int],
+                  data: Mapping[str, Any]) -> Optional[Tuple[cst.CSTNode, str]]:
         """The first fixed slice (or Keras ``validation_split``) of what the shuffle made."""
         follower = _Taint(dctx, data.get("flow", {}))
         sinks: List[Tuple[cst.CSTNode, str, str]] = []
@@ -473,10 +475,10 @@ class _Taint:
         elif isinstance(parent, cst.Element):
             container = self.parent(parent)
             holder = self.parent(container) if isinstance(container, cst.Tuple) else None
-            if isinstance(holder, cst.Assign) and holder.value is container:
+            if isinstance(container, cst.Tuple) and isinstance(holder, cst.Assign) and holder.value is container:
                 position = list(container.elements).index(parent)
-                for target in holder.targets:
-                    elements = getattr(target.target, "elements", ())
+                for assign_target in holder.targets:
+                    elements = getattr(assign_target.target, "elements", ())
                     if len(elements) == len(container.elements) and isinstance(elements[position].value, cst.Name):
                         yield from self._names([elements[position].value], holder, depth, seen)
         elif isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is expr:
@@ -493,7 +495,7 @@ class _Taint:
         func = call.func
         if not (isinstance(func, cst.Attribute) and func.attr.value == "split"):
             return False
-        maker = func.value
+        maker: Optional[cst.BaseExpression] = func.value
         if isinstance(maker, cst.Name):
             maker = self.dctx.index(maker).single_value(maker.value)
         return isinstance(maker, cst.Call) and self.dctx.qualname(maker.func) in self.fold_splitters
@@ -601,7 +603,7 @@ class TfDataSplit(Check):
     codes = ("ND306", "ND305")
     decides = ("ND306",)  # its ND305 candidates are decided by ShuffleThenSlice
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.splits: List[cst.Call] = []
 
@@ -617,12 +619,13 @@ class TfDataSplit(Check):
         tf = TfData(dctx, self.data("ND306"))
         found: Dict[int, Tuple[cst.Call, List[cst.Call]]] = {}
         for split in self.splits:
-            shuffle = tf.shuffle_before(split.func.value)  # type: ignore[attr-defined]
-            if shuffle is None or has_double_star(shuffle) or not tf.is_dataset(split.func.value):  # type: ignore[attr-defined]
+            receiver = method_of(split).value
+            shuffle = tf.shuffle_before(receiver)
+            if shuffle is None or has_double_star(shuffle) or not tf.is_dataset(receiver):
                 continue
             found.setdefault(id(shuffle), (shuffle, []))[1].append(split)
         for shuffle, splits in found.values():
-            kinds = {s.func.attr.value for s in splits}  # type: ignore[attr-defined]
+            kinds = {method_of(s).attr.value for s in splits}
             if len(kinds) < 2 and not any(self._validates(dctx, s) for s in splits):
                 continue  # a subset (``ds.take(n)``, a look at one batch), not a held-out set
             reshuffle = _arg_value(shuffle, {"pos": 2, "kw": "reshuffle_each_iteration"})
@@ -632,7 +635,7 @@ class TfDataSplit(Check):
                 self._report_reshuffle(shuffle, seed, sorted(kinds, reverse=True))
             elif flag is False and (seed is None or is_none(seed)):
                 first = splits[0]
-                what = f"this `{first.func.attr.value}()` takes a fixed part of a `tf.data` shuffle with no `seed`"  # type: ignore[attr-defined]
+                what = f"this `{method_of(first).attr.value}()` takes a fixed part of a `tf.data` shuffle with no `seed`"
                 self.ctx.defer(
                     statement_of(first, self.ctx.parent), "ND305", fix=self._seed_fix(shuffle, "ND305"),
                     **HeldOut("tf", False, what).to_json(),
@@ -662,9 +665,9 @@ class TfDataSplit(Check):
             edits += set_keyword_argument(self.ctx, shuffle, "seed", str(self.ctx.config.seed))
         fix = self.ctx.fix("ND306", edits, seed=self.ctx.config.seed) if edits else None
         # at the method name: in a chain over several lines that is the shuffle's line
-        self.ctx.report(shuffle.func.attr, "ND306", fix=fix, split=" / ".join(f"{k}()" for k in kinds))  # type: ignore[attr-defined]
+        self.ctx.report(method_of(shuffle).attr, "ND306", fix=fix, split=" / ".join(f"{k}()" for k in kinds))
 
-    def _seed_fix(self, shuffle: cst.Call, code: str):
+    def _seed_fix(self, shuffle: cst.Call, code: str) -> Optional[PendingFix]:
         seed = str(self.ctx.config.seed)
         edits = set_keyword_argument(self.ctx, shuffle, "seed", seed)
         return self.ctx.fix(code, edits, seed=seed) if edits else None
@@ -675,7 +678,7 @@ class TfDataOrder(Check):
 
     codes = ("ND307",)
 
-    def __init__(self, ctx) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         data = self.data("ND307")
         self.list_files = frozenset(data.get("list_files", ()))
@@ -723,11 +726,12 @@ class TfDataOrder(Check):
         dctx = DataContext.of(self.ctx)
         tf = TfData(dctx, self.ctx.rules["ND306"].data if "ND306" in self.ctx.rules else {})
         for call in self.methods:
-            if not tf.is_dataset(call.func.value):  # type: ignore[attr-defined]
+            func = method_of(call)
+            if not tf.is_dataset(func.value):
                 continue
-            method = call.func.attr.value  # type: ignore[attr-defined]
+            method = func.attr.value
             fix = self.ctx.fix("ND307", set_keyword_argument(self.ctx, call, "deterministic", _TRUE), seed=self.ctx.config.seed)
-            self.ctx.defer(call.func.attr, "ND307", fix=fix,  # type: ignore[attr-defined]
+            self.ctx.defer(func.attr, "ND307", fix=fix,
                            **TfDataOrderCandidate(f"`{method}(deterministic=False)` yields elements in the order they finish",
                                                  "leave `deterministic` at its default", global_seed_helps=False).to_json())
         for assign in self.assignments:

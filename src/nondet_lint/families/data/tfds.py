@@ -17,8 +17,9 @@ from typing import Any, Dict, List, Mapping, Optional, Set
 
 import libcst as cst
 
-from nondet_lint.analysis.moduleview import call_arg, has_double_star
+from nondet_lint.analysis.moduleview import call_arg, has_double_star, method_of
 from nondet_lint.analysis.values import CONFIG, IMPORTED, LITERAL, UNKNOWN, Text, Values
+from nondet_lint.callargs import literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import PendingFix
 from nondet_lint.families.data.context import DataContext
@@ -58,7 +59,7 @@ class TfdsReads(Check):
         if has_double_star(node):
             return
         name = self.ctx.qualname(node.func)
-        if name in self.loads or name in self.builders:
+        if name is not None and (name in self.loads or name in self.builders):
             self.seen_tfds = True
             self._version(node, name)
             if name in self.loads:
@@ -81,13 +82,13 @@ class TfdsReads(Check):
             return
         verdict = tfds_verdict(text.value) if text.kind == LITERAL and text.value else None
         if verdict is not None:
-            self.ctx.report(node, "ND303", api=short, **verdict)
+            self.ctx.report(node, "ND303", None, api=short, **verdict)
 
     def finish(self) -> None:
         for call in self.shuffles:
             if self._unseeded(call):
                 fix = self._fix(call)
-                api = self.ctx.qualname(call.func) or f"{call.func.attr.value}"  # type: ignore[attr-defined]
+                api = self.ctx.qualname(call.func) or method_of(call).attr.value
                 api = api.replace("tensorflow_datasets.", "tfds.")
                 candidate = TfDataOrderCandidate(
                     what=f"`{api}(shuffle_files=True)` with no `read_config=tfds.ReadConfig(shuffle_seed=...)` shuffles the files with a new seed and reads them out of order every run",

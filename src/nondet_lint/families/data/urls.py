@@ -23,7 +23,7 @@ the branch moves.
 from __future__ import annotations
 
 import re
-from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -219,7 +219,7 @@ class UrlDownloads(Check):
             return False
         return not (isinstance(parent, cst.Attribute) and parent.attr is name)
 
-    def _ancestors(self, node: cst.CSTNode):
+    def _ancestors(self, node: cst.CSTNode) -> Iterator[Tuple[cst.CSTNode, cst.CSTNode]]:
         child, parent = node, self.ctx.parent(node)
         while parent is not None and not isinstance(parent, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             yield child, parent

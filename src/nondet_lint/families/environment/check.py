@@ -18,7 +18,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, List, Mapping, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Sequence, Set, Tuple
 
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred
@@ -101,7 +101,7 @@ def _candidates(group: List[ParsedFile], patterns: Sequence[str], texts: Mapping
     return out
 
 
-def analyze_requirements(path: str, text: str, config: Any, rules: Any, enabled: frozenset) -> Tuple[List[Finding], List[Deferred]]:
+def analyze_requirements(path: str, text: str, config: Any, rules: Any, enabled: FrozenSet[str]) -> Tuple[List[Finding], List[Deferred]]:
     """Pass 1 for a requirement file: ND000 if it cannot be parsed, ND401 candidates."""
     findings: List[Finding] = []
     parsed = parse_text(path, text)

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.check import Check
+from nondet_lint.context import FileContext
 from nondet_lint.families.environment.check import CODE, RequirementCandidate, is_tracked, tracked_patterns
 from nondet_lint.families.environment.requirements import parse_requirement
 
@@ -33,16 +34,17 @@ class SetupRequires(Check):
     decides = ()  # decided by check.UnpinnedFramework with the requirement files' candidates
 
     @classmethod
-    def runs_on(cls, ctx: Any) -> bool:
+    def runs_on(cls, ctx: FileContext) -> bool:
         return os.path.basename(ctx.path) == "setup.py"
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.lists: Dict[str, cst.BaseExpression] = {}
         self.calls: List[cst.Call] = []
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if self.ctx.parent(node) is not None and isinstance(self.ctx.parent(self.ctx.parent(node)), cst.Module):
+        parent = self.ctx.parent(node)
+        if parent is not None and isinstance(self.ctx.parent(parent), cst.Module):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     self.lists[target.target.value] = node.value

@@ -9,7 +9,7 @@ integer cast or a ``tf.stop_gradient`` never gets a gradient, so its backward ne
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, Mapping, Optional, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -51,11 +51,11 @@ class _Collector(cst.CSTVisitor):
     def __init__(self, side: CpuSide) -> None:
         super().__init__()
         self.side = side
-        self.defs: Dict[str, list] = {}
+        self.defs: Dict[str, List[cst.FunctionDef]] = {}
         self.calls: Dict[cst.FunctionDef, Set[str]] = {}
         self.roots: Set[str] = set()
         self.lambdas: Set[cst.Lambda] = set()
-        self.stack: list = []
+        self.stack: List[cst.FunctionDef] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.defs.setdefault(node.name.value, []).append(node)
@@ -118,7 +118,7 @@ def pipeline_functions(module: cst.Module, side: CpuSide) -> Set[Any]:
 
 
 def carries_no_gradient(
-    node: Optional[cst.BaseExpression], qualname: Callable[[cst.CSTNode], Optional[str]], side: CpuSide,
+    node: Optional[cst.BaseExpression], qualname: Callable[[cst.BaseExpression], Optional[str]], side: CpuSide,
 ) -> bool:
     """Whether the input of an op is evidently not differentiated: a target tensor (its
     name says label / ground truth), ``tf.stop_gradient(...)``, or a cast to an integer."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 import libcst as cst
 
@@ -57,7 +57,7 @@ _INT_LITERAL = re.compile(r"^-?\(?\s*(0[xX][0-9a-fA-F]+|\d+)[uUlL]*\s*\)?$")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 
 
-def integer_names(source: str, integer_types: Iterable[str]) -> frozenset:
+def integer_names(source: str, integer_types: Iterable[str]) -> FrozenSet[str]:
     """Names the CUDA source declares with an integer type (``int n``, ``unsigned *count``)."""
     types = "|".join(sorted((re.escape(t) for t in integer_types), key=len, reverse=True))
     pattern = re.compile(rf"\b(?:const\s+)?(?:{types})\b[\s*&]+(?:const\s+)?(?:__restrict__\s+)?([A-Za-z_]\w*)")
@@ -79,7 +79,7 @@ def _integer_cast(integer_types: Iterable[str]) -> "re.Pattern[str]":
 _FLOAT_LITERAL = re.compile(r"(?<![\w.])(\d+\.\d*|\.\d+|\d+[eE][-+]?\d+|\d+[fF])(?!\w)")
 
 
-def _integer_value(value: str, ints: frozenset, cast: "re.Pattern[str]") -> bool:
+def _integer_value(value: str, ints: FrozenSet[str], cast: "re.Pattern[str]") -> bool:
     """An integer literal or cast, or an expression of names the source declares with
     integer types only (``width * grad`` mixes in a float: not an integer)."""
     if _INT_LITERAL.match(value) or cast.match(value):

@@ -9,7 +9,7 @@ Triton); TensorFlow and JAX programs use the GPU by default unless the config sa
 ``CUBLAS_WORKSPACE_CONFIG``, and helpers that set them) are recorded where they are set,
 so that an op in ``model.py`` is judged by the switches ``train.py`` turns on.
 
-Pass 1 (``GpuFacts``) records, per module, plain data under ``facts["gpu"]``.  Pass 2
+Pass 1 (``GpuFacts``) records, per module, its ``GpuModuleFacts``.  Pass 2
 (``ProgramView``) joins them along the project's imports: each entry point's *program* is
 the modules it imports, transitively.  What counts as a switch, a GPU selection or a
 training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not code.
@@ -29,17 +29,19 @@ from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, v
 from nondet_lint.versions import Version, allowed_versions, target_version
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
+from nondet_lint.context import FileContext
+from nondet_lint.facts import ModuleFact
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
 
-FACT = "gpu"
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
 
 @dataclass(frozen=True)
-class GpuModuleFacts:
-    """What pass 1 records about one module for the kernel rules (``facts["gpu"]`` is its
-    JSON form)."""
+class GpuModuleFacts(ModuleFact):
+    """What pass 1 records about one module for the kernel rules."""
+
+    key = "gpu"
 
     frameworks: Tuple[str, ...] = ()  # frameworks the module imports (rule data's names)
     selects_gpu: Optional[str] = None  # how it selects a GPU, shown in messages
@@ -102,14 +104,15 @@ _SELECTING_PARENTS = (cst.Arg, cst.Assign, cst.AnnAssign, cst.IfExp, cst.Param, 
 class GpuSelection:
     """Finds the expressions that select a GPU; shared by the facts and the program checks."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.data = ctx.rules[DATA_RULE].data["gpu"]
         self.by_name = {name: entry for entry in self.data.get("gpu_by_default", []) for name in entry["names"]}
 
     def by_import(self) -> bool:
         """Importing a GPU kernel library (CuPy, Numba CUDA, Triton) makes a GPU program."""
-        return self.ctx.imports.mentions(*self.data.get("kernel_imports", []))
+        libraries: Sequence[str] = self.data.get("kernel_imports", [])
+        return self.ctx.imports.mentions(*libraries)
 
     def call(self, node: cst.Call) -> Optional[str]:
         """A short description of how ``node`` selects the GPU, or None."""
@@ -209,10 +212,10 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 
 # ---------------------------------------------------------------- pass 1: the facts ---
 class GpuFacts(Check):
-    """Records ``facts["gpu"]``: frameworks used, GPU selection, switches set,
+    """Records the module's ``GpuModuleFacts``: frameworks used, GPU selection, switches set,
     differentiation (training code), and the modules imported (for program closures)."""
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         data = ctx.rules[DATA_RULE].data
         self.frameworks = data["frameworks"]
@@ -314,7 +317,7 @@ class GpuFacts(Check):
             framework for framework, spec in self.frameworks.items()
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
-        self.ctx.facts[FACT] = GpuModuleFacts(
+        self.ctx.facts.put(GpuModuleFacts(
             frameworks=tuple(used),
             selects_gpu=self.selects,
             switches=dict(sorted(self.switches.state.items())),
@@ -326,13 +329,13 @@ class GpuFacts(Check):
             )),
             evaluates=self.evaluates,
             saves_model=self.saves_model,
-        ).to_json()
+        ))
 
 
 # ---------------------------------------------------------------- pass 2: the view ----
 class _ScopeSummary:
     """Frameworks, switches (``ON`` wins over ``MAYBE``), seeding and differentiation of
-    a set of modules' ``facts["gpu"]``."""
+    a set of modules' ``GpuModuleFacts``."""
 
     def __init__(self, facts: Iterable[GpuModuleFacts]) -> None:
         self.frameworks: Set[str] = set()
@@ -359,7 +362,7 @@ class ProgramView:
         self.project = project
         self.data = data
         self.records = {record.path: record for record in project}
-        self.facts = {path: GpuModuleFacts.from_json(record.facts.get(FACT, {})) for path, record in self.records.items()}
+        self.facts = {path: record.facts.get(GpuModuleFacts) or GpuModuleFacts() for path, record in self.records.items()}
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
         self.edges = {path: self._imports_of(path) for path in self.records}
         self.closures = {path: self._closure(path) for path in self.entries}
@@ -445,7 +448,7 @@ class ProgramView:
     def entry_uses_gpu(self, entry: str) -> bool:
         """docs/contract.md "GPU program", decided per program: the modules ``entry`` runs select a
         GPU, or use TensorFlow / JAX."""
-        cache = self.memo.setdefault("entry_uses_gpu", {})
+        cache: Dict[str, bool] = self.memo.setdefault("entry_uses_gpu", {})
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
@@ -467,7 +470,7 @@ class ProgramView:
     def module_in_gpu_program(self, path: str) -> bool:
         """Whether code of ``path`` runs in a GPU program: one of the programs that reach
         it is one, or, for code no entry point reaches, the project has one."""
-        cache = self.memo.setdefault("module_in_gpu_program", {})
+        cache: Dict[str, bool] = self.memo.setdefault("module_in_gpu_program", {})
         found = cache.get(path)
         if found is None:
             entries = self.entries_reaching(path)
@@ -632,9 +635,9 @@ _VIEW_KEY = "_nondet_lint_gpu_view"
 def program_view(project: Any, rules: RuleSet) -> ProgramView:
     """The ``ProgramView`` of a project, built once per run and shared by the kernel rules."""
     view = project.__dict__.get(_VIEW_KEY)
-    if view is None:
-        view = ProgramView(project, rules[DATA_RULE].data)
-        project.__dict__[_VIEW_KEY] = view
+    if isinstance(view, ProgramView):
+        return view
+    view = project.__dict__[_VIEW_KEY] = ProgramView(project, rules[DATA_RULE].data)
     return view
 
 

@@ -15,7 +15,7 @@ it (``kind``):
 ``index_add_``), ``program`` (convolutions and implicit backward passes: the missing
 switch, ND205, covers them) or ``none`` (a source lists it but its condition cannot
 be seen statically; kept so the data stays complete).  Every match is recorded in the
-module's facts (``facts["kernel_ops"]``), whatever its report.
+module's ``KernelOps`` facts, whatever its report.
 
 Pass 1 matches calls and defers the ``call`` entries; pass 2 decides with the project's
 facts: is it a GPU program, the target version, the switches of the programs the module
@@ -31,14 +31,16 @@ framework, and need the argument count the framework's signature requires.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
 from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
-from nondet_lint.context import Deferred
+from nondet_lint.analysis.switches import QualName
+from nondet_lint.context import Deferred, FileContext
+from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
 from nondet_lint.families.kernels.gpu import canonical, program_view
@@ -46,8 +48,24 @@ from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
 
-FACT = "kernel_ops"
 KIND_PRIORITY = {"raises": 0, "unfixed": 1, "switch": 2}
+
+
+@dataclass(frozen=True)
+class KernelOps(ModuleFact):
+    """The ops of the rule tables a module calls, by rule code (op ids, sorted): ND205
+    names the ones that would raise with the switch on in the program that runs them."""
+
+    key = "kernel_ops"
+
+    by_code: Mapping[str, Tuple[str, ...]]
+
+    def to_json(self) -> Dict[str, Any]:
+        return {code: list(ops) for code, ops in self.by_code.items()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "KernelOps":
+        return cls({code: tuple(ops) for code, ops in data.items()})
 
 
 # ---------------------------------------------------------------- the tables ----------
@@ -89,7 +107,7 @@ def _same(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def condition_holds(
-    call: cst.Call, entry: Mapping[str, Any], shift: int, qualname, value_of: Values = _same,
+    call: cst.Call, entry: Mapping[str, Any], shift: int, qualname: QualName, value_of: Values = _same,
 ) -> Optional[bool]:
     """Whether the call meets the entry's ``when`` conditions: True, False, or None when a
     value it depends on is computed at run time.  ``value_of`` looks through a name to
@@ -130,7 +148,7 @@ def condition_holds(
     return True
 
 
-def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname) -> bool:
+def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname: QualName) -> bool:
     """An integer literal, a call the data lists as making integer-valued tensors, or one
     that makes an integer tensor (``dtype=tf.int32``, ``tf.cast(x, tf.int32)``)."""
     if node is None:
@@ -154,7 +172,7 @@ def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any
     return spelled.rsplit(".", 1)[-1] in integer_dtypes
 
 
-def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname) -> bool:
+def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname: QualName) -> bool:
     """Indices that cannot repeat: a call the data lists as making distinct indices
     (``torch.arange``, ``torch.randperm``), possibly moved or cast (``.cuda()``,
     ``.long()``), or a literal list with a single index (``[[replica_id]]``)."""
@@ -189,7 +207,8 @@ def covered_by_switch(entry: Mapping[str, Any]) -> bool:
 
 def status_for(entry: Mapping[str, Any], version: Optional[Version]) -> Optional[Mapping[str, Any]]:
     """The first ``status`` item whose ``versions`` range holds the target version."""
-    for item in entry.get("status", []):
+    items: Sequence[Mapping[str, Any]] = entry.get("status", [])
+    for item in items:
         spec = item.get("versions", "*")
         if version is None and spec in ("*", ""):
             return item
@@ -254,7 +273,7 @@ class OpCheck(Check):
     defers where they run, ND205's check decides."""
 
     @classmethod
-    def runs_on(cls, ctx: Any) -> bool:
+    def runs_on(cls, ctx: FileContext) -> bool:
         if cls.code in ctx.enabled:
             return True
         modules = ctx.rules["ND205"].data["frameworks"][cls.framework]["modules"]
@@ -273,7 +292,7 @@ class OpCheck(Check):
         # the value (in walk order, the latest assignment wins)
         self.bound_roots: Dict[str, Optional[str]] = {}
         self.values: Dict[str, cst.BaseExpression] = {}
-        self.matched: set = set()
+        self.matched: Set[str] = set()
 
     # names bound from other libraries are not this framework's tensors, and a name the
     # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
@@ -298,18 +317,20 @@ class OpCheck(Check):
     def _root_package(self, node: cst.BaseExpression) -> Optional[str]:
         while True:
             kind = type(node)  # exact types: isinstance() on libcst's ABCs costs more here
+            # cast() below: the exact type was just tested (mypy does not follow ``type(x) is``)
             if kind is cst.Call:
-                node = node.func
+                node = cast(cst.Call, node).func
             elif kind is cst.Subscript:
-                node = node.value
+                node = cast(cst.Subscript, node).value
             elif kind is cst.Attribute:
                 name = self.ctx.qualname(node)
                 if name is not None:
                     return name.split(".")[0]
-                node = node.value
+                node = cast(cst.Attribute, node).value
             elif kind is cst.Name:
-                if node.value in self.bound_roots:
-                    return self.bound_roots[node.value]
+                identifier = cast(cst.Name, node).value
+                if identifier in self.bound_roots:
+                    return self.bound_roots[identifier]
                 name = self.ctx.qualname(node)
                 return name.split(".")[0] if name else None
             else:
@@ -366,8 +387,9 @@ class OpCheck(Check):
 
     def finish(self) -> None:
         if self.matched:
-            found = self.ctx.facts.setdefault(FACT, {})
-            found[self.code] = sorted(self.matched)
+            known = self.ctx.facts.get(KernelOps)
+            by_code = {**(known.by_code if known is not None else {}), self.code: tuple(sorted(self.matched))}
+            self.ctx.facts.put(KernelOps(by_code))
 
     # ------------------------------------------------------------ pass 2 --------------
     switch: ClassVar[str] = ""  # the switch id that makes "switch" entries deterministic
@@ -432,7 +454,7 @@ class TorchOps(OpCheck):
         self.no_grad_contexts = frozenset(grad["contexts"])
         self.detach_methods = frozenset(grad["methods"])
         self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
-        self.detached: List[set] = [set()]  # per enclosing function: names holding detached tensors
+        self.detached: List[Set[str]] = [set()]  # per enclosing function: names holding detached tensors
 
     def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
@@ -507,7 +529,7 @@ class TensorFlowOps(OpCheck):
             facts = pipeline.collect(
                 ctx.module, self.cpu_side.pipeline_methods, self.cpu_side.pipeline_keywords, ctx.qualname, ctx.module_name,
             )
-            ctx.facts[pipeline.FACT] = facts.to_json()
+            ctx.facts.put(facts)
 
     def function_of(self, node: cst.Call) -> str:
         return pipeline.enclosing_function(self.ctx.parent, node)
@@ -516,8 +538,9 @@ class TensorFlowOps(OpCheck):
     def skipped(cls, project: Any, rules: RuleSet) -> Callable[[str, OpCandidate], bool]:
         hooks = frozenset(rules[cls.code].data["cpu_side"].get("framework_hooks", []))
         modules = [
-            (record.path, record.module_name, pipeline.PipelineFacts.from_json(record.facts[pipeline.FACT]))
-            for record in project if pipeline.FACT in record.facts
+            (record.path, record.module_name, facts)
+            for record in project
+            for facts in (record.facts.get(pipeline.PipelineFacts),) if facts is not None
         ]
 
         def lookup(name: str) -> Optional[str]:

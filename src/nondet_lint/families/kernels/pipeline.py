@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Opti
 
 import libcst as cst
 
-FACT = "tf_pipeline"
+from nondet_lint.facts import ModuleFact
 
 # a reference to a function: ("local", key) a function of the module (``Class.method``,
 # ``outer.inner``), ("qualified", name) a name an import resolves, ("method", name) any method
@@ -29,8 +29,10 @@ Ref = Tuple[str, str]
 
 
 @dataclass(frozen=True)
-class PipelineFacts:
+class PipelineFacts(ModuleFact):
     """What one module tells pass 2 about its functions and its ``tf.data`` pipelines."""
+
+    key = "tf_pipeline"
 
     functions: Mapping[str, Tuple[bool, Tuple[Ref, ...]]]  # key -> (is a method, what it calls)
     roots: Tuple[Ref, ...]  # functions handed to a pipeline method
@@ -314,9 +316,10 @@ class PipelineIndex:
         reached: Set[Tuple[str, str]] = set()
         while pending:
             path, key = pending.pop()
-            facts = self.facts.get(path)
-            if facts is None or (path, key) in reached:
+            module = self.facts.get(path)
+            if module is None or (path, key) in reached:
                 continue
+            facts = module
             if key in facts.functions:
                 starts = [key]
             else:  # a class: building it runs ``__init__``, a pipeline given it calls ``__call__``

@@ -13,15 +13,16 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set,
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, entry_facts, is_entry_point
+from nondet_lint.analysis.entrypoints import entry_facts, is_entry_point
 from nondet_lint.analysis.switches import value_in
 from nondet_lint.versions import Version, format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
+from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, program_view
-from nondet_lint.families.kernels.ops import FACT as OPS_FACT, ImplicitOp, op_table, status_for
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, ProgramView, program_view
+from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.names import dotted_name
 from nondet_lint.ruledata import RuleSet
@@ -92,7 +93,21 @@ class ThreadsCandidate:
         return cls(ThreadPool(data["kind"]), data["api"])
 
 
-STAR_FACT = "star_bindings"
+@dataclass(frozen=True)
+class StarBindings(ModuleFact):
+    """What a star import of this module binds among the names ND201 resolves (those of
+    the packages its data names): ``{"torch": "torch", "cudnn": "torch.backends.cudnn"}``."""
+
+    key = "star_bindings"
+
+    bound: Mapping[str, str]  # name -> the qualified name it stands for
+
+    def to_json(self) -> Dict[str, Any]:
+        return dict(self.bound)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "StarBindings":
+        return cls(dict(data))
 
 
 @dataclass(frozen=True)
@@ -136,8 +151,7 @@ class CudnnBenchmark(Check):
                     self.ctx.defer(target.target, "ND201", fix=fix, **candidate.to_json())
 
     def finish(self) -> None:
-        """What a star import of this module binds, for the names ND201 resolves (those
-        of the packages its data names): ``{"torch": "torch", "cudnn": "torch.backends.cudnn"}``."""
+        """What a star import of this module binds, for the names ND201 resolves."""
         data = self.data("ND201")
         roots = {name.split(".")[0] for name in data["attributes"]}
         exported = self.ctx.imports.all_names
@@ -146,7 +160,7 @@ class CudnnBenchmark(Check):
             if target.split(".")[0] in roots and not name.startswith("_") and (exported is None or name in exported)
         }
         if bound:
-            self.ctx.facts[STAR_FACT] = bound
+            self.ctx.facts.put(StarBindings(bound))
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
@@ -158,7 +172,8 @@ class CudnnBenchmark(Check):
             root, _, rest = candidate.spelled.partition(".")
             for module in candidate.modules:
                 record = project.module(module)
-                target = record.facts.get(STAR_FACT, {}).get(root) if record is not None else None
+                stars = record.facts.get(StarBindings) if record is not None else None
+                target = stars.bound.get(root) if stars is not None else None
                 name = f"{target}.{rest}" if target and rest else target
                 if name in attributes:
                     message = rule.format_message(setting=f"`{name} = True`")
@@ -226,7 +241,7 @@ class ProgramSwitches(Check):
 
     @classmethod
     def runs_on(cls, ctx: Any) -> bool:
-        return is_entry_point({ENTRY_FACT: entry_facts(ctx)})
+        return is_entry_point(FileFacts((entry_facts(ctx),)))
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
@@ -334,7 +349,7 @@ class ProgramSwitches(Check):
 
     @staticmethod
     def _missing_switch(
-        view: Any, path: str, items: List[Deferred], rules: RuleSet, reason: str,
+        view: ProgramView, path: str, items: List[Deferred], rules: RuleSet, reason: str,
         implicit: Mapping[str, List[Deferred]],
     ) -> List[Finding]:
         if not items:
@@ -361,7 +376,7 @@ class ProgramSwitches(Check):
             (i for i in candidates if version is None or in_range(version, SwitchCandidate.from_json(i.payload).versions)),
             candidates[0] if candidates else items[0],
         )
-        switches = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
+        switch_text = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
         data = rules["ND205"].data
         raising_text = ""
         fix = chosen.fix
@@ -377,13 +392,13 @@ class ProgramSwitches(Check):
             fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
         ops = implicit_ops(view, path, implicit, rules, frozenset(missing))
         message = rules["ND205"].format_message(
-            switches=switches, reason=reason, examples=ops_text(view, ops), raising=raising_text,
+            switches=switch_text, reason=reason, examples=ops_text(view, ops), raising=raising_text,
         )
         related = tuple(Related(op.path, op.line, op.col, f"`{api}` runs here") for api, op in ops[:3])
         return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, fix, related=related)]
 
     @staticmethod
-    def _missing_cublas(view: Any, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
+    def _missing_cublas(view: ProgramView, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
         if not items:
             return []
         data = rules["ND209"].data
@@ -405,7 +420,7 @@ CUBLAS_FRAMEWORK = "torch"  # the framework whose switch needs ``CUBLAS_WORKSPAC
 RAISING_RULES = {"torch": "ND203", "tensorflow": "ND204"}  # op tables with ``raises`` entries
 
 
-def raising_ops(view: Any, entry: str, framework: str, rules: RuleSet) -> List[Tuple[str, List[Version]]]:
+def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -> List[Tuple[str, List[Version]]]:
     """The ops the program of ``entry`` runs that have no deterministic implementation (the
     switch makes them raise) in some version of ``framework`` the project allows, each with
     those versions; backward-only ops only when the program differentiates."""
@@ -418,7 +433,8 @@ def raising_ops(view: Any, entry: str, framework: str, rules: RuleSet) -> List[T
     differentiates = view.differentiates(program)
     found: Dict[str, List[Version]] = {}
     for path in sorted(program):
-        for op_id in view.records[path].facts.get(OPS_FACT, {}).get(code, []):
+        ops = view.records[path].facts.get(KernelOps)
+        for op_id in ops.by_code.get(code, ()) if ops is not None else ():
             op = table.by_id.get(op_id)
             if op is None or op.get("device") == "mps" or (op.get("phase") == "backward" and not differentiates):
                 continue
@@ -433,7 +449,7 @@ def raising_ops(view: Any, entry: str, framework: str, rules: RuleSet) -> List[T
     return sorted(found.items())
 
 
-def needs_cublas(view: Any, entry: str, rules: RuleSet) -> bool:
+def needs_cublas(view: ProgramView, entry: str, rules: RuleSet) -> bool:
     """Whether a torch the project allows needs ``CUBLAS_WORKSPACE_CONFIG`` with the switch
     (before 2.10) and the program does not set it already."""
     program = view.program_of_entry(entry)
@@ -464,7 +480,7 @@ def _range_text(allowed: List[Version], rules: RuleSet) -> str:
     return _span(sorted(v for v in allowed if in_range(v, needed_for)))
 
 
-def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:
+def gpu_reason(view: ProgramView, path: str, selections: Mapping[str, Deferred]) -> str:
     """What makes the program of ``path`` a GPU program, for the message (``.cuda()`` in
     `train.py` at line 12): the entry point's own module first, then the other modules it
     runs, first by path; TensorFlow / JAX when nothing selects a GPU."""
@@ -480,7 +496,7 @@ def gpu_reason(view: Any, path: str, selections: Mapping[str, Deferred]) -> str:
 
 
 def implicit_ops(
-    view: Any, entry: str, implicit: Mapping[str, List[Deferred]], rules: RuleSet, frameworks: FrozenSet[str],
+    view: ProgramView, entry: str, implicit: Mapping[str, List[Deferred]], rules: RuleSet, frameworks: FrozenSet[str],
 ) -> List[Tuple[str, Deferred]]:
     """``(api, where)`` for each op the program of ``entry`` runs (its own modules, not the
     unreached ones) that the missing switches would make deterministic in its target
@@ -504,7 +520,7 @@ def implicit_ops(
     return out
 
 
-def ops_text(view: Any, ops: List[Tuple[str, Deferred]], limit: int = 3) -> str:
+def ops_text(view: ProgramView, ops: List[Tuple[str, Deferred]], limit: int = 3) -> str:
     """``; it runs `torch.nn.EmbeddingBag` (train.py:6), ...`` for the message."""
     if not ops:
         return ""
@@ -580,7 +596,7 @@ class TensorFlowThreads(Check):
         return uses > 0
 
     @staticmethod
-    def _seeded(view: Any, project: Any, path: str) -> bool:
+    def _seeded(view: ProgramView, project: Any, path: str) -> bool:
         """Whether a program that runs ``path`` seeds (wants determinism): a program of an
         entry point that is not test code, or, for a module no entry point reaches, the
         module itself.  A library module that does not differentiate opens its sessions

@@ -8,17 +8,31 @@ findings.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, List
+from typing import Any, Iterable, List, Sequence
 
-from nondet_lint.context import Deferred
+from nondet_lint.check import Check
+from nondet_lint.context import Deferred, FileContext
 from nondet_lint.families.seeding.collect import Collector
 from nondet_lint.families.seeding.report import seeding_findings
 from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
 
 
-class Seeding(Collector):
+class Seeding(Check):
+    """The seeding family's check: its ``Collector`` walks the module (pass 1), pass 2 runs
+    the project's programs (``report``)."""
+
     codes = ("ND101", "ND102", "ND103", "ND104", "ND105", "ND106", "ND107", "ND108", "ND109", "ND110")
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.collector = Collector(ctx, self.codes)
+
+    def visitors(self) -> Sequence[object]:
+        return (self.collector,)
+
+    def finish(self) -> None:
+        self.collector.finish()
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:

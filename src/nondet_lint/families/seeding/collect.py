@@ -26,20 +26,20 @@ file, each with its ``SeedingPayload``.  The module's facts are a ``state.Module
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
+from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
-from nondet_lint.check import Check
+from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import Event, compact
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
+from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
@@ -47,15 +47,16 @@ from nondet_lint.names import dotted_name, resolve_relative
 _MISSING = object()
 
 
-class Collector(Check):
-    """Builds ``facts["seeding"]`` for one module; subclasses decide what to report.
+class Collector:
+    """Builds the ``ModuleSeeding`` of one module and defers the candidates of ``codes``
+    (the walk calls its ``visit_`` / ``leave_`` handlers for ``check.Seeding``).
 
     It walks scopes and guards itself (``WalkPosition``) and hands values that vary per
     run to ``ValueFlow`` and the calls of the rule tables to ``CallSites``; the candidates
     all three find go to one ``Candidates``."""
 
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
+    def __init__(self, ctx: FileContext, codes: Sequence[str]) -> None:
+        self.ctx = ctx
         self.t: Tables = tables_for(ctx.rules)
         self.outside = self.t.outside_roots
         self.modq = ctx.module_name
@@ -73,7 +74,8 @@ class Collector(Check):
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
         self.mentions_torch = ctx.imports.mentions("torch")
-        self.anchor_code = next((c for c in self.codes if c in ctx.enabled), None)
+        # the code anchors are deferred under (pass 2 needs their positions)
+        self.anchor_code = next((c for c in codes if c in ctx.enabled), None)
         self.text_types: Optional[TextTypes] = None
 
     def _text_types(self) -> TextTypes:
@@ -638,7 +640,7 @@ class Collector(Check):
             option_blocks=(option_blocks(self.ctx, self.t, self.fns) or {}) if is_entry else {},
         )
         compact(self.fns, self.modq, self.classes, self.outside)
-        self.ctx.facts[FACT] = facts.to_json()
+        self.ctx.facts.put(facts)
         self._emit()
 
     def _emit(self) -> None:
@@ -658,8 +660,7 @@ class Collector(Check):
                 self.ctx.defer(node, self.anchor_code, **SeedingPayload(index, anchor=True).to_json())
 
     def _is_entry(self) -> bool:
-        entry = self.ctx.facts.get("entry")
-        return entry is None or is_entry_point(self.ctx.facts)
+        return EntryFacts not in self.ctx.facts or is_entry_point(self.ctx.facts)
 
 
 

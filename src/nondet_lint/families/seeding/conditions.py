@@ -167,7 +167,7 @@ def evaluate(cond: Optional[Cond], lookup: Callable[[Desc], Any]) -> Optional[bo
             if cond[1] in ("is", "is not"):
                 if not (cond[3] is None or isinstance(cond[3], bool)):
                     return None
-                return (value is cond[3]) == (cond[1] == "is")
+                return bool((value is cond[3]) == (cond[1] == "is"))
             return bool(_OPS[cond[1]](value, cond[3]))
         except TypeError:  # None >= 0: the run would raise; say nothing
             return None

@@ -20,17 +20,19 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
-from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point
+from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
 from nondet_lint.callargs import UNKNOWN
+from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import described_names, evaluate
-from nondet_lint.families.seeding.events import Event, expand
-from nondet_lint.families.seeding.state import FACT, MAIN, MODULE, NO_SEEDING, ModuleSeeding
+from nondet_lint.families.seeding.events import Event, ExpandedFunctions, expand
+from nondet_lint.families.seeding.state import MAIN, MODULE, NO_SEEDING, ModuleSeeding
 from nondet_lint.families.seeding.tables import TF_KERAS
 
 FnKey = Tuple[str, str]  # (module path, function name)
+Binding = Tuple[Any, ...]  # what a call binds to a function's parameters (hashable, ``bind``)
 _MAX_DEPTH = 150
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
@@ -91,21 +93,30 @@ class EntryRun:
     test: bool = False  # test code: not a program whose randomness matters
 
 
+def _console(facts: FileFacts) -> List[str]:
+    """The functions of a module the packaging names as console scripts."""
+    entry = facts.get(EntryFacts)
+    return list(entry.console) if entry is not None else []
+
+
 class Program:
     """The project's functions, linked, and the results of running its entry points."""
 
-    def __init__(self, modules: Mapping[str, Mapping[str, Any]], module_of: Mapping[str, str],
+    def __init__(self, modules: Mapping[str, FileFacts], module_of: Mapping[str, str],
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
                  test_code: FrozenSet[str] = frozenset()) -> None:
         self.test_code = test_code
-        self.facts: Dict[str, ModuleSeeding] = {}
+        self.facts: Dict[str, ModuleSeeding] = {}  # with ``fns`` the functions below
+        self.functions: Dict[str, ExpandedFunctions] = {}  # by path, expanded when looked up
         for path, facts in modules.items():
-            seeding = ModuleSeeding.from_json(facts.get(FACT, {}))
-            seeding.fns = expand(seeding.fns, module_of.get(path, ""))
-            self.facts[path] = seeding
-        self.entry_paths = sorted(path for path, facts in modules.items() if is_entry_point(facts) and FACT in facts)
+            seeding = facts.get(ModuleSeeding) or ModuleSeeding()
+            functions = self.functions[path] = expand(seeding.fns, module_of.get(path, ""))
+            self.facts[path] = replace(seeding, fns=functions)
+        self.entry_paths = sorted(
+            path for path, facts in modules.items() if is_entry_point(facts) and ModuleSeeding in facts
+        )
         # functions the packaging names as console scripts: they run after their module
-        self.console = {path: list(modules[path].get(ENTRY_FACT, {}).get("console", ())) for path in self.entry_paths}
+        self.console = {path: _console(modules[path]) for path in self.entry_paths}
         self.names = names  # dotted module name -> paths of the modules answering to it
         self.full_names: Dict[str, str] = {}  # exact module name -> path (first by path)
         for path in sorted(module_of):
@@ -116,9 +127,10 @@ class Program:
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         self._imported_cache: Dict[Tuple[str, str], Tuple[str, ...]] = {}
         self._trains: Dict[Tuple[FnKey, bool], bool] = {}
-        self._seeds_cache: Dict[Tuple[FnKey, Tuple], FrozenSet[str]] = {}
+        self._seeds_cache: Dict[Tuple[FnKey, Binding], FrozenSet[str]] = {}
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
-        self.visited: Set[Tuple[FnKey, FrozenSet[str], Tuple]] = set()
+        # (function, state, binding, entry mode, speculative): runs already made
+        self.visited: Set[Tuple[FnKey, FrozenSet[str], Binding, bool, bool]] = set()
         self.uncovered: Dict[Tuple[str, int], Uncovered] = {}
         self.reached: Set[Tuple[str, int]] = set()
         self.runs: Dict[str, EntryRun] = {}
@@ -335,11 +347,11 @@ class Program:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc[1], UNKNOWN)
         return UNKNOWN
 
-    def unknown(self, key: FnKey) -> Tuple:
+    def unknown(self, key: FnKey) -> Binding:
         """The binding of a function called from code we do not see: every argument unknown."""
         return tuple((name, UNKNOWN) for name in sorted(self.relevant(key)))
 
-    def bind(self, callee: FnKey, bound: bool, event: List[Any], caller: FnKey, binding: Mapping[str, Any]) -> Tuple:
+    def bind(self, callee: FnKey, bound: bool, event: List[Any], caller: FnKey, binding: Mapping[str, Any]) -> Binding:
         """The callee's relevant parameters, valued from the call's arguments."""
         wanted = self.relevant(callee)
         if not wanted:
@@ -395,7 +407,7 @@ class Program:
         return "; ".join(dict.fromkeys(parts)) or "its condition is false by default"
 
     # ---- seeds of a function ------------------------------------------------------------
-    def seeds_of(self, key: FnKey, binding: Tuple = (), depth: int = 0, entry_mode: bool = False) -> FrozenSet[str]:
+    def seeds_of(self, key: FnKey, binding: Binding = (), depth: int = 0, entry_mode: bool = False) -> FrozenSet[str]:
         """RNGs a function seeds (directly or in what it calls) when run with ``binding``."""
         memo = (key, binding + (("<entry>", entry_mode),) if entry_mode else binding)
         found = self._seeds_cache.get(memo)
@@ -503,7 +515,7 @@ class Program:
     def _entry_trains(self, path: str) -> bool:
         return self.trains((path, MODULE), entry_mode=True) or any(self.trains((path, name)) for name in self.console[path])
 
-    def visit(self, key: FnKey, state: FrozenSet[str], binding: Tuple, run: EntryRun,
+    def visit(self, key: FnKey, state: FrozenSet[str], binding: Binding, run: EntryRun,
               frame: "Frame", imported: Set[str], depth: int, entry_mode: bool = False) -> FrozenSet[str]:
         """Run a function from ``state``; returns the state after it."""
         memo = (key, state, binding, entry_mode, frame.speculative)
@@ -519,7 +531,7 @@ class Program:
         finally:
             self.stack.pop()
 
-    def _run_events(self, key: FnKey, facts: Mapping[str, Any], state: FrozenSet[str], binding: Tuple,
+    def _run_events(self, key: FnKey, facts: Mapping[str, Any], state: FrozenSet[str], binding: Binding,
                     run: EntryRun, frame: "Frame", imported: Set[str], depth: int,
                     entry_mode: bool) -> FrozenSet[str]:
         values = dict(binding)
@@ -608,8 +620,7 @@ class Program:
     def _find_seed_params(self) -> Tuple[Dict[FnKey, Set[str]], Set[str]]:
         sunk: Dict[FnKey, Set[str]] = {}
         calls: List[Tuple[FnKey, List[Any]]] = []
-        for path, facts in self.facts.items():
-            fns = facts.fns
+        for path, fns in self.functions.items():
             # compact facts first: only functions that pass a parameter or an option on are
             # expanded (expanding every function of the project cost most of this)
             for name, compact in fns.compact_items():

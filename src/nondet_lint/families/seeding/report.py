@@ -122,7 +122,7 @@ class Report:
             return "keras"
         package = next((k for k in switch if k != "rng"), "tensorflow")
         if self._before(package, self.t.tensorflow_versions, str(switch[package])):
-            return switch.get("rng", "tf")
+            return str(switch.get("rng", "tf"))
         return "keras"
 
     # ---- text -----------------------------------------------------------------------
@@ -171,7 +171,7 @@ class Report:
         return out
 
     def rng_findings(self) -> List[Finding]:
-        groups: Dict[Tuple[str, str], List[Deferred]] = {}
+        groups: Dict[Tuple[str, str], List[Tuple[Key, Deferred]]] = {}
         for key, item in self.items.items():
             if item.code not in RNG_CODES or self.payloads[key].anchor or key in self.seed_value_draws:
                 continue
@@ -180,14 +180,14 @@ class Report:
                 continue
             if not self.judged(item.path, where):
                 continue
-            groups.setdefault((item.path, self.use_rng.get(key, "")), []).append(item)
+            groups.setdefault((item.path, self.use_rng.get(key, "")), []).append((key, item))
         out: List[Finding] = []
         entries: Dict[int, Uncovered] = {}  # finding index -> the program run that left it unseeded
         fixed_entries: Set[str] = set()
         for (path, rng), items in sorted(groups.items()):
-            items.sort(key=lambda d: (d.line, d.col))
-            first = items[0]
-            where = self.program.uncovered[(path, SeedingPayload.from_json(first.payload).cid)]
+            items.sort(key=lambda pair: (pair[1].line, pair[1].col))
+            first_key, first = items[0]
+            where = self.program.uncovered[first_key]
             info = self.t.rngs.get(rng, {})
             more = len(items) - 1
             message = self.rules[first.code].format_message(
@@ -210,11 +210,11 @@ class Report:
         for path, indexes in by_path.items():
             if path not in self.program.runs or path in fixed_entries:
                 continue
-            first = min(indexes, key=lambda i: (out[i].line, out[i].col))
-            fix = self.seed_block(path, out[first].code)
+            earliest = min(indexes, key=lambda i: (out[i].line, out[i].col))
+            fix = self.seed_block(path, out[earliest].code)
             if fix is not None:
-                old = out[first]
-                out[first] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
+                old = out[earliest]
+                out[earliest] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
                 fixed_entries.add(path)
         # a library module's finding carries its entry point's block (an edit of that file),
         # so that ``--fix`` clears it; not for a draw at import time, which no block precedes
@@ -318,13 +318,15 @@ class Report:
         if not cls:
             return False
         init = self.program.method(key[0], cls, "__init__")
-        return bool(init) and rng in self.program.seeds_of(init, self.program.unknown(init))
+        return init is not None and rng in self.program.seeds_of(init, self.program.unknown(init))
 
     def workers_finding(self, item: Deferred) -> Optional[Finding]:
         if not self._before("torch", self.t.torch_versions, self.t.workers_before):
             return None
         dataset = SeedingPayload.from_json(item.payload).values.get("workers")
-        found = self.program.lookup(dataset, item.path) if dataset else None
+        if not dataset:
+            return None
+        found = self.program.lookup(dataset, item.path)
         if not found or found[0] != "cls":
             return None
         drawn = self.draws_in_class(found[1], found[2])
@@ -348,7 +350,7 @@ class Report:
             seen.add(key)
             for event in (self.program.fn(key) or {}).get("ev", ()):
                 if event[0] == Event.USE and event[1] in ("numpy", "python"):
-                    return event[1]
+                    return str(event[1])
                 if event[0] == Event.CALL:
                     stack.extend(callee for callee, _, _ in self.program.callees(event[1], key[0]))
         return None
@@ -390,7 +392,8 @@ class Report:
                 if not (origin["sunk"] or (path, origin["id"]) in option_origins or self._flows_to_seed(path, origin, seed_params)):
                     continue
                 if origin["kind"] == "src":
-                    item = self.items.get((path, origin.get("aid")))
+                    aid: Optional[int] = origin.get("aid")
+                    item = self.items.get((path, aid)) if aid is not None else None
                     if item is None or self.program.guards_off(origin.get("guards", []), (path, ""), {}):
                         continue
                     what = origin["what"]

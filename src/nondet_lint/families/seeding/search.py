@@ -30,15 +30,43 @@ from nondet_lint.analysis.seedoption import seed_option
 from nondet_lint.callargs import find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, PendingFix
+from nondet_lint.facts import ModuleFact
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 from nondet_lint.walk import children
 
 CODE = "ND111"
-FACT = "search_seed_passes"  # [[callee, position, keyword, suffix], ...]: the seed option handed to functions
 _MARK = "__nondet_seed__"  # the seed in a deferred fix, replaced in pass 2
 _Scope = Optional[cst.FunctionDef]  # None: the module's top level
+
+
+@dataclass(frozen=True)
+class SeedPass:
+    """A call that hands the module's seed option to a function: ``train(args)`` (suffix
+    ``.seed``) or ``search(seed=seed)``."""
+
+    callee: str  # the qualified name of the function called
+    position: Optional[int]  # where the option is passed positionally
+    keyword: Optional[str]  # or the keyword it is passed under
+    suffix: str  # what to append to the parameter to reach the seed (``.seed``), or ""
+
+
+@dataclass(frozen=True)
+class SeedOptionPassFacts(ModuleFact):
+    """Where a module hands its seed option to functions, for ND111's fixes in the
+    modules of those functions."""
+
+    key = "search_seed_passes"
+
+    passes: Tuple[SeedPass, ...]
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"passes": [[p.callee, p.position, p.keyword, p.suffix] for p in self.passes]}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "SeedOptionPassFacts":
+        return cls(tuple(SeedPass(*row) for row in data["passes"]))
 
 
 @dataclass(frozen=True)
@@ -106,7 +134,7 @@ class SearchSeeds(Check):
                         self.env_names.add(value)
         if self._parses_options(node.value):
             for target in node.targets:
-                name = target.target
+                name: cst.BaseExpression = target.target
                 if isinstance(name, cst.Tuple) and name.elements:
                     name = name.elements[0].value  # ``args, rest = parser.parse_known_args()``
                 if isinstance(name, cst.Name):
@@ -198,11 +226,13 @@ class SearchSeeds(Check):
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:
         receivers: Dict[Tuple[str, str], List[Tuple[Optional[int], Optional[str], str]]] = {}
         for record in project:
-            for callee, position, keyword, suffix in record.facts.get(FACT, ()):
-                module, _, function = callee.rpartition(".")
+            facts = record.facts.get(SeedOptionPassFacts)
+            for seed_pass in facts.passes if facts is not None else ():
+                module, _, function = seed_pass.callee.rpartition(".")
                 target = project.module(module)
                 if target is not None:
-                    receivers.setdefault((os.path.abspath(target.path), function), []).append((position, keyword, suffix))
+                    receivers.setdefault((os.path.abspath(target.path), function), []).append(
+                        (seed_pass.position, seed_pass.keyword, seed_pass.suffix))
         rule = rules[CODE]
         for item in deferred:
             candidate = SearchCandidate.from_json(item.payload)
@@ -248,7 +278,7 @@ class SearchSeeds(Check):
         """``args.seed`` where the module parses a ``--seed`` option visible here, else the
         configured seed."""
         if self.seed_dest is not None:
-            params = {p.name.value for p in scope.params.params + scope.params.kwonly_params} if scope is not None else set()
+            params = {p.name.value for p in (*scope.params.params, *scope.params.kwonly_params)} if scope is not None else set()
             for name, bound in self.namespaces:
                 if bound is scope or (bound is None and name not in params) or name in params:
                     return f"{name}.{self.seed_dest}"
@@ -276,7 +306,7 @@ class SearchSeeds(Check):
 
 
 class SeedOptionPasses(Check):
-    """Records where a module hands its seed option to a function (``FACT``), for ND111's
+    """Records where a module hands its seed option to a function (``SeedOptionPassFacts``), for ND111's
     fixes in the modules of those functions; runs on every module while ND111 is on."""
 
     @classmethod
@@ -286,7 +316,7 @@ class SeedOptionPasses(Check):
     def finish(self) -> None:
         passes = self._option_passes()
         if passes:
-            self.ctx.facts[FACT] = passes
+            self.ctx.facts.put(SeedOptionPassFacts(tuple(SeedPass(*row) for row in passes)))
 
     def _option_passes(self) -> List[List[Any]]:
         """Where this module hands its seed option to a function: ``[callee, position,

@@ -14,8 +14,8 @@ from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Set, 
 import libcst as cst
 
 from nondet_lint.context import PendingFix
+from nondet_lint.facts import ModuleFact
 
-FACT = "seeding"
 MODULE, MAIN = "<module>", "<main>"
 
 
@@ -49,10 +49,12 @@ class Scope:
         return len(self.events) - 1
 
 
-@dataclass
-class ModuleSeeding:
-    """What pass 1 records about one module for the seeding rules; ``facts["seeding"]`` is
-    its JSON form (``to_json``), which leaves empty parts out."""
+@dataclass(frozen=True)
+class ModuleSeeding(ModuleFact):
+    """What pass 1 records about one module for the seeding rules; its JSON form
+    (``to_json``) leaves empty parts out."""
+
+    key = "seeding"
 
     # function path (``<module>``, ``<main>``, ``C.f``) -> {"ev": events, "params", "kwonly",
     # "defaults", "cls", "sunk"}; stored in the compact form of ``events.compact``
@@ -118,7 +120,7 @@ class SeedingPayload:
 
 class Candidates:
     """Candidate findings and anchors, by index: events refer to them by index (``cid``),
-    and they are handed to the engine at the end of the file (``Collector._emit``)."""
+    and they are handed to the engine at the end of the file (``collect.Collector._emit``)."""
 
     def __init__(self) -> None:
         self.items: List[Candidate] = []
