@@ -91,7 +91,13 @@ DATA: Dict[str, Table] = {
         "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})),
         "op_seed_keyword": str, "tensorflow_versions": NAMES,
     }),
-    "ND106": Table({"defaults_methods": NAMES, "option_decorators": NAMES, "option_methods": NAMES, "parse_methods": NAMES}),
+    "ND106": Table({
+        "defaults_methods": NAMES, "option_decorators": NAMES, "option_methods": NAMES, "parse_methods": NAMES,
+        "config": Table({
+            "decorators": NAMES, "parsers": NAMES, "parser_classes": NAMES, "parser_methods": NAMES,
+            "library_classes": Map(str), "dict_classes": NAMES, "file_flags": NAMES,
+        }),
+    }),
     "ND107": Table({
         "hash_function": str, "seed_keywords": NAMES, "sources": NAMES,
         "sinks": Tables(Table({"name": str, "kw": str, "pos": int})),

@@ -31,6 +31,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_entry_point, is_main_guard
+from nondet_lint.analysis.seedoption import config_seeds
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
@@ -627,6 +628,7 @@ class Collector(Check):
             aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
             blocks=seed_blocks(self.ctx, self.t, self.fns) if is_entry else {},
             option_blocks=(option_blocks(self.ctx, self.t, self.fns) or {}) if is_entry else {},
+            config_seeds=config_seeds(self.ctx),
         )
         compact(self.fns, self.modq, self.classes, self.outside)
         self.ctx.facts[FACT] = facts.to_json()

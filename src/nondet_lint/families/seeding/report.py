@@ -17,6 +17,7 @@ import os
 from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import Event
@@ -237,7 +238,7 @@ class Report:
         facts = self.program.facts.get(path, NO_SEEDING)
         blocks = facts.blocks
         by_option = facts.option_blocks
-        if by_option and self.after_option(path, by_option["fn"] or MAIN, enabled):
+        if by_option and self.offered(by_option.get("needs")) and self.after_option(path, by_option["fn"] or MAIN, enabled):
             blocks = by_option["blocks"]  # the program's own seed option (docs/contract.md: fixes never break a program)
         options = []
         for key, edits in blocks.items():
@@ -251,6 +252,19 @@ class Report:
         if blocks is not facts.blocks:
             title = f"Insert a seed block in {self.show(path)} where its seed option `{by_option['value']}` is known"
         return Fix(title, "safe", tuple(sorted((Edit.from_dict(e) for e in edits), key=lambda e: (e.line, e.col))))
+
+    def offered(self, needs: Optional[Mapping[str, str]]) -> bool:
+        """Whether the module a seed option relies on has its seed field (``ConfigNeed``):
+        the config class of a project module, or the config file at a path."""
+        if needs is None:
+            return True
+        need = ConfigNeed.from_json(needs)
+        if need.module:
+            record = self.project.module(need.module)
+            path = record.path if record is not None else None
+        else:
+            path = next((p for p in self.program.facts if os.path.normpath(p) == need.path), None)
+        return path is not None and self.program.facts[path].config_seeds.get(need.name) == need.field
 
     def after_option(self, entry: str, function: str, rngs: Set[str]) -> bool:
         """Whether every use of ``rngs`` the program of ``entry`` runs unseeded runs inside

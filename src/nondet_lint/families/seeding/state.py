@@ -67,10 +67,13 @@ class ModuleSeeding:
     blocks: Dict[str, Any] = field(default_factory=dict)  # entry points: seed blocks a fix inserts
     # entry points with a seed option: {"fn": where the option is known, "blocks": seed blocks using it}
     option_blocks: Dict[str, Any] = field(default_factory=dict)
+    # config classes (and, under "", an ml_collections config file) -> their seed field,
+    # for other modules' seed options (``seedoption.config_seeds``)
+    config_seeds: Dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"fns": self.fns}
-        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks"):
+        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks", "config_seeds"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -81,7 +84,8 @@ class ModuleSeeding:
         return cls(**{key: data[key] for key in _STORED if key in data})
 
 
-_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks")
+_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks",
+           "config_seeds")
 NO_SEEDING = ModuleSeeding()  # a module pass 1 recorded nothing for (read only)
 
 
