@@ -89,7 +89,7 @@ DATA: Dict[str, Table] = {
     "ND105": Table({
         **RNG_DATA, "dataset_methods": NAMES, "dataset_prefix": str, "keras_names": NAMES,
         "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})),
-        "op_seed_keyword": str, "tensorflow_versions": NAMES,
+        "op_seed_keyword": str, "tensorflow_versions": NAMES, "drawn_when_built": NAMES,
     }),
     "ND106": Table({
         "defaults_methods": NAMES, "option_decorators": NAMES, "option_methods": NAMES, "parse_methods": NAMES,

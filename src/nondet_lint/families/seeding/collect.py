@@ -467,7 +467,10 @@ class Collector(Check):
         keras = t.keras_rng(q)
         if keras is not None:
             if not self._has_value(node, t.op_seed_keyword):
-                self._use(node, keras, "ND105", root)
+                if t.keras_built(q) and self.scope is self.module_scope:
+                    self._use(node, keras, "ND105", root, built=1)  # made at import: pass 2 knows the Keras
+                else:
+                    self._use(node, keras, "ND105", root)
             return True
         if q in t.constructors:
             pos, kw = t.constructors[q]

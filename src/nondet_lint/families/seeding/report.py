@@ -17,6 +17,7 @@ import os
 from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+from nondet_lint.analysis.packaging import metadata_requirements
 from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
@@ -47,13 +48,15 @@ def module_names(project: Any) -> Dict[str, List[str]]:
 
 
 def _pins(root: str) -> Dict[str, str]:
-    """The project's declared versions (reads requirement files: pass 2 only)."""
+    """The project's declared versions (reads requirement files, then the built metadata
+    of a distribution: pass 2 only)."""
+    declared = metadata_requirements(root)
     try:
         from nondet_lint.families.environment.requirements import project_pins
 
-        return project_pins(root)
+        return {**declared, **project_pins(root)}
     except (ImportError, OSError, ValueError):
-        return {}
+        return declared
 
 
 class Report:
@@ -166,7 +169,7 @@ class Report:
             where = self.program.uncovered.get(key)
             if where is None:
                 continue
-            if not self.judged(item.path, where):
+            if not self.judged(item.path, where) or self.built_later(key, where):
                 continue
             groups.setdefault((item.path, self.use_rng.get(key, "")), []).append(item)
         out: List[Finding] = []
@@ -215,6 +218,12 @@ class Report:
                 edits = tuple(replace(edit, path=where.entry) for edit in fix.edits)
                 out[index] = replace(finding, fix=Fix(fix.title, fix.applicability, edits))
         return out
+
+    def built_later(self, key: Key, where: Uncovered) -> bool:
+        """A TF-Keras 2 layer or initializer a library module makes at import time: it
+        draws nothing then, only when the program builds it (its own use, after the
+        program's seeds)."""
+        return bool(self.payloads[key].values.get("built")) and self.use_rng.get(key) == "tf" and key[0] != where.entry
 
     def judged(self, path: str, where: Uncovered) -> bool:
         """Whether the program that ran a use unseeded is one whose randomness matters.

@@ -40,6 +40,7 @@ class Tables:
     keras_prefixes: Tuple[Tuple[str, str], ...] = ()
     keras_version_switch: Mapping[str, Any] = field(default_factory=dict)
     tensorflow_versions: Tuple[str, ...] = ()
+    keras_drawn_when_built: Tuple[str, ...] = ()  # Keras names TF-Keras 2 constructs without drawing
     constructors: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     sources: FrozenSet[str] = frozenset()
     hash_function: str = "builtins.hash"
@@ -98,6 +99,13 @@ class Tables:
             if qualname.startswith(prefix) and qualname[len(prefix):] in self.keras_names:
                 return rng
         return None
+
+    def keras_built(self, qualname: str) -> bool:
+        """A Keras layer or initializer: under TF-Keras 2 it draws when built, not when made."""
+        for prefix, _ in self.keras_prefixes:
+            if qualname.startswith(prefix):
+                return qualname[len(prefix):].startswith(self.keras_drawn_when_built)
+        return False
 
 
 def _place(spec: Mapping[str, Any]) -> Tuple[Optional[int], Optional[str]]:
@@ -162,6 +170,7 @@ def _build(rules: RuleSet) -> Tables:
         prefixes.append((entry["prefix"], rng))
     t.keras_prefixes = tuple(prefixes)
     t.tensorflow_versions = tuple(tf_data.get("tensorflow_versions", ()))
+    t.keras_drawn_when_built = tuple(tf_data.get("drawn_when_built", ()))
     for entry in _data(rules, "ND103").get("constructors", ()):
         t.constructors[entry["name"]] = _place(entry)
     nd107 = _data(rules, "ND107")
