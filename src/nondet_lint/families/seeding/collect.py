@@ -368,7 +368,9 @@ class Collector(Check):
             name = node.value
             scope = self.scope
             if name in scope.params or name in scope.kwonly:
-                return ["p", name]
+                # reassigned before this point (``seed = seed or random.randint(...)``): no
+                # longer the argument, and its default says nothing
+                return ["p", name] if name not in scope.assigned else None
             if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
                 if self.ctx.qualname(node) is None:
                     return ["g", name]
@@ -584,7 +586,7 @@ class Collector(Check):
 
     def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
         cid = self.candidates.add(node, code, payload)
-        self.scope.add([Event.USE, rng, cid, self.guards()], root)
+        self.scope.add([Event.USE, rng, cid, self.guards() + self.flow.branch_guards(node)], root)
         self.flow.draw(node, rng, cid)
         return cid
 
