@@ -367,12 +367,17 @@ class Report:
         if "ND106" not in self.codes and not any(code in self.codes for code in RNG_CODES):
             pass
         out: Dict[Key, Finding] = {}
+        drawn: Dict[str, Set[str]] = {}  # entry -> RNGs its program draws from unseeded
+        for key, where in self.program.uncovered.items():
+            drawn.setdefault(where.entry, set()).add(self.use_rng.get(key, ""))
         for path in sorted(self.program.runs):
             run = self.program.runs[path]
             if run.test:
                 continue
             for off in run.off:
-                if not (off.rngs - run.final):
+                # seeding that is off matters only where something draws unseeded by default
+                # (not when the only draw sits under the same condition as the seed)
+                if not (off.rngs - run.final) & drawn.get(path, set()):
                     continue
                 key = (off.path, off.anchor)
                 item = self.items.get(key)
