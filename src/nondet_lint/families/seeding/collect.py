@@ -544,7 +544,7 @@ class Collector(Check):
                 positional.append(desc)
             else:
                 keywords[arg.keyword.value] = desc
-        event = [Event.CALL, q, [positional, keywords], self.guards(), 1 if bound else 0]
+        event = [Event.CALL, q, [positional, keywords], self.guards() + self.flow.branch_guards(node), 1 if bound else 0]
         self.scope.add(event, root)
         if self.flow.may_hold_mark(node):
             for index, arg in enumerate(node.args):
