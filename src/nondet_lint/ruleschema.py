@@ -103,7 +103,7 @@ DATA: Dict[str, Table] = {
         "sinks": Tables(Table({"name": str, "kw": str, "pos": int})),
         "sink_methods": Tables(Table({"name": str, "kw": str, "pos": int})),
     }),
-    "ND108": Table({"apis": Tables(Table({
+    "ND108": Table({"ensembles": NAMES, "apis": Tables(Table({
         "name": str, "random_state_default": str, "why": str, "defaults": Map(str),
         "when": Tables(CONDITION), "unless": Tables(CONDITION),
     }))}),

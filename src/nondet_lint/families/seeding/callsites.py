@@ -68,6 +68,8 @@ class CallSites:
                 return
         if api.get("unless") and any_holds(node, api["unless"], api.get("defaults", {}), self.ctx.qualname) is True:
             return
+        if self.t.sklearn_ensembles.intersection(self.walk.class_bases()):
+            return  # an ensemble's template: each member's random_state is set by the ensemble
         random = True
         if api.get("when"):
             random = any_holds(node, api["when"], api.get("defaults", {}), self.ctx.qualname) is True

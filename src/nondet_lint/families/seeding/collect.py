@@ -102,6 +102,10 @@ class Collector(Check):
         if self.scope is not self.module_scope and self.scope.name != MAIN:
             self.scope.local_defs[node.name.value] = path
 
+    def class_bases(self) -> List[str]:
+        """The qualified bases of the class whose body (or method) the walk is in."""
+        return list(self.classes[self.class_stack[-1][1]]["bases"]) if self.class_stack else []
+
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         if self.class_stack and self.class_stack[-1][0] == id(node):
             self.class_stack.pop()

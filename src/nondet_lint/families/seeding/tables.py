@@ -40,6 +40,7 @@ class Tables:
     keras_prefixes: Tuple[Tuple[str, str], ...] = ()
     keras_version_switch: Mapping[str, Any] = field(default_factory=dict)
     tensorflow_versions: Tuple[str, ...] = ()
+    sklearn_ensembles: FrozenSet[str] = frozenset()  # an estimator made in their subclasses is a template
     keras_drawn_when_built: Tuple[str, ...] = ()  # Keras names TF-Keras 2 constructs without drawing
     constructors: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     sources: FrozenSet[str] = frozenset()
@@ -183,6 +184,7 @@ def _build(rules: RuleSet) -> Tables:
     t.seed_keywords = frozenset(nd107.get("seed_keywords", ()))
     for entry in _data(rules, "ND108").get("apis", ()):
         t.sklearn[entry["name"]] = entry
+    t.sklearn_ensembles = frozenset(_data(rules, "ND108").get("ensembles", ()))
     nd109 = _data(rules, "ND109")
     t.loaders = frozenset(nd109.get("loaders", ()))
     t.loader_args = {key: nd109[key] for key in ("shuffle", "generator", "num_workers", "worker_init_fn") if key in nd109}
