@@ -233,8 +233,8 @@ class Report:
         its own file, and only when it seeds something, which says it wants repeatable
         runs; the library code it reaches is not blamed on it."""
         run = self.program.runs[where.entry]
-        if run.test:
-            return False  # test code is not a training program (spec "Terms")
+        if run.test or path in self.program.test_code:
+            return False  # test code is not a training program, nor judged as part of one (spec "Terms")
         if run.trains:
             return True
         return path == where.entry and bool(run.final or run.off)
