@@ -87,7 +87,7 @@ DATA: Dict[str, Table] = {
         "conditional": Tables(Table({"name": str, "when": Tables(CONDITION), "unless": Tables(CONDITION)})),
     }),
     "ND105": Table({
-        **RNG_DATA, "dataset_methods": NAMES, "dataset_prefix": str, "keras_names": NAMES,
+        **RNG_DATA, "dataset_methods": NAMES, "dataset_prefixes": NAMES, "keras_names": NAMES,
         "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})),
         "op_seed_keyword": str, "tensorflow_versions": NAMES, "drawn_when_built": NAMES,
     }),

@@ -513,7 +513,7 @@ class Collector(Check):
             if not self._has_value(node, t.generator_keyword):
                 self._use(node, "torch", "ND104", None)
             return True
-        if attr in t.dataset_methods and q is not None and q.startswith(t.dataset_prefix):
+        if attr in t.dataset_methods and q is not None and q.startswith(t.dataset_prefixes):
             if not self._has_value(node, t.op_seed_keyword) and find_arg(node, None, 1) is None:
                 self._use(node, "tf", "ND105", None)
             return True

@@ -34,7 +34,7 @@ class Tables:
     tensor_methods: FrozenSet[str] = frozenset()
     generator_keyword: str = "generator"
     dataset_methods: FrozenSet[str] = frozenset()
-    dataset_prefix: str = "tensorflow.data."
+    dataset_prefixes: Tuple[str, ...] = ("tensorflow.data.",)
     op_seed_keyword: str = "seed"
     keras_names: FrozenSet[str] = frozenset()
     keras_prefixes: Tuple[Tuple[str, str], ...] = ()
@@ -159,7 +159,7 @@ def _build(rules: RuleSet) -> Tables:
     t.generator_keyword = torch_data.get("generator_keyword", "generator")
     tf_data = _data(rules, "ND105")
     t.dataset_methods = frozenset(tf_data.get("dataset_methods", ()))
-    t.dataset_prefix = tf_data.get("dataset_prefix", "tensorflow.data.")
+    t.dataset_prefixes = tuple(tf_data.get("dataset_prefixes", ("tensorflow.data.",)))
     t.op_seed_keyword = tf_data.get("op_seed_keyword", "seed")
     t.keras_names = frozenset(tf_data.get("keras_names", ()))
     prefixes = []
