@@ -286,9 +286,12 @@ def _absl(ctx: Any, module: cst.Module, functions: Dict[str, cst.FunctionDef]) -
     name = None
     for call in _calls(module):
         if ctx.qualname(call.func) in _ABSL_DEFINES:
-            flag = _string_args(call)[:1]
-            if flag and flag[0] in SEED_NAMES and _not_none(find_arg(call, "default", 1), ctx):
-                name = flag[0]
+            flag = find_arg(call, "name", 0)  # ``DEFINE_integer("seed", 0, ...)`` or ``name="seed"``
+            if (
+                isinstance(flag, cst.SimpleString) and flag.evaluated_value in SEED_NAMES
+                and _not_none(find_arg(call, "default", 1), ctx)
+            ):
+                name = str(flag.evaluated_value)
                 break
     if name is None:
         return None

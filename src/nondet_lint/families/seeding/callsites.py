@@ -164,6 +164,15 @@ class CallSites:
         else:
             self.declare(dest, default, None, node)
 
+    def flag(self, node: cst.Call) -> None:
+        """An absl flag: ``DEFINE_integer("seed", None, ...)`` (or ``name=`` / ``default=``)."""
+        name = literal_value(find_arg(node, "name", 0), self.ctx.qualname)
+        if not isinstance(name, str) or not name.isidentifier():
+            return
+        default = find_arg(node, "default", 1)
+        if default is not None:
+            self.declare(name, default, None, node)
+
     def declare(self, dest: str, value: Optional[cst.BaseExpression], implied: Any, node: cst.Call) -> None:
         if value is not None:
             literal = literal_value(value, lambda _: None)

@@ -305,6 +305,8 @@ class Collector(Check):
                         scope.types[name] = made
                     else:
                         scope.types.pop(name, None)
+            elif self.t.flag_values and self.ctx.qualname(value) == self.t.flag_values:
+                scope.types[name] = NAMESPACE  # ``FLAGS = flags.FLAGS``
             else:
                 scope.types.pop(name, None)
             if scope is self.module_scope or scope.name == MAIN:
@@ -387,6 +389,8 @@ class Collector(Check):
             typed = self.lookup("types", owner)
             if typed == NAMESPACE or owner in scope.params or (typed is not None and self.ctx.qualname(node.value) is None):
                 return ["o", node.attr.value]
+        if isinstance(node, cst.Attribute) and self.t.flag_values and self.ctx.qualname(node.value) == self.t.flag_values:
+            return ["o", node.attr.value]  # ``flags.FLAGS.seed``
         return None
 
     # ---- imports ------------------------------------------------------------------
@@ -504,6 +508,9 @@ class Collector(Check):
             return True
         if q in t.option_decorators:
             self.calls.option(node)
+            return True
+        if q in t.flag_defines:
+            self.calls.flag(node)
             return True
         return False
 

@@ -56,6 +56,8 @@ class Tables:
     samplers: Dict[str, int] = field(default_factory=dict)
     option_methods: FrozenSet[str] = frozenset()
     option_decorators: FrozenSet[str] = frozenset()
+    flag_defines: FrozenSet[str] = frozenset()  # absl ``DEFINE_*``: options read as ``FLAGS.<name>``
+    flag_values: str = ""
     defaults_methods: FrozenSet[str] = frozenset()
     parse_methods: FrozenSet[str] = frozenset()
     restorers: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # qualname -> RNGs
@@ -195,6 +197,8 @@ def _build(rules: RuleSet) -> Tables:
     nd106 = _data(rules, "ND106")
     t.option_methods = frozenset(nd106.get("option_methods", ()))
     t.option_decorators = frozenset(nd106.get("option_decorators", ()))
+    t.flag_defines = frozenset(nd106.get("flag_defines", ()))
+    t.flag_values = nd106.get("flag_values", "")
     t.defaults_methods = frozenset(nd106.get("defaults_methods", ()))
     t.parse_methods = frozenset(nd106.get("parse_methods", ()))
     return t
