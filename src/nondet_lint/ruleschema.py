@@ -77,6 +77,7 @@ DATA: Dict[str, Table] = {
         "rngs": Map(Table({"code": str, "label": str, "seed_api": str, "seed_call": str, "seed_call_aliases": NAMES})),
         "seeders": Tables(Table({
             "names": NAMES, "seeds": NAMES, "value": ARG, "without_value": str, "always_random": bool,
+            "random_without_value_before": Map(str), "known_versions": NAMES,
         })),
         "training": Table({"calls": NAMES, "methods": NAMES}),
     }),

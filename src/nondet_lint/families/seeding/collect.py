@@ -581,6 +581,15 @@ class Collector(Check):
             return
         if value is None and seeder.without_value == "required":
             return
+        if (value is None or literal is None) and seeder.random_without_value_before:
+            # random without a value in older versions: pass 2 knows the target version
+            package = q.split(".")[0].replace("_", "-")
+            bound = dict(seeder.random_without_value_before).get(package)
+            if bound is not None:
+                self.candidates.add(node, "ND107", {
+                    "random_before": [package, bound, list(seeder.known_versions)], "name": short_name(q),
+                    "given": "no value" if value is None else "None",
+                })
         desc = self.describe(value) if value is not None else None
         self.flow.sink(value)
         event = [Event.SEED, list(seeder.seeds), self.candidates.anchor(node), self.guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]

@@ -423,6 +423,16 @@ class Report:
                     label = self.t.rngs.get(rng, {}).get("label", rng)
                     problem = f"this draw from the {label} runs before anything seeds that RNG, and its result is used as a seed"
                     out.append(Finding(path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
+        for key, item in sorted(self.items.items(), key=lambda kv: (kv[1].path, kv[1].line, kv[1].col)):
+            values = self.payloads[key].values
+            if item.code == "ND107" and "random_before" in values:
+                package, bound, known = values["random_before"]
+                if self._before(package, known, bound):
+                    problem = (
+                        f"`{values['name']}` is given {values['given']}: before {package} {bound} it then picks a "
+                        "random seed (unless PL_GLOBAL_SEED is set), so it covers nothing"
+                    )
+                    out.append(Finding(item.path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         for path in sorted(self.program.runs):
             for seed_path, anchor, why in self.program.runs[path].none_seeds:
                 item = self.items.get((seed_path, anchor))
