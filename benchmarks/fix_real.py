@@ -150,9 +150,28 @@ def _resolve(name: str, folder: str, index: Dict[str, List[str]]) -> List[str]:
     return found or index.get(name, [])
 
 
+def source_of(path: Path) -> bytes:
+    """A file's Python source; for a notebook, its code cells joined, without the IPython
+    magics and shell lines (``%pip``, ``!nvidia-smi``), which are not Python."""
+    data = path.read_bytes()
+    if path.suffix != ".ipynb":
+        return data
+    try:
+        cells = json.loads(data).get("cells", [])
+    except (ValueError, AttributeError):
+        return b""
+    lines = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            text = cell.get("source", "")
+            text = "".join(text) if isinstance(text, list) else str(text)
+            lines.extend(line for line in text.splitlines() if not line.lstrip().startswith(("%", "!")))
+    return "\n".join(lines).encode("utf-8")
+
+
 def imports_of(root: Path, rel: str, index: Dict[str, List[str]]) -> Set[str]:
     try:
-        tree = ast.parse((root / rel).read_bytes())
+        tree = ast.parse(source_of(root / rel))
     except (SyntaxError, ValueError):
         return set()
     package = ".".join(Path(rel).with_suffix("").parts[:-1])
