@@ -411,3 +411,24 @@ def test_switch_asked_for_the_framework_the_entry_point_is_written_in(tmp_path):
     assert lint(tmp_path, files, ["ND205"]) == []
     files["train.py"] = files["train.py"].replace("import torch\nimport lib", "import torch\nimport jax\nimport lib")
     assert lint(tmp_path / "both", files, ["ND205"]) == [("train.py", "ND205", 7)]
+
+
+# ---------------------------------------------------------------- built metadata ------
+def test_metadata_requirements_read_unconditional_requires_dist(tmp_path):
+    from nondet_lint.analysis.packaging import metadata_requirements
+
+    (tmp_path / "demo-1.0.dist-info").mkdir()
+    (tmp_path / "demo-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: demo\nRequires-Dist: tensorflow ~=2.15.0\nRequires-Dist: numpy (>=1.20)\n"
+        "Requires-Dist: Keras_Tuner>=1\nRequires-Dist: keras>=3; extra == \"k3\"\n\nRequires-Dist: torch\n",
+        encoding="utf-8",
+    )
+    assert metadata_requirements(str(tmp_path)) == {"tensorflow": "~=2.15.0", "numpy": ">=1.20", "keras-tuner": ">=1"}
+
+
+def test_metadata_requirements_prefer_pkg_info_and_tolerate_none(tmp_path):
+    from nondet_lint.analysis.packaging import metadata_requirements
+
+    assert metadata_requirements(str(tmp_path)) == {}
+    (tmp_path / "PKG-INFO").write_text("Name: demo\nRequires-Dist: torch>=2.1\n", encoding="utf-8")
+    assert metadata_requirements(str(tmp_path)) == {"torch": ">=2.1"}
