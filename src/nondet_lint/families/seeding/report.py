@@ -38,12 +38,26 @@ def seeding_findings(project: Any, deferred: Sequence[Deferred], rules: Any) -> 
 
 
 def module_names(project: Any) -> Dict[str, List[str]]:
-    """Every dotted name a module may be imported as (each suffix of its name) -> paths."""
+    """Every dotted name a module may be imported as (each suffix of its name, and of its
+    path from the project root: ``examples/rnn/dataset.py`` is ``examples.rnn.dataset`` when
+    the repository root is on ``sys.path``, even with no ``__init__.py`` in ``examples``)
+    -> paths."""
     names: Dict[str, List[str]] = {}
+    root = os.path.abspath(project.root or ".")
     for record in project:
-        parts = record.module_name.split(".")
-        for start in range(len(parts)):
-            names.setdefault(".".join(parts[start:]), []).append(record.path)
+        spellings = [record.module_name.split(".")]
+        full = os.path.abspath(record.path)
+        if full.startswith(root + os.sep):
+            parts = os.path.splitext(os.path.relpath(full, root))[0].split(os.sep)
+            if parts[-1] == "__init__":
+                parts.pop()
+            if parts and all(part.isidentifier() for part in parts):
+                spellings.append(parts)
+        for parts in spellings:
+            for start in range(len(parts)):
+                paths = names.setdefault(".".join(parts[start:]), [])
+                if record.path not in paths:
+                    paths.append(record.path)
     return names
 
 
