@@ -226,11 +226,8 @@ def fix_repo(source: Path, timeout: int, ruff: bool) -> RepoFigures:
         root = Path(tmp) / source.name
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(*SKIP_DIRS), symlinks=True)
         before = snapshot(root)
-        py = sorted(name for name in before if name.endswith(".py"))
         flake8 = [sys.executable, "-m", "flake8", "--select", "E402,E999"]
-        e402_before = linter_counts(root, py, flake8, ("E402", "E999"))
         ruff_argv = [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--select", "I001", "--output-format", "concise"]
-        i001_before = linter_counts(root, py, ruff_argv, ("I001",)) if ruff else {}
         try:
             listing = nondet_lint(root, "--unsafe-fixes", "--output-format", "json", timeout=timeout)
             findings = json.loads(listing.stdout)["findings"]
@@ -254,6 +251,11 @@ def fix_repo(source: Path, timeout: int, ruff: bool) -> RepoFigures:
                 figures.no_longer_compile += 1
                 figures.details.append(f"does not compile: {name}")
         changed_py = [name for name in changed if name.endswith(".py")]
+        # the linters' reports before the fix: the same files in the untouched repository
+        # (the copy was identical to it), so only the changed files are linted twice
+        existing = [name for name in changed_py if name in before]
+        e402_before = linter_counts(source, existing, flake8, ("E402", "E999"))
+        i001_before = linter_counts(source, existing, ruff_argv, ("I001",)) if ruff else {}
         e402_after = linter_counts(root, changed_py, flake8, ("E402", "E999"))
         for name in changed_py:
             for code, attr in (("E402", "new_e402"), ("E999", "new_e999")):
