@@ -150,33 +150,45 @@ def _resolve(name: str, folder: str, index: Dict[str, List[str]]) -> List[str]:
     return found or index.get(name, [])
 
 
-def source_of(path: Path) -> bytes:
-    """A file's Python source; for a notebook, its code cells joined, without the IPython
-    magics and shell lines (``%pip``, ``!nvidia-smi``), which are not Python."""
+def sources_of(path: Path) -> List[bytes]:
+    """A file's Python source; for a notebook, each code cell, its IPython magics and shell
+    lines (``%pip``, ``    !git clone``) made ``pass`` at their indentation, as they are
+    not Python (a cell that still does not parse is skipped, not the whole notebook)."""
     data = path.read_bytes()
     if path.suffix != ".ipynb":
-        return data
+        return [data]
     try:
         cells = json.loads(data).get("cells", [])
     except (ValueError, AttributeError):
-        return b""
-    lines = []
+        return []
+    out = []
     for cell in cells:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
             text = cell.get("source", "")
             text = "".join(text) if isinstance(text, list) else str(text)
-            lines.extend(line for line in text.splitlines() if not line.lstrip().startswith(("%", "!")))
-    return "\n".join(lines).encode("utf-8")
+            lines = [
+                line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!")) else line
+                for line in text.splitlines()
+            ]
+            out.append("\n".join(lines).encode("utf-8"))
+    return out
+
+
+def _trees(path: Path) -> List[ast.Module]:
+    trees = []
+    for source in sources_of(path):
+        try:
+            trees.append(ast.parse(source))
+        except (SyntaxError, ValueError):
+            continue
+    return trees
 
 
 def imports_of(root: Path, rel: str, index: Dict[str, List[str]]) -> Set[str]:
-    try:
-        tree = ast.parse(source_of(root / rel))
-    except (SyntaxError, ValueError):
-        return set()
+    trees = _trees(root / rel)
     package = ".".join(Path(rel).with_suffix("").parts[:-1])
     found = set()
-    for node in ast.walk(tree):
+    for node in (node for tree in trees for node in ast.walk(tree)):
         names: List[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
