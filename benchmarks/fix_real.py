@@ -150,14 +150,45 @@ def _resolve(name: str, folder: str, index: Dict[str, List[str]]) -> List[str]:
     return found or index.get(name, [])
 
 
-def imports_of(root: Path, rel: str, index: Dict[str, List[str]]) -> Set[str]:
+def sources_of(path: Path) -> List[bytes]:
+    """A file's Python source; for a notebook, each code cell, its IPython magics and shell
+    lines (``%pip``, ``    !git clone``) made ``pass`` at their indentation, as they are
+    not Python (a cell that still does not parse is skipped, not the whole notebook)."""
+    data = path.read_bytes()
+    if path.suffix != ".ipynb":
+        return [data]
     try:
-        tree = ast.parse((root / rel).read_bytes())
-    except (SyntaxError, ValueError):
-        return set()
+        cells = json.loads(data).get("cells", [])
+    except (ValueError, AttributeError):
+        return []
+    out = []
+    for cell in cells:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code":
+            text = cell.get("source", "")
+            text = "".join(text) if isinstance(text, list) else str(text)
+            lines = [
+                line[: len(line) - len(line.lstrip())] + "pass" if line.lstrip().startswith(("%", "!")) else line
+                for line in text.splitlines()
+            ]
+            out.append("\n".join(lines).encode("utf-8"))
+    return out
+
+
+def _trees(path: Path) -> List[ast.Module]:
+    trees = []
+    for source in sources_of(path):
+        try:
+            trees.append(ast.parse(source))
+        except (SyntaxError, ValueError):
+            continue
+    return trees
+
+
+def imports_of(root: Path, rel: str, index: Dict[str, List[str]]) -> Set[str]:
+    trees = _trees(root / rel)
     package = ".".join(Path(rel).with_suffix("").parts[:-1])
     found = set()
-    for node in ast.walk(tree):
+    for node in (node for tree in trees for node in ast.walk(tree)):
         names: List[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -207,11 +238,8 @@ def fix_repo(source: Path, timeout: int, ruff: bool) -> RepoFigures:
         root = Path(tmp) / source.name
         shutil.copytree(source, root, ignore=shutil.ignore_patterns(*SKIP_DIRS), symlinks=True)
         before = snapshot(root)
-        py = sorted(name for name in before if name.endswith(".py"))
         flake8 = [sys.executable, "-m", "flake8", "--select", "E402,E999"]
-        e402_before = linter_counts(root, py, flake8, ("E402", "E999"))
         ruff_argv = [sys.executable, "-m", "ruff", "check", "--no-cache", "--isolated", "--select", "I001", "--output-format", "concise"]
-        i001_before = linter_counts(root, py, ruff_argv, ("I001",)) if ruff else {}
         try:
             listing = nondet_lint(root, "--unsafe-fixes", "--output-format", "json", timeout=timeout)
             findings = json.loads(listing.stdout)["findings"]
@@ -235,6 +263,11 @@ def fix_repo(source: Path, timeout: int, ruff: bool) -> RepoFigures:
                 figures.no_longer_compile += 1
                 figures.details.append(f"does not compile: {name}")
         changed_py = [name for name in changed if name.endswith(".py")]
+        # the linters' reports before the fix: the same files in the untouched repository
+        # (the copy was identical to it), so only the changed files are linted twice
+        existing = [name for name in changed_py if name in before]
+        e402_before = linter_counts(source, existing, flake8, ("E402", "E999"))
+        i001_before = linter_counts(source, existing, ruff_argv, ("I001",)) if ruff else {}
         e402_after = linter_counts(root, changed_py, flake8, ("E402", "E999"))
         for name in changed_py:
             for code, attr in (("E402", "new_e402"), ("E999", "new_e999")):

@@ -87,6 +87,16 @@ def test_exclude_and_extend_exclude(tmp_path):
     assert out.count("ND201") == 1 and "train.py" in out
 
 
+def test_sphinx_build_output_is_excluded_by_default_as_in_ruff(tmp_path):
+    write_project(tmp_path, {
+        "pyproject.toml": pyproject(""),
+        "doc/_build/html/_downloads/t.py": BENCHMARK,
+        "doc/build_notes/t.py": BENCHMARK,
+    })
+    _, out, _ = run_cli([str(tmp_path)])
+    assert out.count("ND201") == 1 and "build_notes" in out and "/_build/" not in out
+
+
 def test_pyproject_without_our_table_is_skipped(tmp_path):
     write_project(tmp_path, {
         "pyproject.toml": pyproject('ignore = ["ND201"]\n'),

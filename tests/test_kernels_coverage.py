@@ -414,7 +414,7 @@ def test_pipeline_facts_are_the_json_form_of_their_type():
 
     from nondet_lint.config import Config
     from nondet_lint.engine import selected_codes
-    from nondet_lint.families.kernels.pipeline import FACT, PipelineFacts
+    from nondet_lint.families.kernels.pipeline import PipelineFacts
     from nondet_lint.fileanalysis import analyze_source
     from nondet_lint.results import FileResult
     from nondet_lint.source import decode_source
@@ -424,8 +424,8 @@ def test_pipeline_facts_are_the_json_form_of_their_type():
         "proj/data/reader.py", decode_source(PIPELINE_FILES["proj/data/reader.py"].encode()), config, rules,
         selected_codes(config, rules), "proj.data.reader",
     )
-    stored = FileResult.from_dict(json.loads(json.dumps(result.to_dict()))).facts[FACT]
-    facts = PipelineFacts.from_json(stored)
-    assert facts.to_json() == stored
+    restored = FileResult.from_dict(json.loads(json.dumps(result.to_dict()))).facts.get(PipelineFacts)
+    assert restored is not None and restored == result.facts.get(PipelineFacts)
+    facts = restored
     assert facts.parameters == ("fn", "parser_fn")
     assert facts.functions["InputReader.read"] == (True, (("local", "_maybe_map"),))

@@ -468,3 +468,24 @@ def test_star_reexport_of_a_missing_module_hides_nothing_the_package_defines(tmp
     findings = lint_files(tmp_path, files, {"select": ["ND102"]})
     assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.code, f.line) for f in findings] == [("draw.py", "ND102", 4)]
     assert "entry point c.py never seeds it" in findings[0].message
+
+
+# ---------------------------------------------------------------- built metadata ------
+def test_metadata_requirements_read_unconditional_requires_dist(tmp_path):
+    from nondet_lint.analysis.packaging import metadata_requirements
+
+    (tmp_path / "demo-1.0.dist-info").mkdir()
+    (tmp_path / "demo-1.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: demo\nRequires-Dist: tensorflow ~=2.15.0\nRequires-Dist: numpy (>=1.20)\n"
+        "Requires-Dist: Keras_Tuner>=1\nRequires-Dist: keras>=3; extra == \"k3\"\n\nRequires-Dist: torch\n",
+        encoding="utf-8",
+    )
+    assert metadata_requirements(str(tmp_path)) == {"tensorflow": "~=2.15.0", "numpy": ">=1.20", "keras-tuner": ">=1"}
+
+
+def test_metadata_requirements_prefer_pkg_info_and_tolerate_none(tmp_path):
+    from nondet_lint.analysis.packaging import metadata_requirements
+
+    assert metadata_requirements(str(tmp_path)) == {}
+    (tmp_path / "PKG-INFO").write_text("Name: demo\nRequires-Dist: torch>=2.1\n", encoding="utf-8")
+    assert metadata_requirements(str(tmp_path)) == {"torch": ">=2.1"}

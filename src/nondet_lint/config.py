@@ -17,11 +17,14 @@ from nondet_lint import _toml
 from nondet_lint.versions import Specifier, canonical_package
 from nondet_lint.types import UsageError
 
+# ruff's default excludes (``_build``: Sphinx output, which holds copies of the examples),
+# plus virtualenvs, caches and build output
 DEFAULT_EXCLUDE = (
     ".git", ".hg", ".svn", ".bzr", ".venv", "venv", ".env", "env", ".tox", ".nox",
     "build", "dist", "__pycache__", "node_modules", ".mypy_cache", ".pytest_cache",
     ".ruff_cache", ".nondet_lint_cache", ".eggs", "*.egg-info", "site-packages",
-    ".ipynb_checkpoints",
+    ".ipynb_checkpoints", "_build", "__pypackages__", ".direnv", ".git-rewrite", ".pants.d",
+    ".pytype", ".pyenv", ".vscode", "buck-out",
 )
 
 

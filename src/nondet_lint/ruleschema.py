@@ -78,6 +78,7 @@ DATA: Dict[str, Table] = {
         "rngs": Map(Table({"code": str, "label": str, "seed_api": str, "seed_call": str, "seed_call_aliases": NAMES})),
         "seeders": Tables(Table({
             "names": NAMES, "seeds": NAMES, "value": ARG, "without_value": str, "always_random": bool,
+            "random_without_value_before": Map(str), "known_versions": NAMES,
         })),
         "training": Table({"calls": NAMES, "methods": NAMES}),
     }),
@@ -88,17 +89,24 @@ DATA: Dict[str, Table] = {
         "conditional": Tables(Table({"name": str, "when": Tables(CONDITION), "unless": Tables(CONDITION)})),
     }),
     "ND105": Table({
-        **RNG_DATA, "dataset_methods": NAMES, "dataset_prefix": str, "keras_names": NAMES,
+        **RNG_DATA, "dataset_methods": NAMES, "dataset_prefixes": NAMES, "keras_names": NAMES,
         "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})),
-        "op_seed_keyword": str, "tensorflow_versions": NAMES,
+        "op_seed_keyword": str, "tensorflow_versions": NAMES, "drawn_when_built": NAMES,
     }),
-    "ND106": Table({"defaults_methods": NAMES, "option_decorators": NAMES, "option_methods": NAMES, "parse_methods": NAMES}),
+    "ND106": Table({
+        "defaults_methods": NAMES, "option_decorators": NAMES, "option_methods": NAMES, "parse_methods": NAMES,
+        "flag_defines": NAMES, "flag_values": str,
+        "config": Table({
+            "decorators": NAMES, "parsers": NAMES, "parser_classes": NAMES, "parser_methods": NAMES,
+            "library_classes": Map(str), "dict_classes": NAMES, "file_flags": NAMES,
+        }),
+    }),
     "ND107": Table({
         "hash_function": str, "seed_keywords": NAMES, "sources": NAMES,
         "sinks": Tables(Table({"name": str, "kw": str, "pos": int})),
         "sink_methods": Tables(Table({"name": str, "kw": str, "pos": int})),
     }),
-    "ND108": Table({"apis": Tables(Table({
+    "ND108": Table({"ensembles": NAMES, "apis": Tables(Table({
         "name": str, "random_state_default": str, "why": str, "defaults": Map(str),
         "when": Tables(CONDITION), "unless": Tables(CONDITION),
     }))}),

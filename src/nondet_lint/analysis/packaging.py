@@ -1,9 +1,13 @@
-"""Console scripts the project's packaging declares: each names a function that is an
-entry point (spec "Terms"), so its module is a program even with no main block.
+"""What the project's packaging declares: console scripts and built metadata.
 
-Read from ``[project.scripts]`` / ``[tool.poetry.scripts]`` in ``pyproject.toml``, the
-``console_scripts`` of ``setup.cfg`` and of ``setup.py`` (literal strings only: the file
-is read, never run).
+Each console script names a function that is an entry point (spec "Terms"), so its module
+is a program even with no main block.  Read from ``[project.scripts]`` /
+``[tool.poetry.scripts]`` in ``pyproject.toml``, the ``console_scripts`` of ``setup.cfg``
+and of ``setup.py`` (literal strings only: the file is read, never run).
+
+A project unpacked from a source or wheel distribution carries its requirements in its
+built metadata (``PKG-INFO``, ``*.dist-info/METADATA``: ``Requires-Dist`` lines), which
+say its target versions where no requirement file does (``metadata_requirements``).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import configparser
 import os
 import re
-from typing import Any, List, Mapping, Tuple
+from typing import Any, Dict, List, Mapping, Tuple
 
 from nondet_lint import _toml
 
@@ -26,6 +30,36 @@ def console_scripts(root: str) -> List[Tuple[str, str]]:
     found.update(_from_setup_cfg(os.path.join(root, "setup.cfg")))
     found.update(_from_setup_py(os.path.join(root, "setup.py")))
     return sorted(found)
+
+
+# ``Requires-Dist: tensorflow ~=2.15.0`` / ``Requires-Dist: numpy (>=1.20)``; no environment marker
+_REQUIRES = re.compile(r"^Requires-Dist:\s*([A-Za-z0-9][A-Za-z0-9._\-]*)\s*(?:\[[^\]]*\])?\s*\(?([^;()]*)\)?\s*$")
+
+
+def metadata_requirements(root: str) -> Dict[str, str]:
+    """``{name: specifier}`` of the unconditional ``Requires-Dist`` lines of the built
+    metadata at ``root`` (``PKG-INFO``, else a ``*.dist-info/METADATA``); requirements
+    behind an extra or a marker are left out."""
+    candidates = [os.path.join(root, "PKG-INFO")]
+    try:
+        candidates.extend(
+            os.path.join(root, name, "METADATA") for name in sorted(os.listdir(root)) if name.endswith(".dist-info")
+        )
+    except OSError:
+        return {}
+    for path in candidates:
+        text = _read(path)
+        if not text:
+            continue
+        found: Dict[str, str] = {}
+        for line in text.splitlines():
+            if not line.strip():
+                break  # the headers end at the first empty line
+            match = _REQUIRES.match(line.strip())
+            if match:
+                found[match.group(1).lower().replace("_", "-")] = match.group(2).replace(" ", "")
+        return found
+    return {}
 
 
 def _read(path: str) -> str:

@@ -25,6 +25,9 @@ class Seeder:
     kw: Optional[str]
     without_value: str  # entropy | fixed | required
     always_random: bool  # it reseeds from OS entropy whatever it is given
+    # package -> version before which a call without a value picks a random seed
+    random_without_value_before: Tuple[Tuple[str, str], ...] = ()
+    known_versions: Tuple[str, ...] = ()  # of those packages, for their target version
 
     @property
     def sets_a_seed(self) -> bool:
@@ -44,6 +47,8 @@ def seed_helpers(rules: RuleSet) -> Mapping[str, Seeder]:
             entry.get("value", {}).get("kw"),
             entry.get("without_value", "required"),
             bool(entry.get("always_random", False)),
+            tuple(sorted(entry.get("random_without_value_before", {}).items())),
+            tuple(entry.get("known_versions", ())),
         )
         for name in entry.get("names", ()):
             found[name] = seeder

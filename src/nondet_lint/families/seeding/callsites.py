@@ -100,6 +100,8 @@ class CallSites:
                 return
         if api.get("unless") and any_holds(node, api["unless"], api.get("defaults", {}), self.ctx.qualname) is True:
             return
+        if self.t.sklearn_ensembles.intersection(self.walk.class_bases()):
+            return  # an ensemble's template: each member's random_state is set by the ensemble
         random = True
         if api.get("when"):
             random = any_holds(node, api["when"], api.get("defaults", {}), self.ctx.qualname) is True
@@ -196,6 +198,15 @@ class CallSites:
             self.declare(dest, None, UNKNOWN if required is True else implied, node)
         else:
             self.declare(dest, default, None, node)
+
+    def flag(self, node: cst.Call) -> None:
+        """An absl flag: ``DEFINE_integer("seed", None, ...)`` (or ``name=`` / ``default=``)."""
+        name = literal_value(find_arg(node, "name", 0), self.ctx.qualname)
+        if not isinstance(name, str) or not name.isidentifier():
+            return
+        default = find_arg(node, "default", 1)
+        if default is not None:
+            self.declare(name, default, None, node)
 
     def declare(self, dest: str, value: Optional[cst.BaseExpression], implied: Any, node: cst.Call) -> None:
         if value is not None:

@@ -31,6 +31,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
+from nondet_lint.analysis.seedoption import config_seeds
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
@@ -111,6 +112,10 @@ class Collector:
         self.class_stack.append((id(node), path))
         if self.scope is not self.module_scope and self.scope.name != MAIN:
             self.scope.local_defs[node.name.value] = path
+
+    def class_bases(self) -> List[str]:
+        """The qualified bases of the class whose body (or method) the walk is in."""
+        return list(self.classes[self.class_stack[-1][1]]["bases"]) if self.class_stack else []
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         if self.class_stack and self.class_stack[-1][0] == id(node):
@@ -311,6 +316,8 @@ class Collector:
                         scope.types[name] = made
                     else:
                         scope.types.pop(name, None)
+            elif self.t.flag_values and self.ctx.qualname(value) == self.t.flag_values:
+                scope.types[name] = NAMESPACE  # ``FLAGS = flags.FLAGS``
             else:
                 scope.types.pop(name, None)
             if scope is self.module_scope or scope.name == MAIN:
@@ -378,7 +385,9 @@ class Collector:
             name = node.value
             scope = self.scope
             if name in scope.params or name in scope.kwonly:
-                return ["p", name]
+                # reassigned before this point (``seed = seed or random.randint(...)``): no
+                # longer the argument, and its default says nothing
+                return ["p", name] if name not in scope.assigned else None
             if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
                 if self.ctx.qualname(node) is None:
                     return ["g", name]
@@ -391,6 +400,8 @@ class Collector:
             typed = self.lookup("types", owner)
             if typed == NAMESPACE or owner in scope.params or (typed is not None and self.ctx.qualname(node.value) is None):
                 return ["o", node.attr.value]
+        if isinstance(node, cst.Attribute) and self.t.flag_values and self.ctx.qualname(node.value) == self.t.flag_values:
+            return ["o", node.attr.value]  # ``flags.FLAGS.seed``
         return None
 
     # ---- imports ------------------------------------------------------------------
@@ -477,7 +488,10 @@ class Collector:
         keras = t.keras_rng(q)
         if keras is not None:
             if not self._has_value(node, t.op_seed_keyword):
-                self._use(node, keras, "ND105", root)
+                if t.keras_built(q) and self.scope is self.module_scope:
+                    self._use(node, keras, "ND105", root, built=1)  # made at import: pass 2 knows the Keras
+                else:
+                    self._use(node, keras, "ND105", root)
             return True
         if q in t.constructors:
             pos, kw = t.constructors[q]
@@ -506,6 +520,9 @@ class Collector:
         if q in t.option_decorators:
             self.calls.option(node)
             return True
+        if q in t.flag_defines:
+            self.calls.flag(node)
+            return True
         return False
 
     def _method_call(self, node: cst.Call, attr: str, q: Optional[str]) -> bool:
@@ -514,7 +531,7 @@ class Collector:
             if not self._has_value(node, t.generator_keyword):
                 self._use(node, "torch", "ND104", None)
             return True
-        if attr in t.dataset_methods and q is not None and q.startswith(t.dataset_prefix):
+        if attr in t.dataset_methods and q is not None and q.startswith(t.dataset_prefixes):
             if not self._has_value(node, t.op_seed_keyword) and find_arg(node, None, 1) is None:
                 self._use(node, "tf", "ND105", None)
             return True
@@ -549,7 +566,7 @@ class Collector:
                 positional.append(desc)
             else:
                 keywords[arg.keyword.value] = desc
-        event = [Event.CALL, q, [positional, keywords], self.guards(), 1 if bound else 0]
+        event = [Event.CALL, q, [positional, keywords], self.guards() + self.flow.branch_guards(node), 1 if bound else 0]
         self.scope.add(event, root)
         if self.flow.may_hold_mark(node):
             for index, arg in enumerate(node.args):
@@ -575,6 +592,15 @@ class Collector:
             return
         if value is None and seeder.without_value == "required":
             return
+        if (value is None or literal is None) and seeder.random_without_value_before:
+            # random without a value in older versions: pass 2 knows the target version
+            package = q.split(".")[0].replace("_", "-")
+            bound = dict(seeder.random_without_value_before).get(package)
+            if bound is not None:
+                self.candidates.add(node, "ND107", {
+                    "random_before": [package, bound, list(seeder.known_versions)], "name": short_name(q),
+                    "given": "no value" if value is None else "None",
+                })
         desc = self.describe(value) if value is not None else None
         self.flow.sink(value)
         event = [Event.SEED, list(seeder.seeds), self.candidates.anchor(node), self.guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
@@ -591,7 +617,7 @@ class Collector:
 
     def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
         cid = self.candidates.add(node, code, payload)
-        self.scope.add([Event.USE, rng, cid, self.guards()], root)
+        self.scope.add([Event.USE, rng, cid, self.guards() + self.flow.branch_guards(node)], root)
         self.flow.draw(node, rng, cid)
         return cid
 
@@ -638,6 +664,7 @@ class Collector:
             aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
             blocks=seed_blocks(self.ctx, self.t, self.fns) if is_entry else {},
             option_blocks=(option_blocks(self.ctx, self.t, self.fns) or {}) if is_entry else {},
+            config_seeds=config_seeds(self.ctx),
         )
         compact(self.fns, self.modq, self.classes, self.outside)
         self.ctx.facts.put(facts)

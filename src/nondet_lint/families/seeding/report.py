@@ -17,6 +17,8 @@ import os
 from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+from nondet_lint.analysis.packaging import metadata_requirements
+from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import Event
@@ -37,23 +39,39 @@ def seeding_findings(project: Any, deferred: Sequence[Deferred], rules: Any) -> 
 
 
 def module_names(project: Any) -> Dict[str, List[str]]:
-    """Every dotted name a module may be imported as (each suffix of its name) -> paths."""
+    """Every dotted name a module may be imported as (each suffix of its name, and of its
+    path from the project root: ``examples/rnn/dataset.py`` is ``examples.rnn.dataset`` when
+    the repository root is on ``sys.path``, even with no ``__init__.py`` in ``examples``)
+    -> paths."""
     names: Dict[str, List[str]] = {}
+    root = os.path.abspath(project.root or ".")
     for record in project:
-        parts = record.module_name.split(".")
-        for start in range(len(parts)):
-            names.setdefault(".".join(parts[start:]), []).append(record.path)
+        spellings = [record.module_name.split(".")]
+        full = os.path.abspath(record.path)
+        if full.startswith(root + os.sep):
+            parts = os.path.splitext(os.path.relpath(full, root))[0].split(os.sep)
+            if parts[-1] == "__init__":
+                parts.pop()
+            if parts and all(part.isidentifier() for part in parts):
+                spellings.append(parts)
+        for parts in spellings:
+            for start in range(len(parts)):
+                paths = names.setdefault(".".join(parts[start:]), [])
+                if record.path not in paths:
+                    paths.append(record.path)
     return names
 
 
 def _pins(root: str) -> Dict[str, str]:
-    """The project's declared versions (reads requirement files: pass 2 only)."""
+    """The project's declared versions (reads requirement files, then the built metadata
+    of a distribution: pass 2 only)."""
+    declared = metadata_requirements(root)
     try:
         from nondet_lint.families.environment.requirements import project_pins
 
-        return project_pins(root)
+        return {**declared, **project_pins(root)}
     except (ImportError, OSError, ValueError):
-        return {}
+        return declared
 
 
 class Report:
@@ -178,7 +196,7 @@ class Report:
             where = self.program.uncovered.get(key)
             if where is None:
                 continue
-            if not self.judged(item.path, where):
+            if not self.judged(item.path, where) or self.built_later(key, where):
                 continue
             groups.setdefault((item.path, self.use_rng.get(key, "")), []).append((key, item))
         out: List[Finding] = []
@@ -228,6 +246,12 @@ class Report:
                 out[index] = replace(finding, fix=Fix(fix.title, fix.applicability, edits))
         return out
 
+    def built_later(self, key: Key, where: Uncovered) -> bool:
+        """A TF-Keras 2 layer or initializer a library module makes at import time: it
+        draws nothing then, only when the program builds it (its own use, after the
+        program's seeds)."""
+        return bool(self.payloads[key].values.get("built")) and self.use_rng.get(key) == "tf" and key[0] != where.entry
+
     def judged(self, path: str, where: Uncovered) -> bool:
         """Whether the program that ran a use unseeded is one whose randomness matters.
 
@@ -236,8 +260,8 @@ class Report:
         its own file, and only when it seeds something, which says it wants repeatable
         runs; the library code it reaches is not blamed on it."""
         run = self.program.runs[where.entry]
-        if run.test:
-            return False  # test code is not a training program (spec "Terms")
+        if run.test or path in self.program.test_code:
+            return False  # test code is not a training program, nor judged as part of one (spec "Terms")
         if run.trains:
             return True
         return path == where.entry and bool(run.final or run.off)
@@ -250,7 +274,7 @@ class Report:
         facts = self.program.facts.get(path, NO_SEEDING)
         blocks = facts.blocks
         by_option = facts.option_blocks
-        if by_option and self.after_option(path, by_option["fn"] or MAIN, enabled):
+        if by_option and self.offered(by_option.get("needs")) and self.after_option(path, by_option["fn"] or MAIN, enabled):
             blocks = by_option["blocks"]  # the program's own seed option (docs/contract.md: fixes never break a program)
         options = []
         for key, edits in blocks.items():
@@ -264,6 +288,19 @@ class Report:
         if blocks is not facts.blocks:
             title = f"Insert a seed block in {self.show(path)} where its seed option `{by_option['value']}` is known"
         return Fix(title, "safe", tuple(sorted((Edit.from_dict(e) for e in edits), key=lambda e: (e.line, e.col))))
+
+    def offered(self, needs: Optional[Mapping[str, str]]) -> bool:
+        """Whether the module a seed option relies on has its seed field (``ConfigNeed``):
+        the config class of a project module, or the config file at a path."""
+        if needs is None:
+            return True
+        need = ConfigNeed.from_json(needs)
+        if need.module:
+            record = self.project.module(need.module)
+            path = record.path if record is not None else None
+        else:
+            path = next((p for p in self.program.facts if os.path.normpath(p) == need.path), None)
+        return path is not None and self.program.facts[path].config_seeds.get(need.name) == need.field
 
     def after_option(self, entry: str, function: str, rngs: Set[str]) -> bool:
         """Whether every use of ``rngs`` the program of ``entry`` runs unseeded runs inside
@@ -359,12 +396,17 @@ class Report:
         if "ND106" not in self.codes and not any(code in self.codes for code in RNG_CODES):
             pass
         out: Dict[Key, Finding] = {}
+        drawn: Dict[str, Set[str]] = {}  # entry -> RNGs its program draws from unseeded
+        for key, where in self.program.uncovered.items():
+            drawn.setdefault(where.entry, set()).add(self.use_rng.get(key, ""))
         for path in sorted(self.program.runs):
             run = self.program.runs[path]
             if run.test:
                 continue
             for off in run.off:
-                if not (off.rngs - run.final):
+                # seeding that is off matters only where something draws unseeded by default
+                # (not when the only draw sits under the same condition as the seed)
+                if not (off.rngs - run.final) & drawn.get(path, set()):
                     continue
                 key = (off.path, off.anchor)
                 item = self.items.get(key)
@@ -411,6 +453,16 @@ class Report:
                     label = self.t.rngs.get(rng, {}).get("label", rng)
                     problem = f"this draw from the {label} runs before anything seeds that RNG, and its result is used as a seed"
                     out.append(Finding(path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
+        for key, item in sorted(self.items.items(), key=lambda kv: (kv[1].path, kv[1].line, kv[1].col)):
+            values = self.payloads[key].values
+            if item.code == "ND107" and "random_before" in values:
+                package, bound, known = values["random_before"]
+                if self._before(package, known, bound):
+                    problem = (
+                        f"`{values['name']}` is given {values['given']}: before {package} {bound} it then picks a "
+                        "random seed (unless PL_GLOBAL_SEED is set), so it covers nothing"
+                    )
+                    out.append(Finding(item.path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         for path in sorted(self.program.runs):
             for seed_path, anchor, why in self.program.runs[path].none_seeds:
                 item = self.items.get((seed_path, anchor))

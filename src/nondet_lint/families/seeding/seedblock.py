@@ -36,7 +36,8 @@ def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) 
 def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
     """The same blocks seeded with the entry point's seed option (``args.seed``), placed
     where its value is known (after ``args = parser.parse_args()``), and the function
-    that holds them (``fn``; "" for the main block); empty without one."""
+    that holds them (``fn``; "" for the main block), and what another module must offer
+    for the value to exist (``needs``, checked in pass 2); empty without one."""
     option = seed_option(ctx)
     if option is None:
         return {}
@@ -51,7 +52,12 @@ def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]
         edits = insert_in_block(ctx.module, option.body, option.after, statements, imports, spans, top_level(ctx))
         if edits:
             blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
-    return {"fn": option.function, "value": option.value, "blocks": blocks} if blocks else {}
+    if not blocks:
+        return {}
+    out: Dict[str, Any] = {"fn": option.function, "value": option.value, "blocks": blocks}
+    if option.needs is not None:
+        out["needs"] = option.needs.to_json()
+    return out
 
 
 def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> List[Sequence[str]]:

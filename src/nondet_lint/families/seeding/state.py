@@ -69,10 +69,13 @@ class ModuleSeeding(ModuleFact):
     blocks: Dict[str, Any] = field(default_factory=dict)  # entry points: seed blocks a fix inserts
     # entry points with a seed option: {"fn": where the option is known, "blocks": seed blocks using it}
     option_blocks: Dict[str, Any] = field(default_factory=dict)
+    # config classes (and, under "", an ml_collections config file) -> their seed field,
+    # for other modules' seed options (``seedoption.config_seeds``)
+    config_seeds: Dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"fns": self.fns}
-        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks"):
+        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks", "config_seeds"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -83,7 +86,8 @@ class ModuleSeeding(ModuleFact):
         return cls(**{key: data[key] for key in _STORED if key in data})
 
 
-_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks")
+_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks",
+           "config_seeds")
 NO_SEEDING = ModuleSeeding()  # a module pass 1 recorded nothing for (read only)
 
 
@@ -162,3 +166,5 @@ class WalkPosition(Protocol):
     def target(self, func: cst.BaseExpression) -> Tuple[Optional[str], Optional[str], bool]: ...
 
     def lookup(self, table: str, name: str) -> Any: ...
+
+    def class_bases(self) -> List[str]: ...

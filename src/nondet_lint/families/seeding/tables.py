@@ -34,12 +34,14 @@ class Tables:
     tensor_methods: FrozenSet[str] = frozenset()
     generator_keyword: str = "generator"
     dataset_methods: FrozenSet[str] = frozenset()
-    dataset_prefix: str = "tensorflow.data."
+    dataset_prefixes: Tuple[str, ...] = ("tensorflow.data.",)
     op_seed_keyword: str = "seed"
     keras_names: FrozenSet[str] = frozenset()
     keras_prefixes: Tuple[Tuple[str, str], ...] = ()
     keras_version_switch: Mapping[str, Any] = field(default_factory=dict)
     tensorflow_versions: Tuple[str, ...] = ()
+    sklearn_ensembles: FrozenSet[str] = frozenset()  # an estimator made in their subclasses is a template
+    keras_drawn_when_built: Tuple[str, ...] = ()  # Keras names TF-Keras 2 constructs without drawing
     constructors: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     sources: FrozenSet[str] = frozenset()
     hash_function: str = "builtins.hash"
@@ -54,6 +56,8 @@ class Tables:
     samplers: Dict[str, int] = field(default_factory=dict)
     option_methods: FrozenSet[str] = frozenset()
     option_decorators: FrozenSet[str] = frozenset()
+    flag_defines: FrozenSet[str] = frozenset()  # absl ``DEFINE_*``: options read as ``FLAGS.<name>``
+    flag_values: str = ""
     defaults_methods: FrozenSet[str] = frozenset()
     parse_methods: FrozenSet[str] = frozenset()
     restorers: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # qualname -> RNGs
@@ -98,6 +102,13 @@ class Tables:
             if qualname.startswith(prefix) and qualname[len(prefix):] in self.keras_names:
                 return rng
         return None
+
+    def keras_built(self, qualname: str) -> bool:
+        """A Keras layer or initializer: under TF-Keras 2 it draws when built, not when made."""
+        for prefix, _ in self.keras_prefixes:
+            if qualname.startswith(prefix):
+                return qualname[len(prefix):].startswith(self.keras_drawn_when_built)
+        return False
 
 
 def _place(spec: Mapping[str, Any]) -> Tuple[Optional[int], Optional[str]]:
@@ -150,7 +161,7 @@ def _build(rules: RuleSet) -> Tables:
     t.generator_keyword = torch_data.get("generator_keyword", "generator")
     tf_data = _data(rules, "ND105")
     t.dataset_methods = frozenset(tf_data.get("dataset_methods", ()))
-    t.dataset_prefix = tf_data.get("dataset_prefix", "tensorflow.data.")
+    t.dataset_prefixes = tuple(tf_data.get("dataset_prefixes", ("tensorflow.data.",)))
     t.op_seed_keyword = tf_data.get("op_seed_keyword", "seed")
     t.keras_names = frozenset(tf_data.get("keras_names", ()))
     prefixes = []
@@ -162,6 +173,7 @@ def _build(rules: RuleSet) -> Tables:
         prefixes.append((entry["prefix"], rng))
     t.keras_prefixes = tuple(prefixes)
     t.tensorflow_versions = tuple(tf_data.get("tensorflow_versions", ()))
+    t.keras_drawn_when_built = tuple(tf_data.get("drawn_when_built", ()))
     for entry in _data(rules, "ND103").get("constructors", ()):
         t.constructors[entry["name"]] = _place(entry)
     nd107 = _data(rules, "ND107")
@@ -174,6 +186,7 @@ def _build(rules: RuleSet) -> Tables:
     t.seed_keywords = frozenset(nd107.get("seed_keywords", ()))
     for entry in _data(rules, "ND108").get("apis", ()):
         t.sklearn[entry["name"]] = entry
+    t.sklearn_ensembles = frozenset(_data(rules, "ND108").get("ensembles", ()))
     nd109 = _data(rules, "ND109")
     t.loaders = frozenset(nd109.get("loaders", ()))
     t.loader_args = {key: nd109[key] for key in ("shuffle", "generator", "num_workers", "worker_init_fn") if key in nd109}
@@ -184,6 +197,8 @@ def _build(rules: RuleSet) -> Tables:
     nd106 = _data(rules, "ND106")
     t.option_methods = frozenset(nd106.get("option_methods", ()))
     t.option_decorators = frozenset(nd106.get("option_decorators", ()))
+    t.flag_defines = frozenset(nd106.get("flag_defines", ()))
+    t.flag_values = nd106.get("flag_values", "")
     t.defaults_methods = frozenset(nd106.get("defaults_methods", ()))
     t.parse_methods = frozenset(nd106.get("parse_methods", ()))
     return t

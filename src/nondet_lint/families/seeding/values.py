@@ -44,6 +44,10 @@ class ValueFlow:
         self._note_mark(node)
         self.mark_guards[id(node)] = self.walk.guards() + self._branch_guards(node)
 
+    def branch_guards(self, node: cst.CSTNode) -> List[List[Any]]:
+        """The guards of the expression branches ``node`` sits in: it runs only when they hold."""
+        return self._branch_guards(node)
+
     def draw(self, node: cst.Call, rng: str, cid: int) -> None:
         """``node`` draws from a global RNG (candidate ``cid``): its value varies unless seeded."""
         self.marks[id(node)] = ("draw", rng, cid)
@@ -59,7 +63,9 @@ class ValueFlow:
         return self.origins[self.origin_ids[id(node)]]
 
     def _branch_guards(self, node: cst.CSTNode) -> List[List[Any]]:
-        """Guards of the conditional expressions (``a if c else b``) ``node`` sits in."""
+        """Guards of the conditional expressions (``a if c else b``) and of the right sides
+        of ``or`` / ``and`` (``args.seed or random.randint(...)`` draws only when the
+        option is falsy) that ``node`` sits in."""
         out = []
         child = node
         for ancestor in reversed(self.ctx.ancestors):
@@ -69,6 +75,11 @@ class ValueFlow:
                 cond = parse_guard(ancestor.test, self.walk.describe)
                 if cond is not None:
                     out.append([cond if child is ancestor.body else negate(cond), self.candidates.anchor(ancestor.test)])
+            elif isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
+                cond = parse_guard(ancestor.left, self.walk.describe)
+                if cond is not None:
+                    taken = cond if isinstance(ancestor.operator, cst.And) else negate(cond)
+                    out.append([taken, self.candidates.anchor(ancestor.left)])
             child = ancestor
         return out
 
