@@ -26,7 +26,7 @@ import libcst as cst
 from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
-from nondet_lint.families.kernels.reach import MODULE_UNIT, ConditionalGpu, Reachability, UnitBuilder, UnitFacts, UnitKey
+from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Reachability, UnitBuilder, UnitFacts, UnitKey
 from nondet_lint.versions import Version, allowed_versions, in_range, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
@@ -166,7 +166,10 @@ class GpuSelection:
             return Selected(f"`{name}`")
         needs = self.with_arg.get(name)
         if needs is not None:
-            return Selected(f"`{name}`") if find_arg(node, needs["arg"], needs.get("pos")) is not None else None
+            given = find_arg(node, needs["arg"], needs.get("pos"))
+            if given is None or _follows_placement(given, needs.get("unless_from", ())):
+                return None
+            return Selected(f"`{name}`")
         entry = self.by_name.get(name)
         return self._by_default(node, name, entry) if entry is not None else None
 
@@ -182,7 +185,12 @@ class GpuSelection:
             if option is not None:
                 return Selected(how, unless_option=option) if unless.get("option_means_cpu") else Selected(how)
             if value is not ABSENT and value is not UNKNOWN:
-                return None if value_in(value, unless["in"]) else Selected(how)
+                if value_in(value, unless["in"]):
+                    return None
+                if isinstance(value, str) and value.lower() in self.data.get("gpu_words", ()):
+                    return Selected(how)
+                # another value (Lightning 1.x's ``accelerator="ddp"`` names a strategy):
+                # the GPU arguments decide
         options: List[str] = []
         for spec in entry.get("gpu_args", []):
             given = find_arg(node, spec["arg"], spec.get("pos"))
@@ -220,6 +228,13 @@ class GpuSelection:
             options = tuple(_guarding_options(node, self.ctx.parent))
             return Selected("a `\"cuda\"` device", options=options)
         return None
+
+
+def _follows_placement(node: cst.BaseExpression, attributes: Sequence[str]) -> bool:
+    """``device_ids=[module.device]``: the device of something already placed, which
+    follows wherever the program put it and selects nothing."""
+    items = [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
+    return bool(items) and all(isinstance(i, cst.Attribute) and i.attr.value in attributes for i in items)
 
 
 def option_name(node: Optional[cst.CSTNode]) -> Optional[str]:
@@ -329,6 +344,8 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 
 
 # ---------------------------------------------------------------- pass 1: the facts ---
+_IMPORT_PARTS = (cst.ImportAlias, cst.Import, cst.ImportFrom)  # names an import binds, not uses
+
 class GpuFacts(Check):
     """Records ``facts["gpu"]``: frameworks used, switches set, the modules imported (for
     program closures), and per unit (``reach``) GPU selection, differentiation (training
@@ -357,6 +374,7 @@ class GpuFacts(Check):
         self.unit = self.units[MODULE_UNIT]
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
+        self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
         if self.selection.by_import():
@@ -376,6 +394,21 @@ class GpuFacts(Check):
     def _leave(self) -> None:
         self.depth -= 1
         if self.depth == 0:
+            self.unit_name = MAIN_UNIT if self.main_guard is not None else MODULE_UNIT
+            self.unit = self.units[self.unit_name]
+
+    def visit_If(self, node: cst.If) -> None:
+        # ``if __name__ == "__main__":`` runs only when its module is the entry point
+        if self.depth == 0 and self.unit_name == MODULE_UNIT and is_main_guard(node.test):
+            self.unit_name = MAIN_UNIT
+            self.unit = self.units.setdefault(MAIN_UNIT, UnitBuilder())
+            self.main_guard = node
+            if self.anchor_code is not None:
+                self.ctx.defer(node, self.anchor_code, **UnitSpan(MAIN_UNIT).to_json())
+
+    def leave_If(self, original_node: cst.If) -> None:
+        if original_node is self.main_guard:
+            self.main_guard = None
             self.unit_name, self.unit = MODULE_UNIT, self.units[MODULE_UNIT]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -405,7 +438,9 @@ class GpuFacts(Check):
 
     def visit_Name(self, node: cst.Name) -> None:
         parent = self.ctx.parent(node)
-        if isinstance(parent, cst.Attribute) or (isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node):
+        if isinstance(parent, (cst.Attribute, *_IMPORT_PARTS)) or (
+            isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node
+        ):
             return
         name = self.ctx.qualname(node)
         if name is not None:
@@ -415,8 +450,8 @@ class GpuFacts(Check):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent = self.ctx.parent(node)
-        if isinstance(parent, cst.Attribute) and parent.value is node:
-            return  # the outer name is the one that refers to something
+        if (isinstance(parent, cst.Attribute) and parent.value is node) or isinstance(parent, _IMPORT_PARTS):
+            return  # the outer name is the one that refers to something; an import runs nothing
         name = self.ctx.qualname(node)
         if name is not None:
             self.unit.refs.add(name)
@@ -565,7 +600,7 @@ class GpuFacts(Check):
             framework for framework, spec in self.frameworks.items()
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
-        names = [name for name in self.units if name != MODULE_UNIT]
+        names = [name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT)]
         units = {name: builder.build(self.ctx.module_name, names) for name, builder in self.units.items()}
         self.ctx.facts[FACT] = GpuModuleFacts(
             frameworks=tuple(used),
@@ -729,7 +764,7 @@ class ProgramView:
         found = cache.get(entry)
         if found is None:
             console = [f"{entry}:{name}" for name in self.records[entry].facts.get(ENTRY_FACT, {}).get("console", ())] if entry in self.records else []
-            found = cache[entry] = self.reach.reached(self.closures.get(entry, frozenset({entry})), console)
+            found = cache[entry] = self.reach.reached(entry, self.closures.get(entry, frozenset({entry})), console)
         return found
 
     def unit_selects(self, key: UnitKey, entry: str) -> Optional[str]:

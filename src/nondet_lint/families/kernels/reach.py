@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 MODULE_UNIT = ""  # the unit of a module's own top-level code
+MAIN_UNIT = "__main__"  # its ``if __name__ == "__main__":`` block: run only as the entry point
 LOCAL = "."  # prefix of a reference to a unit of the same module
 
 UnitKey = Tuple[str, str]  # (module path, unit name)
@@ -122,10 +123,11 @@ class Reachability:
     def unit(self, key: UnitKey) -> Optional[UnitFacts]:
         return self.units.get(key[0], {}).get(key[1])
 
-    def reached(self, modules: FrozenSet[str], extra: Iterable[str] = ()) -> FrozenSet[UnitKey]:
-        """The units that run when ``modules`` are imported and the functions named in
-        ``extra`` (``path:function``, console scripts) are called."""
-        memo = (modules, tuple(extra))
+    def reached(self, entry: str, modules: FrozenSet[str], extra: Iterable[str] = ()) -> FrozenSet[UnitKey]:
+        """The units that run when ``entry`` runs: the module code of ``modules`` (what it
+        imports), its main block, and the functions named in ``extra`` (``path:function``,
+        console scripts)."""
+        memo = (modules, (entry, *extra))
         found = self._reached.get(memo)
         if found is not None:
             return found
@@ -134,6 +136,8 @@ class Reachability:
             for name, facts in self.units.get(path, {}).items():
                 if name == MODULE_UNIT or facts.on_import:
                     start.append((path, name))
+        if MAIN_UNIT in self.units.get(entry, {}):
+            start.append((entry, MAIN_UNIT))
         for item in extra:
             path, _, name = item.rpartition(":")
             if name in self.units.get(path, {}):
