@@ -130,6 +130,7 @@ DATA: Dict[str, Table] = {
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
             "switch_texts": Tables(Table({"versions": str, "text": str})),
+            "code_hint": Table({"versions": str, "names": NAMES}),
             "switch_code": Tables(Table({
                 "versions": str, "imports": NAMES, "statements": str, "warn_only_statements": str, "names": Map(str),
             })),

@@ -27,7 +27,7 @@ from nondet_lint.analysis.entrypoints import FACT as ENTRY_FACT, is_entry_point,
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Reachability, UnitBuilder, UnitFacts, UnitKey
-from nondet_lint.versions import Version, allowed_versions, in_range, target_version
+from nondet_lint.versions import Version, allowed_versions, canonical_package, in_range, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.names import dotted_name, resolve_relative
@@ -53,6 +53,7 @@ class GpuModuleFacts:
     units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code and top-level definitions
     exports: Mapping[str, str] = field(default_factory=dict)  # imported name -> what it names
     stars: Tuple[str, ...] = ()  # modules star-imported
+    version_hints: Tuple[str, ...] = ()  # frameworks whose code tells their version (``tf.Session``: TF1)
 
     def to_json(self) -> Dict[str, Any]:
         return {
@@ -60,7 +61,7 @@ class GpuModuleFacts:
             "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
             "evaluates": self.evaluates, "saves_model": self.saves_model,
             "units": {name: unit.to_json() for name, unit in self.units.items()},
-            "exports": dict(self.exports), "stars": list(self.stars),
+            "exports": dict(self.exports), "stars": list(self.stars), "version_hints": list(self.version_hints),
         }
 
     @classmethod
@@ -70,7 +71,7 @@ class GpuModuleFacts:
             bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
             bool(data.get("evaluates")), bool(data.get("saves_model")),
             {name: UnitFacts.from_json(unit) for name, unit in data.get("units", {}).items()},
-            dict(data.get("exports", {})), tuple(data.get("stars", ())),
+            dict(data.get("exports", {})), tuple(data.get("stars", ())), tuple(data.get("version_hints", ())),
         )
 
 
@@ -225,8 +226,7 @@ class GpuSelection:
                 return None
             if isinstance(parent, cst.Arg) and parent.keyword is None and _lists_or_prints(self.ctx.parent(parent)):
                 return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
-            options = tuple(_guarding_options(node, self.ctx.parent))
-            return Selected("a `\"cuda\"` device", options=options)
+            return Selected("a `\"cuda\"` device")
         return None
 
 
@@ -377,6 +377,10 @@ class GpuFacts(Check):
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
+        self.hints = {
+            framework: tuple(spec["code_hint"]["names"]) for framework, spec in self.frameworks.items() if "code_hint" in spec
+        }
+        self.hinted: Set[str] = set()
         if self.selection.by_import():
             self.unit.selects_gpu = "kernel library import"
 
@@ -477,13 +481,22 @@ class GpuFacts(Check):
         if not unit.benchmarks_speed and name is not None and name.startswith(tuple(self.program.get("speed_benchmarks", ()))):
             unit.benchmarks_speed = True
         self._option(node, name)
+        if name is not None:
+            for framework, names in self.hints.items():
+                if framework not in self.hinted and name.startswith(names):
+                    self.hinted.add(framework)
 
     def visit_BaseString(self, node: cst.BaseString) -> None:
         self._selected(node, self.selection.literal(node))
 
     def _selected(self, node: cst.CSTNode, selected: Optional[Selected]) -> None:
-        if selected is not None:
-            self.selections.append((node, self.unit_name, selected))
+        if selected is None:
+            return
+        guards = tuple(_guarding_options(node, self.ctx.parent))
+        if guards and not selected.options and selected.when is None:
+            # ``if opt.cuda: model.cuda()``: the option's default decides
+            selected = Selected(selected.how, options=guards, unless_option=selected.unless_option)
+        self.selections.append((node, self.unit_name, selected))
 
     def _option(self, node: cst.Call, name: Optional[str]) -> None:
         """``parser.add_argument("--gpus", default=1)``, ``flags.DEFINE_bool("cuda", ...)``:
@@ -617,6 +630,7 @@ class GpuFacts(Check):
             units=units,
             exports={alias: target for alias, target in sorted(self.ctx.imports.aliases.items()) if "." in target},
             stars=tuple(self.stars),
+            version_hints=tuple(sorted(self.hinted)),
         ).to_json()
 
 
@@ -659,7 +673,7 @@ class ProgramView:
         # modules no entry point reaches (imported dynamically, or library code): their
         # switches count for every program, to give the benefit of the doubt
         self.orphans = frozenset(path for path in self.records if path not in reached)
-        self._targets: Dict[Tuple[str, Optional[str]], Optional[Version]] = {}
+        self._targets: Dict[Tuple[str, Optional[str], Optional[str]], Optional[Version]] = {}
         self._pins: Optional[Dict[str, str]] = None
         self._near_pins: Dict[str, Dict[str, str]] = {}
         self._files: Optional[List[str]] = None
@@ -907,15 +921,36 @@ class ProgramView:
             found = self._near_pins[folder] = {**self._pins, **read_pins_near(self.project.root, folder, self._files)}
         return found
 
+    def framework_pins(self, framework: str, entry: Optional[str] = None) -> Dict[str, str]:
+        """``pins(entry)``, plus the range the program's own code implies for
+        ``framework`` where nothing pins it (a program calling ``tf.Session`` runs on
+        TensorFlow 1)."""
+        pins = self.pins(entry)
+        hint = self.code_hint(framework, entry)
+        aliases = self.data.get("package_aliases", {})
+        if hint is None or any(canonical_package(name, aliases) == framework for name in pins):
+            return pins
+        return {**pins, framework: hint}
+
+    def code_hint(self, framework: str, entry: Optional[str]) -> Optional[str]:
+        spec = self.data["frameworks"].get(framework, {}).get("code_hint")
+        if spec is None or entry is None:
+            return None
+        program = self.closures.get(entry, frozenset({entry}))
+        if any(framework in self.facts[path].version_hints for path in program if path in self.facts):
+            return str(spec["versions"])
+        return None
+
     def target(self, framework: str, entry: Optional[str] = None) -> Optional[Version]:
         """The target version of ``framework`` for the project, or for the program of
-        ``entry`` (its nearest requirement file first)."""
-        key = (framework, os.path.dirname(os.path.abspath(entry)) if entry else None)
+        ``entry`` (its nearest requirement file first, then what its code implies)."""
+        key = (framework, os.path.dirname(os.path.abspath(entry)) if entry else None, self.code_hint(framework, entry))
         if key not in self._targets:
             spec = self.data["frameworks"].get(framework, {})
             aliases = self.data.get("package_aliases", {})
             self._targets[key] = target_version(
-                framework, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []), aliases,
+                framework, self.project.config.target_versions, self.framework_pins(framework, entry),
+                spec.get("known_versions", []), aliases,
             )
         return self._targets[key]
 
@@ -924,8 +959,8 @@ class ProgramView:
         hold on each)."""
         spec = self.data["frameworks"].get(framework, {})
         return allowed_versions(
-            framework, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []),
-            self.data.get("package_aliases", {}),
+            framework, self.project.config.target_versions, self.framework_pins(framework, entry),
+            spec.get("known_versions", []), self.data.get("package_aliases", {}),
         )
 
 

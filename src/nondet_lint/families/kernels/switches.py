@@ -373,7 +373,7 @@ class ProgramSwitches(Check):
             # what it leaves, and leave alone a program it covers entirely
             covered = frozenset(data.get("cudnn_covers", ()))
             ops = [(api, op) for api, op in ops if api not in covered]
-            if not ops and not raising:
+            if not ops and not raising and not switch_ops(view, path, rules, covered):
                 return []
         position = where or import_position(view, path, anchors, first) or chosen
         message = rules["ND205"].format_message(
@@ -432,6 +432,26 @@ def raising_ops(view: Any, entry: str, framework: str, rules: RuleSet) -> List[T
                 )
                 found.setdefault(label, versions)
     return sorted(found.items())
+
+
+def switch_ops(view: Any, entry: str, rules: RuleSet, covered: FrozenSet[str]) -> List[str]:
+    """The torch ops (ND203's table, implicit or explicit: ``index_add_``, ``gather``)
+    the program of ``entry`` runs that the switch changes in its target version and
+    cuDNN determinism does not cover."""
+    code = RAISING_RULES[CUBLAS_FRAMEWORK]
+    if code not in rules:
+        return []
+    table = op_table(rules[code].data)
+    version = view.target(CUBLAS_FRAMEWORK, entry)
+    found = []
+    for path in sorted(view.closures.get(entry, frozenset({entry}))):
+        for op_id in view.records[path].facts.get(OPS_FACT, {}).get(code, []):
+            op = table.by_id.get(op_id)
+            if op is None or op.get("device") in ("mps", "cpu") or op["api"] in covered:
+                continue
+            if (status_for(op, version) or {}).get("kind") in ("switch", "raises"):
+                found.append(op["api"])
+    return found
 
 
 def needs_cublas(view: Any, entry: str, rules: RuleSet) -> bool:
