@@ -462,11 +462,22 @@ class GpuFacts(Check):
 
     # -- what the code does
     def visit_Assign(self, node: cst.Assign) -> None:
+        before = dict(self.switches.state)
         self.switches.assign(node)
+        self._switched(before)
+
+    def _switched(self, before: Mapping[str, str]) -> None:
+        """Credit the switches the last statement set to the unit that sets them."""
+        if self.switches.state != before:
+            for switch, state in self.switches.state.items():
+                if before.get(switch) != state and self.unit.switches.get(switch) != ON:
+                    self.unit.switches[switch] = state
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
+        before = dict(self.switches.state)
         self.switches.call(node, name)
+        self._switched(before)
         unit = self.unit
         self._selected(node, self.selection.call(node))
         if not unit.differentiates:
@@ -812,6 +823,31 @@ class ProgramView:
         reached = sorted(self.reached_units(entry), key=lambda k: (k[0] != entry, k[0], k[1] != MODULE_UNIT, k[1]))
         found = cache[entry] = next((key for key in reached if self.unit_selects(key, entry)), None)
         return found
+
+    def entry_switches(self, entry: str) -> Mapping[str, str]:
+        """The switches the program of ``entry`` sets (``ON`` wins over ``MAYBE``): those
+        of the code it runs, and those of modules no entry point reaches (loaded
+        dynamically: the benefit of the doubt).  A switch in a function the program never
+        calls (``DeterministicEngine._init_run`` of a library it imports) does not count."""
+        cache = self.memo.setdefault("entry_switches", {})
+        found = cache.get(entry)
+        if found is None:
+            found = {}
+            sources = [u.switches for u in (self.reach.unit(k) for k in self.reached_units(entry)) if u is not None]
+            sources.extend(self.facts[path].switches for path in self.orphans)
+            for switches in sources:
+                for switch, state in switches.items():
+                    if found.get(switch) != ON:
+                        found[switch] = state
+            cache[entry] = found
+        return found
+
+    def entry_switch_on(self, entry: str, switch: str) -> bool:
+        """A switch counts when set on, or set from a value the code computes."""
+        return switch in self.entry_switches(entry)
+
+    def entry_switch_definitely_on(self, entry: str, switch: str) -> bool:
+        return self.entry_switches(entry).get(switch) == ON
 
     def reached_summary(self, entry: str) -> UnitFacts:
         """What the code ``entry`` runs does, joined: training, evaluation, seeds."""

@@ -14,7 +14,7 @@ its importers GPU programs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 MODULE_UNIT = ""  # the unit of a module's own top-level code
@@ -54,9 +54,12 @@ class UnitFacts:
     benchmarks_speed: bool = False  # it times code with a benchmark harness
     refs: Tuple[str, ...] = ()  # qualified names it refers to (``.name``: a unit of its module)
     on_import: bool = False  # registered by a decorator at import: reachable through a registry
+    switches: Mapping[str, str] = field(default_factory=dict)  # determinism switches it sets (ON / MAYBE)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
+        if self.switches:
+            out["switches"] = dict(self.switches)
         for key in ("differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "on_import"):
             if getattr(self, key):
                 out[key] = True
@@ -72,6 +75,7 @@ class UnitFacts:
             data.get("selects_gpu"), ConditionalGpu.from_json(data.get("gpu_if")), bool(data.get("differentiates")),
             bool(data.get("evaluates")), bool(data.get("seeds")), bool(data.get("saves_model")),
             bool(data.get("benchmarks_speed")), tuple(data.get("refs", ())), bool(data.get("on_import")),
+            dict(data.get("switches", {})),
         )
 
 
@@ -89,6 +93,7 @@ class UnitBuilder:
     on_import: bool = False
 
     def __post_init__(self) -> None:
+        self.switches: Dict[str, str] = {}
         self.refs: Set[str] = set()
         self.bare: Set[str] = set()  # unresolved names: a unit of the module if one has the name
 
@@ -103,7 +108,7 @@ class UnitBuilder:
         refs.update(LOCAL + name for name in self.bare.intersection(units))
         return UnitFacts(
             self.selects_gpu, self.gpu_if, self.differentiates, self.evaluates, self.seeds, self.saves_model,
-            self.benchmarks_speed, tuple(sorted(refs)), self.on_import,
+            self.benchmarks_speed, tuple(sorted(refs)), self.on_import, dict(sorted(self.switches.items())),
         )
 
 

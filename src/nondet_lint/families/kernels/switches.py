@@ -332,11 +332,10 @@ class ProgramSwitches(Check):
         if not items:
             return []
         frameworks = view.data["frameworks"]
-        program = view.program_of_entry(path)
         used = view.entry_frameworks(path)
         missing = [
             fw for fw in frameworks  # data order: torch, tensorflow, jax
-            if fw in used and not view.switch_on(program, frameworks[fw]["switch"])
+            if fw in used and not view.entry_switch_on(path, frameworks[fw]["switch"])
         ]
         if not missing:
             return []
@@ -368,7 +367,7 @@ class ProgramSwitches(Check):
         elif cublas and fix is not None and "cublas_fix_title" in data:
             fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
         ops = implicit_ops(view, path, anchors, rules, frozenset(missing))
-        if first == CUBLAS_FRAMEWORK and cudnn_covers(view, program):
+        if first == CUBLAS_FRAMEWORK and cudnn_covers(view, path):
             # cuDNN determinism already makes the convolutions deterministic: name only
             # what it leaves, and leave alone a program it covers entirely
             covered = frozenset(data.get("cudnn_covers", ()))
@@ -388,13 +387,12 @@ class ProgramSwitches(Check):
             return []
         data = rules["ND209"].data
         version = view.target("torch", path)
-        program = view.program_of_entry(path)
         if version is None or not in_range(version, data["needed_for"]):
             return []
         if "torch" not in view.entry_frameworks(path):
             return []
         # each entry point is its own process: the variable must be set in its program
-        if not view.switch_definitely_on(program, "torch") or view.switch_on(program, "cublas"):
+        if not view.entry_switch_definitely_on(path, "torch") or view.entry_switch_on(path, "cublas"):
             return []
         item = items[0]
         position = where or item
@@ -457,9 +455,8 @@ def switch_ops(view: Any, entry: str, rules: RuleSet, covered: FrozenSet[str]) -
 def needs_cublas(view: Any, entry: str, rules: RuleSet) -> bool:
     """Whether a torch the project allows needs ``CUBLAS_WORKSPACE_CONFIG`` with the switch
     (before 2.10) and the program does not set it already."""
-    program = view.program_of_entry(entry)
     needed_for = rules["ND209"].data["needed_for"]
-    return not view.switch_on(program, "cublas") and any(in_range(v, needed_for) for v in view.allowed("torch", entry))
+    return not view.entry_switch_on(entry, "cublas") and any(in_range(v, needed_for) for v in view.allowed("torch", entry))
 
 
 def _ops_text(raising: List[Tuple[str, List[Version]]], limit: int = 3) -> Tuple[str, str]:
@@ -542,10 +539,10 @@ def switch_text(view: Any, entry: str, framework: str) -> str:
     return str(spec["switch_text"])
 
 
-def cudnn_covers(view: Any, program: FrozenSet[str]) -> bool:
+def cudnn_covers(view: Any, entry: str) -> bool:
     """cuDNN determinism is on (and autotuning not turned on): convolutions are
     deterministic without the global switch."""
-    return view.switch_on(program, "cudnn_deterministic") and not view.switch_on(program, "cudnn_benchmark")
+    return view.entry_switch_on(entry, "cudnn_deterministic") and not view.entry_switch_on(entry, "cudnn_benchmark")
 
 
 def implicit_ops(
