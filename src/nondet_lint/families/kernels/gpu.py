@@ -53,7 +53,6 @@ class GpuModuleFacts:
     units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code and top-level definitions
     exports: Mapping[str, str] = field(default_factory=dict)  # imported name -> what it names
     stars: Tuple[str, ...] = ()  # modules star-imported
-    version_hints: Tuple[str, ...] = ()  # frameworks whose code tells their version (``tf.Session``: TF1)
 
     def to_json(self) -> Dict[str, Any]:
         return {
@@ -61,7 +60,7 @@ class GpuModuleFacts:
             "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
             "evaluates": self.evaluates, "saves_model": self.saves_model,
             "units": {name: unit.to_json() for name, unit in self.units.items()},
-            "exports": dict(self.exports), "stars": list(self.stars), "version_hints": list(self.version_hints),
+            "exports": dict(self.exports), "stars": list(self.stars),
         }
 
     @classmethod
@@ -71,7 +70,7 @@ class GpuModuleFacts:
             bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
             bool(data.get("evaluates")), bool(data.get("saves_model")),
             {name: UnitFacts.from_json(unit) for name, unit in data.get("units", {}).items()},
-            dict(data.get("exports", {})), tuple(data.get("stars", ())), tuple(data.get("version_hints", ())),
+            dict(data.get("exports", {})), tuple(data.get("stars", ())),
         )
 
 
@@ -380,7 +379,6 @@ class GpuFacts(Check):
         self.hints = {
             framework: tuple(spec["code_hint"]["names"]) for framework, spec in self.frameworks.items() if "code_hint" in spec
         }
-        self.hinted: Set[str] = set()
         if self.selection.by_import():
             self.unit.selects_gpu = "kernel library import"
 
@@ -390,7 +388,7 @@ class GpuFacts(Check):
             name = node.name.value
             self.unit_name = name
             self.unit = self.units.setdefault(name, UnitBuilder())
-            self.unit.on_import = self.unit.on_import or self._registered(node)
+            self.unit.registered_by.update(self._registries(node))
             if self.anchor_code is not None:
                 self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
         self.depth += 1
@@ -427,18 +425,17 @@ class GpuFacts(Check):
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._leave()
 
-    def _registered(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> bool:
-        """A definition a decorator hands to a registry at import (``@register_task``):
-        reached by a lookup no name shows, so it counts as run once its module is."""
+    def _registries(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> List[str]:
+        """The decorators that hand a definition to a registry at import
+        (``@task_factory.register_task_cls(...)``): it may run through a lookup by string."""
         pattern = self.program.get("registering_decorator")
-        if not pattern:
-            return False
+        found = []
         for decorator in node.decorators:
             target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
             name = dotted_name(target)
-            if name is not None and regex(pattern).search(name.rsplit(".", 1)[-1]):
-                return True
-        return False
+            if pattern and name is not None and regex(pattern).search(name.rsplit(".", 1)[-1]):
+                found.append(self.ctx.qualname(target) or name)
+        return found
 
     def visit_Name(self, node: cst.Name) -> None:
         parent = self.ctx.parent(node)
@@ -494,8 +491,8 @@ class GpuFacts(Check):
         self._option(node, name)
         if name is not None:
             for framework, names in self.hints.items():
-                if framework not in self.hinted and name.startswith(names):
-                    self.hinted.add(framework)
+                if name.startswith(names):
+                    unit.version_hints.add(framework)
 
     def visit_BaseString(self, node: cst.BaseString) -> None:
         self._selected(node, self.selection.literal(node))
@@ -641,7 +638,6 @@ class GpuFacts(Check):
             units=units,
             exports={alias: target for alias, target in sorted(self.ctx.imports.aliases.items()) if "." in target},
             stars=tuple(self.stars),
-            version_hints=tuple(sorted(self.hinted)),
         ).to_json()
 
 
@@ -972,10 +968,14 @@ class ProgramView:
         spec = self.data["frameworks"].get(framework, {}).get("code_hint")
         if spec is None or entry is None:
             return None
-        program = self.closures.get(entry, frozenset({entry}))
-        if any(framework in self.facts[path].version_hints for path in program if path in self.facts):
-            return str(spec["versions"])
-        return None
+        if entry not in self.records:
+            return None
+        cache = self.memo.setdefault("code_hint", {})
+        if (framework, entry) not in cache:
+            units = (self.reach.unit(key) for key in self.reached_units(entry))
+            hinted = any(unit is not None and framework in unit.version_hints for unit in units)
+            cache[(framework, entry)] = str(spec["versions"]) if hinted else None
+        return cache[(framework, entry)]
 
     def target(self, framework: str, entry: Optional[str] = None) -> Optional[Version]:
         """The target version of ``framework`` for the project, or for the program of

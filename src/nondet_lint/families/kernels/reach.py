@@ -53,16 +53,21 @@ class UnitFacts:
     saves_model: bool = False
     benchmarks_speed: bool = False  # it times code with a benchmark harness
     refs: Tuple[str, ...] = ()  # qualified names it refers to (``.name``: a unit of its module)
-    on_import: bool = False  # registered by a decorator at import: reachable through a registry
+    registered_by: Tuple[str, ...] = ()  # decorators that hand it to a registry at import
     switches: Mapping[str, str] = field(default_factory=dict)  # determinism switches it sets (ON / MAYBE)
+    version_hints: Tuple[str, ...] = ()  # frameworks whose version its calls tell (``tf.Session``: TF1)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
         if self.switches:
             out["switches"] = dict(self.switches)
-        for key in ("differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "on_import"):
+        if self.version_hints:
+            out["version_hints"] = list(self.version_hints)
+        for key in ("differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed"):
             if getattr(self, key):
                 out[key] = True
+        if self.registered_by:
+            out["registered_by"] = list(self.registered_by)
         if self.selects_gpu:
             out["selects_gpu"] = self.selects_gpu
         if self.gpu_if is not None:
@@ -74,8 +79,8 @@ class UnitFacts:
         return cls(
             data.get("selects_gpu"), ConditionalGpu.from_json(data.get("gpu_if")), bool(data.get("differentiates")),
             bool(data.get("evaluates")), bool(data.get("seeds")), bool(data.get("saves_model")),
-            bool(data.get("benchmarks_speed")), tuple(data.get("refs", ())), bool(data.get("on_import")),
-            dict(data.get("switches", {})),
+            bool(data.get("benchmarks_speed")), tuple(data.get("refs", ())), tuple(data.get("registered_by", ())),
+            dict(data.get("switches", {})), tuple(data.get("version_hints", ())),
         )
 
 
@@ -90,10 +95,11 @@ class UnitBuilder:
     seeds: bool = False
     saves_model: bool = False
     benchmarks_speed: bool = False
-    on_import: bool = False
 
     def __post_init__(self) -> None:
+        self.registered_by: Set[str] = set()
         self.switches: Dict[str, str] = {}
+        self.version_hints: Set[str] = set()
         self.refs: Set[str] = set()
         self.bare: Set[str] = set()  # unresolved names: a unit of the module if one has the name
 
@@ -108,7 +114,8 @@ class UnitBuilder:
         refs.update(LOCAL + name for name in self.bare.intersection(units))
         return UnitFacts(
             self.selects_gpu, self.gpu_if, self.differentiates, self.evaluates, self.seeds, self.saves_model,
-            self.benchmarks_speed, tuple(sorted(refs)), self.on_import, dict(sorted(self.switches.items())),
+            self.benchmarks_speed, tuple(sorted(refs)), tuple(sorted(self.registered_by)), dict(sorted(self.switches.items())),
+            tuple(sorted(self.version_hints)),
         )
 
 
@@ -137,10 +144,22 @@ class Reachability:
         if found is not None:
             return found
         start: List[UnitKey] = []
+        # definitions a decorator hands to a registry: reached once the program uses the
+        # registry (runs another function of the decorator's module), or at import when
+        # the registry is not the project's (``@google_benchmark.register``)
+        registered: Dict[str, List[UnitKey]] = {}
+        decorators: Set[UnitKey] = set()
         for path in sorted(modules):
             for name, facts in self.units.get(path, {}).items():
-                if name == MODULE_UNIT or facts.on_import:
+                if name == MODULE_UNIT:
                     start.append((path, name))
+                for decorator in facts.registered_by:
+                    registry = self.resolve(decorator)
+                    if registry is None:
+                        start.append((path, name))
+                    else:
+                        decorators.add(registry)
+                        registered.setdefault(registry[0], []).append((path, name))
         if MAIN_UNIT in self.units.get(entry, {}):
             start.append((entry, MAIN_UNIT))
         for item in extra:
@@ -150,8 +169,11 @@ class Reachability:
         seen = set(start)
         stack = list(start)
         while stack:
-            for nxt in self._edges_of(stack.pop()):
-                if nxt not in seen:
+            key = stack.pop()
+            uses_registry = key[1] != MODULE_UNIT and key not in decorators
+            for nxt in (*self._edges_of(key), *(registered.pop(key[0], ()) if uses_registry else ())):
+                # a name of a module the program never imports (a type checker's import) runs nothing
+                if nxt not in seen and nxt[0] in modules:
                     seen.add(nxt)
                     stack.append(nxt)
         found = self._reached[memo] = frozenset(seen)
