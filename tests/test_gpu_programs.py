@@ -251,3 +251,17 @@ def test_a_speed_benchmark_does_not_matter(tmp_path):
     training = source.replace("google_benchmark.main()", "bench([1])").replace("import google_benchmark\n", "import google_benchmark as gb\n")
     training = training.replace("@google_benchmark.register\n", "")
     assert where(lint(tmp_path / "train", {"train.py": training}, ["ND205"])) == [("train.py", "ND205", 2, 1)]
+
+
+def test_a_device_option_that_defaults_to_auto_selects_the_gpu(tmp_path):
+    source = (
+        "import argparse\nimport torch\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--device', default={default})\nargs = parser.parse_args()\n"
+        "agent = ALGOS['ppo'](env, device=args.device)\n"
+        "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
+    )
+    [(_, _, line, col, message)] = lint(tmp_path / "auto", {"train.py": source.format(default="'auto'")}, ["ND205"])
+    assert (line, col) == (7, 9) and message.startswith("this program runs on a GPU (`--device` in `train.py` at line 7)")
+    assert lint(tmp_path / "cpu", {"train.py": source.format(default="'cpu'")}, ["ND205"]) == []
+    undeclared = source.replace("parser.add_argument('--device', default={default})\n", "")
+    assert lint(tmp_path / "elsewhere", {"train.py": undeclared}, ["ND205"]) == []

@@ -118,6 +118,7 @@ class Selected:
     when: Optional[ConditionalGpu] = None  # else: only for these versions
     options: Tuple[str, ...] = ()  # GPU when one of these options defaults to a GPU value
     unless_option: Optional[str] = None  # GPU unless this option defaults to a true value
+    declared_only: bool = False  # an option declared elsewhere does not select (its default is unknown)
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
@@ -160,6 +161,9 @@ class GpuSelection:
             # torch object even in a file that does not import torch itself)
             if func.attr.value in self.data.get("methods", []):
                 return Selected(f"`.{func.attr.value}()`")
+        keyword = self._device_option(node)
+        if keyword is not None:
+            return keyword
         if name is None:
             return None
         if name in self.data.get("calls", []):
@@ -172,6 +176,15 @@ class GpuSelection:
             return Selected(f"`{name}`")
         entry = self.by_name.get(name)
         return self._by_default(node, name, entry) if entry is not None else None
+
+    def _device_option(self, node: cst.Call) -> Optional[Selected]:
+        """``device=args.device`` whose option defaults to ``"auto"`` or ``"cuda"``."""
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in self.data.get("auto_device_keywords", ()):
+                option = option_name(arg.value)
+                if option is not None:
+                    return Selected(f"`--{option}`", options=(option,), declared_only=True)
+        return None
 
     def _by_default(self, node: cst.Call, name: str, entry: Mapping[str, Any]) -> Optional[Selected]:
         """A call that takes the GPU unless told otherwise (Lightning, Hugging Face,
@@ -503,7 +516,7 @@ class GpuFacts(Check):
         guards = tuple(_guarding_options(node, self.ctx.parent))
         if guards and not selected.options and selected.when is None:
             # ``if opt.cuda: model.cuda()``: the option's default decides
-            selected = Selected(selected.how, options=guards, unless_option=selected.unless_option)
+            selected = Selected(selected.how, options=guards, unless_option=selected.unless_option, declared_only=selected.declared_only)
         self.selections.append((node, self.unit_name, selected))
 
     def _option(self, node: cst.Call, name: Optional[str]) -> None:
@@ -549,6 +562,8 @@ class GpuFacts(Check):
                 if all(gpu_value(value, data) for value in known):
                     return True, None
                 return (selected.when is not None), selected.when
+            if selected.declared_only:
+                return False, None
             if selected.when is None:
                 return True, None  # an option declared elsewhere: its default is not known
         return True, selected.when
