@@ -368,6 +368,9 @@ def test_imports_under_type_checking_add_no_module_to_the_program(tmp_path):
         ),
     }
     assert lint(tmp_path, files, ["ND205"]) == []
+    # it names the class, but the module that defines it never runs
+    files["convert.py"] = files["convert.py"].replace("    state =", "    lib.Bench()\n    state =")
+    assert lint(tmp_path / "named", files, ["ND205"]) == []
     files["lib/__init__.py"] = "from .bench import Bench\n"
     assert lint(tmp_path / "eager", files, ["ND205"]) == [("convert.py", "ND205", 1)]
 

@@ -141,14 +141,26 @@ DATA: Dict[str, Table] = {
         "evaluation": Table({"calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES}),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
+            "switch_texts": Tables(Table({"versions": str, "text": str})),
+            "code_hint": Table({"versions": str, "names": NAMES}),
             "switch_code": Tables(Table({
                 "versions": str, "imports": NAMES, "statements": str, "warn_only_statements": str, "names": Map(str),
             })),
         })),
         "gpu": Table({
             "calls": NAMES, "methods": NAMES, "device_literal": str, "kernel_imports": NAMES,
-            "gpu_by_default": Tables(Table({"names": NAMES, "unless": Table({"arg": str, "in": List(SCALAR)})})),
+            "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES,
+            "calls_with_arg": Tables(Table({"names": NAMES, "arg": str, "pos": int, "unless_from": NAMES})),
+            "gpu_by_default": Tables(Table({
+                "names": NAMES,
+                "unless": Table({"arg": str, "in": List(SCALAR), "option_means_cpu": bool}),
+                "gpu_args": Tables(Table({"arg": str, "pos": int, "from_namespace": bool})),
+                "default_gpu": Table({"package": str, "versions": str}),
+            })),
         }),
+        "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
+        "program": Table({"registering_decorator": str, "speed_benchmarks": NAMES}),
+        "cudnn_covers": NAMES,
         "package_aliases": Map(str),
         "raising": Map(str),
         "raising_fix_title": Map(str),

@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
+from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
-from nondet_lint.versions import Version, allowed_versions, target_version
-from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
+from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Reachability, UnitBuilder, UnitFacts, UnitKey
+from nondet_lint.versions import Version, allowed_versions, canonical_package, in_range, target_version
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
@@ -39,7 +40,8 @@ DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and G
 
 @dataclass(frozen=True)
 class GpuModuleFacts(ModuleFact):
-    """What pass 1 records about one module for the kernel rules."""
+    """What pass 1 records about one module for the kernel rules.  The module-wide fields
+    join its units; programs use the units."""
 
     key = "gpu"
 
@@ -51,12 +53,17 @@ class GpuModuleFacts(ModuleFact):
     imports: Tuple[str, ...] = ()  # the modules it imports, run by default (program closures)
     evaluates: bool = False  # it evaluates or samples from a model (``model.eval()``, ``no_grad``)
     saves_model: bool = False  # it writes a model out (a converter's mark)
+    units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code and top-level definitions
+    exports: Mapping[str, str] = field(default_factory=dict)  # imported name -> what it names
+    stars: Tuple[str, ...] = ()  # modules star-imported
 
     def to_json(self) -> Dict[str, Any]:
         return {
             "frameworks": list(self.frameworks), "selects_gpu": self.selects_gpu, "switches": dict(self.switches),
             "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
             "evaluates": self.evaluates, "saves_model": self.saves_model,
+            "units": {name: unit.to_json() for name, unit in self.units.items()},
+            "exports": dict(self.exports), "stars": list(self.stars),
         }
 
     @classmethod
@@ -65,22 +72,56 @@ class GpuModuleFacts(ModuleFact):
             tuple(data.get("frameworks", ())), data.get("selects_gpu"), dict(data.get("switches", {})),
             bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
             bool(data.get("evaluates")), bool(data.get("saves_model")),
+            {name: UnitFacts.from_json(unit) for name, unit in data.get("units", {}).items()},
+            dict(data.get("exports", {})), tuple(data.get("stars", ())),
         )
 
 
 @dataclass(frozen=True)
 class GpuSelectionAnchor:
-    """Where a module first selects the GPU (an ND205 / ND209 anchor: pass 2 names its
-    line in the message)."""
+    """Where a unit of a module first selects the GPU (an ND205 / ND209 anchor: pass 2
+    names its line in the message and reports there)."""
 
     how: str
+    unit: str = MODULE_UNIT
+    when: Optional[ConditionalGpu] = None  # it selects the GPU only for these versions
 
     def to_json(self) -> Dict[str, Any]:
-        return {"gpu_selection": self.how}
+        out: Dict[str, Any] = {"gpu_selection": self.how, "unit": self.unit}
+        if self.when is not None:
+            out["gpu_if"] = self.when.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Optional["GpuSelectionAnchor"]:
-        return cls(data["gpu_selection"]) if "gpu_selection" in data else None
+        if "gpu_selection" not in data:
+            return None
+        return cls(data["gpu_selection"], data.get("unit", MODULE_UNIT), ConditionalGpu.from_json(data.get("gpu_if")))
+
+
+@dataclass(frozen=True)
+class UnitSpan:
+    """The lines of a top-level definition (pass 2 maps an op's line to its unit)."""
+
+    unit: str
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"unit_span": self.unit}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Optional["UnitSpan"]:
+        return cls(data["unit_span"]) if "unit_span" in data else None
+
+
+@dataclass(frozen=True)
+class Selected:
+    """How an expression selects the GPU, and what that depends on."""
+
+    how: str
+    when: Optional[ConditionalGpu] = None  # else: only for these versions
+    options: Tuple[str, ...] = ()  # GPU when one of these options defaults to a GPU value
+    unless_option: Optional[str] = None  # GPU unless this option defaults to a true value
+    declared_only: bool = False  # an option declared elsewhere does not select (its default is unknown)
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
@@ -108,46 +149,154 @@ class GpuSelection:
         self.ctx = ctx
         self.data = ctx.rules[DATA_RULE].data["gpu"]
         self.by_name = {name: entry for entry in self.data.get("gpu_by_default", []) for name in entry["names"]}
+        self.with_arg = {name: entry for entry in self.data.get("calls_with_arg", []) for name in entry["names"]}
 
     def by_import(self) -> bool:
         """Importing a GPU kernel library (CuPy, Numba CUDA, Triton) makes a GPU program."""
         libraries: Sequence[str] = self.data.get("kernel_imports", [])
         return self.ctx.imports.mentions(*libraries)
 
-    def call(self, node: cst.Call) -> Optional[str]:
-        """A short description of how ``node`` selects the GPU, or None."""
+    def call(self, node: cst.Call) -> Optional[Selected]:
+        """How ``node`` selects the GPU, or None."""
         func = node.func
         name = self.ctx.qualname(func)
         if name is None and isinstance(func, cst.Attribute):
             # ``model.cuda()``: no other library has such a method (its receiver is a
             # torch object even in a file that does not import torch itself)
             if func.attr.value in self.data.get("methods", []):
-                return f"`.{func.attr.value}()`"
+                return Selected(f"`.{func.attr.value}()`")
+        keyword = self._device_option(node)
+        if keyword is not None:
+            return keyword
+        if name is None:
+            return None
         if name in self.data.get("calls", []):
-            return f"`{name}`"
-        entry = self.by_name.get(name or "")
-        if entry is not None:
-            unless = entry.get("unless")
-            if unless:
-                value = literal_value(find_arg(node, unless["arg"], unless.get("pos")), self.ctx.qualname)
-                if value is UNKNOWN or value_in(value, unless["in"]):
-                    return None
-            return f"`{name}`"
+            return Selected(f"`{name}`")
+        needs = self.with_arg.get(name)
+        if needs is not None:
+            given = find_arg(node, needs["arg"], needs.get("pos"))
+            if given is None or _follows_placement(given, needs.get("unless_from", ())):
+                return None
+            return Selected(f"`{name}`")
+        entry = self.by_name.get(name)
+        return self._by_default(node, name, entry) if entry is not None else None
+
+    def _device_option(self, node: cst.Call) -> Optional[Selected]:
+        """``device=args.device`` whose option defaults to ``"auto"`` or ``"cuda"``."""
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value in self.data.get("auto_device_keywords", ()):
+                option = option_name(arg.value)
+                if option is not None:
+                    return Selected(f"`--{option}`", options=(option,), declared_only=True)
         return None
 
-    def literal(self, node: cst.CSTNode) -> Optional[str]:
+    def _by_default(self, node: cst.Call, name: str, entry: Mapping[str, Any]) -> Optional[Selected]:
+        """A call that takes the GPU unless told otherwise (Lightning, Hugging Face,
+        ``accelerate``, Stable-Baselines3); before some version only when asked."""
+        how = f"`{name}`"
+        unless = entry.get("unless")
+        if unless:
+            given = find_arg(node, unless["arg"], unless.get("pos"))
+            value = literal_value(given, self.ctx.qualname)
+            option = option_name(given)
+            if option is not None:
+                return Selected(how, unless_option=option) if unless.get("option_means_cpu") else Selected(how)
+            if value is not ABSENT and value is not UNKNOWN:
+                if value_in(value, unless["in"]):
+                    return None
+                if isinstance(value, str) and value.lower() in self.data.get("gpu_words", ()):
+                    return Selected(how)
+                # another value (Lightning 1.x's ``accelerator="ddp"`` names a strategy):
+                # the GPU arguments decide
+        options: List[str] = []
+        for spec in entry.get("gpu_args", []):
+            given = find_arg(node, spec["arg"], spec.get("pos"))
+            option = option_name(given)
+            if option is not None:
+                options.append(option)
+            elif given is not None:
+                value = literal_value(given, self.ctx.qualname)
+                if value is not UNKNOWN and gpu_value(value, self.data):
+                    return Selected(how)
+            elif spec.get("from_namespace") and find_arg(node, None, 0) is not None:
+                options.append(spec["arg"])  # ``Trainer.from_argparse_args(args)``: the parser's option
+        default = entry.get("default_gpu")
+        when = ConditionalGpu(how, default["package"], default["versions"]) if default else None
+        if options or when is not None:
+            return Selected(how, when=when, options=tuple(options))
+        return Selected(how)
+
+    def literal(self, node: cst.CSTNode) -> Optional[Selected]:
         """A ``"cuda"`` string passed, assigned or chosen (not compared): ``.to("cuda")``,
-        ``device="cuda:0"``, ``"cuda" if ... else "cpu"``."""
-        if not is_device_literal(node, self.data["device_literal"]):
-            return None
+        ``device="cuda:0"``, ``"cuda" if ... else "cpu"``; ``device="auto"`` where a
+        library picks the GPU when there is one."""
         parent = self.ctx.parent(node)
+        if not is_device_literal(node, self.data["device_literal"]):
+            if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value in self.data.get(
+                "auto_device_keywords", ()
+            ) and is_device_literal(node, self.data["auto_device_literal"]):
+                return Selected("a `\"auto\"` device")
+            return None
         if isinstance(parent, _SELECTING_PARENTS):
             if isinstance(parent, cst.DictElement) and parent.key is node:
                 return None
             if isinstance(parent, cst.Arg) and parent.keyword is None and _lists_or_prints(self.ctx.parent(parent)):
                 return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
-            return "a `\"cuda\"` device"
+            return Selected("a `\"cuda\"` device")
         return None
+
+
+def _follows_placement(node: cst.BaseExpression, attributes: Sequence[str]) -> bool:
+    """``device_ids=[module.device]``: the device of something already placed, which
+    follows wherever the program put it and selects nothing."""
+    items = [e.value for e in node.elements] if isinstance(node, (cst.List, cst.Tuple)) else [node]
+    return bool(items) and all(isinstance(i, cst.Attribute) and i.attr.value in attributes for i in items)
+
+
+def option_name(node: Optional[cst.CSTNode]) -> Optional[str]:
+    """``args.gpus`` / ``FLAGS.cuda`` / ``opt.cuda``: the option it reads, by its last name."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return node.attr.value
+    return None
+
+
+def gpu_value(value: Any, data: Mapping[str, Any]) -> bool:
+    """Whether an option's or argument's value asks for a GPU: a positive count, a
+    non-empty device list, ``True``, a ``"cuda"`` / ``"gpu"`` / ``"auto"`` string."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value > 0
+    if isinstance(value, str):
+        text = value.strip().lower()
+        return bool(regex(data["device_literal"]).match(text) or regex(data["auto_device_literal"]).match(text)
+                    or text in data.get("gpu_words", ()) or (text.lstrip("-").isdigit() and text not in ("0", "-0")))
+    if isinstance(value, (list, tuple)):
+        return bool(value)
+    return False
+
+
+def _guarding_options(node: cst.CSTNode, parent: Any) -> List[str]:
+    """The options that choose whether a device literal is used: ``"cuda" if args.cuda
+    else "cpu"``, ``if opt.cuda: device = torch.device("cuda")``."""
+    found = []
+    child, current = node, parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(current, cst.IfExp) and child is current.body:
+            found.extend(_test_options(current.test))
+        elif isinstance(current, cst.If) and child is current.body:
+            found.extend(_test_options(current.test))
+        child, current = current, parent(current)
+    return found
+
+
+def _test_options(test: cst.BaseExpression) -> List[str]:
+    """The option a test reads directly (``args.cuda``, ``args.cuda and ...``); a test of
+    anything else (``torch.cuda.is_available()``) chooses nothing we can read."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _test_options(test.left) + _test_options(test.right)
+    name = option_name(test)
+    return [name] if name is not None else []
 
 
 # calls that keep or show a device name without selecting it
@@ -211,9 +360,12 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 
 
 # ---------------------------------------------------------------- pass 1: the facts ---
+_IMPORT_PARTS = (cst.ImportAlias, cst.Import, cst.ImportFrom)  # names an import binds, not uses
+
 class GpuFacts(Check):
-    """Records the module's ``GpuModuleFacts``: frameworks used, GPU selection, switches set,
-    differentiation (training code), and the modules imported (for program closures)."""
+    """Records the module's ``GpuModuleFacts``: frameworks used, switches set, the modules
+    imported (for program closures), and per unit (``reach``) GPU selection, differentiation
+    (training code), evaluation, seeding and the names it refers to."""
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
@@ -221,51 +373,206 @@ class GpuFacts(Check):
         self.frameworks = data["frameworks"]
         self.diff = data["differentiation"]
         self.evaluation = data.get("evaluation", {})
+        self.program = data.get("program", {})
         self.selection = GpuSelection(ctx)
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
-        self.selects: Optional[str] = "kernel library import" if self.selection.by_import() else None
-        self.differentiates = False
-        self.evaluates = False
-        self.saves_model = False  # a converter's mark: it writes a model out
         # frameworks imported where the default run goes, and only on an option's branch
         self.imported_by_default: Set[str] = set()
         self.imported_on_branch: Set[str] = set()
         self.running_imports: Set[str] = set()
         self.type_checking_imports: Set[str] = set()
-        # where the GPU is selected: an anchor pass 2 positions, for the ND205 message
+        self.stars: List[str] = []
+        # where the GPU is selected: anchors pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
-        self.seeds = False
+        # the unit being walked: module code, or a top-level function or class
+        self.units: Dict[str, UnitBuilder] = {MODULE_UNIT: UnitBuilder()}
+        self.unit = self.units[MODULE_UNIT]
+        self.unit_name = MODULE_UNIT
+        self.depth = 0  # nesting of definitions
+        self.main_guard: Optional[cst.If] = None  # the main block being walked
+        self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
+        self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
+        self.hints = {
+            framework: tuple(spec["code_hint"]["names"]) for framework, spec in self.frameworks.items() if "code_hint" in spec
+        }
+        if self.selection.by_import():
+            self.unit.selects_gpu = "kernel library import"
 
+    # -- units
+    def _enter(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> None:
+        if self.depth == 0:
+            name = node.name.value
+            self.unit_name = name
+            self.unit = self.units.setdefault(name, UnitBuilder())
+            self.unit.registered_by.update(self._registries(node))
+            if self.anchor_code is not None:
+                self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
+        self.depth += 1
+
+    def _leave(self) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            self.unit_name = MAIN_UNIT if self.main_guard is not None else MODULE_UNIT
+            self.unit = self.units[self.unit_name]
+
+    def visit_If(self, node: cst.If) -> None:
+        # ``if __name__ == "__main__":`` runs only when its module is the entry point
+        if self.depth == 0 and self.unit_name == MODULE_UNIT and is_main_guard(node.test):
+            self.unit_name = MAIN_UNIT
+            self.unit = self.units.setdefault(MAIN_UNIT, UnitBuilder())
+            self.main_guard = node
+            if self.anchor_code is not None:
+                self.ctx.defer(node, self.anchor_code, **UnitSpan(MAIN_UNIT).to_json())
+
+    def leave_If(self, original_node: cst.If) -> None:
+        if original_node is self.main_guard:
+            self.main_guard = None
+            self.unit_name, self.unit = MODULE_UNIT, self.units[MODULE_UNIT]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._enter(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._leave()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._enter(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._leave()
+
+    def _registries(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> List[str]:
+        """The decorators that hand a definition to a registry at import
+        (``@task_factory.register_task_cls(...)``): it may run through a lookup by string."""
+        pattern = self.program.get("registering_decorator")
+        found = []
+        for decorator in node.decorators:
+            target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            name = dotted_name(target)
+            if pattern and name is not None and regex(pattern).search(name.rsplit(".", 1)[-1]):
+                found.append(self.ctx.qualname(target) or name)
+        return found
+
+    def visit_Name(self, node: cst.Name) -> None:
+        parent = self.ctx.parent(node)
+        if isinstance(parent, (cst.Attribute, *_IMPORT_PARTS)) or (
+            isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node
+        ):
+            return
+        name = self.ctx.qualname(node)
+        if name is not None:
+            self.unit.refs.add(name)
+        else:
+            self.unit.bare.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        parent = self.ctx.parent(node)
+        if (isinstance(parent, cst.Attribute) and parent.value is node) or isinstance(parent, _IMPORT_PARTS):
+            return  # the outer name is the one that refers to something; an import runs nothing
+        name = self.ctx.qualname(node)
+        if name is not None:
+            self.unit.refs.add(name)
+
+    # -- what the code does
     def visit_Assign(self, node: cst.Assign) -> None:
+        before = dict(self.switches.state)
         self.switches.assign(node)
+        self._switched(before)
+
+    def _switched(self, before: Mapping[str, str]) -> None:
+        """Credit the switches the last statement set to the unit that sets them."""
+        if self.switches.state != before:
+            for switch, state in self.switches.state.items():
+                if before.get(switch) != state and self.unit.switches.get(switch) != ON:
+                    self.unit.switches[switch] = state
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
+        before = dict(self.switches.state)
         self.switches.call(node, name)
-        if self.selects is None:
-            self._selected(node, self.selection.call(node))
-        if not self.differentiates:
-            self.differentiates = self._differentiates(node, name)
-        if not self.evaluates:
-            self.evaluates = self._evaluates(node, name)
-        if not self.saves_model:
+        self._switched(before)
+        unit = self.unit
+        self._selected(node, self.selection.call(node))
+        if not unit.differentiates:
+            unit.differentiates = self._differentiates(node, name)
+        if not unit.evaluates:
+            unit.evaluates = self._evaluates(node, name)
+        if not unit.saves_model:
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            self.saves_model = name in self.evaluation.get("save_calls", ()) or method in self.evaluation.get("save_methods", ())
+            unit.saves_model = name in self.evaluation.get("save_calls", ()) or method in self.evaluation.get("save_methods", ())
         if name in self.seed_calls:
-            self.seeds = True
+            unit.seeds = True
+        if not unit.benchmarks_speed and name is not None and name.startswith(tuple(self.program.get("speed_benchmarks", ()))):
+            unit.benchmarks_speed = True
+        self._option(node, name)
+        if name is not None:
+            for framework, names in self.hints.items():
+                if name.startswith(names):
+                    unit.version_hints.add(framework)
 
     def visit_BaseString(self, node: cst.BaseString) -> None:
-        if self.selects is None:
-            self._selected(node, self.selection.literal(node))
+        self._selected(node, self.selection.literal(node))
 
-    def _selected(self, node: cst.CSTNode, how: Optional[str]) -> None:
-        if how is None:
+    def _selected(self, node: cst.CSTNode, selected: Optional[Selected]) -> None:
+        if selected is None:
             return
-        self.selects = how
-        if self.anchor_code is not None:
-            self.ctx.defer(node, self.anchor_code, **GpuSelectionAnchor(how).to_json())
+        guards = tuple(_guarding_options(node, self.ctx.parent))
+        if guards and not selected.options and selected.when is None:
+            # ``if opt.cuda: model.cuda()``: the option's default decides
+            selected = Selected(selected.how, options=guards, unless_option=selected.unless_option, declared_only=selected.declared_only)
+        self.selections.append((node, self.unit_name, selected))
 
+    def _option(self, node: cst.Call, name: Optional[str]) -> None:
+        """``parser.add_argument("--gpus", default=1)``, ``flags.DEFINE_bool("cuda", ...)``:
+        the defaults that decide an option-selected GPU."""
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        if method == "add_argument":
+            flags = [
+                value for value in (literal_value(a.value, self.ctx.qualname) for a in node.args if a.keyword is None)
+                if isinstance(value, str)
+            ]
+            dest = literal_value(find_arg(node, "dest", None), self.ctx.qualname)
+            if not isinstance(dest, str):
+                longs = [f for f in flags if f.startswith("--")]
+                dest = (longs[0] if longs else flags[0] if flags else "").lstrip("-").replace("-", "_")
+            default = find_arg(node, "default", None)
+            if default is not None:
+                value = literal_value(default, self.ctx.qualname)
+            elif literal_value(find_arg(node, "required", None), self.ctx.qualname) is True:
+                value = UNKNOWN
+            else:
+                action = literal_value(find_arg(node, "action", None), self.ctx.qualname)
+                value = {"store_true": False, "store_false": True}.get(action, None) if isinstance(action, str) else None
+        elif name is not None and name.startswith("absl.flags.DEFINE_"):
+            dest = literal_value(find_arg(node, "name", 0), self.ctx.qualname)
+            value = literal_value(find_arg(node, "default", 1), self.ctx.qualname)
+        else:
+            return
+        if isinstance(dest, str) and dest.isidentifier():
+            self.options[dest] = UNKNOWN if dest in self.options and self.options[dest] != value else value
+
+    def _decide(self, selected: Selected) -> Tuple[bool, Optional[ConditionalGpu]]:
+        """Whether a selection holds with every option at its default, and the versions
+        it is limited to (None: all)."""
+        data = self.selection.data
+        if selected.unless_option is not None:
+            default = self.options.get(selected.unless_option, False)
+            return (default is UNKNOWN or not default), None
+        if selected.options:
+            known = [self.options[o] for o in selected.options if o in self.options]
+            if len(known) == len(selected.options) and UNKNOWN not in known:
+                # every option is declared here with a default: they decide
+                if all(gpu_value(value, data) for value in known):
+                    return True, None
+                return (selected.when is not None), selected.when
+            if selected.declared_only:
+                return False, None
+            if selected.when is None:
+                return True, None  # an option declared elsewhere: its default is not known
+        return True, selected.when
+
+    # -- imports
     def visit_Import(self, node: cst.Import) -> None:
         names = [dotted_name(alias.name) or "" for alias in node.names]
         self._framework_import(node, names)
@@ -278,7 +585,10 @@ class GpuFacts(Check):
         if node.relative:
             base = resolve_relative(self.ctx.module_name, self.ctx.is_package, len(node.relative), base or "")
         names = [base or ""]
-        if not isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, cst.ImportStar):
+            if base and self.depth == 0:
+                self.stars.append(base)
+        else:
             names.extend(f"{base}.{dotted_name(alias.name)}" if base else dotted_name(alias.name) or "" for alias in node.names)
         self._project_import(node, names)
 
@@ -310,6 +620,19 @@ class GpuFacts(Check):
         return False
 
     def finish(self) -> None:
+        anchored: Set[Tuple[str, bool]] = set()
+        for node, unit_name, selected in self.selections:
+            holds, when = self._decide(selected)
+            if not holds:
+                continue
+            unit = self.units[unit_name]
+            if when is None:
+                unit.selects_gpu = unit.selects_gpu or selected.how
+            elif unit.gpu_if is None:
+                unit.gpu_if = when
+            if self.anchor_code is not None and (unit_name, when is None) not in anchored:
+                anchored.add((unit_name, when is None))
+                self.ctx.defer(node, self.anchor_code, **GpuSelectionAnchor(selected.how, unit_name, when).to_json())
         # a framework imported only on a branch the default run does not take (an export
         # backend for ``--format tflite``) is not one the program uses
         lazy = self.imported_on_branch - self.imported_by_default
@@ -317,18 +640,23 @@ class GpuFacts(Check):
             framework for framework, spec in self.frameworks.items()
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
+        names = [name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT)]
+        units = {name: builder.build(self.ctx.module_name, names) for name, builder in self.units.items()}
         self.ctx.facts.put(GpuModuleFacts(
             frameworks=tuple(used),
-            selects_gpu=self.selects,
+            selects_gpu=next((u.selects_gpu for u in units.values() if u.selects_gpu), None),
             switches=dict(sorted(self.switches.state.items())),
-            differentiates=self.differentiates,
-            seeds=self.seeds,
+            differentiates=any(u.differentiates for u in units.values()),
+            seeds=any(u.seeds for u in units.values()),
             imports=tuple(sorted(
                 name for name in self.ctx.imports.imported_modules
                 if name and (name in self.running_imports or name not in self.type_checking_imports)
             )),
-            evaluates=self.evaluates,
-            saves_model=self.saves_model,
+            evaluates=any(u.evaluates for u in units.values()),
+            saves_model=any(u.saves_model for u in units.values()),
+            units=units,
+            exports={alias: target for alias, target in sorted(self.ctx.imports.aliases.items()) if "." in target},
+            stars=tuple(self.stars),
         ))
 
 
@@ -366,11 +694,12 @@ class ProgramView:
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
         self.edges = {path: self._imports_of(path) for path in self.records}
         self.closures = {path: self._closure(path) for path in self.entries}
+        self.closures_of_modules: Dict[str, FrozenSet[str]] = {}
         reached: Set[str] = set().union(*self.closures.values()) if self.closures else set()
         # modules no entry point reaches (imported dynamically, or library code): their
         # switches count for every program, to give the benefit of the doubt
         self.orphans = frozenset(path for path in self.records if path not in reached)
-        self._targets: Dict[Tuple[str, Optional[str]], Optional[Version]] = {}
+        self._targets: Dict[Tuple[str, Optional[str], Optional[str]], Optional[Version]] = {}
         self._pins: Optional[Dict[str, str]] = None
         self._near_pins: Dict[str, Dict[str, str]] = {}
         self._files: Optional[List[str]] = None
@@ -378,8 +707,12 @@ class ProgramView:
         self._programs: Dict[str, FrozenSet[str]] = {}
         self._scopes: Dict[str, List[FrozenSet[str]]] = {}
         self._summaries: Dict[FrozenSet[str], _ScopeSummary] = {}
-        self._selections: Optional[Dict[str, str]] = None
         self.memo: Dict[str, Any] = {}  # what the kernel rules derive from the view, per run
+        self.reach = Reachability(
+            project, {path: fact.units for path, fact in self.facts.items()},
+            {path: fact.exports for path, fact in self.facts.items()},
+            {path: fact.stars for path, fact in self.facts.items()},
+        )
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead
         # of the facts of each of its (often thousand) modules
@@ -409,6 +742,15 @@ class ProgramView:
                     stack.append(nxt)
         return frozenset(seen)
 
+    def closure_of(self, path: str) -> FrozenSet[str]:
+        """The modules that run when ``path`` is imported."""
+        found = self.closures.get(path)
+        if found is None:
+            found = self.closures_of_modules.get(path)
+            if found is None:
+                found = self.closures_of_modules[path] = self._closure(path)
+        return found
+
     def program_of_entry(self, entry: str) -> FrozenSet[str]:
         """The modules that run when ``entry`` runs, plus the unreached ones."""
         found = self._programs.get(entry)
@@ -434,7 +776,7 @@ class ProgramView:
     def is_gpu_program(self) -> bool:
         """Whether some program of the project is a GPU program (a quick way out for the
         op rules; which programs are is ``entry_uses_gpu``)."""
-        if self.gpu_selections():
+        if any(fact.selects_gpu or any(unit.gpu_if for unit in fact.units.values()) for fact in self.facts.values()):
             return True
         return self._gpu_by_default(set().union(*(f.frameworks for f in self.facts.values())))
 
@@ -446,14 +788,94 @@ class ProgramView:
         return bool(default_gpu.intersection(frameworks))
 
     def entry_uses_gpu(self, entry: str) -> bool:
-        """docs/contract.md "GPU program", decided per program: the modules ``entry`` runs select a
-        GPU, or use TensorFlow / JAX."""
+        """docs/contract.md "GPU program", decided per program: the code ``entry`` runs
+        selects a GPU, or its modules use TensorFlow / JAX."""
         cache: Dict[str, bool] = self.memo.setdefault("entry_uses_gpu", {})
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
-            found = cache[entry] = any(self.facts[p].selects_gpu for p in program if p in self.facts) or (
-                self._gpu_by_default(self.frameworks(program))
+            found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(self.frameworks(program))
+        return found
+
+    def reached_units(self, entry: str) -> FrozenSet[UnitKey]:
+        """The units the program of ``entry`` runs: the module code of every module it
+        imports, and the functions and classes that code names, transitively."""
+        cache: Dict[str, FrozenSet[UnitKey]] = self.memo.setdefault("reached_units", {})
+        found = cache.get(entry)
+        if found is None:
+            entry_facts = self.records[entry].facts.get(EntryFacts) if entry in self.records else None
+            console = [f"{entry}:{name}" for name in entry_facts.console] if entry_facts is not None else []
+            found = cache[entry] = self.reach.reached(entry, self.closures.get(entry, frozenset({entry})), console)
+        return found
+
+    def unit_selects(self, key: UnitKey, entry: str) -> Optional[str]:
+        """How a unit selects the GPU in the program of ``entry`` (a version-dependent
+        default counts where the target version has it), or None."""
+        unit = self.reach.unit(key)
+        if unit is None:
+            return None
+        if unit.selects_gpu:
+            return unit.selects_gpu
+        if unit.gpu_if is not None and self.holds(unit.gpu_if, entry):
+            return unit.gpu_if.how
+        return None
+
+    def holds(self, when: ConditionalGpu, entry: str) -> bool:
+        """Whether the target version of ``when.package`` for ``entry`` is in its range."""
+        spec = self.data.get("packages", {}).get(when.package, {})
+        version = target_version(
+            when.package, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []),
+            {name: when.package for name in spec.get("names", ())},
+        )
+        return version is not None and in_range(version, when.versions)
+
+    def gpu_selection(self, entry: str) -> Optional[UnitKey]:
+        """The unit that makes ``entry``'s program a GPU program: one of its own module
+        first, then the other modules it runs, by path; None when no code it runs selects
+        a GPU."""
+        cache: Dict[str, Optional[UnitKey]] = self.memo.setdefault("gpu_selection", {})
+        if entry in cache:
+            return cache[entry]
+        reached = sorted(self.reached_units(entry), key=lambda k: (k[0] != entry, k[0], k[1] != MODULE_UNIT, k[1]))
+        found = cache[entry] = next((key for key in reached if self.unit_selects(key, entry)), None)
+        return found
+
+    def entry_switches(self, entry: str) -> Mapping[str, str]:
+        """The switches the program of ``entry`` sets (``ON`` wins over ``MAYBE``): those
+        of the code it runs, and those of modules no entry point reaches (loaded
+        dynamically: the benefit of the doubt).  A switch in a function the program never
+        calls (``DeterministicEngine._init_run`` of a library it imports) does not count."""
+        cache: Dict[str, Dict[str, str]] = self.memo.setdefault("entry_switches", {})
+        found = cache.get(entry)
+        if found is None:
+            found = {}
+            sources = [u.switches for u in (self.reach.unit(k) for k in self.reached_units(entry)) if u is not None]
+            sources.extend(self.facts[path].switches for path in self.orphans)
+            for switches in sources:
+                for switch, state in switches.items():
+                    if found.get(switch) != ON:
+                        found[switch] = state
+            cache[entry] = found
+        return found
+
+    def entry_switch_on(self, entry: str, switch: str) -> bool:
+        """A switch counts when set on, or set from a value the code computes."""
+        return switch in self.entry_switches(entry)
+
+    def entry_switch_definitely_on(self, entry: str, switch: str) -> bool:
+        return self.entry_switches(entry).get(switch) == ON
+
+    def reached_summary(self, entry: str) -> UnitFacts:
+        """What the code ``entry`` runs does, joined: training, evaluation, seeds."""
+        cache: Dict[str, UnitFacts] = self.memo.setdefault("reached_summary", {})
+        found = cache.get(entry)
+        if found is None:
+            units = [u for u in (self.reach.unit(k) for k in self.reached_units(entry)) if u is not None]
+            own = [u for k, u in ((k, self.reach.unit(k)) for k in self.reached_units(entry)) if k[0] == entry and u is not None]
+            found = cache[entry] = UnitFacts(
+                differentiates=any(u.differentiates for u in units), evaluates=any(u.evaluates for u in units),
+                seeds=any(u.seeds for u in units), saves_model=any(u.saves_model for u in own),
+                benchmarks_speed=any(u.benchmarks_speed for u in own),
             )
         return found
 
@@ -480,29 +902,23 @@ class ProgramView:
         return found
 
     def entry_matters(self, entry: str) -> bool:
-        """docs/contract.md "programs that matter", for ND205 / ND209: never test code; a program that
-        trains or seeds (it wants repeatable runs), one whose own module puts work on the
-        GPU, and one that evaluates or samples from a model without saving one (a
-        converter loads a checkpoint, checks a few outputs and saves it: it does not
-        matter, nor does a script that only imports a library which selects the GPU in
-        functions it may never call)."""
+        """docs/contract.md "programs that matter", for ND205 / ND209: never test code nor
+        a speed benchmark (its main times code with a benchmark harness); a program whose
+        code trains or seeds (it wants repeatable runs), one whose own module puts work
+        on the GPU, and one that evaluates or samples from a model without saving one (a
+        converter loads a checkpoint, checks a few outputs and saves it).  Only code the
+        program runs counts: a library function it never calls does not make it train."""
         if self.project.is_test_code(entry):
             return False
-        own = self.facts.get(entry, GpuModuleFacts())
-        if own.selects_gpu:
+        summary = self.reached_summary(entry)
+        if summary.benchmarks_speed:
+            return False
+        selection = self.gpu_selection(entry)
+        if selection is not None and selection[0] == entry:
             return True
-        summary = self._summary(self.closures.get(entry, frozenset({entry})))
         if summary.differentiates or summary.seeds:
             return True
-        return summary.evaluates and not own.saves_model
-
-    def gpu_selections(self) -> Dict[str, str]:
-        """Module path -> how it selects a GPU, for the modules that do, sorted by path."""
-        if self._selections is None:
-            self._selections = {
-                path: fact.selects_gpu for path, fact in sorted(self.facts.items()) if fact.selects_gpu
-            }
-        return self._selections
+        return summary.evaluates and not summary.saves_model
 
     def _summary(self, scope: Iterable[str]) -> "_ScopeSummary":
         """The facts of a set of modules taken together; programs are asked about once per
@@ -557,15 +973,40 @@ class ProgramView:
             found = self._near_pins[folder] = {**self._pins, **read_pins_near(self.project.root, folder, self._files)}
         return found
 
+    def framework_pins(self, framework: str, entry: Optional[str] = None) -> Dict[str, str]:
+        """``pins(entry)``, plus the range the program's own code implies for
+        ``framework`` where nothing pins it (a program calling ``tf.Session`` runs on
+        TensorFlow 1)."""
+        pins = self.pins(entry)
+        hint = self.code_hint(framework, entry)
+        aliases = self.data.get("package_aliases", {})
+        if hint is None or any(canonical_package(name, aliases) == framework for name in pins):
+            return pins
+        return {**pins, framework: hint}
+
+    def code_hint(self, framework: str, entry: Optional[str]) -> Optional[str]:
+        spec = self.data["frameworks"].get(framework, {}).get("code_hint")
+        if spec is None or entry is None:
+            return None
+        if entry not in self.records:
+            return None
+        cache: Dict[Tuple[str, str], Optional[str]] = self.memo.setdefault("code_hint", {})
+        if (framework, entry) not in cache:
+            units = (self.reach.unit(key) for key in self.reached_units(entry))
+            hinted = any(unit is not None and framework in unit.version_hints for unit in units)
+            cache[(framework, entry)] = str(spec["versions"]) if hinted else None
+        return cache[(framework, entry)]
+
     def target(self, framework: str, entry: Optional[str] = None) -> Optional[Version]:
         """The target version of ``framework`` for the project, or for the program of
-        ``entry`` (its nearest requirement file first)."""
-        key = (framework, os.path.dirname(os.path.abspath(entry)) if entry else None)
+        ``entry`` (its nearest requirement file first, then what its code implies)."""
+        key = (framework, os.path.dirname(os.path.abspath(entry)) if entry else None, self.code_hint(framework, entry))
         if key not in self._targets:
             spec = self.data["frameworks"].get(framework, {})
             aliases = self.data.get("package_aliases", {})
             self._targets[key] = target_version(
-                framework, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []), aliases,
+                framework, self.project.config.target_versions, self.framework_pins(framework, entry),
+                spec.get("known_versions", []), aliases,
             )
         return self._targets[key]
 
@@ -574,8 +1015,8 @@ class ProgramView:
         hold on each)."""
         spec = self.data["frameworks"].get(framework, {})
         return allowed_versions(
-            framework, self.project.config.target_versions, self.pins(entry), spec.get("known_versions", []),
-            self.data.get("package_aliases", {}),
+            framework, self.project.config.target_versions, self.framework_pins(framework, entry),
+            spec.get("known_versions", []), self.data.get("package_aliases", {}),
         )
 
 

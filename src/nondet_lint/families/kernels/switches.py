@@ -7,7 +7,7 @@ inserts are rule data in ``rules/kernels.toml``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
@@ -17,11 +17,13 @@ from nondet_lint.analysis.entrypoints import entry_facts, is_entry_point
 from nondet_lint.analysis.switches import value_in
 from nondet_lint.versions import Version, format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
+from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, ProgramView, program_view
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, ProgramView, UnitSpan, program_view
+from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.names import dotted_name
@@ -69,6 +71,57 @@ class SwitchCandidate:
         return cls(
             data.get("framework", ""), data.get("versions", "*"), data.get("warn_only", False), data.get("cublas", False),
         )
+
+
+@dataclass(frozen=True)
+class ImportAnchor:
+    """A top-level import of an entry point and the modules it names (an ND205 position
+    when the entry point does not select the GPU or import the framework itself)."""
+
+    modules: Tuple[str, ...]
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"import_of": list(self.modules)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Optional["ImportAnchor"]:
+        return cls(tuple(data["import_of"])) if "import_of" in data else None
+
+
+@dataclass
+class EntryAnchors:
+    """What pass 1 deferred for the program rules, by kind."""
+
+    candidates: Dict[str, List[Deferred]] = field(default_factory=dict)  # entry -> switch / cuBLAS candidates
+    selections: Dict[Tuple[str, str], List[Deferred]] = field(default_factory=dict)  # (module, unit) -> GPU anchors
+    implicit: Dict[str, List[Deferred]] = field(default_factory=dict)  # module -> ops the switch covers
+    spans: Dict[str, List[Tuple[int, int, str]]] = field(default_factory=dict)  # module -> (line, end, unit)
+    imports: Dict[str, List[Deferred]] = field(default_factory=dict)  # entry -> its top-level imports
+
+    @classmethod
+    def sort(cls, deferred: Iterable[Deferred]) -> "EntryAnchors":
+        out = cls()
+        for item in deferred:
+            selection = GpuSelectionAnchor.from_json(item.payload)
+            span = UnitSpan.from_json(item.payload)
+            if selection is not None:
+                out.selections.setdefault((item.path, selection.unit), []).append(item)
+            elif span is not None:
+                out.spans.setdefault(item.path, []).append((item.line, item.end_line or item.line, span.unit))
+            elif ImplicitOp.from_json(item.payload) is not None:
+                out.implicit.setdefault(item.path, []).append(item)
+            elif ImportAnchor.from_json(item.payload) is not None:
+                out.imports.setdefault(item.path, []).append(item)
+            else:
+                out.candidates.setdefault(item.path, []).append(item)
+        return out
+
+    def unit_at(self, path: str, line: int) -> str:
+        """The unit of ``path`` that holds ``line``."""
+        for start, end, unit in self.spans.get(path, ()):
+            if start <= line <= end:
+                return unit
+        return MODULE_UNIT
 
 
 class ThreadPool(str, Enum):
@@ -245,18 +298,15 @@ class ProgramSwitches(Check):
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
-        self.selection = GpuSelection(ctx)
         self.frameworks = ctx.rules[DATA_RULE].data["frameworks"]
-        self.anchor: Optional[cst.CSTNode] = None
         self.framework_imports: Dict[str, cst.CSTNode] = {}
+        self.depth = 0  # inside a definition: its imports run only if it is called
 
-    def visit_Call(self, node: cst.Call) -> None:
-        if self.anchor is None and self.selection.call(node):
-            self.anchor = node
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.depth += 1
 
-    def visit_BaseString(self, node: cst.BaseString) -> None:
-        if self.anchor is None and self.selection.literal(node):
-            self.anchor = node
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.depth -= 1
 
     def _imported(self, node: cst.CSTNode, names: List[str]) -> None:
         for framework, spec in self.frameworks.items():
@@ -264,21 +314,30 @@ class ProgramSwitches(Check):
                 n == m or n.startswith(m + ".") for n in names for m in spec["modules"]
             ):
                 self.framework_imports[framework] = node
+        if self.depth == 0:
+            # where the report goes when the entry point neither selects the GPU nor
+            # imports the framework itself: the import that brings the framework in
+            self.ctx.defer(node, "ND205", **ImportAnchor(tuple(names)).to_json())
 
     def visit_Import(self, node: cst.Import) -> None:
         self._imported(node, [self.ctx.code_for(alias.name) for alias in node.names])
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if node.module is not None and not node.relative:
-            self._imported(node, [self.ctx.code_for(node.module)])
+        if node.relative:
+            base = resolve_relative(self.ctx.module_name, self.ctx.is_package, len(node.relative), dotted_name(node.module) or "" if node.module is not None else "")
+        else:
+            base = self.ctx.code_for(node.module) if node.module is not None else ""
+        names = [base]
+        if not isinstance(node.names, cst.ImportStar):
+            names.extend(f"{base}.{dotted_name(alias.name)}" for alias in node.names)
+        self._imported(node, names)
 
     def finish(self) -> None:
         body = self.ctx.module.body
         if not body:
             return
         anchor = (
-            self.anchor
-            or self.framework_imports.get("tensorflow")
+            self.framework_imports.get("tensorflow")
             or self.framework_imports.get("jax")
             or self.framework_imports.get("torch")
             or body[0]
@@ -326,40 +385,31 @@ class ProgramSwitches(Check):
         view = program_view(project, rules)
         if not deferred or not view.is_gpu_program():
             return []
-        by_path: Dict[str, List[Deferred]] = {}
-        selections: Dict[str, Deferred] = {}  # module -> where it first selects the GPU
-        implicit: Dict[str, List[Deferred]] = {}  # module -> where it runs ops ND205 covers
-        for item in deferred:
-            if GpuSelectionAnchor.from_json(item.payload) is not None:
-                selections.setdefault(item.path, item)
-            elif ImplicitOp.from_json(item.payload) is not None:
-                implicit.setdefault(item.path, []).append(item)
-            else:
-                by_path.setdefault(item.path, []).append(item)
+        anchors = EntryAnchors.sort(deferred)
         findings: List[Finding] = []
-        for path, items in sorted(by_path.items()):
+        for path, items in sorted(anchors.candidates.items()):
             if path not in view.closures:
                 continue  # not an entry point after all
             if not view.entry_uses_gpu(path) or not view.entry_matters(path):
                 continue  # spec: per program, for GPU programs that train or evaluate
-            reason = gpu_reason(view, path, selections)
-            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules, reason, implicit))
-            findings.extend(cls._missing_cublas(view, path, [i for i in items if i.code == "ND209"], rules))
+            reason, where = gpu_reason(view, path, anchors)
+            findings.extend(cls._missing_switch(view, path, [i for i in items if i.code == "ND205"], rules, reason, anchors, where))
+            cublas_at = where or import_position(view, path, anchors, CUBLAS_FRAMEWORK)
+            findings.extend(cls._missing_cublas(view, path, [i for i in items if i.code == "ND209"], rules, cublas_at))
         return findings
 
     @staticmethod
     def _missing_switch(
-        view: ProgramView, path: str, items: List[Deferred], rules: RuleSet, reason: str,
-        implicit: Mapping[str, List[Deferred]],
+        view: ProgramView, path: str, items: List[Deferred], rules: RuleSet, reason: str, anchors: EntryAnchors,
+        where: Optional[Deferred],
     ) -> List[Finding]:
         if not items:
             return []
         frameworks = view.data["frameworks"]
-        program = view.program_of_entry(path)
         used = view.entry_frameworks(path)
         missing = [
             fw for fw in frameworks  # data order: torch, tensorflow, jax
-            if fw in used and not view.switch_on(program, frameworks[fw]["switch"])
+            if fw in used and not view.entry_switch_on(path, frameworks[fw]["switch"])
         ]
         if not missing:
             return []
@@ -367,16 +417,16 @@ class ProgramSwitches(Check):
         version = view.target(first, path)
         raising = raising_ops(view, path, first, rules)
         cublas = first == CUBLAS_FRAMEWORK and needs_cublas(view, path, rules)
-        switches = [(i, SwitchCandidate.from_json(i.payload)) for i in items]
+        offered = [(i, SwitchCandidate.from_json(i.payload)) for i in items]
         candidates = [
-            i for i, c in switches
+            i for i, c in offered
             if c.framework == first and c.cublas == cublas and c.warn_only == bool(raising)
-        ] or [i for i, c in switches if c.framework == first and not c.warn_only]
+        ] or [i for i, c in offered if c.framework == first and not c.warn_only]
         chosen = next(
             (i for i in candidates if version is None or in_range(version, SwitchCandidate.from_json(i.payload).versions)),
             candidates[0] if candidates else items[0],
         )
-        switch_text = " and ".join(frameworks[fw]["switch_text"] for fw in missing)
+        switches = " and ".join(switch_text(view, path, fw) for fw in missing)
         data = rules["ND205"].data
         raising_text = ""
         fix = chosen.fix
@@ -390,30 +440,38 @@ class ProgramSwitches(Check):
                 fix = Fix(title.format(**values), fix.applicability if safe else UNSAFE, fix.edits)
         elif cublas and fix is not None and "cublas_fix_title" in data:
             fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
-        ops = implicit_ops(view, path, implicit, rules, frozenset(missing))
+        ops = implicit_ops(view, path, anchors, rules, frozenset(missing))
+        if first == CUBLAS_FRAMEWORK and cudnn_covers(view, path):
+            # cuDNN determinism already makes the convolutions deterministic: name only
+            # what it leaves, and leave alone a program it covers entirely
+            covered = frozenset(data.get("cudnn_covers", ()))
+            ops = [(api, op) for api, op in ops if api not in covered]
+            if not ops and not raising and not switch_ops(view, path, rules, covered):
+                return []
+        position = where or import_position(view, path, anchors, first) or chosen
         message = rules["ND205"].format_message(
-            switches=switch_text, reason=reason, examples=ops_text(view, ops), raising=raising_text,
+            switches=switches, reason=reason, examples=ops_text(view, ops), raising=raising_text,
         )
         related = tuple(Related(op.path, op.line, op.col, f"`{api}` runs here") for api, op in ops[:3])
-        return [Finding(path, chosen.line, chosen.col, "ND205", message, chosen.end_line, chosen.end_col, fix, related=related)]
+        return [Finding(path, position.line, position.col, "ND205", message, position.end_line, position.end_col, fix, related=related)]
 
     @staticmethod
-    def _missing_cublas(view: ProgramView, path: str, items: List[Deferred], rules: RuleSet) -> List[Finding]:
+    def _missing_cublas(view: ProgramView, path: str, items: List[Deferred], rules: RuleSet, where: Optional[Deferred]) -> List[Finding]:
         if not items:
             return []
         data = rules["ND209"].data
         version = view.target("torch", path)
-        program = view.program_of_entry(path)
         if version is None or not in_range(version, data["needed_for"]):
             return []
         if "torch" not in view.entry_frameworks(path):
             return []
         # each entry point is its own process: the variable must be set in its program
-        if not view.switch_definitely_on(program, "torch") or view.switch_on(program, "cublas"):
+        if not view.entry_switch_definitely_on(path, "torch") or view.entry_switch_on(path, "cublas"):
             return []
         item = items[0]
+        position = where or item
         message = rules["ND209"].format_message(version=format_version(version))
-        return [Finding(path, item.line, item.col, "ND209", message, item.end_line, item.end_col, item.fix)]
+        return [Finding(path, position.line, position.col, "ND209", message, position.end_line, position.end_col, item.fix)]
 
 
 CUBLAS_FRAMEWORK = "torch"  # the framework whose switch needs ``CUBLAS_WORKSPACE_CONFIG`` (ND209)
@@ -449,12 +507,32 @@ def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -
     return sorted(found.items())
 
 
+def switch_ops(view: ProgramView, entry: str, rules: RuleSet, covered: FrozenSet[str]) -> List[str]:
+    """The torch ops (ND203's table, implicit or explicit: ``index_add_``, ``gather``)
+    the program of ``entry`` runs that the switch changes in its target version and
+    cuDNN determinism does not cover."""
+    code = RAISING_RULES[CUBLAS_FRAMEWORK]
+    if code not in rules:
+        return []
+    table = op_table(rules[code].data)
+    version = view.target(CUBLAS_FRAMEWORK, entry)
+    found = []
+    for path in sorted(view.closures.get(entry, frozenset({entry}))):
+        kernel_ops = view.records[path].facts.get(KernelOps)
+        for op_id in kernel_ops.by_code.get(code, ()) if kernel_ops is not None else ():
+            op = table.by_id.get(op_id)
+            if op is None or op.get("device") in ("mps", "cpu") or op["api"] in covered:
+                continue
+            if (status_for(op, version) or {}).get("kind") in ("switch", "raises"):
+                found.append(op["api"])
+    return found
+
+
 def needs_cublas(view: ProgramView, entry: str, rules: RuleSet) -> bool:
     """Whether a torch the project allows needs ``CUBLAS_WORKSPACE_CONFIG`` with the switch
     (before 2.10) and the program does not set it already."""
-    program = view.program_of_entry(entry)
     needed_for = rules["ND209"].data["needed_for"]
-    return not view.switch_on(program, "cublas") and any(in_range(v, needed_for) for v in view.allowed("torch", entry))
+    return not view.entry_switch_on(entry, "cublas") and any(in_range(v, needed_for) for v in view.allowed("torch", entry))
 
 
 def _ops_text(raising: List[Tuple[str, List[Version]]], limit: int = 3) -> Tuple[str, str]:
@@ -480,35 +558,86 @@ def _range_text(allowed: List[Version], rules: RuleSet) -> str:
     return _span(sorted(v for v in allowed if in_range(v, needed_for)))
 
 
-def gpu_reason(view: ProgramView, path: str, selections: Mapping[str, Deferred]) -> str:
+def gpu_reason(view: ProgramView, path: str, anchors: EntryAnchors) -> Tuple[str, Optional[Deferred]]:
     """What makes the program of ``path`` a GPU program, for the message (``.cuda()`` in
-    `train.py` at line 12): the entry point's own module first, then the other modules it
-    runs, first by path; TensorFlow / JAX when nothing selects a GPU."""
-    program = view.closures.get(path, frozenset({path}))
-    selecting = view.gpu_selections()
-    found = path if path in selecting else next((p for p in selecting if p in program), None)
-    if found is None:
-        return "TensorFlow / JAX use the GPU by default"
-    where = view.show(found)
-    anchor = selections.get(found)
+    `train.py` at line 12), and where the entry point itself selects the GPU (the
+    finding's position; None when it does not): code the program runs, its own module
+    first, then the other modules, by path; TensorFlow / JAX when nothing selects a GPU."""
+    key = view.gpu_selection(path)
+    if key is None:
+        return "TensorFlow / JAX use the GPU by default", None
+    how = view.unit_selects(key, path)
+    holding = [
+        item for item in anchors.selections.get(key, ())
+        if _anchor_holds(view, GpuSelectionAnchor.from_json(item.payload), path)
+    ]
+    anchor = min(holding, key=lambda d: (d.line, d.col)) if holding else None
     line = f" at line {anchor.line}" if anchor is not None else ""
-    return f"{selecting[found]} in `{where}`{line}"
+    reason = f"{how} in `{view.show(key[0])}`{line}"
+    own = [
+        item for (module, unit), found in anchors.selections.items()
+        if module == path and (module, unit) in view.reached_units(path)
+        for item in found if _anchor_holds(view, GpuSelectionAnchor.from_json(item.payload), path)
+    ]
+    return reason, min(own, key=lambda d: (d.line, d.col)) if own else None
+
+
+def _anchor_holds(view: ProgramView, anchor: Optional[GpuSelectionAnchor], entry: str) -> bool:
+    return anchor is not None and (anchor.when is None or view.holds(anchor.when, entry))
+
+
+def import_position(view: ProgramView, entry: str, anchors: EntryAnchors, framework: str) -> Optional[Deferred]:
+    """The entry point's first top-level import of ``framework``, else its first import of
+    a project module whose program uses it (spec: the entry point's first import of the
+    framework; a script that only calls its project's ``train()`` brings it in there)."""
+    imports = sorted(anchors.imports.get(entry, ()), key=lambda d: (d.line, d.col))
+    modules = view.data["frameworks"][framework]["modules"]
+    for item in imports:
+        names = item.payload["import_of"]
+        if any(n == m or n.startswith(m + ".") for n in names for m in modules):
+            return item
+    for item in imports:
+        for name in item.payload["import_of"]:
+            record = view.project.module(name)
+            if record is not None and record.path != entry and framework in view.frameworks(view.closure_of(record.path)):
+                return item
+    return None
+
+
+def switch_text(view: ProgramView, entry: str, framework: str) -> str:
+    """How the message names a framework's switch, for its target version (TensorFlow
+    1.x has no ``enable_op_determinism``)."""
+    spec = view.data["frameworks"][framework]
+    version = view.target(framework, entry)
+    for option in spec.get("switch_texts", ()):
+        if version is None or in_range(version, option["versions"]):
+            return str(option["text"])
+    return str(spec["switch_text"])
+
+
+def cudnn_covers(view: ProgramView, entry: str) -> bool:
+    """cuDNN determinism is on (and autotuning not turned on): convolutions are
+    deterministic without the global switch."""
+    return view.entry_switch_on(entry, "cudnn_deterministic") and not view.entry_switch_on(entry, "cudnn_benchmark")
 
 
 def implicit_ops(
-    view: ProgramView, entry: str, implicit: Mapping[str, List[Deferred]], rules: RuleSet, frameworks: FrozenSet[str],
+    view: ProgramView, entry: str, anchors: EntryAnchors, rules: RuleSet, frameworks: FrozenSet[str],
 ) -> List[Tuple[str, Deferred]]:
-    """``(api, where)`` for each op the program of ``entry`` runs (its own modules, not the
-    unreached ones) that the missing switches would make deterministic in its target
-    versions: first place of each op, entry module first, then by path and line."""
+    """``(api, where)`` for each op the program of ``entry`` runs (code it reaches, not
+    functions it never calls) that the missing switches would make deterministic in its
+    target versions: first place of each op, entry module first, then by path and line."""
     program = view.closures.get(entry, frozenset({entry}))
+    reached = view.reached_units(entry)
     out: List[Tuple[str, Deferred]] = []
     seen: Set[str] = set()
     for path in sorted(program, key=lambda p: (p != entry, p)):
-        for item in sorted(implicit.get(path, ()), key=lambda d: (d.line, d.col)):
+        for item in sorted(anchors.implicit.get(path, ()), key=lambda d: (d.line, d.col)):
             anchor = ImplicitOp.from_json(item.payload)
             check = OP_CHECKS.get(anchor.op_code) if anchor is not None else None
             if anchor is None or check is None or check.framework not in frameworks:
+                continue
+            if (path, anchors.unit_at(path, item.line)) not in reached:
                 continue
             entry_data = op_table(rules[check.code].data).by_id.get(anchor.op)
             if entry_data is None or entry_data["api"] in seen:

@@ -1,0 +1,267 @@
+"""ND205 / ND209: which code a program runs (the GPU it selects, the switches it sets, the
+ops it runs), the Lightning default per version, cuDNN coverage, TensorFlow 1 advice,
+positions, and the GPU selections recognised (options, ``torch.accelerator``, DDP,
+ignite, ``device="auto"``).  Each class has a case that fires and a near miss."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Mapping, Optional, Sequence, Tuple
+
+from tests.conftest import lint_files
+
+TRAIN = """
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    model(torch.ones(1, 1, 4, 4)).sum().backward()
+    opt.step()
+"""
+
+
+def lint(root: Path, files: Mapping[str, str], select: Sequence[str] = ("ND205", "ND209"), config: Optional[Mapping] = None):
+    findings = lint_files(root, files, {"select": list(select), **(config or {})})
+    prefix = str(root).replace("\\", "/") + "/"
+    return sorted((f.path.replace("\\", "/").replace(prefix, ""), f.code, f.line, f.col + 1, f.message) for f in findings)
+
+
+def where(findings) -> List[Tuple[str, str, int, int]]:
+    return [f[:4] for f in findings]
+
+
+# ---------------------------------------------------------------- code the program runs -
+LIBRARY = {
+    "lib/__init__.py": "from lib.loader import Loader\nfrom lib.util import to_gpu\n",
+    "lib/loader.py": "import torch\n\n\nclass Loader:\n    def __init__(self, device=torch.device('cuda', 0)):\n        self.device = device\n",
+    "lib/util.py": "import torch\n\n\ndef to_gpu(model):\n    return model.cuda()\n",
+}
+
+
+def test_a_default_argument_of_a_class_no_program_instantiates_selects_no_gpu(tmp_path):
+    main = "import torch\nimport lib\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    assert lint(tmp_path, {**LIBRARY, "train.py": main}) == []
+
+
+def test_a_function_the_program_calls_selects_the_gpu(tmp_path):
+    main = "import torch\nimport lib\n\nif __name__ == '__main__':\n    model = lib.to_gpu(torch.nn.Conv2d(1, 1, 3))\n" + TRAIN
+    [(path, code, line, col, message)] = lint(tmp_path, {**LIBRARY, "train.py": main})
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)  # the framework import
+    assert message.startswith("this program runs on a GPU (`.cuda()` in `lib/util.py` at line 5) but never turns on")
+    assert "it runs `torch.nn.Conv2d` (train.py:5)" in message
+
+
+def test_the_main_block_of_an_imported_module_does_not_run(tmp_path):
+    files = {
+        "other.py": "import torch\n\nif __name__ == '__main__':\n    torch.nn.Linear(1, 1).cuda()\n",
+        "train.py": "import torch\nimport other\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN,
+    }
+    assert where(lint(tmp_path, files)) == [("other.py", "ND205", 4, 5)]  # other.py is its own program
+
+
+def test_a_switch_in_a_function_the_program_never_calls_does_not_count(tmp_path):
+    helper = "import torch\n\n\ndef deterministic():\n    torch.use_deterministic_algorithms(True)\n"
+    main = "import torch\nimport helper\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3).cuda()\n{call}" + TRAIN
+    files = {"helper.py": helper, "train.py": main.format(call="")}
+    assert where(lint(tmp_path / "uncalled", files)) == [("train.py", "ND205", 5, 13)]
+    files["train.py"] = main.format(call="    helper.deterministic()\n")
+    assert where(lint(tmp_path / "called", files)) == []
+    files["requirements.txt"] = "torch==2.1.0\n"  # the switch needs CUBLAS_WORKSPACE_CONFIG there
+    assert where(lint(tmp_path / "old", files)) == [("train.py", "ND209", 5, 13)]
+
+
+def test_ops_listed_are_those_of_code_the_program_runs(tmp_path):
+    files = {
+        "layers.py": "import torch\n\n\ndef unused():\n    return torch.nn.Embedding(4, 2)\n\n\ndef conv():\n    return torch.nn.Conv2d(1, 1, 3)\n",
+        "train.py": "import torch\nimport layers\n\nif __name__ == '__main__':\n    model = layers.conv().cuda()\n" + TRAIN,
+    }
+    [finding] = lint(tmp_path, files)
+    assert "it runs `torch.nn.Conv2d` (layers.py:9);" in finding[4] and "Embedding" not in finding[4]
+
+
+def test_a_registered_definition_runs_once_the_program_uses_its_registry(tmp_path):
+    files = {
+        "registry.py": "TASKS = {}\n\n\ndef register_task(cls):\n    TASKS[cls.__name__] = cls\n    return cls\n\n\ndef get_task(name):\n    return TASKS[name]()\n",
+        "tasks.py": (
+            "import torch\nimport registry\n\n\n@registry.register_task\nclass Train:\n"
+            "    def __init__(self):\n        model = torch.nn.Linear(1, 1)\n        torch.optim.SGD(model.parameters(), lr=1).step()\n"
+        ),
+        "train.py": "import jax\nimport tasks\nimport registry\n\nif __name__ == '__main__':\n    registry.get_task('Train')\n",
+        "export.py": "import jax\nimport tasks\n\nif __name__ == '__main__':\n    print(jax.numpy.ones(3))\n",
+    }
+    assert where(lint(tmp_path, files)) == [("train.py", "ND205", 1, 1)]
+
+
+# ---------------------------------------------------------------- Lightning -------------
+LIGHTNING = """
+import pytorch_lightning as pl
+from argparse import ArgumentParser
+
+if __name__ == "__main__":
+    parser = ArgumentParser()
+    parser = pl.Trainer.add_argparse_args(parser)
+    args = parser.parse_args()
+    trainer = {trainer}
+    trainer.fit(model)
+"""
+
+
+def test_lightning_before_2_0_trains_on_the_cpu_by_default(tmp_path):
+    source = LIGHTNING.format(trainer="pl.Trainer.from_argparse_args(args)")
+    old = {"train.py": source, "requirements.txt": "pytorch-lightning>1.7.0,<2.0.0\n"}
+    assert lint(tmp_path / "old", old) == []
+    new = {"train.py": source, "requirements.txt": "pytorch-lightning>=2.0\n"}
+    [(path, code, line, col, message)] = lint(tmp_path / "new", new)
+    assert (path, code, line, col) == ("train.py", "ND205", 8, 15)
+    assert message.startswith("this program runs on a GPU (`pytorch_lightning.Trainer.from_argparse_args` in `train.py` at line 8)")
+
+
+def test_lightning_gpus_option_that_defaults_to_a_gpu(tmp_path):
+    source = LIGHTNING.replace("    args = parser", "    parser.add_argument('--gpus', default={gpus})\n    args = parser")
+    source = source.format(trainer="pl.Trainer(gpus=args.gpus)", gpus="{gpus}")
+    files = {"train.py": source.format(gpus=1), "requirements.txt": "pytorch-lightning==1.9.5\n"}
+    assert where(lint(tmp_path / "one", files)) == [("train.py", "ND205", 9, 15)]
+    files["train.py"] = source.format(gpus=0)
+    assert lint(tmp_path / "none", files) == []
+
+
+def test_from_argparse_args_with_deterministic_true_is_a_switch(tmp_path):
+    source = LIGHTNING.format(trainer="pl.Trainer.from_argparse_args(args, deterministic=True, accelerator='gpu')")
+    assert lint(tmp_path, {"train.py": source}) == []
+
+
+# ---------------------------------------------------------------- cuDNN coverage -------
+CUDNN = """
+import torch
+
+torch.backends.cudnn.deterministic = {deterministic}
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Sequential(torch.nn.Conv2d(1, 1, 3){more}).to(device)
+opt = torch.optim.Adam(model.parameters())
+model(torch.ones(1, 1, 4, 4, device=device)).sum().backward()
+opt.step()
+"""
+
+
+def test_a_program_cudnn_determinism_covers_entirely_is_left_alone(tmp_path):
+    assert lint(tmp_path / "covered", {"train.py": CUDNN.format(deterministic="True", more="")}) == []
+    [finding] = lint(tmp_path / "off", {"train.py": CUDNN.format(deterministic="False", more="")})
+    assert "it runs `torch.nn.Conv2d` (train.py:5)" in finding[4]
+
+
+def test_cudnn_determinism_leaves_other_ops_and_the_message_names_only_them(tmp_path):
+    source = CUDNN.format(deterministic="True", more=", torch.nn.Flatten(), torch.nn.EmbeddingBag(4, 2)")
+    [finding] = lint(tmp_path, {"train.py": source})
+    assert "it runs `torch.nn.functional.embedding_bag` (train.py:5);" in finding[4] and "Conv2d" not in finding[4]
+    benchmark = CUDNN.format(deterministic="True", more="") + "torch.backends.cudnn.benchmark = True\n"
+    assert where(lint(tmp_path / "benchmark", {"train.py": benchmark})) == [("train.py", "ND205", 4, 23)]
+
+
+# ---------------------------------------------------------------- TensorFlow 1 ----------
+TF1 = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\nopt = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(x))\nwith tf.Session() as sess:\n    sess.run(opt)\n"
+
+
+def test_a_tensorflow_1_program_is_told_the_switch_of_its_version(tmp_path):
+    [(_, _, line, _, message)] = lint(tmp_path / "code", {"train.py": TF1}, ["ND205"])
+    assert line == 1
+    assert "never turns on cuDNN determinism (`TF_CUDNN_DETERMINISTIC=1`; TensorFlow before 1.14 has no switch)" in message
+    [(_, _, _, _, message)] = lint(tmp_path / "pinned", {"train.py": TF1, "requirements.txt": "tensorflow==2.5.0\n"}, ["ND205"])
+    assert "never turns on op determinism (`TF_DETERMINISTIC_OPS=1`)" in message
+    tf2 = "import tensorflow as tf\n\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nmodel.fit(x, y)\n"
+    [(_, _, _, _, message)] = lint(tmp_path / "tf2", {"train.py": tf2}, ["ND205"])
+    assert "never turns on op determinism (`tf.config.experimental.enable_op_determinism()`)" in message
+
+
+# ---------------------------------------------------------------- positions -------------
+def test_reported_at_the_import_that_brings_the_framework_in(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/run.py": "import tensorflow as tf\n\n\ndef train():\n    tf.keras.Sequential([tf.keras.layers.Dense(1)]).fit(x, y)\n",
+        "main.py": '"""Runs the experiment."""\n\nimport os\nimport sys\n\nfrom pkg import run\n\nif __name__ == "__main__":\n    run.train()\n',
+    }
+    assert where(lint(tmp_path, files, ["ND205"])) == [("main.py", "ND205", 6, 1)]
+
+
+def test_reported_at_the_entry_points_own_gpu_line_in_code_it_runs(tmp_path):
+    source = "import torch\n\n\ndef unused():\n    return torch.ones(1).cuda()\n\n\nmodel = torch.nn.Conv2d(1, 1, 3).to('cuda')\n" + TRAIN.replace("    ", "")
+    assert where(lint(tmp_path, {"train.py": source}, ["ND205"])) == [("train.py", "ND205", 8, 37)]
+
+
+# ---------------------------------------------------------------- GPU selections --------
+OPTION = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--cuda", {option})
+args = parser.parse_args()
+model = torch.nn.Conv2d(1, 1, 3)
+if args.cuda:
+    model = model.cuda()
+""" + TRAIN.replace("    ", "")
+
+
+def test_an_option_selected_gpu_follows_the_options_default(tmp_path):
+    assert where(lint(tmp_path / "on", {"train.py": OPTION.format(option="type=int, default=1")}, ["ND205"])) == [
+        ("train.py", "ND205", 9, 13)
+    ]
+    assert lint(tmp_path / "off", {"train.py": OPTION.format(option='action="store_true"')}, ["ND205"]) == []
+
+
+def test_accelerate_cpu_option_that_defaults_to_off_is_a_gpu(tmp_path):
+    source = (
+        "import argparse\nimport torch\nfrom accelerate import Accelerator\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--cpu', action={action})\nargs = parser.parse_args()\n"
+        "accelerator = Accelerator(cpu=args.cpu)\nmodel = accelerator.prepare(model)\nloss.backward()\n"
+    )
+    assert where(lint(tmp_path / "off", {"train.py": source.format(action="'store_true'")}, ["ND205"])) == [("train.py", "ND205", 7, 15)]
+    assert lint(tmp_path / "on", {"train.py": source.format(action="'store_false'")}, ["ND205"]) == []
+
+
+def test_gpu_selections_recognised(tmp_path):
+    cases = {
+        "accelerator.py": "import torch\n\ndevice = torch.accelerator.current_accelerator()\n",
+        "default_device.py": "import torch\n\ntorch.set_default_device('cuda')\n",
+        "ddp.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net, device_ids=[rank])\n",
+        "ignite_device.py": "import torch\nimport ignite.distributed as idist\n\ndevice = idist.device()\n",
+        "sb3_auto.py": "import torch\nfrom stable_baselines3 import PPO\n\nmodel = PPO('MlpPolicy', env)\n",
+        "auto.py": "import torch\n\nagent = make_agent(device='auto')\n",
+        "config.py": "import torch\n\n\nclass Cfg:\n    pass\n\n\n_C = Cfg()\n_C.DEVICE = 'cuda'\n",
+    }
+    for name, source in cases.items():
+        body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
+        assert [f[1] for f in lint(tmp_path / name[:-3], {name: body}, ["ND205"])] == ["ND205"], name
+
+
+def test_selections_that_follow_a_placement_or_ask_for_the_cpu_are_not_gpu(tmp_path):
+    cases = {
+        "ddp_follows.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net, device_ids=[module.device])\n",
+        "sb3_cpu.py": "import torch\nfrom stable_baselines3 import PPO\n\nmodel = PPO('MlpPolicy', env, device='cpu')\n",
+        "ddp_no_ids.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net)\n",
+    }
+    for name, source in cases.items():
+        body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
+        assert lint(tmp_path / name[:-3], {name: body}, ["ND205"]) == [], name
+
+
+# ---------------------------------------------------------------- programs that matter --
+def test_a_speed_benchmark_does_not_matter(tmp_path):
+    source = (
+        "import google_benchmark\nimport jax\n\n\n@google_benchmark.register\ndef bench(state):\n"
+        "    while state:\n        jax.grad(lambda v: v * v)(1.0)\n\n\nif __name__ == '__main__':\n    google_benchmark.main()\n"
+    )
+    assert lint(tmp_path / "bench", {"bench.py": source}, ["ND205"]) == []
+    training = source.replace("google_benchmark.main()", "bench([1])").replace("import google_benchmark\n", "import google_benchmark as gb\n")
+    training = training.replace("@google_benchmark.register\n", "")
+    assert where(lint(tmp_path / "train", {"train.py": training}, ["ND205"])) == [("train.py", "ND205", 2, 1)]
+
+
+def test_a_device_option_that_defaults_to_auto_selects_the_gpu(tmp_path):
+    source = (
+        "import argparse\nimport torch\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument('--device', default={default})\nargs = parser.parse_args()\n"
+        "agent = ALGOS['ppo'](env, device=args.device)\n"
+        "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
+    )
+    [(_, _, line, col, message)] = lint(tmp_path / "auto", {"train.py": source.format(default="'auto'")}, ["ND205"])
+    assert (line, col) == (7, 9) and message.startswith("this program runs on a GPU (`--device` in `train.py` at line 7)")
+    assert lint(tmp_path / "cpu", {"train.py": source.format(default="'cpu'")}, ["ND205"]) == []
+    undeclared = source.replace("parser.add_argument('--device', default={default})\n", "")
+    assert lint(tmp_path / "elsewhere", {"train.py": undeclared}, ["ND205"]) == []
