@@ -265,3 +265,31 @@ def test_a_device_option_that_defaults_to_auto_selects_the_gpu(tmp_path):
     assert lint(tmp_path / "cpu", {"train.py": source.format(default="'cpu'")}, ["ND205"]) == []
     undeclared = source.replace("parser.add_argument('--device', default={default})\n", "")
     assert lint(tmp_path / "elsewhere", {"train.py": undeclared}, ["ND205"]) == []
+
+
+def _optional_stars(count: int) -> str:
+    """``try: from .optional_0 import * ... except ImportError: pass`` over modules the
+    project lacks (fairseq's processors package)."""
+    lines = "".join(f"    from .optional_{i} import *\n" for i in range(count))
+    return f"try:\n{lines}except ImportError:\n    pass\n"
+
+
+def test_names_behind_star_imports_of_missing_modules_resolve_without_blowing_up(tmp_path):
+    # each missing star module used to be searched again for every name the package does
+    # not define, 14 ways per level to depth 8: the program's code was never worked out.
+    # The GPU helper two star re-exports down still resolves; the missing modules add nothing.
+    files = {
+        "pkg/__init__.py": "from .core import *\nfrom .util import *\n" + _optional_stars(12),
+        "pkg/core.py": "import torch\n\n\ndef build():\n    return torch.nn.Conv2d(1, 1, 3)\n",
+        "pkg/util/__init__.py": "from .devices import *\n" + _optional_stars(12),
+        "pkg/util/devices.py": "def to_gpu(model):\n    return model.cuda()\n",
+    }
+    for i in range(6):
+        gpu = "pkg.to_gpu(model)" if i % 2 == 0 else "model"
+        files[f"run_{i}.py"] = (
+            f"import torch\nimport pkg\n\nif __name__ == '__main__':\n    model = {gpu}\n    model = pkg.build()\n"
+            f"    pkg.missing_{i}()\n" + TRAIN
+        )
+    found = lint(tmp_path, files, ("ND205",))
+    assert where(found) == [(f"run_{i}.py", "ND205", 1, 1) for i in (0, 2, 4)]
+    assert "(`.cuda()` in `pkg/util/devices.py` at line 2)" in found[0][4]

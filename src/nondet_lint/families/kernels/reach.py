@@ -221,6 +221,8 @@ class Reachability:
             if exported is not None and exported != name:
                 return self.resolve(".".join([exported, *parts[end + 1:]]), depth + 1)
             for star in self.stars.get(path, ()):
+                if self.project.module(star) is None:
+                    continue  # a star import of a module the project lacks defines nothing
                 found = self.resolve(".".join([star, *parts[end:]]), depth + 1)
                 if found is not None:
                     return found
