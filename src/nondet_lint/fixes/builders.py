@@ -56,11 +56,12 @@ path: ``dataclasses.replace(edit, path=record.path)``.
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import textwrap
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -297,10 +298,28 @@ def _e402_neutral(stmt: cst.CSTNode) -> bool:
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) | {"__future__"}
 
 
-def _import_sort_key(small: cst.CSTNode) -> Optional[Tuple[int, int, str]]:
+@lru_cache(maxsize=64)
+def first_party_modules(root: str) -> FrozenSet[str]:
+    """The top-level names isort and ruff count as first-party by default: folders and
+    ``.py`` files directly in the project root or its ``src/`` (ruff's default ``src``)."""
+    found: Set[str] = set()
+    for folder in (root, os.path.join(root, "src")):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name[:-3] if entry.name.endswith(".py") else entry.name
+            if name.isidentifier() and not name.startswith(".") and (entry.is_dir() or entry.name.endswith(".py")):
+                found.add(name)
+    return frozenset(found)
+
+
+def _import_sort_key(small: cst.CSTNode, first_party: FrozenSet[str] = frozenset()) -> Optional[Tuple[int, int, str]]:
     """Where isort / ruff put an import: (section, ``from`` after ``import``, module in
-    lower case); sections: ``__future__``, standard library, the rest.  None for relative
-    imports (local: they go last and are never our neighbours)."""
+    lower case); sections: ``__future__``, standard library, third party, first party
+    (the project's own top-level packages).  None for relative imports (local: they go
+    last and are never our neighbours)."""
     if isinstance(small, cst.Import):
         name, kind = dotted_name(small.names[0].name) or "", 0
     elif isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None:
@@ -308,7 +327,7 @@ def _import_sort_key(small: cst.CSTNode) -> Optional[Tuple[int, int, str]]:
     else:
         return None
     root = name.split(".")[0]
-    section = 0 if root == "__future__" else 1 if root in STDLIB else 2
+    section = 0 if root == "__future__" else 1 if root in STDLIB else 3 if root in first_party else 2
     return section, kind, name.lower()
 
 
@@ -321,7 +340,7 @@ def _import_runs(top: "TopLevel") -> List[List[Tuple[int, Tuple[int, int, str]]]
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
             runs.append([])
             continue
-        key = _import_sort_key(stmt.body[0])
+        key = _import_sort_key(stmt.body[0], top.first_party)
         if key is None:
             runs.append([])
             continue
@@ -345,7 +364,7 @@ def _import_edit(top: "TopLevel", code: str) -> Edit:
     statement = cst.parse_statement(code)
     if not isinstance(statement, cst.SimpleStatementLine):
         raise ValueError(f"not an import line: {code!r}")
-    key = _import_sort_key(statement.body[0])
+    key = _import_sort_key(statement.body[0], top.first_party)
     runs = _import_runs(top)
     if key is None or not runs:
         return _insertion(top, top.header_end, code + newline)
@@ -402,7 +421,8 @@ def top_level(ctx: FileContext) -> "TopLevel":
     edits (one per framework option, say) pass it as ``top=`` to share its work."""
     found = ctx.shared.get("top_level")
     if found is None:
-        found = ctx.shared["top_level"] = TopLevel(ctx.module)
+        first_party = first_party_modules(os.path.abspath(ctx.config.root)) | {ctx.module_name.split(".")[0]}
+        found = ctx.shared["top_level"] = TopLevel(ctx.module, first_party=frozenset(first_party))
     return found
 
 
@@ -411,6 +431,7 @@ class TopLevel:
     """What the top level of a module binds and holds, by statement index."""
 
     module: cst.Module
+    first_party: FrozenSet[str] = frozenset()  # the project's top-level packages (an import section of their own)
     bindings: Dict[str, List[Tuple[int, Optional[str]]]] = field(default_factory=dict)
     header_end: int = -1  # last statement of the leading docstring / imports
     # last top-level import line that flake8's E402 accepts: code inserted before it would
