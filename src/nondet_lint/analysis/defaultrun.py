@@ -15,6 +15,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from nondet_lint.analysis.values import argparse_dest
 from nondet_lint.walk import children
 
 UNKNOWN = object()
@@ -114,7 +115,7 @@ class DefaultRun:
             for call in _calls(self.module):
                 if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
                     continue
-                dest = _dest(call)
+                dest = argparse_dest(call)
                 if dest is None:
                     continue
                 keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
@@ -199,13 +200,3 @@ def _calls(module: cst.Module) -> Iterator[cst.Call]:
         stack.extend(children(node))
 
 
-def _dest(call: cst.Call) -> Optional[str]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "dest" and isinstance(arg.value, cst.SimpleString):
-            value = arg.value.evaluated_value
-            return value if isinstance(value, str) else None
-    flags = [a.value.evaluated_value for a in call.args if a.keyword is None and isinstance(a.value, cst.SimpleString)]
-    names = [f for f in flags if isinstance(f, str)]
-    long = [f for f in names if f.startswith("--")]
-    chosen = long[0][2:] if long else (names[0].lstrip("-") if names else "")
-    return chosen.replace("-", "_") or None

@@ -178,7 +178,7 @@ class Values:
             found: Dict[str, List[Text]] = {}
             for call in self.view.module_calls():
                 if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument":
-                    dest = _dest(call)
+                    dest = argparse_dest(call)
                     default = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
                     if dest and default is not None:
                         found.setdefault(dest, []).append(self.text(default, 1))
@@ -205,7 +205,9 @@ def _absl_flag(call: cst.Call) -> Tuple[Optional[str], Optional[cst.BaseExpressi
     return (name if isinstance(name, str) else None), default
 
 
-def _dest(call: cst.Call) -> Optional[str]:
+def argparse_dest(call: cst.Call) -> Optional[str]:
+    """The attribute an ``add_argument`` call stores its option under (``dest=``, else the
+    first long flag, else the first flag, dashes made underscores)."""
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == "dest" and isinstance(arg.value, cst.SimpleString):
             value = arg.value.evaluated_value
