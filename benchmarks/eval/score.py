@@ -199,8 +199,10 @@ def score(list_unlabelled: bool, results: Path = RESULTS, heldout: bool = False)
     report += ["", "### Per family", "", header.replace("|                        |", "| family                 |", 1), rule]
     report += [row(name, by_family[name], None) for name in sorted(by_family)]
     report += [row("total", total, total.lines), ""]
-    report.append(f"Labels: {len(labels)} ({len(stale)} stale: their finding is gone); unlabelled findings: {len(unlabelled)}; "
-                  f"misses: {len(misses)} recorded, {len(still_missed)} still missed.")
+    scored_labels = sum(key[0] in lines_of for key in labels)
+    scored_misses = sum(str(miss["repo"]) in lines_of for miss in misses)
+    report.append(f"Labels: {scored_labels} ({len(stale)} stale: their finding is gone); unlabelled findings: {len(unlabelled)}; "
+                  f"misses: {scored_misses} recorded, {len(still_missed)} still missed.")
     if skipped:
         report.append("Not scored: " + "; ".join(skipped) + ".")
     if list_unlabelled:
@@ -241,8 +243,9 @@ def scores_text(previous: str, report: List[str], heldout: List[str], meta: Dict
             "",
             f"Results of `benchmarks/eval/run.py --heldout` on {date}, nondet-lint at commit `{commit}`. Five",
             "repositories kept aside while the rules were tuned and labelled once (`heldout` in repos.toml):",
-            "their figures say how the rules generalise. Strata of more than 15 findings are labelled on a",
-            "random sample of 15 (samples.json), so est.prec. is the figure to read there.",
+            "their figures say how the rules generalise. Columns as above; strata of more than 15 findings",
+            "are labelled on a random sample of 15 (samples.json), so est.prec. is the figure to read there;",
+            "misses come from reading the entry points listed in repos.toml.",
             "",
             *(line.replace("### ", "#### ", 1) for line in heldout),
             "",
