@@ -339,6 +339,15 @@ def test_name_for_uses_the_module_aliases():
         ("import os\ntry:\n    import apex\nexcept ImportError:\n    apex = None\n__all__ = []\nimport torch\nx = 1\n",
          "import os\nimport random\ntry:\n    import apex\nexcept ImportError:\n    apex = None\n__all__ = []\n"
          "import numpy as np\nimport torch\n\nrandom.seed(0)\nnp.random.seed(0)\n\nx = 1\n"),
+        # pycodestyle takes the first string literal for the docstring wherever it stands:
+        # the imports after it are still at the top, so the block goes after them
+        ('import torch\n\n"""An example."""\n\nfrom os.path import join\nx = 1\n',
+         'import numpy as np\nimport torch\n\n"""An example."""\n\nimport random\nfrom os.path import join\n\n'
+         "random.seed(0)\nnp.random.seed(0)\n\nx = 1\n"),
+        # a second string literal is code: the block goes before it
+        ('"""Doc."""\nimport torch\n"""A second string is code."""\nx = 1\n',
+         '"""Doc."""\nimport random\n\nimport numpy as np\nimport torch\n\nrandom.seed(0)\nnp.random.seed(0)\n\n'
+         '"""A second string is code."""\nx = 1\n'),
     ],
 )
 def test_inserted_imports_keep_the_import_block_sorted_and_e402_clean(before, after):

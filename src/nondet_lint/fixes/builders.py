@@ -444,7 +444,9 @@ class TopLevel:
         self._starts: List[int] = []  # start lines of the first statements, as far as asked
         body = self.module.body
         leading = True
-        code_seen = False  # pycodestyle's E402 state: a statement that is not an import ran
+        # pycodestyle's E402 state: a statement that is not an import ran; the first string
+        # literal it meets counts as the docstring wherever it stands (imports may follow it)
+        code_seen = docstring_seen = False
         for index, stmt in enumerate(body):
             if leading and ((index == 0 and _is_docstring(stmt)) or _is_import_statement(stmt)):
                 self.header_end = index
@@ -453,7 +455,9 @@ class TopLevel:
             if isinstance(stmt, cst.SimpleStatementLine) and _is_import_statement(stmt):
                 if not code_seen:
                     self.imports_end = index
-            elif not (index == 0 and _is_docstring(stmt)) and not _e402_neutral(stmt):
+            elif _is_docstring(stmt) and not docstring_seen:
+                docstring_seen = True
+            elif not _e402_neutral(stmt):
                 code_seen = True
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
                 self._bind(stmt.name.value, index, None)
