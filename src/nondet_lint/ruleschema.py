@@ -71,7 +71,10 @@ RNG_DATA: Dict[str, Schema] = {"consumers": NAMES, "rng": str}
 
 # ``data`` of each rule: the tables its check reads
 DATA: Dict[str, Table] = {
-    "ND000": Table({"imports": Table({"star_exports": Map(Map(str)), "same_api": Map(str)})}),
+    "ND000": Table({
+        "imports": Table({"star_exports": Map(Map(str)), "same_api": Map(str)}),
+        "programs": Table({"speed_benchmark_words": NAMES, "clocks": NAMES}),
+    }),
     "ND101": Table({
         **RNG_DATA, "label": str, "seed_api": str, "seed_call": str,
         "restorers": Map(NAMES),

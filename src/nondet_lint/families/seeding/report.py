@@ -262,6 +262,8 @@ class Report:
         run = self.program.runs[where.entry]
         if run.test or path in self.program.test_code:
             return False  # test code is not a training program, nor judged as part of one (spec "Terms")
+        if self.project.is_speed_benchmark(where.entry):
+            return False  # it measures speed: a program that does not matter (spec "Terms")
         if run.trains:
             return True
         return path == where.entry and bool(run.final or run.off)
