@@ -84,6 +84,7 @@ DATA: Dict[str, Table] = {
             "random_without_value_before": Map(str), "known_versions": NAMES,
         })),
         "training": Table({"calls": NAMES, "methods": NAMES}),
+        "no_result": Table({"env_vars": NAMES, "target_words": NAMES, "keywords": NAMES, "wrappers": NAMES}),
     }),
     "ND102": Table(RNG_DATA),
     "ND103": Table({"constructors": Tables(Table({"name": str, "kw": str, "pos": int}))}),

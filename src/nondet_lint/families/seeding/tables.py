@@ -48,6 +48,8 @@ class Tables:
     sinks: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     sink_methods: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     seed_keywords: FrozenSet[str] = frozenset()
+    # where a draw's value changes no result (a network port): ``[ND101.data.no_result]``
+    no_result: Mapping[str, FrozenSet[str]] = field(default_factory=dict)
     sklearn: Dict[str, Mapping[str, Any]] = field(default_factory=dict)
     loaders: FrozenSet[str] = frozenset()
     loader_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
@@ -143,6 +145,7 @@ def _build(rules: RuleSet) -> Tables:
     t.training_calls = frozenset(n for n in training.get("calls", ()) if not n.endswith("."))
     t.training_prefixes = tuple(n for n in training.get("calls", ()) if n.endswith("."))
     t.training_methods = frozenset(training.get("methods", ()))
+    t.no_result = {key: frozenset(names) for key, names in shared.get("no_result", {}).items()}
     t.seeders = dict(seed_helpers(rules))
     for code in ("ND101", "ND102", "ND104", "ND105"):
         data = _data(rules, code)
