@@ -111,6 +111,32 @@ def test_return_is_followed_into_callers_of_the_module(lint):
     assert found(lint, kept, "ND301") == [(3, 24)]
 
 
+def test_a_yielded_listing_is_followed_into_callers_of_the_generator(tmp_path):
+    """A generator's callers decide, as a function's do: sorting or counting its output
+    drops the order; a caller that keeps it is named in the message."""
+    from conftest import lint_files
+
+    source = (
+        "import glob\n"
+        "import numpy as np\n"
+        "def my_glob(folder):\n"
+        "    for p in [f'{folder}/*', f'{folder}/*/*']:\n"
+        "        for f in glob.glob(p):\n"
+        "            yield f\n"
+        "def names(folder):\n"
+        "    return sorted(set(my_glob(folder)))\n"
+    )
+    assert lint_files(tmp_path / "sorted", {"m.py": source}, ND3) == []
+    kept = source + "def arrays(folder):\n    return np.stack([np.load(f) for f in my_glob(folder)])\n"
+    findings = lint_files(tmp_path / "kept", {"m.py": kept}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 5, 18)]
+    assert findings[0].message == (
+        "`glob.glob` returns entries in filesystem order, which differs between machines, filesystems and copies "
+        "of the data, and here that order is kept (the listing is yielded item by item in a loop by `my_glob()` "
+        "and passed to `stack`): sort it"
+    )
+
+
 def test_a_function_that_only_returns_a_listing_leaves_it_to_callers(lint):
     assert found(lint, "import os\ndef ls(p):\n    return os.listdir(p)\n", "ND301") == []
 

@@ -406,6 +406,26 @@ class OrderFlow:
             self._active.discard(id(function))
         return None
 
+    def _yielded(self, statement: cst.CSTNode, depth: int, seen: Set[int]) -> Optional[str]:
+        """A value a generator yields, followed into the calls of the generator in this
+        module (each gives the values in the order they were yielded): None when every
+        caller drops the order (``sorted(set(gen(folder)))``), else how it is kept."""
+        function = self._function_of(statement)
+        if function is None or id(function) in self._active:
+            return "yielded"
+        sites = self.call_sites(function)
+        if not sites:
+            return "yielded"
+        self._active.add(id(function))
+        try:
+            for site in sites:
+                found = self._follow(site, SEQ, None, depth + 1, seen)
+                if found is not None:
+                    return f"yielded by `{function.name.value}()` and {found.reason}"
+        finally:
+            self._active.discard(id(function))
+        return None
+
     def _function_of(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.Module)):
@@ -511,7 +531,10 @@ class OrderFlow:
         if isinstance(parent, cst.Return):
             return self._returned(expr, parent, convert if convert is not None else as_seq(), step, seen) if kind == SEQ else None
         if isinstance(parent, cst.Yield):
-            return keep("yielded") if kind == SEQ else None
+            if kind != SEQ:
+                return None
+            how = self._yielded(parent, step, seen)
+            return keep(how) if how is not None else None
         if isinstance(parent, cst.Await):
             return self._follow(parent, kind, convert, step, seen)
         if isinstance(parent, cst.DictElement) and parent.value is expr and kind == SEQ:
@@ -671,7 +694,8 @@ class OrderFlow:
         if isinstance(holder, cst.Return) and kind == SEQ:
             return self._returned(element.value, holder, convert, depth, seen)
         if isinstance(holder, cst.Yield) and kind == SEQ:
-            return OrderUse(element.value, "yielded", convert)
+            how = self._yielded(holder, depth, seen)
+            return OrderUse(element.value, how, convert) if how is not None else None
         return None
 
     def _assigned(self, statement: Union[cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr], kind: str,
@@ -846,7 +870,10 @@ class OrderFlow:
         items = {name.value for name, _ in _target_names(loop.target)}
         for node in index.nodes_within(loop.body, (cst.Call, cst.Yield, cst.Assign, cst.AugAssign, cst.Return, cst.Break)):
             if isinstance(node, cst.Yield):
-                return "yielded item by item in a loop"
+                how = self._yielded(node, depth, seen)
+                if how is not None:
+                    return "yielded item by item in a loop" + how[len("yielded"):]
+                continue
             if isinstance(node, cst.Return) and node.value is not None and self._reads_any(node.value, items):
                 return "searched in a loop that returns the first match"
             if isinstance(node, cst.Break) and self._kept_before_break(loop, items, index):
