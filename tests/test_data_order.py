@@ -137,6 +137,27 @@ def test_a_yielded_listing_is_followed_into_callers_of_the_generator(tmp_path):
     )
 
 
+def test_a_packaging_script_lists_files_to_ship_not_data(tmp_path):
+    """A module that calls ``setuptools.setup`` collects package data: not ND301.  The
+    same walk in a module that does not package anything is reported."""
+    from conftest import lint_files
+
+    walk = (
+        "import os\n"
+        "def get_files(path):\n"
+        "    all_files = []\n"
+        "    for root, _dirs, files in os.walk(path):\n"
+        "        for name in files:\n"
+        "            all_files.append(os.path.join(root, name))\n"
+        "    return all_files\n"
+        "config = {'package_data': {'pkg': get_files('pkg/config')}}\n"
+    )
+    packaging = walk.replace("import os\n", "import os\nfrom setuptools import setup as do_setup\n") + "do_setup(name='pkg', **config)\n"
+    assert lint_files(tmp_path / "setup", {"setup.py": packaging}, ND3) == []
+    findings = lint_files(tmp_path / "plain", {"collect.py": walk}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 4, 31)]
+
+
 def test_a_function_that_only_returns_a_listing_leaves_it_to_callers(lint):
     assert found(lint, "import os\ndef ls(p):\n    return os.listdir(p)\n", "ND301") == []
 

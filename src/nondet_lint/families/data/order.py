@@ -33,6 +33,9 @@ class ListingOrder(Check):
         self.getters = {name: table["kw"] for table in data.get("item_getters", ()) for name in table["names"]}
         self.spellings = spellings(ctx, data.get("functions", ()), data.get("path_methods", ()))
         self.getter_spellings = spellings(ctx, self.getters)
+        self.packaging_calls = frozenset(data.get("packaging_calls", ()))
+        self.packaging_spellings = spellings(ctx, self.packaging_calls)
+        self.packages = False  # the module calls ``setuptools.setup``: a packaging script
 
     def visit_Call(self, node: cst.Call) -> None:
         last = last_name(node.func)
@@ -40,6 +43,8 @@ class ListingOrder(Check):
             self.candidates.append(node)
         if last in self.getter_spellings:
             self._item_getter(node)
+        if not self.packages and last in self.packaging_spellings:
+            self.packages = self.ctx.qualname(node.func) in self.packaging_calls
 
     def _item_getter(self, node: cst.Call) -> None:
         """``DataBlock(get_items=get_image_files)``: the listing function is handed over,
@@ -53,8 +58,8 @@ class ListingOrder(Check):
                 self.ctx.report(arg.value, "ND301", name=self._short(self.ctx.qualname(arg.value) or ""), reason=reason)
 
     def finish(self) -> None:
-        if not self.candidates:
-            return
+        if not self.candidates or self.packages:
+            return  # a packaging script lists the files a package ships, not data
         dctx = DataContext.of(self.ctx)
         listings = Listings(dctx, self.data("ND301"))
         walks = frozenset(self.data("ND301").get("walks", ()))
