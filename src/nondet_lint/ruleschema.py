@@ -117,6 +117,7 @@ DATA: Dict[str, Table] = {
     "ND109": Table({
         "generator": ARG, "loaders": NAMES, "num_workers": ARG, "shuffle": ARG, "torch_versions": NAMES,
         "worker_init_fn": ARG, "workers_before": str,
+        "factories": Tables(Table({"names": NAMES, "shuffles_when": ARG, "unless": ARG})),
     }),
     "ND110": Table({"calls": Tables(Table({"name": str, "generator_pos": int}))}),
     "ND111": Table({

@@ -504,6 +504,9 @@ class Collector:
         if q in t.loaders:
             self.calls.loader(node, root)
             return True
+        if q in t.loader_factories:
+            self.calls.loader_factory(node, q, t.loader_factories[q], root)
+            return True
         if q in t.samplers:
             self.calls.sampler(node, q, t.samplers[q], root)
             return True

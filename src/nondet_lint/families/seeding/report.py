@@ -340,6 +340,14 @@ class Report:
             if item.code == "ND108":
                 seeded = f", which nothing seeds before it ({evidence})"
                 message = self.rules["ND108"].format_message(seeded=seeded, **values)
+            elif item.code == "ND109" and values.get("factory"):
+                message = self.rules["ND109"].format_message(
+                    problem=(
+                        f"that `{values['factory']}` builds with `{values['when']}=True` shuffles with the "
+                        f"{self.t.rngs['torch']['label']}, takes no `generator=`, and no `torch.manual_seed` runs before it ({evidence})"
+                    ),
+                    advice="call `torch.manual_seed(<seed>)` before it",
+                )
             elif item.code == "ND109":
                 message = self.rules["ND109"].format_message(
                     problem=f"shuffles with the {self.t.rngs['torch']['label']}: no `generator=` is passed and no `torch.manual_seed` runs before it ({evidence})",
