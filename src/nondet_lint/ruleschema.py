@@ -231,7 +231,7 @@ DATA: Dict[str, Table] = {
     "ND305": Table({
         "flow": Table({name: NAMES for name in (
             "generator_methods", "passthrough_calls", "passthrough_methods", "slice_methods", "split_calls",
-            "training_methods", "split_methods", "index_methods", "fold_splitters",
+            "training_methods", "split_methods", "index_methods", "fold_splitters", "fold_words",
         )}),
         "hf_datasets": Table({"modules": NAMES, "other_modules": NAMES, "seed_keywords": NAMES, "splits": NAMES}),
         "generators": Map(ARG),
