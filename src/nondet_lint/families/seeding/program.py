@@ -54,20 +54,27 @@ class Frame:
     ``via_import``: the module whose import runs it (module-level code).  ``speculative``:
     it is a callback or a function passed as a value that import-time code set up (a
     module-level singleton's methods, ``partial(fn)`` in a registry): whether it ever
-    runs in this program is unknown, so its uses are not reported from here."""
+    runs in this program is unknown, so its uses are not reported from here.  So is
+    code called only under an option that is off by default (``off_by_default``:
+    ``if args.random_transform: effects = effect_generator()``): the default run does
+    not run it."""
 
     via_import: Optional[str] = None
     deferred: bool = False
+    off_by_default: bool = False
 
     @property
     def speculative(self) -> bool:
-        return self.via_import is not None and self.deferred
+        return (self.via_import is not None and self.deferred) or self.off_by_default
 
     def later(self) -> "Frame":
-        return Frame(self.via_import, True)
+        return Frame(self.via_import, True, self.off_by_default)
 
     def importing(self, module: str) -> "Frame":
-        return Frame(self.via_import or module, self.deferred)
+        return Frame(self.via_import or module, self.deferred, self.off_by_default)
+
+    def switched_off(self) -> "Frame":
+        return Frame(self.via_import, self.deferred, True)
 
 
 @dataclass
@@ -570,9 +577,10 @@ class Program:
             elif kind == Event.CALL:
                 guard = self.guards_off(event[3], key, values)
                 dead = guard is not None and self.dead(event[3], key, values)
+                inner = frame if guard is None else frame.switched_off()
                 for callee, bound, cls in self.callees(event[1], key[0]):
                     sub = self.bind(callee, bound, event, key, values)
-                    after = state if dead else self.visit(callee, state, sub, run, frame, imported, depth + 1)
+                    after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
                         if seeded:
@@ -582,7 +590,7 @@ class Program:
                     if cls is not None and not dead:  # its other methods run later, from this state on
                         for method in self.methods(*cls):
                             if method != callee:
-                                self.visit(method, state, self.unknown(method), run, later, imported, depth + 1)
+                                self.visit(method, state, self.unknown(method), run, inner.later(), imported, depth + 1)
             elif kind == Event.REFERENCE:
                 found = self.lookup(event[1], key[0])
                 if found and found[0] == "fn":
