@@ -158,6 +158,47 @@ def test_a_packaging_script_lists_files_to_ship_not_data(tmp_path):
     assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 4, 31)]
 
 
+def test_a_project_file_layer_that_returns_a_listing_is_judged_at_its_callers(tmp_path):
+    """``PathManager.ls(path)`` of another project module returning ``os.listdir(path)``:
+    a caller that keeps the order (here: the first match, through a name computed from
+    the item) is reported and sorted; one that counts is not, nor is a layer that sorts."""
+    from conftest import lint_files
+
+    layer = (
+        "import os\n"
+        "class PathManager:\n"
+        "    @staticmethod\n"
+        "    def ls(path):\n"
+        "        return {listing}\n"
+    )
+    caller = (
+        "from pkg.file_io import PathManager\n"
+        "def infer_pair(path):\n"
+        "    for filename in PathManager.ls(path):\n"
+        "        parts = filename.split('.')\n"
+        "        if len(parts) >= 3:\n"
+        "            return parts[1].split('-')\n"
+        "    return None, None\n"
+        "def count(path):\n"
+        "    return len(PathManager.ls(path))\n"
+    )
+
+    def run(name, listing):
+        files = {"pkg/__init__.py": "", "pkg/file_io.py": layer.format(listing=listing), "pkg/data.py": caller}
+        return lint_files(tmp_path / name, files, ND3)
+
+    findings = run("plain", "os.listdir(path)")
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("data.py", 3, 21)]
+    assert findings[0].message == (
+        "`PathManager.ls` returns entries in filesystem order, which differs between machines, filesystems and "
+        "copies of the data, and here that order is kept (the listing is searched in a loop that returns the first "
+        "match; `PathManager.ls` hands back `os.listdir` unsorted): sort it"
+    )
+    fixed = apply_text_edits(caller, findings[0].fix.edits)
+    assert "    for filename in sorted(PathManager.ls(path)):\n" in fixed
+    assert run("sorted", "sorted(os.listdir(path))") == []
+
+
 def test_a_function_that_only_returns_a_listing_leaves_it_to_callers(lint):
     assert found(lint, "import os\ndef ls(p):\n    return os.listdir(p)\n", "ND301") == []
 

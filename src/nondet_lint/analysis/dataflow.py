@@ -868,13 +868,14 @@ class OrderFlow:
         index = self.index_for(loop)
         counters = self._counters(loop, index)
         items = {name.value for name, _ in _target_names(loop.target)}
+        derived = self._derived(loop, items, index)
         for node in index.nodes_within(loop.body, (cst.Call, cst.Yield, cst.Assign, cst.AugAssign, cst.Return, cst.Break)):
             if isinstance(node, cst.Yield):
                 how = self._yielded(node, depth, seen)
                 if how is not None:
                     return "yielded item by item in a loop" + how[len("yielded"):]
                 continue
-            if isinstance(node, cst.Return) and node.value is not None and self._reads_any(node.value, items):
+            if isinstance(node, cst.Return) and node.value is not None and self._reads_any(node.value, derived):
                 return "searched in a loop that returns the first match"
             if isinstance(node, cst.Break) and self._kept_before_break(loop, items, index):
                 return "searched in a loop that keeps the first match and breaks"
@@ -920,6 +921,21 @@ class OrderFlow:
             if not isinstance(node, _NESTED):
                 stack.extend(children(node))
         return False
+
+    def _derived(self, loop: cst.For, items: Set[str], index: ScopeIndex) -> Set[str]:
+        """The loop's item names and the names its body computes from them (``parts =
+        name.split(".")``): returning one of them returns something of the first match."""
+        found = set(items)
+        assigns = list(index.nodes_within(loop.body, (cst.Assign,)))
+        for _ in range(3):
+            grown = {
+                name.value for node in assigns if self._reads_any(node.value, found)
+                for target in node.targets for name, _ in _target_names(target.target) if isinstance(name, cst.Name)
+            }
+            if grown <= found:
+                break
+            found |= grown
+        return found
 
     def _kept_before_break(self, loop: cst.For, items: Set[str], index: ScopeIndex) -> bool:
         """``found = entry`` then ``break``: the loop stops at the first match and keeps it."""
