@@ -83,6 +83,8 @@ def test_draws_in_code_called_only_under_an_option_off_by_default_are_not_judged
         return lint_files(tmp_path / name, files, {"select": ["ND102"]})
 
     assert run("off", "action='store_true'") == []
+    # an option left at None (required, or filled in at run time) says nothing about the run
+    assert len(run("none", "default=None")) == 1
     findings = run("on", "type=int, default=1")
     assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("aug.py", 3, 12)]
     assert findings[0].message == "NumPy global RNG used here with no `np.random.seed` before it (entry point train.py never seeds it)"

@@ -389,6 +389,13 @@ class Program:
                 return guard
         return None
 
+    def not_run_by_default(self, guard: Optional[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> bool:
+        """A guard off by default through values that are set (``store_true`` False,
+        ``--dataset`` "cifar10"): the default run skips what it guards.  One that reads a
+        value left at None (a required option, a config filled at run time) says nothing
+        about the run people launch."""
+        return guard is not None and all(self.value(desc, key, binding) is not None for desc in described_names(guard[0]))
+
     def dead(self, guards: List[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> bool:
         """Whether a guard is false whatever the command line says: a literal argument, a
         parameter default or a module constant makes it so."""
@@ -577,7 +584,7 @@ class Program:
             elif kind == Event.CALL:
                 guard = self.guards_off(event[3], key, values)
                 dead = guard is not None and self.dead(event[3], key, values)
-                inner = frame if guard is None else frame.switched_off()
+                inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
                 for callee, bound, cls in self.callees(event[1], key[0]):
                     sub = self.bind(callee, bound, event, key, values)
                     after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
