@@ -1,8 +1,9 @@
 """Fetch the evaluation set: every repository of repos.toml, pinned, unpacked into
 ``benchmarks/.eval/repos/<name>/`` (git-ignored).
 
-    .venv/bin/python benchmarks/eval/fetch.py                 # all repositories
+    .venv/bin/python benchmarks/eval/fetch.py                 # all repositories but the held-out ones
     .venv/bin/python benchmarks/eval/fetch.py flax cleanrl    # some of them
+    .venv/bin/python benchmarks/eval/fetch.py --heldout       # the held-out repositories
     .venv/bin/python benchmarks/eval/fetch.py --no-build-isolation
 
 Each archive comes from ``pip download --no-deps`` (``--no-binary :all:`` for an sdist,
@@ -41,6 +42,14 @@ def load_repos() -> List[Dict[str, object]]:
     """The repositories of repos.toml, in file order."""
     with open(HERE / "repos.toml", "rb") as handle:
         return list(tomllib.load(handle)["repo"])
+
+
+def selected(repos: List[Dict[str, object]], names: List[str], heldout: bool) -> List[Dict[str, object]]:
+    """The repositories a command works on: those named, else the held-out ones (``heldout``)
+    or the others."""
+    if names:
+        return [repo for repo in repos if repo["name"] in names]
+    return [repo for repo in repos if bool(repo.get("heldout")) == heldout]
 
 
 def _normal(name: str) -> str:
@@ -130,7 +139,8 @@ def fetch(repo: Dict[str, object], no_build_isolation: bool = False) -> Path:
 
 def main(argv: List[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="*", help="repositories to fetch (default: all of repos.toml)")
+    parser.add_argument("names", nargs="*", help="repositories to fetch (default: all of repos.toml but the held-out ones)")
+    parser.add_argument("--heldout", action="store_true", help="fetch the held-out repositories")
     parser.add_argument("--no-build-isolation", action="store_true", help="pass --no-build-isolation to pip download")
     args = parser.parse_args(argv)
     repos = load_repos()
@@ -138,9 +148,7 @@ def main(argv: List[str] | None = None) -> int:
     unknown = sorted(set(args.names) - known)
     if unknown:
         parser.error(f"not in repos.toml: {', '.join(unknown)} (known: {', '.join(sorted(known))})")
-    for repo in repos:
-        if args.names and repo["name"] not in args.names:
-            continue
+    for repo in selected(repos, args.names, args.heldout):
         root = fetch(repo, args.no_build_isolation)
         print(f"{repo['name']:<20} {repo['package'] + '==' + str(repo['version']):<30} {root}")
     return 0

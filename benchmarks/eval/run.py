@@ -1,8 +1,9 @@
 """Run nondet-lint on every repository of the evaluation set, from its root, as a user would.
 
     .venv/bin/python benchmarks/eval/fetch.py      # once
-    .venv/bin/python benchmarks/eval/run.py        # all repositories
-    .venv/bin/python benchmarks/eval/run.py flax   # some
+    .venv/bin/python benchmarks/eval/run.py            # all repositories but the held-out ones
+    .venv/bin/python benchmarks/eval/run.py flax       # some
+    .venv/bin/python benchmarks/eval/run.py --heldout  # the held-out repositories
 
 For each repository it runs ``python -m nondet_lint --format json --no-cache .`` with the
 Python running this script (the installed nondet-lint) in the unpacked root, stores the JSON
@@ -12,7 +13,8 @@ findings per code, findings per 1,000 lines of Python and the wall time of the r
 
 Each run is capped (``--max-memory-gb``, ``--timeout``) so that a run that blows up is
 recorded as failed instead of taking the machine down; repositories with a ``skip`` reason in
-repos.toml are left out unless ``--include-skipped``.
+repos.toml are left out unless ``--include-skipped``. The held-out repositories (``heldout``
+in repos.toml) run only with ``--heldout`` or when named.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Dict, List
 
-from fetch import REPOS, STORE, load_repos
+from fetch import REPOS, STORE, load_repos, selected
 
 RESULTS = STORE / "results"
 
@@ -92,7 +94,8 @@ def lint(root: Path, out: Path, max_memory: int, timeout: float) -> float:
 
 def main(argv: List[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="*", help="repositories to run (default: all of repos.toml)")
+    parser.add_argument("names", nargs="*", help="repositories to run (default: all of repos.toml but the held-out ones)")
+    parser.add_argument("--heldout", action="store_true", help="run the held-out repositories")
     parser.add_argument("--include-skipped", action="store_true", help="also run repositories repos.toml marks skip")
     parser.add_argument("--max-memory-gb", type=float, default=6.0, help="address-space cap of one run (default 6)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds one run may take (default 900)")
@@ -104,10 +107,8 @@ def main(argv: List[str] | None = None) -> int:
     summary: Dict[str, Dict[str, object]] = json.loads(summary_path.read_text()) if summary_path.is_file() else {}
     print(f"{'repo':<20} {'files':>6} {'lines':>8} {'nb':>4} {'findings':>8} {'/kloc':>6} {'time s':>7}  per code")
     totals = collections.Counter()
-    for repo in load_repos():
+    for repo in selected(load_repos(), args.names, args.heldout):
         name = str(repo["name"])
-        if args.names and name not in args.names:
-            continue
         if repo.get("skip") and not args.include_skipped and name not in args.names:
             print(f"{name:<20} skipped: {repo['skip']}")
             continue

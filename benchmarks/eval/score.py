@@ -17,6 +17,10 @@ their entry point's file (ND205, ND209: a miss names the entry point's GPU line,
 not be the line the finding is anchored at). Recall = estimated true findings / (estimated true
 findings + misses still missed); misses come only from reading the main entry points, so it
 is an upper bound on the real recall.
+
+The held-out repositories (``heldout`` in repos.toml) are scored in tables of their own, never in
+the main totals. SCORES.md has a part for each set; a part is rewritten only when the results
+hold a run of its repositories, so scoring one set keeps the other's figures.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from run import RESULTS
 
 MODULE_LEVEL = {"ND101", "ND102", "ND104", "ND105", "ND205", "ND209"}  # matched by file
 LABELS = ("tp", "fp", "noise")
+HELDOUT_HEADING = "## Held-out repositories (not used to tune rules)"
 Key = Tuple[str, str, int, Optional[int], str]
 
 
@@ -99,8 +104,9 @@ def git_commit() -> str:
         return "unknown"
 
 
-def score(list_unlabelled: bool, results: Path = RESULTS) -> Tuple[List[str], Dict[str, object]]:
-    """The report lines and the raw figures of the run.py results in ``results``."""
+def score(list_unlabelled: bool, results: Path = RESULTS, heldout: bool = False) -> Tuple[List[str], Dict[str, object]]:
+    """The report lines and the raw figures of the run.py results in ``results``, for the
+    held-out repositories (``heldout``) or the others."""
     summary_path = results / "summary.json"
     if not summary_path.is_file():
         raise SystemExit(f"{summary_path} is missing: run benchmarks/eval/run.py first")
@@ -113,6 +119,8 @@ def score(list_unlabelled: bool, results: Path = RESULTS) -> Tuple[List[str], Di
     skipped: List[str] = []
     for repo in load_repos():
         name = str(repo["name"])
+        if bool(repo.get("heldout")) != heldout:
+            continue
         figures = summary.get(name)
         out = results / f"{name}.json"
         if not figures or "failed" in figures or not out.is_file():
@@ -191,8 +199,10 @@ def score(list_unlabelled: bool, results: Path = RESULTS) -> Tuple[List[str], Di
     report += ["", "### Per family", "", header.replace("|                        |", "| family                 |", 1), rule]
     report += [row(name, by_family[name], None) for name in sorted(by_family)]
     report += [row("total", total, total.lines), ""]
-    report.append(f"Labels: {len(labels)} ({len(stale)} stale: their finding is gone); unlabelled findings: {len(unlabelled)}; "
-                  f"misses: {len(misses)} recorded, {len(still_missed)} still missed.")
+    scored_labels = sum(key[0] in lines_of for key in labels)
+    scored_misses = sum(str(miss["repo"]) in lines_of for miss in misses)
+    report.append(f"Labels: {scored_labels} ({len(stale)} stale: their finding is gone); unlabelled findings: {len(unlabelled)}; "
+                  f"misses: {scored_misses} recorded, {len(still_missed)} still missed.")
     if skipped:
         report.append("Not scored: " + "; ".join(skipped) + ".")
     if list_unlabelled:
@@ -201,25 +211,18 @@ def score(list_unlabelled: bool, results: Path = RESULTS) -> Tuple[List[str], Di
             report.append(f"  {repo} {path}:{line}{'' if cell is None else f' (cell {cell})'} {code}")
         report += ["", "Still missed:"]
         report += [f"  {miss['repo']} {miss['path']}:{miss['line']} {miss['code']}: {miss['what']}" for miss in still_missed]
-    raw = {"total": total, "unlabelled": len(unlabelled), "stale": len(stale)}
+    raw = {"total": total, "unlabelled": len(unlabelled), "stale": len(stale), "scored": len(lines_of)}
     return report, raw
 
 
-def main(argv: Optional[Iterable[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--list-unlabelled", action="store_true", help="list unlabelled findings and the misses still missed")
-    parser.add_argument("--no-write", action="store_true", help="do not rewrite SCORES.md")
-    parser.add_argument("--results", type=Path, default=RESULTS, help=f"folder of run.py's results (default {RESULTS})")
-    args = parser.parse_args(list(argv) if argv is not None else None)
-    report, _ = score(args.list_unlabelled, args.results)
-    print("\n".join(report))
-    if not args.no_write:
-        summary = json.loads((args.results / "summary.json").read_text())
-        meta = summary.get("_meta", {})
-        commit = meta.get("commit") or git_commit()
-        date = meta.get("date") or datetime.date.today().isoformat()
-        table = [line for line in report if not line.startswith("  ")]
-        text = [
+def scores_text(previous: str, report: List[str], heldout: List[str], meta: Dict[str, str]) -> str:
+    """SCORES.md with the part of each set that has a report; the other part kept from ``previous``."""
+    old_main, found, old_heldout = previous.partition(HELDOUT_HEADING)
+    commit = meta.get("commit") or git_commit()
+    date = meta.get("date") or datetime.date.today().isoformat()
+    main_part = old_main.rstrip("\n") + "\n"
+    if report:
+        main_part = "\n".join([
             "# nondet-lint on the evaluation set",
             "",
             f"Results of `benchmarks/eval/run.py` on {date}, nondet-lint at commit `{commit}`; scored by",
@@ -230,10 +233,46 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
             "main entry points only. Seconds: wall time of one cold run (`--no-cache`, default workers) on",
             "the machine that ran it (here a 2-CPU machine shared with other work).",
             "",
-            *table,
+            *report,
             "",
-        ]
-        (HERE / "SCORES.md").write_text("\n".join(text))
+        ])
+    heldout_part = (HELDOUT_HEADING + old_heldout).rstrip("\n") + "\n" if found else ""
+    if heldout:
+        heldout_part = "\n".join([
+            HELDOUT_HEADING,
+            "",
+            f"Results of `benchmarks/eval/run.py --heldout` on {date}, nondet-lint at commit `{commit}`. Five",
+            "repositories kept aside while the rules were tuned and labelled once (`heldout` in repos.toml):",
+            "their figures say how the rules generalise. Columns as above; strata of more than 15 findings",
+            "are labelled on a random sample of 15 (samples.json), so est.prec. is the figure to read there;",
+            "misses come from reading the entry points listed in repos.toml.",
+            "",
+            *(line.replace("### ", "#### ", 1) for line in heldout),
+            "",
+        ])
+    return main_part + ("\n" + heldout_part if heldout_part else "")
+
+
+def main(argv: Optional[Iterable[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--list-unlabelled", action="store_true", help="list unlabelled findings and the misses still missed")
+    parser.add_argument("--no-write", action="store_true", help="do not rewrite SCORES.md")
+    parser.add_argument("--results", type=Path, default=RESULTS, help=f"folder of run.py's results (default {RESULTS})")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    report, raw = score(args.list_unlabelled, args.results)
+    heldout, heldout_raw = score(args.list_unlabelled, args.results, heldout=True)
+    report = report if raw["scored"] else []
+    heldout = heldout if heldout_raw["scored"] else []
+    print("\n".join(report))
+    if heldout:
+        print("\n".join(["", HELDOUT_HEADING, "", *heldout]))
+    if not args.no_write and (report or heldout):
+        summary = json.loads((args.results / "summary.json").read_text())
+        path = HERE / "SCORES.md"
+        previous = path.read_text() if path.is_file() else ""
+        table = [line for line in report if not line.startswith("  ")]
+        heldout_table = [line for line in heldout if not line.startswith("  ")]
+        path.write_text(scores_text(previous, table, heldout_table, summary.get("_meta", {})))
     return 0
 
 
