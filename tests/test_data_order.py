@@ -112,8 +112,9 @@ def test_return_is_followed_into_callers_of_the_module(lint):
 
 
 def test_a_yielded_listing_is_followed_into_callers_of_the_generator(tmp_path):
-    """A generator's callers decide, as a function's do: sorting or counting its output
-    drops the order; a caller that keeps it is named in the message."""
+    """A generator's callers decide: one that sorts it or makes a set of it at once drops
+    the order; one that keeps it is named in the message; one that hands the generator on
+    to another function (a writer consuming the stream) keeps it."""
     from conftest import lint_files
 
     source = (
@@ -135,6 +136,10 @@ def test_a_yielded_listing_is_followed_into_callers_of_the_generator(tmp_path):
         "of the data, and here that order is kept (the listing is yielded item by item in a loop by `my_glob()` "
         "and passed to `stack`): sort it"
     )
+    handed_on = source + "def write(folder, writer):\n    writer.write_shards(my_glob(folder))\n"
+    findings = lint_files(tmp_path / "handed", {"m.py": handed_on}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 5, 18)]
+    assert "(the listing is yielded item by item in a loop)" in findings[0].message
 
 
 def test_a_packaging_script_lists_files_to_ship_not_data(tmp_path):

@@ -409,7 +409,10 @@ class OrderFlow:
     def _yielded(self, statement: cst.CSTNode, depth: int, seen: Set[int]) -> Optional[str]:
         """A value a generator yields, followed into the calls of the generator in this
         module (each gives the values in the order they were yielded): None when every
-        caller drops the order (``sorted(set(gen(folder)))``), else how it is kept."""
+        caller hands it straight to a consumer that drops the order (``sorted(set(gen(d)))``,
+        ``len(list(...))``), else how it is kept.  A generator handed on to any other
+        function is a stream of data consumed in its order (a dataset writer), unlike a
+        list, which may only be copied or deleted."""
         function = self._function_of(statement)
         if function is None or id(function) in self._active:
             return "yielded"
@@ -419,12 +422,23 @@ class OrderFlow:
         self._active.add(id(function))
         try:
             for site in sites:
+                if self._drops_order_at_once(site):
+                    continue
                 found = self._follow(site, SEQ, None, depth + 1, seen)
-                if found is not None:
-                    return f"yielded by `{function.name.value}()` and {found.reason}"
+                return f"yielded by `{function.name.value}()` and {found.reason}" if found is not None else "yielded"
         finally:
             self._active.discard(id(function))
         return None
+
+    def _drops_order_at_once(self, call: cst.Call) -> bool:
+        """The call's value goes straight into ``sorted`` / ``len`` / ``set`` (or another
+        order-free consumer of the tables)."""
+        parent = self.parent(call)
+        holder = self.parent(parent) if isinstance(parent, cst.Arg) and not parent.star else None
+        if not isinstance(holder, cst.Call):
+            return False
+        name = self.qualname(holder.func)
+        return name in self.tables.order_free or name in self.tables.set_makers
 
     def _function_of(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         current = self.parent(node)
