@@ -111,6 +111,99 @@ def test_return_is_followed_into_callers_of_the_module(lint):
     assert found(lint, kept, "ND301") == [(3, 24)]
 
 
+def test_a_yielded_listing_is_followed_into_callers_of_the_generator(tmp_path):
+    """A generator's callers decide: one that sorts it or makes a set of it at once drops
+    the order; one that keeps it is named in the message; one that hands the generator on
+    to another function (a writer consuming the stream) keeps it."""
+    from conftest import lint_files
+
+    source = (
+        "import glob\n"
+        "import numpy as np\n"
+        "def my_glob(folder):\n"
+        "    for p in [f'{folder}/*', f'{folder}/*/*']:\n"
+        "        for f in glob.glob(p):\n"
+        "            yield f\n"
+        "def names(folder):\n"
+        "    return sorted(set(my_glob(folder)))\n"
+    )
+    assert lint_files(tmp_path / "sorted", {"m.py": source}, ND3) == []
+    kept = source + "def arrays(folder):\n    return np.stack([np.load(f) for f in my_glob(folder)])\n"
+    findings = lint_files(tmp_path / "kept", {"m.py": kept}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 5, 18)]
+    assert findings[0].message == (
+        "`glob.glob` returns entries in filesystem order, which differs between machines, filesystems and copies "
+        "of the data, and here that order is kept (the listing is yielded item by item in a loop by `my_glob()` "
+        "and passed to `stack`): sort it"
+    )
+    handed_on = source + "def write(folder, writer):\n    writer.write_shards(my_glob(folder))\n"
+    findings = lint_files(tmp_path / "handed", {"m.py": handed_on}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 5, 18)]
+    assert "(the listing is yielded item by item in a loop)" in findings[0].message
+
+
+def test_a_packaging_script_lists_files_to_ship_not_data(tmp_path):
+    """A module that calls ``setuptools.setup`` collects package data: not ND301.  The
+    same walk in a module that does not package anything is reported."""
+    from conftest import lint_files
+
+    walk = (
+        "import os\n"
+        "def get_files(path):\n"
+        "    all_files = []\n"
+        "    for root, _dirs, files in os.walk(path):\n"
+        "        for name in files:\n"
+        "            all_files.append(os.path.join(root, name))\n"
+        "    return all_files\n"
+        "config = {'package_data': {'pkg': get_files('pkg/config')}}\n"
+    )
+    packaging = walk.replace("import os\n", "import os\nfrom setuptools import setup as do_setup\n") + "do_setup(name='pkg', **config)\n"
+    assert lint_files(tmp_path / "setup", {"setup.py": packaging}, ND3) == []
+    findings = lint_files(tmp_path / "plain", {"collect.py": walk}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 4, 31)]
+
+
+def test_a_project_file_layer_that_returns_a_listing_is_judged_at_its_callers(tmp_path):
+    """``PathManager.ls(path)`` of another project module returning ``os.listdir(path)``:
+    a caller that keeps the order (here: the first match, through a name computed from
+    the item) is reported and sorted; one that counts is not, nor is a layer that sorts."""
+    from conftest import lint_files
+
+    layer = (
+        "import os\n"
+        "class PathManager:\n"
+        "    @staticmethod\n"
+        "    def ls(path):\n"
+        "        return {listing}\n"
+    )
+    caller = (
+        "from pkg.file_io import PathManager\n"
+        "def infer_pair(path):\n"
+        "    for filename in PathManager.ls(path):\n"
+        "        parts = filename.split('.')\n"
+        "        if len(parts) >= 3:\n"
+        "            return parts[1].split('-')\n"
+        "    return None, None\n"
+        "def count(path):\n"
+        "    return len(PathManager.ls(path))\n"
+    )
+
+    def run(name, listing):
+        files = {"pkg/__init__.py": "", "pkg/file_io.py": layer.format(listing=listing), "pkg/data.py": caller}
+        return lint_files(tmp_path / name, files, ND3)
+
+    findings = run("plain", "os.listdir(path)")
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("data.py", 3, 21)]
+    assert findings[0].message == (
+        "`PathManager.ls` returns entries in filesystem order, which differs between machines, filesystems and "
+        "copies of the data, and here that order is kept (the listing is searched in a loop that returns the first "
+        "match; `PathManager.ls` hands back `os.listdir` unsorted): sort it"
+    )
+    fixed = apply_text_edits(caller, findings[0].fix.edits)
+    assert "    for filename in sorted(PathManager.ls(path)):\n" in fixed
+    assert run("sorted", "sorted(os.listdir(path))") == []
+
+
 def test_a_function_that_only_returns_a_listing_leaves_it_to_callers(lint):
     assert found(lint, "import os\ndef ls(p):\n    return os.listdir(p)\n", "ND301") == []
 

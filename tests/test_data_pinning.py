@@ -238,3 +238,42 @@ def test_fastai_and_timm_folder_datasets(lint):
     assert [(f.line, f.col + 1) for f in findings] == [(3, 16), (5, 9)]
     assert findings[0].message.startswith("`get_image_files` builds the dataset from whatever files `\"/data/pets\"` holds")
     assert findings[1].message.startswith("`create_dataset` builds the dataset from whatever files `\"/data/imagenet\"` holds")
+
+
+def test_a_data_folder_option_declared_in_another_module_is_judged_by_its_default(tmp_path):
+    """``ImageFolder(os.path.join(args.data, "train"))`` where ``--data`` is declared in
+    another module of the project: its default there decides (a versioned default pins
+    it, no default leaves it to the run)."""
+    from conftest import lint_files
+
+    options = (
+        "import argparse\n"
+        "def get_parser():\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--data', default={default})\n"
+        "    return parser\n"
+    )
+    train = (
+        "import os\n"
+        "from torchvision import datasets\n"
+        "from pkg.opts import get_parser\n"
+        "def build(args):\n"
+        "    return datasets.ImageFolder(os.path.join(args.data, 'train'))\n"
+        "if __name__ == '__main__':\n"
+        "    build(get_parser().parse_args())\n"
+    )
+    select = {"select": ["ND304"]}
+
+    def run(name, default):
+        files = {"pkg/__init__.py": "", "pkg/opts.py": options.format(default=default), "train.py": train}
+        return lint_files(tmp_path / name, files, select)
+
+    findings = run("plain", "'data/imagenet'")
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("train.py", 5, 12)]
+    assert findings[0].message == (
+        "`ImageFolder` builds the dataset from whatever files `os.path.join(args.data, 'train')` holds when the run "
+        "starts, so files added or removed later change the data without a warning: pin its contents (a manifest of "
+        "files, a checksum check, a versioned path, or DVC with `rev=`)"
+    )
+    assert run("versioned", "'data/imagenet-v3'") == []
+    assert run("none", "None") == []

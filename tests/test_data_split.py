@@ -91,6 +91,38 @@ def test_a_single_slice_is_a_subset_not_a_split(lint):
     assert at(lint({"m.py": source}, SELECT), "ND305") == []
 
 
+def test_a_per_fold_slice_of_an_unseeded_shuffle_is_a_held_out_set(tmp_path):
+    """``items[fold * k:(fold + 1) * k]``: one fold held out (the rest trains), named as a
+    fold or a validation part; the same shape over batches is a minibatch, not a split."""
+    from conftest import lint_files
+
+    source = (
+        "import random\n"
+        "def folds(items, n_folds, fold):\n"
+        "    random.shuffle(items)\n"
+        "    size = len(items) // n_folds\n"
+        "    held_out = items[fold * size:(fold + 1) * size]\n"
+        "    return held_out\n"
+    )
+    findings = lint_files(tmp_path / "fold", {"m.py": source}, SELECT)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND305", 5, 5)]
+    assert findings[0].message == (
+        "this takes a fixed slice of data shuffled by `random.shuffle`, so which samples are held out for "
+        "validation changes every run, because the shuffle is not seeded: seed that shuffle, or split before shuffling"
+    )
+    batches = (
+        "import numpy as np\n"
+        "def batches(x, bs):\n"
+        "    perm = np.random.permutation(len(x))\n"
+        "    for i in range(len(x) // bs):\n"
+        "        batch = perm[i * bs:(i + 1) * bs]\n"
+        "        yield x[batch]\n"
+    )
+    assert lint_files(tmp_path / "batch", {"m.py": batches}, SELECT) == []
+    seeded = source.replace("random.shuffle(items)", "random.Random(0).shuffle(items)")
+    assert lint_files(tmp_path / "seeded", {"m.py": seeded}, SELECT) == []
+
+
 def test_keras_validation_split_after_an_unseeded_shuffle(lint):
     source = """
         import numpy as np

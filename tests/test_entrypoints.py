@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+from conftest import lint_files
 
 from nondet_lint.analysis.entrypoints import is_entry_point
 from nondet_lint.config import Config
@@ -57,3 +58,40 @@ def test_script_imported_by_another_module_is_library(lint):
     assert not is_entry_point(project.modules["pkg/layers/registry.py"].facts)
     assert is_entry_point(project.modules["run.py"].facts)
     assert is_entry_point(project.modules["loop.py"].facts)
+
+
+# ---------------------------------------------------------------- speed benchmarks ----
+BENCH = (
+    "import time\n"
+    "import numpy as np\n"
+    "import torch\n"
+    "\n"
+    "def main():\n"
+    "    model = torch.nn.Linear(3, 3).cuda()\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    x = torch.tensor(np.random.rand(8, 3), device='cuda')\n"
+    "    t0 = time.perf_counter()\n"
+    "    model(x).sum().backward()\n"
+    "    opt.step()\n"
+    "    print('step time', time.perf_counter() - t0)\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def test_a_program_named_a_benchmark_that_reads_a_clock_does_not_matter(tmp_path):
+    """Spec "Programs that matter": a speed benchmark is judged by neither the seeding
+    rules nor ND205; a name or a clock alone does not make one."""
+    config = {"select": ["ND102", "ND205"]}
+    untimed = BENCH.replace("time.perf_counter() - t0", "0").replace("t0 = time.perf_counter()", "t0 = 0")
+    cases = [
+        ("benchmarks/step_speed.py", BENCH, False), ("tools/amp_benchmark/run_fp32.py", BENCH, False),
+        ("train.py", BENCH, True), ("benchmarks/step_speed.py", untimed, True), ("bench/step_speed.py", BENCH, True),
+    ]
+    for number, (path, source, judged) in enumerate(cases):
+        findings = lint_files(tmp_path / str(number), {path: source}, config)
+        expected = [("ND205", 6, 13), ("ND102", 8, 22)] if judged else []
+        assert [(f.code, f.line, f.col + 1) for f in findings] == expected, path
+        if judged:
+            assert findings[1].message == "NumPy global RNG used here with no `np.random.seed` before it (this program never seeds it)"

@@ -91,7 +91,9 @@ def test_tf_compat_modules_are_the_tensorflow_api():
     assert imports.resolve_dotted("tf.data.Dataset.list_files") == "tensorflow.data.Dataset.list_files"
     assert imports.resolve_dotted("tf1.Session") == "tensorflow.Session"
     assert imports.resolve_dotted("Session") == "tensorflow.Session"
-    assert imports.resolve_dotted("tf2.compat.v1.Session") == "tensorflow.compat.v1.Session"  # spelled out: kept
+    assert imports.resolve_dotted("tf2.compat.v1.Session") == "tensorflow.Session"  # spelled out: the same API
+    assert imports.resolve_dotted("tf2.compat.v1") == "tensorflow"
+    assert imports.resolve_dotted("tf2.compat.v1x.Session") == "tensorflow.compat.v1x.Session"  # near miss: not the prefix
 
 
 def test_tf_rules_match_through_compat_v1_as_through_tensorflow(lint):
@@ -109,6 +111,26 @@ def test_tf_rules_match_through_compat_v1_as_through_tensorflow(lint):
     compat = codes_at(lint({"train.py": "import tensorflow.compat.v1 as tf\n" + body}, config))
     assert compat == plain
     assert sorted(code for code, _, _ in compat) == ["ND204", "ND206", "ND303", "ND304"]
+
+
+def test_spelled_out_tf_compat_calls_are_the_tensorflow_api(lint):
+    """``tf.compat.v1.X`` / ``tf.compat.v2.X`` written out under ``import tensorflow as tf``
+    are the APIs ``tf.X`` names: the data, seeding and kernel rules see them alike."""
+    body = (
+        "def main():\n"
+        "    files = tf.data.Dataset.list_files('x/*.tfrecord', shuffle=False)\n"
+        "    ds = tf.data.TFRecordDataset(files).shuffle(100)\n"
+        "    y = tf.math.unsorted_segment_sum(x, [0, 0, 1], 2)\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    )
+    config = {"select": ["ND204", "ND304"], "target-versions": {"tensorflow": "2.15"}}
+    plain = lint({"train.py": "import tensorflow as tf\n" + body}, config)
+    for version in ("v1", "v2"):
+        spelled = lint({"train.py": "import tensorflow as tf\n" + body.replace("tf.", f"tf.compat.{version}.")}, config)
+        assert [(f.code, f.line, f.message) for f in spelled] == [(f.code, f.line, f.message) for f in plain]
+    assert [(f.code, f.line, f.col + 1) for f in plain] == [("ND304", 3, 13), ("ND204", 5, 9)]
+    assert plain[0].message.startswith("`list_files` builds the dataset from whatever files `'x/*.tfrecord'` holds")
 
 
 # ---------------------------------------------------------------- PyTorch Geometric ----

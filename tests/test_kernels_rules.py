@@ -101,8 +101,10 @@ def test_nd203_counting_with_ones_is_exact(lint):
         counts.index_add_(0, ids, torch.ones(len(ids)))
         counts.scatter_add_(0, ids, ids.new_ones(ids.shape))
         sums.index_add_(0, ids, values)
+        counts.scatter_add_(1, ids, torch.ones(ids.size()).to(counts))
+        sums.scatter_add_(1, ids, values.to(sums))
     """})
-    assert found(findings, "ND203") == [("m.py", "ND203", 5, 1)]
+    assert found(findings, "ND203") == [("m.py", "ND203", 5, 1), ("m.py", "ND203", 7, 1)]
 
 
 def test_nd203_switch_in_an_unreached_module_counts(lint):

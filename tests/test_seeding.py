@@ -163,3 +163,31 @@ def test_a_neighbouring_module_wins_over_one_of_the_same_name_elsewhere(tmp_path
 ])
 def test_odd_code_does_not_crash(tmp_path, source):
     lint_files(tmp_path, {"prog.py": source, "pkg/__init__.py": "from .mod import *\n", "pkg/mod.py": "from . import *\n"})
+
+
+def test_a_draw_that_only_picks_a_network_port_is_not_a_use(tmp_path):
+    """``[ND101.data.no_result]``: a random ``MASTER_PORT`` (or a value named a port, or a
+    ``port=`` argument) changes no result; a draw that reaches anything else is a use."""
+    source = textwrap.dedent("""\
+        import os
+        import random
+        import numpy as np
+        import torch
+
+        def main():
+            os.environ["MASTER_PORT"] = str(random.randint(10_000, 50_000))
+            port = 29500 + np.random.randint(0, 100)
+            launch(master_port=random.randint(1, 9))
+            url = f"tcp://localhost:{random.randint(1, 9)}"
+            os.environ["SEED"] = str(random.randint(0, 9))
+            opt = torch.optim.SGD([], lr=np.random.rand())
+
+        if __name__ == "__main__":
+            main()
+    """)
+    findings = lint_files(tmp_path, {"train.py": source}, {"select": ["ND101", "ND102"]})
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND101", 10, 30), ("ND102", 12, 34)]
+    assert findings[0].message == (
+        "Python `random` module RNG used here with no `random.seed` before it (this program never seeds it); "
+        "1 more unseeded use in this module"
+    )

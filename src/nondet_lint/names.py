@@ -159,6 +159,9 @@ class ImportMap:
         self.unknown_stars: List[str] = []
         self._prefixes: Optional[Set[str]] = None  # their dotted prefixes (``mentions``)
         self.definitions: Dict[str, str] = {}
+        self._bindings = bindings
+        # a spelled-out ``tf.compat.v1.Session`` is the API ``import tensorflow.compat.v1 as tf`` binds
+        self._same_api_prefixes = tuple(module + "." for module in bindings.same_api)
         for stmt in _statements(module.body):
             kind = type(stmt)
             # cast() below: the exact type was just tested (mypy does not follow ``type(x) is``)
@@ -233,7 +236,10 @@ class ImportMap:
             if root in BUILTIN_NAMES and not rest:
                 return f"builtins.{root}"
             return None
-        return f"{target}.{rest}" if rest else target
+        full = f"{target}.{rest}" if rest else target
+        if full.startswith(self._same_api_prefixes) or full in self._bindings.same_api:
+            return self._bindings.module(full)
+        return full
 
     def mentions(self, *prefixes: str) -> bool:
         """Whether the module imports anything from one of the given packages (``torch``,

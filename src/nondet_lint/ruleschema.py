@@ -57,7 +57,7 @@ CONDITION = Map(Table({"given": bool, "in": List(SCALAR), "not_in": List(SCALAR)
 STATUS = Tables(Table({"kind": str, "versions": str, "advice": str, "report": str}))
 OP_WHEN = Tables(Table({
     "arg": str, "pos": int, "default": (bool, str), "in": List(SCALAR), "is": bool, "present": bool,
-    "negate": bool, "exact": Table({"calls": NAMES, "methods": NAMES, "casts": NAMES, "integer_dtypes": NAMES}),
+    "negate": bool, "exact": Table({"calls": NAMES, "methods": NAMES, "casts": NAMES, "integer_dtypes": NAMES, "keep": NAMES}),
     "unique": Table({"calls": NAMES, "methods": NAMES, "keep": NAMES}),
 }))
 OPS = Tables(Table({
@@ -71,7 +71,10 @@ RNG_DATA: Dict[str, Schema] = {"consumers": NAMES, "rng": str}
 
 # ``data`` of each rule: the tables its check reads
 DATA: Dict[str, Table] = {
-    "ND000": Table({"imports": Table({"star_exports": Map(Map(str)), "same_api": Map(str)})}),
+    "ND000": Table({
+        "imports": Table({"star_exports": Map(Map(str)), "same_api": Map(str)}),
+        "programs": Table({"speed_benchmark_words": NAMES, "clocks": NAMES}),
+    }),
     "ND101": Table({
         **RNG_DATA, "label": str, "seed_api": str, "seed_call": str,
         "restorers": Map(NAMES),
@@ -81,6 +84,7 @@ DATA: Dict[str, Table] = {
             "random_without_value_before": Map(str), "known_versions": NAMES,
         })),
         "training": Table({"calls": NAMES, "methods": NAMES}),
+        "no_result": Table({"env_vars": NAMES, "target_words": NAMES, "keywords": NAMES, "wrappers": NAMES}),
     }),
     "ND102": Table(RNG_DATA),
     "ND103": Table({"constructors": Tables(Table({"name": str, "kw": str, "pos": int}))}),
@@ -113,6 +117,7 @@ DATA: Dict[str, Table] = {
     "ND109": Table({
         "generator": ARG, "loaders": NAMES, "num_workers": ARG, "shuffle": ARG, "torch_versions": NAMES,
         "worker_init_fn": ARG, "workers_before": str,
+        "factories": Tables(Table({"names": NAMES, "shuffles_when": ARG, "unless": ARG})),
     }),
     "ND110": Table({"calls": Tables(Table({"name": str, "generator_pos": int}))}),
     "ND111": Table({
@@ -191,7 +196,7 @@ DATA: Dict[str, Table] = {
             "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods", "archive_types",
             "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "length_asserts",
         )}),
-        "functions": NAMES, "keyed_builders": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
+        "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
         "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES,
     }),
@@ -226,7 +231,7 @@ DATA: Dict[str, Table] = {
     "ND305": Table({
         "flow": Table({name: NAMES for name in (
             "generator_methods", "passthrough_calls", "passthrough_methods", "slice_methods", "split_calls",
-            "training_methods", "split_methods", "index_methods", "fold_splitters",
+            "training_methods", "split_methods", "index_methods", "fold_splitters", "fold_words",
         )}),
         "hf_datasets": Table({"modules": NAMES, "other_modules": NAMES, "seed_keywords": NAMES, "splits": NAMES}),
         "generators": Map(ARG),

@@ -406,6 +406,40 @@ class OrderFlow:
             self._active.discard(id(function))
         return None
 
+    def _yielded(self, statement: cst.CSTNode, depth: int, seen: Set[int]) -> Optional[str]:
+        """A value a generator yields, followed into the calls of the generator in this
+        module (each gives the values in the order they were yielded): None when every
+        caller hands it straight to a consumer that drops the order (``sorted(set(gen(d)))``,
+        ``len(list(...))``), else how it is kept.  A generator handed on to any other
+        function is a stream of data consumed in its order (a dataset writer), unlike a
+        list, which may only be copied or deleted."""
+        function = self._function_of(statement)
+        if function is None or id(function) in self._active:
+            return "yielded"
+        sites = self.call_sites(function)
+        if not sites:
+            return "yielded"
+        self._active.add(id(function))
+        try:
+            for site in sites:
+                if self._drops_order_at_once(site):
+                    continue
+                found = self._follow(site, SEQ, None, depth + 1, seen)
+                return f"yielded by `{function.name.value}()` and {found.reason}" if found is not None else "yielded"
+        finally:
+            self._active.discard(id(function))
+        return None
+
+    def _drops_order_at_once(self, call: cst.Call) -> bool:
+        """The call's value goes straight into ``sorted`` / ``len`` / ``set`` (or another
+        order-free consumer of the tables)."""
+        parent = self.parent(call)
+        holder = self.parent(parent) if isinstance(parent, cst.Arg) and not parent.star else None
+        if not isinstance(holder, cst.Call):
+            return False
+        name = self.qualname(holder.func)
+        return name in self.tables.order_free or name in self.tables.set_makers
+
     def _function_of(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         current = self.parent(node)
         while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.Module)):
@@ -511,7 +545,10 @@ class OrderFlow:
         if isinstance(parent, cst.Return):
             return self._returned(expr, parent, convert if convert is not None else as_seq(), step, seen) if kind == SEQ else None
         if isinstance(parent, cst.Yield):
-            return keep("yielded") if kind == SEQ else None
+            if kind != SEQ:
+                return None
+            how = self._yielded(parent, step, seen)
+            return keep(how) if how is not None else None
         if isinstance(parent, cst.Await):
             return self._follow(parent, kind, convert, step, seen)
         if isinstance(parent, cst.DictElement) and parent.value is expr and kind == SEQ:
@@ -671,7 +708,8 @@ class OrderFlow:
         if isinstance(holder, cst.Return) and kind == SEQ:
             return self._returned(element.value, holder, convert, depth, seen)
         if isinstance(holder, cst.Yield) and kind == SEQ:
-            return OrderUse(element.value, "yielded", convert)
+            how = self._yielded(holder, depth, seen)
+            return OrderUse(element.value, how, convert) if how is not None else None
         return None
 
     def _assigned(self, statement: Union[cst.Assign, cst.AnnAssign, cst.AugAssign, cst.NamedExpr], kind: str,
@@ -844,10 +882,14 @@ class OrderFlow:
         index = self.index_for(loop)
         counters = self._counters(loop, index)
         items = {name.value for name, _ in _target_names(loop.target)}
+        derived = self._derived(loop, items, index)
         for node in index.nodes_within(loop.body, (cst.Call, cst.Yield, cst.Assign, cst.AugAssign, cst.Return, cst.Break)):
             if isinstance(node, cst.Yield):
-                return "yielded item by item in a loop"
-            if isinstance(node, cst.Return) and node.value is not None and self._reads_any(node.value, items):
+                how = self._yielded(node, depth, seen)
+                if how is not None:
+                    return "yielded item by item in a loop" + how[len("yielded"):]
+                continue
+            if isinstance(node, cst.Return) and node.value is not None and self._reads_any(node.value, derived):
                 return "searched in a loop that returns the first match"
             if isinstance(node, cst.Break) and self._kept_before_break(loop, items, index):
                 return "searched in a loop that keeps the first match and breaks"
@@ -893,6 +935,21 @@ class OrderFlow:
             if not isinstance(node, _NESTED):
                 stack.extend(children(node))
         return False
+
+    def _derived(self, loop: cst.For, items: Set[str], index: ScopeIndex) -> Set[str]:
+        """The loop's item names and the names its body computes from them (``parts =
+        name.split(".")``): returning one of them returns something of the first match."""
+        found = set(items)
+        assigns = list(index.nodes_within(loop.body, (cst.Assign,)))
+        for _ in range(3):
+            grown = {
+                name.value for node in assigns if self._reads_any(node.value, found)
+                for target in node.targets for name, _ in _target_names(target.target) if isinstance(name, cst.Name)
+            }
+            if grown <= found:
+                break
+            found |= grown
+        return found
 
     def _kept_before_break(self, loop: cst.For, items: Set[str], index: ScopeIndex) -> bool:
         """``found = entry`` then ``break``: the loop stops at the first match and keeps it."""

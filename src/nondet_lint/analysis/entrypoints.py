@@ -5,7 +5,8 @@ top-level statements do the work (a script), a notebook, a function handed to a 
 (``absl.app.run(main)``, ``fire.Fire``, fastai ``@call_parse``, ...) or named by the
 project's packaging as a console script.  *Test code* (modules pytest or unittest would
 collect, and entry points whose main only starts a test runner) is told apart here too:
-it is not a training program.  A script is recognised by
+it is not a training program; so is a *speed benchmark* (a module its name calls a benchmark
+whose code reads a clock), a program that does not matter (spec "Programs that matter").  A script is recognised by
 top-level loops, or top-level calls that are not the bookkeeping library modules also do
 at import (logging setup, warnings filters, registries, ``sys.path`` edits).  Library
 modules also fill registries in top-level loops, so a would-be script that another module
@@ -15,8 +16,10 @@ module is indexed (``mark_imported_scripts``).
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -98,6 +101,7 @@ class EntryFacts(ModuleFact):
     imports: Tuple[str, ...] = ()
     imported: bool = False  # a would-be script another project module imports: library code
     console: Tuple[str, ...] = ()  # its functions the packaging names as console scripts
+    speed_benchmark: bool = False  # named a benchmark and reads a clock: it measures speed
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {
@@ -108,6 +112,8 @@ class EntryFacts(ModuleFact):
             out["imported"] = True
         if self.console:
             out["console"] = list(self.console)
+        if self.speed_benchmark:
+            out["speed_benchmark"] = True
         return out
 
     @classmethod
@@ -115,7 +121,7 @@ class EntryFacts(ModuleFact):
         return cls(
             bool(data["main_guard"]), bool(data["script"]), bool(data["notebook"]), bool(data["launcher"]),
             bool(data["test_runner"]), tuple(data["imports"]), bool(data.get("imported")),
-            tuple(data.get("console", ())),
+            tuple(data.get("console", ())), bool(data.get("speed_benchmark")),
         )
 
 
@@ -159,10 +165,41 @@ def entry_facts(ctx: FileContext) -> EntryFacts:
 
 
 class EntryPoints(Check):
-    """Records the module's ``EntryFacts``."""
+    """Records the module's ``EntryFacts``, with whether it is a speed benchmark: a module
+    whose path below the project root has a word of ``[ND000.data.programs] speed_benchmark_words``
+    (``benchmarks/nnx_training.py``, ``amp_benchmark/run_fp32.py``) and whose code calls a
+    clock of ``clocks`` (``time.perf_counter``, a ``Timer`` handler).  Either alone is
+    not enough: training scripts time their epochs, and a folder of benchmarks may hold
+    accuracy benchmarks that never read a clock."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        programs = ctx.rules["ND000"].data.get("programs", {}) if "ND000" in ctx.rules else {}
+        words = frozenset(programs.get("speed_benchmark_words", ()))
+        self.named_benchmark = any(word in words for word in _path_words(ctx.path, ctx.config.root))
+        self.clocks = tuple(programs.get("clocks", ())) if self.named_benchmark else ()
+        self.times = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.clocks and not self.times:
+            name = self.ctx.qualname(node.func)
+            self.times = name is not None and (name in self.clocks or name.startswith(tuple(c for c in self.clocks if c.endswith("."))))
 
     def finish(self) -> None:
-        self.ctx.facts.put(entry_facts(self.ctx))
+        facts = entry_facts(self.ctx)
+        if self.times:
+            facts = replace(facts, speed_benchmark=True)
+        self.ctx.facts.put(facts)
+
+
+def _path_words(path: str, root: str) -> List[str]:
+    """The lower-case words (split at ``_``, ``-``, ``.``) of a path's folders below the
+    project root and of its file name."""
+    full = os.path.abspath(path)
+    base = os.path.abspath(root or ".")
+    relative = os.path.relpath(full, base) if full.startswith(base + os.sep) else os.path.basename(full)
+    stem = os.path.splitext(relative)[0]
+    return [word for part in stem.replace("\\", "/").split("/") for word in re.split(r"[_.\-]+", part.lower()) if word]
 
 
 def _only_starts_tests(guard: cst.If, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
@@ -214,6 +251,12 @@ def is_test_code(relpath: str, facts: FileFacts) -> bool:
     only starts a test runner."""
     entry = facts.get(EntryFacts)
     return is_test_module(relpath) or (entry is not None and entry.test_runner)
+
+
+def is_speed_benchmark(facts: FileFacts) -> bool:
+    """A program that measures speed (``EntryPoints``): it does not matter."""
+    entry = facts.get(EntryFacts)
+    return entry is not None and entry.speed_benchmark
 
 
 def imported_names(all_facts: Iterable[FileFacts]) -> Set[str]:

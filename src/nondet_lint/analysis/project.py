@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Dict, Iterator, List, Optional, Type
 
-from nondet_lint.analysis.entrypoints import EntryFacts, is_test_code, mark_imported_scripts
+from nondet_lint.analysis.entrypoints import EntryFacts, is_speed_benchmark, is_test_code, mark_imported_scripts
 from nondet_lint.analysis.packaging import console_scripts
 from nondet_lint.config import Config
 from nondet_lint.facts import FactT, FileFacts
@@ -68,6 +68,11 @@ class Project:
         full = os.path.abspath(path)
         relative = os.path.relpath(full, root) if full.startswith(root + os.sep) else path
         return is_test_code(relative, record.facts)
+
+    def is_speed_benchmark(self, path: str) -> bool:
+        """Whether an entry point measures speed (spec "Programs that matter": it does not)."""
+        record = self.modules.get(path)
+        return record is not None and is_speed_benchmark(record.facts)
 
     def __iter__(self) -> Iterator[ModuleRecord]:
         return iter(self.modules[path] for path in sorted(self.modules))

@@ -7,7 +7,8 @@ listing sorted three lines later, or a set only used for membership, is not repo
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -15,13 +16,36 @@ from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_elemen
 from nondet_lint.analysis.moduleview import spellings
 from nondet_lint.check import Check
 from nondet_lint.context import FileContext, NodeEdit, PendingFix
+from nondet_lint.facts import ModuleFact
+from nondet_lint.ruledata import RuleSet
+from nondet_lint.types import Finding
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
 from nondet_lint.fixes.builders import wrap_in_call
 
 
+@dataclass(frozen=True)
+class ListingFunctions(ModuleFact):
+    """The module's functions (``name``, ``Class.method``) that return a directory listing
+    as it comes (``def ls(path): return os.listdir(path)``): their callers in other modules
+    decide whether the order is kept."""
+
+    key = "listing_functions"
+
+    functions: Mapping[str, str]  # function -> the listing API it returns
+
+    def to_json(self) -> Dict[str, Any]:
+        return dict(self.functions)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ListingFunctions":
+        return cls(dict(data))
+
+
 class ListingOrder(Check):
-    """ND301: a directory listing whose filesystem order is kept."""
+    """ND301: a directory listing whose filesystem order is kept; also a call of another
+    module's function that returns one (``PathManager.ls(path)`` of a project's file layer),
+    decided in pass 2 with that module's ``ListingFunctions``."""
 
     codes = ("ND301",)
 
@@ -33,13 +57,23 @@ class ListingOrder(Check):
         self.getters = {name: table["kw"] for table in data.get("item_getters", ()) for name in table["names"]}
         self.spellings = spellings(ctx, data.get("functions", ()), data.get("path_methods", ()))
         self.getter_spellings = spellings(ctx, self.getters)
+        self.wrapper_names = frozenset(data.get("wrapper_names", ()))
+        self.wrapper_calls: List[cst.Call] = []
+        self.returned: Dict[str, str] = {}  # this module's listing functions
+        self.packaging_calls = frozenset(data.get("packaging_calls", ()))
+        self.packaging_spellings = spellings(ctx, self.packaging_calls)
+        self.packages = False  # the module calls ``setuptools.setup``: a packaging script
 
     def visit_Call(self, node: cst.Call) -> None:
         last = last_name(node.func)
         if last in self.spellings:
             self.candidates.append(node)
+        elif last in self.wrapper_names:
+            self.wrapper_calls.append(node)
         if last in self.getter_spellings:
             self._item_getter(node)
+        if not self.packages and last in self.packaging_spellings:
+            self.packages = self.ctx.qualname(node.func) in self.packaging_calls
 
     def _item_getter(self, node: cst.Call) -> None:
         """``DataBlock(get_items=get_image_files)``: the listing function is handed over,
@@ -53,6 +87,43 @@ class ListingOrder(Check):
                 self.ctx.report(arg.value, "ND301", name=self._short(self.ctx.qualname(arg.value) or ""), reason=reason)
 
     def finish(self) -> None:
+        if self.packages:
+            return  # a packaging script lists the files a package ships, not data
+        self._listings()
+        self._wrapper_calls()
+        if self.returned:
+            self.ctx.facts.put(ListingFunctions(dict(sorted(self.returned.items()))))
+
+    def _wrapper_calls(self) -> None:
+        """Calls of another project module's function named like a listing whose result's
+        order is kept: pass 2 reports those whose function returns a listing."""
+        if not self.wrapper_calls:
+            return
+        dctx = DataContext.of(self.ctx)
+        outside = frozenset(self.data("ND301").get("functions", ()))
+        own = f"{self.ctx.module_name}." if self.ctx.module_name else ""
+        for call in self.wrapper_calls:
+            name = self.ctx.qualname(call.func)
+            if name is None or name in outside or name.startswith("builtins.") or (own and name.startswith(own)):
+                continue
+            use = dctx.flow.first_use(call, SEQ)
+            if use is None or use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return):
+                continue
+            shown = ".".join(name.split(".")[-2:])
+            self.ctx.defer(call, "ND301", fix=self._fix(call, name, frozenset()), function=name, shown=shown, reason=use.reason)
+
+    @classmethod
+    def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
+        rule = rules["ND301"]
+        for item in deferred:
+            function = str(item.payload["function"])
+            api = _listing_function(project, function)
+            if api is None:
+                continue
+            message = rule.format_message(name=item.payload["shown"], reason=f"{item.payload['reason']}; `{item.payload['shown']}` hands back `{api}` unsorted")
+            yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
+
+    def _listings(self) -> None:
         if not self.candidates:
             return
         dctx = DataContext.of(self.ctx)
@@ -71,6 +142,9 @@ class ListingOrder(Check):
             if use.reason == "returned" and _mirrors_listing(self.ctx, call, name) or (
                 use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return)
             ):
+                function = _function_key(self.ctx, call)
+                if function is not None:
+                    self.returned[function] = self._short(name)
                 continue  # ``return os.listdir(d)``: a listing function; its callers decide
             self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason)
 
@@ -145,6 +219,31 @@ class ListingOrder(Check):
         if key:
             edits[-1] = NodeEdit(edits[-1].node, f", key={key})", "after")
         return self.ctx.fix("ND301", edits)
+
+
+def _function_key(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
+    """``name`` of the top-level function, or ``Class.method`` of the top-level class,
+    holding ``node``; None elsewhere (nested functions, module code)."""
+    names: List[str] = []
+    current = ctx.parent(node)
+    while current is not None and not isinstance(current, cst.Module):
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+            names.append(current.name.value)
+        current = ctx.parent(current)
+    names.reverse()
+    return ".".join(names) if 1 <= len(names) <= 2 else None
+
+
+def _listing_function(project: Any, function: str) -> Optional[str]:
+    """The listing API a project function returns as listed (``ListingFunctions``), found
+    under the longest module name its qualified name starts with."""
+    parts = function.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        record = project.module(".".join(parts[:end])) if project is not None else None
+        if record is not None:
+            facts = record.facts.get(ListingFunctions)
+            return facts.functions.get(".".join(parts[end:])) if facts is not None else None
+    return None
 
 
 def _mirrors_listing(ctx: FileContext, call: cst.Call, name: str) -> bool:

@@ -156,14 +156,22 @@ def _config_default(project: Any, attribute: str, path: str) -> Text:
 
 class ModuleConstants(Check):
     """Records the module's top-level string constants and the string defaults it gives a
-    configuration object (facts for other modules)."""
+    configuration object or its command-line options (``add_argument("--data",
+    default="data/imagenet")``, absl flags, dataclass fields): facts for the modules that
+    read ``args.data`` of a parser built here."""
 
     def finish(self) -> None:
         constants = module_constants(self.ctx.module)
         if constants:
             self.ctx.facts.put(StringConstants(constants))
+        dctx = DataContext.of(self.ctx)
         builders = self.ctx.rules["ND303"].data.get("config_builders", ()) if "ND303" in self.ctx.rules else ()
-        defaults = config_defaults(self.ctx.module, DataContext.of(self.ctx), builders) if builders else {}
+        defaults = config_defaults(self.ctx.module, dctx, builders) if builders else {}
+        for name, text in Values(dctx, ()).option_defaults().items():
+            if text.kind == LITERAL and text.value:
+                defaults.setdefault(name, text.value)
+            elif text.kind == NONE:
+                defaults.setdefault(name, None)
         if defaults:
             self.ctx.facts.put(ConfigDefaults(defaults))
 
@@ -533,6 +541,14 @@ class DirectoryDataset(Check):
             text = values.text(node)
             if text.kind in (LITERAL, LOCAL) and (text.value or text.fragments):
                 return text.fragments or (text.value,)
+            if text.kind == CONFIG and not self.pins:
+                # an option or config attribute declared in another module: its default
+                # there decides (pass 2, ``_config_default``)
+                shown = self.ctx.code_for(expr)
+                shown = shown if len(shown) <= 60 else shown[:57] + "..."
+                named = f"{through} -> {api}" if through else api
+                self.ctx.defer(call, "ND304", **FolderCandidate(named, _text_dict(text), shown).to_json())
+                return None
         return None
 
     def _stored_in_init(self, attribute: cst.Attribute) -> Optional[cst.BaseExpression]:
@@ -865,7 +881,9 @@ class DirectoryDataset(Check):
                         message = rule.format_message(api=api, path=argument["shown"])
                         yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)
                 continue
-            path = _looked_up(candidate.path, project)
+            path = _looked_up(candidate.path, project, item.path)
+            if candidate.path["kind"] == CONFIG and path.kind != LITERAL:
+                continue  # an option with no known default: chosen at run time
             if not versioned(path.fragments or ((path.value,) if path.value else ())):
                 message = rule.format_message(api=candidate.api, path=candidate.shown)
                 yield Finding(item.path, item.line, item.col, "ND304", message, item.end_line, item.end_col)

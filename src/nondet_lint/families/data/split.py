@@ -428,6 +428,7 @@ class _Taint:
         self.split_methods = frozenset(data.get("split_methods", ()))
         self.index_methods = frozenset(data.get("index_methods", ()))
         self.fold_splitters = frozenset(data.get("fold_splitters", ()))
+        self.fold_words = frozenset(data.get("fold_words", ()))
 
     def follow(self, expr: cst.CSTNode, depth: int, seen: Set[int]) -> Iterator[Tuple[cst.CSTNode, str, str]]:
         if depth > self.MAX_DEPTH or id(expr) in seen:
@@ -438,10 +439,13 @@ class _Taint:
             if parent.value is not expr:
                 yield from self.follow(parent, depth + 1, seen)  # data[perm]: reordered data
                 return
+            statement = statement_of(parent, self.parent)
             for element in parent.slice:
                 part = _part(element.slice)
+                if part == "middle" and self._fold(element.slice, statement):
+                    part = "fold"
                 if part:
-                    yield statement_of(parent, self.parent), "slice", part
+                    yield statement, "slice", part
             return
         if isinstance(parent, (cst.Index, cst.SubscriptElement)):
             yield from self.follow(parent, depth + 1, seen)
@@ -490,6 +494,23 @@ class _Taint:
                 ]
             yield from self._names(names, parent, depth, seen)
 
+    def _fold(self, index: cst.BaseSlice, statement: cst.CSTNode) -> bool:
+        """``idx[fold * k:(fold + 1) * k]``: both bounds multiply the same name, and a name of
+        the bounds or of the statement's targets says it is a fold or a validation part."""
+        if not (isinstance(index, cst.Slice) and index.lower is not None and index.upper is not None):
+            return False
+        lower = _multiplied_names(index.lower)
+        if not lower or not lower & _names_in(index.upper):
+            return False
+        names = _names_in(index.lower) | _names_in(index.upper)
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, (cst.Assign, cst.AnnAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    for target in targets:
+                        names |= _names_in(target)
+        return any(word in self.fold_words for name in names for word in name.lower().split("_"))
+
     def _fold_split(self, call: cst.Call) -> bool:
         """``StratifiedKFold(5).split(x, y)``: folds in the order of the data given."""
         func = call.func
@@ -518,6 +539,30 @@ class _Taint:
         return bool(is_x)
 
 
+def _names_in(node: cst.CSTNode) -> Set[str]:
+    """The plain names an expression reads (``(fold + 1) * k`` -> fold, k)."""
+    found: Set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:
+            found.add(name.value)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> Optional[bool]:
+            found.add(attribute.attr.value)  # ``self.fold``, ``args.val_size``
+            attribute.value.visit(self)
+            return False
+
+    node.visit(_Names())
+    return found
+
+
+def _multiplied_names(node: cst.BaseExpression) -> Set[str]:
+    """The names a product multiplies: ``fold * k`` -> fold, k; else nothing."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        return _names_in(node)
+    return set()
+
+
 def _range_part(call: cst.Call) -> Optional[str]:
     """``ds.select(range(k))`` is a head, ``range(k, n)`` a tail or middle part."""
     if not call.args:
@@ -542,6 +587,8 @@ def _part(index: cst.BaseSlice) -> Optional[str]:
 def is_split(parts: Iterable[str]) -> bool:
     """Both sides of a cut are taken (``x[:k]`` and ``x[k:]``, or a middle and an end)."""
     found = set(parts)
+    if "fold" in found:
+        return True  # one fold held out, the rest for training
     return {"head", "tail"} <= found or ("middle" in found and bool(found & {"head", "tail", "middle"}) and len(found) > 1)
 
 

@@ -150,7 +150,10 @@ def condition_holds(
 
 def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname: QualName) -> bool:
     """An integer literal, a call the data lists as making integer-valued tensors, or one
-    that makes an integer tensor (``dtype=tf.int32``, ``tf.cast(x, tf.int32)``)."""
+    that makes an integer tensor (``dtype=tf.int32``, ``tf.cast(x, tf.int32)``), possibly
+    moved or converted (``torch.ones(n).to(counts)``: ones stay ones)."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("keep", []):
+        node = node.func.value
     if node is None:
         return False
     if isinstance(node, cst.Integer):

@@ -146,6 +146,32 @@ class CallSites:
             cid = self.candidates.add(node, "ND109", {"workers": workers, "only_workers": True})
             self.walk.scope.add([Event.WORKERS, cid, self.walk.guards()], root)
 
+    def loader_factory(self, node: cst.Call, q: str, entry: Mapping[str, Any], root: Optional[str]) -> None:
+        """A function that builds a ``DataLoader`` and takes no generator: it shuffles with
+        the global torch RNG when its ``shuffles_when`` argument is true in the default run
+        (``create_loader(ds, is_training=True)``), unless its ``unless`` argument is (a
+        distributed sampler, seeded by its own default).  An ``unless`` whose value the
+        default run does not tell is taken as off: the default run is one process."""
+        if has_star_args(node):
+            return
+        when = entry["shuffles_when"]
+        if self._default_truth(find_arg(node, when.get("kw"), when.get("pos"))) is not True:
+            return
+        unless = entry.get("unless")
+        if unless is not None and self._default_truth(find_arg(node, unless.get("kw"), unless.get("pos"))) is True:
+            return
+        cid = self.candidates.add(node, "ND109", {"factory": short_name(q), "when": when.get("kw", "")})
+        self.walk.scope.add([Event.USE, "torch", cid, self.walk.guards()], root)
+
+    def _default_truth(self, given: Optional[cst.BaseExpression]) -> Optional[bool]:
+        """An argument's truth in the default run: False when not given, None when unknown."""
+        if given is None:
+            return False
+        value = literal_value(given, self.ctx.qualname)
+        if value is UNKNOWN:
+            return self.default_run.truth(given, self.ctx.ancestors)
+        return bool(value)
+
     def _workers(self, node: cst.Call) -> Optional[str]:
         """The dataset class of a loader with worker processes and no worker_init_fn."""
         args = self.t.loader_args

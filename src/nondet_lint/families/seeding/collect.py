@@ -504,6 +504,9 @@ class Collector:
         if q in t.loaders:
             self.calls.loader(node, root)
             return True
+        if q in t.loader_factories:
+            self.calls.loader_factory(node, q, t.loader_factories[q], root)
+            return True
         if q in t.samplers:
             self.calls.sampler(node, q, t.samplers[q], root)
             return True
@@ -613,7 +616,48 @@ class Collector:
             return
         if consumer.when and not any_holds(node, consumer.when, {}, self.ctx.qualname):
             return
+        if self._feeds_no_result(node):
+            return
         self._use(node, consumer.rng, consumer.code, root)
+
+    def _feeds_no_result(self, node: cst.Call) -> bool:
+        """A draw whose value only picks something no result depends on: a network port
+        (``os.environ["MASTER_PORT"] = str(random.randint(...))``, ``port = ...``,
+        ``init(port=...)``), through conversions (``str``, ``int``, an f-string, arithmetic)."""
+        table = self.t.no_result
+        if not table:
+            return False
+        child: cst.CSTNode = node
+        parent = self.ctx.parent(child)
+        while True:
+            if isinstance(parent, (cst.BinaryOperation, cst.FormattedStringExpression, cst.FormattedString)):
+                pass
+            elif isinstance(parent, cst.Arg) and parent.keyword is None:
+                call = self.ctx.parent(parent)
+                if not (isinstance(call, cst.Call) and self.ctx.qualname(call.func) in table.get("wrappers", ())):
+                    return False
+                parent = call
+            else:
+                break
+            child, parent = parent, self.ctx.parent(parent)
+        if isinstance(parent, cst.Arg):
+            return parent.keyword is not None and parent.keyword.value in table.get("keywords", ())
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)) and getattr(parent, "value", None) is child:
+            targets = [t.target for t in parent.targets] if isinstance(parent, cst.Assign) else [parent.target]
+            return bool(targets) and all(self._no_result_target(target) for target in targets)
+        return False
+
+    def _no_result_target(self, target: cst.BaseExpression) -> bool:
+        """``os.environ["MASTER_PORT"]``, or a name whose words include ``port``."""
+        table = self.t.no_result
+        if isinstance(target, cst.Subscript):
+            key = target.slice[0].slice if len(target.slice) == 1 else None
+            return (
+                self.ctx.qualname(target.value) == "os.environ" and isinstance(key, cst.Index)
+                and isinstance(key.value, cst.SimpleString) and key.value.evaluated_value in table.get("env_vars", ())
+            )
+        name = target.attr.value if isinstance(target, cst.Attribute) else target.value if isinstance(target, cst.Name) else ""
+        return any(word in table.get("target_words", ()) for word in name.lower().split("_"))
 
     def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
         cid = self.candidates.add(node, code, payload)

@@ -54,20 +54,27 @@ class Frame:
     ``via_import``: the module whose import runs it (module-level code).  ``speculative``:
     it is a callback or a function passed as a value that import-time code set up (a
     module-level singleton's methods, ``partial(fn)`` in a registry): whether it ever
-    runs in this program is unknown, so its uses are not reported from here."""
+    runs in this program is unknown, so its uses are not reported from here.  So is
+    code called only under an option that is off by default (``off_by_default``:
+    ``if args.random_transform: effects = effect_generator()``): the default run does
+    not run it."""
 
     via_import: Optional[str] = None
     deferred: bool = False
+    off_by_default: bool = False
 
     @property
     def speculative(self) -> bool:
-        return self.via_import is not None and self.deferred
+        return (self.via_import is not None and self.deferred) or self.off_by_default
 
     def later(self) -> "Frame":
-        return Frame(self.via_import, True)
+        return Frame(self.via_import, True, self.off_by_default)
 
     def importing(self, module: str) -> "Frame":
-        return Frame(self.via_import or module, self.deferred)
+        return Frame(self.via_import or module, self.deferred, self.off_by_default)
+
+    def switched_off(self) -> "Frame":
+        return Frame(self.via_import, self.deferred, True)
 
 
 @dataclass
@@ -382,6 +389,13 @@ class Program:
                 return guard
         return None
 
+    def not_run_by_default(self, guard: Optional[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> bool:
+        """A guard off by default through values that are set (``store_true`` False,
+        ``--dataset`` "cifar10"): the default run skips what it guards.  One that reads a
+        value left at None (a required option, a config filled at run time) says nothing
+        about the run people launch."""
+        return guard is not None and all(self.value(desc, key, binding) is not None for desc in described_names(guard[0]))
+
     def dead(self, guards: List[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> bool:
         """Whether a guard is false whatever the command line says: a literal argument, a
         parameter default or a module constant makes it so."""
@@ -570,9 +584,10 @@ class Program:
             elif kind == Event.CALL:
                 guard = self.guards_off(event[3], key, values)
                 dead = guard is not None and self.dead(event[3], key, values)
+                inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
                 for callee, bound, cls in self.callees(event[1], key[0]):
                     sub = self.bind(callee, bound, event, key, values)
-                    after = state if dead else self.visit(callee, state, sub, run, frame, imported, depth + 1)
+                    after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
                         if seeded:
@@ -582,7 +597,7 @@ class Program:
                     if cls is not None and not dead:  # its other methods run later, from this state on
                         for method in self.methods(*cls):
                             if method != callee:
-                                self.visit(method, state, self.unknown(method), run, later, imported, depth + 1)
+                                self.visit(method, state, self.unknown(method), run, inner.later(), imported, depth + 1)
             elif kind == Event.REFERENCE:
                 found = self.lookup(event[1], key[0])
                 if found and found[0] == "fn":

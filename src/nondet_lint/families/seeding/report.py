@@ -262,6 +262,8 @@ class Report:
         run = self.program.runs[where.entry]
         if run.test or path in self.program.test_code:
             return False  # test code is not a training program, nor judged as part of one (spec "Terms")
+        if self.project.is_speed_benchmark(where.entry):
+            return False  # it measures speed: a program that does not matter (spec "Terms")
         if run.trains:
             return True
         return path == where.entry and bool(run.final or run.off)
@@ -338,6 +340,14 @@ class Report:
             if item.code == "ND108":
                 seeded = f", which nothing seeds before it ({evidence})"
                 message = self.rules["ND108"].format_message(seeded=seeded, **values)
+            elif item.code == "ND109" and values.get("factory"):
+                message = self.rules["ND109"].format_message(
+                    problem=(
+                        f"that `{values['factory']}` builds with `{values['when']}=True` shuffles with the "
+                        f"{self.t.rngs['torch']['label']}, takes no `generator=`, and no `torch.manual_seed` runs before it ({evidence})"
+                    ),
+                    advice="call `torch.manual_seed(<seed>)` before it",
+                )
             elif item.code == "ND109":
                 message = self.rules["ND109"].format_message(
                     problem=f"shuffles with the {self.t.rngs['torch']['label']}: no `generator=` is passed and no `torch.manual_seed` runs before it ({evidence})",

@@ -48,9 +48,13 @@ class Tables:
     sinks: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     sink_methods: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     seed_keywords: FrozenSet[str] = frozenset()
+    # where a draw's value changes no result (a network port): ``[ND101.data.no_result]``
+    no_result: Mapping[str, FrozenSet[str]] = field(default_factory=dict)
     sklearn: Dict[str, Mapping[str, Any]] = field(default_factory=dict)
     loaders: FrozenSet[str] = frozenset()
     loader_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # functions that build a shuffling DataLoader and take no generator (``timm.data.create_loader``)
+    loader_factories: Dict[str, Mapping[str, Any]] = field(default_factory=dict)
     workers_before: str = "1.9"
     torch_versions: Tuple[str, ...] = ()
     samplers: Dict[str, int] = field(default_factory=dict)
@@ -84,14 +88,14 @@ class Tables:
     def external_roots(self) -> FrozenSet[str]:
         """Top-level packages the tables name: never mistaken for a project module."""
         names = [*self.seeders, *self.consumers, *self.restorers, *self.constructors, *self.sources, *self.sinks,
-                 *self.sklearn, *self.loaders, *self.samplers, *(p for p, _ in self.keras_prefixes)]
+                 *self.sklearn, *self.loaders, *self.loader_factories, *self.samplers, *(p for p, _ in self.keras_prefixes)]
         return frozenset(name.split(".")[0] for name in names if name)
 
     def knows(self, qualname: str) -> bool:
         """Whether the tables say anything about a qualified name."""
         return (
             qualname in self.seeders or qualname in self.consumers or qualname in self.constructors
-            or qualname in self.sklearn or qualname in self.loaders or qualname in self.samplers
+            or qualname in self.sklearn or qualname in self.loaders or qualname in self.loader_factories or qualname in self.samplers
             or qualname in self.sources or qualname in self.sinks or qualname in self.restorers
             or self.keras_rng(qualname) is not None
         )
@@ -143,6 +147,7 @@ def _build(rules: RuleSet) -> Tables:
     t.training_calls = frozenset(n for n in training.get("calls", ()) if not n.endswith("."))
     t.training_prefixes = tuple(n for n in training.get("calls", ()) if n.endswith("."))
     t.training_methods = frozenset(training.get("methods", ()))
+    t.no_result = {key: frozenset(names) for key, names in shared.get("no_result", {}).items()}
     t.seeders = dict(seed_helpers(rules))
     for code in ("ND101", "ND102", "ND104", "ND105"):
         data = _data(rules, code)
@@ -190,6 +195,9 @@ def _build(rules: RuleSet) -> Tables:
     nd109 = _data(rules, "ND109")
     t.loaders = frozenset(nd109.get("loaders", ()))
     t.loader_args = {key: nd109[key] for key in ("shuffle", "generator", "num_workers", "worker_init_fn") if key in nd109}
+    for entry in nd109.get("factories", ()):
+        for name in entry["names"]:
+            t.loader_factories[name] = entry
     t.workers_before = nd109.get("workers_before", "1.9")
     t.torch_versions = tuple(nd109.get("torch_versions", ()))
     for entry in _data(rules, "ND110").get("calls", ()):
