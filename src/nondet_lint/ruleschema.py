@@ -159,7 +159,7 @@ DATA: Dict[str, Table] = {
             })),
         }),
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
-        "program": Table({"registering_decorator": str, "speed_benchmarks": NAMES}),
+        "program": Table({"registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES}),
         "cudnn_covers": NAMES,
         "package_aliases": Map(str),
         "raising": Map(str),

@@ -333,6 +333,14 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
     return False
 
 
+def _on_super(func: cst.BaseExpression) -> bool:
+    """``super().name`` / ``super(Cls, self).name``."""
+    return (
+        isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
+    )
+
+
 def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
     """Whether a statement sits in the body of ``if TYPE_CHECKING:`` (or
     ``if typing.TYPE_CHECKING:``)."""
@@ -360,7 +368,7 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 
 
 # ---------------------------------------------------------------- pass 1: the facts ---
-_IMPORT_PARTS = (cst.ImportAlias, cst.Import, cst.ImportFrom)  # names an import binds, not uses
+_IMPORT_PARTS = (cst.ImportAlias, cst.AsName, cst.Import, cst.ImportFrom)  # names an import binds, not uses
 
 class GpuFacts(Check):
     """Records the module's ``GpuModuleFacts``: frameworks used, switches set, the modules
@@ -446,12 +454,15 @@ class GpuFacts(Check):
         """The decorators that hand a definition to a registry at import
         (``@task_factory.register_task_cls(...)``): it may run through a lookup by string."""
         pattern = self.program.get("registering_decorator")
+        lookup_only = self.program.get("lookup_registries", ())
         found = []
         for decorator in node.decorators:
             target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
             name = dotted_name(target)
             if pattern and name is not None and regex(pattern).search(name.rsplit(".", 1)[-1]):
-                found.append(self.ctx.qualname(target) or name)
+                qualified = self.ctx.qualname(target) or name
+                if qualified not in lookup_only:
+                    found.append(qualified)
         return found
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -612,6 +623,10 @@ class GpuFacts(Check):
         return False
 
     def _differentiates(self, node: cst.Call, name: Optional[str]) -> bool:
+        """A training call (rule data).  ``super().apply_gradients(...)`` is not one: an
+        override forwarding to its base implements the API, and its caller trains."""
+        if _on_super(node.func):
+            return False
         if name is not None:
             return name in self.diff["calls"] or name.startswith(tuple(self.diff["prefixes"]))
         if isinstance(node.func, cst.Attribute):
