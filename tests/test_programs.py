@@ -62,3 +62,10 @@ def test_an_override_forwarding_to_super_is_not_training(tmp_path):
     [(path, line, col, code, message)] = findings("super_forwarding", tmp_path)
     assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
     assert message.startswith(TF_SWITCH)
+
+
+def test_a_main_that_only_runs_the_modules_own_test_function_is_test_code(tmp_path):
+    found = findings("self_test_main", tmp_path)
+    assert [f[:4] for f in found] == [("train.py", 2, 1, "ND205"), ("train.py", 8, 21, "ND102")]
+    assert found[0][4].startswith(TF_SWITCH)
+    assert found[1][4] == "NumPy global RNG used here with no `np.random.seed` before it (this program never seeds it)"
