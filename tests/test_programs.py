@@ -69,3 +69,9 @@ def test_a_main_that_only_runs_the_modules_own_test_function_is_test_code(tmp_pa
     assert [f[:4] for f in found] == [("train.py", 2, 1, "ND205"), ("train.py", 8, 21, "ND102")]
     assert found[0][4].startswith(TF_SWITCH)
     assert found[1][4] == "NumPy global RNG used here with no `np.random.seed` before it (this program never seeds it)"
+
+
+def test_a_program_that_loads_a_model_and_writes_none_predicts(tmp_path):
+    [(path, line, col, code, message)] = findings("loads_a_model", tmp_path)
+    assert (path, line, col, code) == ("predict.py", 3, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
