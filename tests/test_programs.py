@@ -75,3 +75,9 @@ def test_a_program_that_loads_a_model_and_writes_none_predicts(tmp_path):
     [(path, line, col, code, message)] = findings("loads_a_model", tmp_path)
     assert (path, line, col, code) == ("predict.py", 3, 1, "ND205")
     assert message.startswith(TF_SWITCH)
+
+
+def test_a_vjp_that_feeds_no_update_is_not_training(tmp_path):
+    [(path, line, col, code, message)] = findings("jacobian_is_not_training", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(JAX_SWITCH)
