@@ -81,3 +81,15 @@ def test_a_vjp_that_feeds_no_update_is_not_training(tmp_path):
     [(path, line, col, code, message)] = findings("jacobian_is_not_training", tmp_path)
     assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
     assert message.startswith(JAX_SWITCH)
+
+
+def test_a_tape_inside_a_custom_gradient_is_not_training(tmp_path):
+    [(path, line, col, code, message)] = findings("custom_gradient", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+
+
+def test_a_flax_grad_transform_feeding_an_update_trains(tmp_path):
+    [(path, line, col, code, message)] = findings("flax_grad_transform", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(JAX_SWITCH)

@@ -137,7 +137,7 @@ DATA: Dict[str, Table] = {
         "no_gradient": Table({"calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES}),
     }),
     "ND205": Table({
-        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES}),
+        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES}),
         "evaluation": Table({"calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES}),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,

@@ -398,6 +398,7 @@ class GpuFacts(Check):
         self.unit = self.units[MODULE_UNIT]
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
+        self.gradient_definitions = 0  # nesting of functions that define a gradient (no training in them)
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
@@ -440,9 +441,21 @@ class GpuFacts(Check):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._enter(node)
+        if self._defines_gradient(node):
+            self.gradient_definitions += 1
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._leave()
+        if self._defines_gradient(original_node):
+            self.gradient_definitions -= 1
+
+    def _defines_gradient(self, node: cst.FunctionDef) -> bool:
+        """``@tf.custom_gradient``: the function computes a gradient for others' training."""
+        return any(
+            self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in self.diff.get("gradient_definitions", ())
+            for d in node.decorators
+        )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._enter(node)
@@ -505,7 +518,7 @@ class GpuFacts(Check):
         self._switched(before)
         unit = self.unit
         self._selected(node, self.selection.call(node))
-        if not unit.differentiates:
+        if not unit.differentiates and not self.gradient_definitions:
             unit.differentiates = self._differentiates(node, name)
         if not unit.evaluates:
             unit.evaluates = self._evaluates(node, name)
