@@ -93,3 +93,9 @@ def test_a_flax_grad_transform_feeding_an_update_trains(tmp_path):
     [(path, line, col, code, message)] = findings("flax_grad_transform", tmp_path)
     assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
     assert message.startswith(JAX_SWITCH)
+
+
+def test_an_import_finds_the_module_beside_the_script(tmp_path):
+    [(path, line, col, code, message)] = findings("neighbour_modules", tmp_path)
+    assert (path, line, col, code) == ("a_trainer/main.py", 1, 1, "ND205")
+    assert message.startswith(JAX_SWITCH)

@@ -755,7 +755,7 @@ class ProgramView:
         for name in self.facts[path].imports:
             parts = name.split(".")
             for end in range(len(parts), 0, -1):
-                record = self.project.module(".".join(parts[:end]))
+                record = self.project.module_near(".".join(parts[:end]), path)
                 if record is not None and record.path != path:
                     found.add(record.path)
         return frozenset(found)
