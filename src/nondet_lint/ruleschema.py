@@ -142,7 +142,7 @@ DATA: Dict[str, Table] = {
         "no_gradient": Table({"calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES}),
     }),
     "ND205": Table({
-        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES}),
+        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES}),
         "evaluation": Table({"calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES}),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
@@ -164,7 +164,7 @@ DATA: Dict[str, Table] = {
             })),
         }),
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
-        "program": Table({"registering_decorator": str, "speed_benchmarks": NAMES}),
+        "program": Table({"registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES}),
         "cudnn_covers": NAMES,
         "package_aliases": Map(str),
         "raising": Map(str),

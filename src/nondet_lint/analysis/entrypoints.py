@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -37,6 +37,9 @@ _IMPORT_TIME_CALLS = (
 )
 
 
+# how pytest's default ``python_functions`` names a test function: a main block that only
+# calls the module's own functions named so runs its self-test
+_TEST_FUNCTION_PREFIX = "test"
 # calls that start a test runner: a main block made of these is test code
 TEST_RUNNERS = frozenset({
     "unittest.main", "tensorflow.test.main", "tensorflow.compat.v1.test.main",
@@ -135,10 +138,14 @@ def entry_facts(ctx: FileContext) -> EntryFacts:
     script = False
     test_runner = False
     launcher = False
+    own_tests = frozenset(
+        stmt.name.value for stmt in ctx.module.body
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith(_TEST_FUNCTION_PREFIX)
+    )
     for stmt in ctx.module.body:
         if isinstance(stmt, cst.If) and is_main_guard(stmt.test):
             main_guard = True
-            test_runner = _only_starts_tests(stmt, ctx.qualname)
+            test_runner = _only_starts_tests(stmt, ctx.qualname, own_tests)
         elif isinstance(stmt, cst.FunctionDef) and any(
             ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in LAUNCHER_DECORATORS
             for d in stmt.decorators
@@ -202,9 +209,11 @@ def _path_words(path: str, root: str) -> List[str]:
     return [word for part in stem.replace("\\", "/").split("/") for word in re.split(r"[_.\-]+", part.lower()) if word]
 
 
-def _only_starts_tests(guard: cst.If, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> bool:
+def _only_starts_tests(guard: cst.If, qualname: Callable[[cst.BaseExpression], Optional[str]],
+                       own_tests: FrozenSet[str]) -> bool:
     """A main block whose every statement starts a test runner (``tf.test.main()``,
-    ``sys.exit(pytest.main([...]))``)."""
+    ``sys.exit(pytest.main([...]))``) or runs a test function of the module itself
+    (``test_mpi_adam()``: a name pytest collects as a test)."""
     calls = []
     for stmt in guard.body.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -216,7 +225,8 @@ def _only_starts_tests(guard: cst.If, qualname: Callable[[cst.BaseExpression], O
     names = [qualname(call.func) for call in calls]
     if names and names[-1] == "sys.exit" and calls[-1].args and isinstance(calls[-1].args[0].value, cst.Call):
         names[-1] = qualname(calls[-1].args[0].value.func)
-    return bool(names) and all(name in TEST_RUNNERS and name != "sys.exit" for name in names)
+    own = [isinstance(call.func, cst.Name) and call.func.value in own_tests for call in calls]
+    return bool(names) and all(mine or (name in TEST_RUNNERS and name != "sys.exit") for name, mine in zip(names, own))
 
 
 def _with_is_bookkeeping(stmt: cst.With) -> bool:

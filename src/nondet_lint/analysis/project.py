@@ -97,6 +97,27 @@ class Project:
     def module(self, dotted: str) -> Optional[ModuleRecord]:
         return self.by_name.get(dotted)
 
+    @cached_property
+    def by_file(self) -> Dict[str, ModuleRecord]:
+        """Modules by the absolute path an import finds them at, less ``.py`` (a package
+        by its folder)."""
+        found: Dict[str, ModuleRecord] = {}
+        for record in self:
+            stem = os.path.splitext(os.path.abspath(record.path))[0]
+            if os.path.basename(stem) == "__init__":
+                stem = os.path.dirname(stem)
+            found.setdefault(stem, record)
+        return found
+
+    def module_near(self, dotted: str, near: str) -> Optional[ModuleRecord]:
+        """The module an import of ``dotted`` in the module at ``near`` finds.  A script's
+        folder comes first on ``sys.path``, so a neighbour (``import train`` beside
+        ``main.py``) wins over a module of the same name elsewhere in the project (each
+        example folder of a repository has its ``train.py``); else ``module``."""
+        folder = os.path.dirname(os.path.abspath(near))
+        found = self.by_file.get(os.path.join(folder, *dotted.split(".")))
+        return found if found is not None else self.module(dotted)
+
     def facts(self, kind: Type[FactT]) -> List[FactT]:
         """Every module's fact of one kind, in path order (modules without one left out)."""
         found = (record.facts.get(kind) for record in self)

@@ -333,6 +333,14 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
     return False
 
 
+def _on_super(func: cst.BaseExpression) -> bool:
+    """``super().name`` / ``super(Cls, self).name``."""
+    return (
+        isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call)
+        and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
+    )
+
+
 def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
     """Whether a statement sits in the body of ``if TYPE_CHECKING:`` (or
     ``if typing.TYPE_CHECKING:``)."""
@@ -360,7 +368,7 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 
 
 # ---------------------------------------------------------------- pass 1: the facts ---
-_IMPORT_PARTS = (cst.ImportAlias, cst.Import, cst.ImportFrom)  # names an import binds, not uses
+_IMPORT_PARTS = (cst.ImportAlias, cst.AsName, cst.Import, cst.ImportFrom)  # names an import binds, not uses
 
 class GpuFacts(Check):
     """Records the module's ``GpuModuleFacts``: frameworks used, switches set, the modules
@@ -390,6 +398,7 @@ class GpuFacts(Check):
         self.unit = self.units[MODULE_UNIT]
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
+        self.gradient_definitions = 0  # nesting of functions that define a gradient (no training in them)
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
@@ -432,9 +441,21 @@ class GpuFacts(Check):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._enter(node)
+        if self._defines_gradient(node):
+            self.gradient_definitions += 1
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._leave()
+        if self._defines_gradient(original_node):
+            self.gradient_definitions -= 1
+
+    def _defines_gradient(self, node: cst.FunctionDef) -> bool:
+        """``@tf.custom_gradient``: the function computes a gradient for others' training."""
+        return any(
+            self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            in self.diff.get("gradient_definitions", ())
+            for d in node.decorators
+        )
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._enter(node)
@@ -446,12 +467,15 @@ class GpuFacts(Check):
         """The decorators that hand a definition to a registry at import
         (``@task_factory.register_task_cls(...)``): it may run through a lookup by string."""
         pattern = self.program.get("registering_decorator")
+        lookup_only = self.program.get("lookup_registries", ())
         found = []
         for decorator in node.decorators:
             target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
             name = dotted_name(target)
             if pattern and name is not None and regex(pattern).search(name.rsplit(".", 1)[-1]):
-                found.append(self.ctx.qualname(target) or name)
+                qualified = self.ctx.qualname(target) or name
+                if qualified not in lookup_only:
+                    found.append(qualified)
         return found
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -494,7 +518,7 @@ class GpuFacts(Check):
         self._switched(before)
         unit = self.unit
         self._selected(node, self.selection.call(node))
-        if not unit.differentiates:
+        if not unit.differentiates and not self.gradient_definitions:
             unit.differentiates = self._differentiates(node, name)
         if not unit.evaluates:
             unit.evaluates = self._evaluates(node, name)
@@ -612,6 +636,10 @@ class GpuFacts(Check):
         return False
 
     def _differentiates(self, node: cst.Call, name: Optional[str]) -> bool:
+        """A training call (rule data).  ``super().apply_gradients(...)`` is not one: an
+        override forwarding to its base implements the API, and its caller trains."""
+        if _on_super(node.func):
+            return False
         if name is not None:
             return name in self.diff["calls"] or name.startswith(tuple(self.diff["prefixes"]))
         if isinstance(node.func, cst.Attribute):
@@ -727,7 +755,7 @@ class ProgramView:
         for name in self.facts[path].imports:
             parts = name.split(".")
             for end in range(len(parts), 0, -1):
-                record = self.project.module(".".join(parts[:end]))
+                record = self.project.module_near(".".join(parts[:end]), path)
                 if record is not None and record.path != path:
                     found.add(record.path)
         return frozenset(found)

@@ -14,6 +14,7 @@ its importers GPU programs.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
@@ -129,7 +130,7 @@ class Reachability:
         self.exports = exports
         self.stars = stars
         self._edges: Dict[UnitKey, FrozenSet[UnitKey]] = {}
-        self._resolved: Dict[str, Optional[UnitKey]] = {}
+        self._resolved: Dict[Tuple[str, str], Optional[UnitKey]] = {}
         self._reached: Dict[Tuple[FrozenSet[str], Tuple[str, ...]], FrozenSet[UnitKey]] = {}
 
     def unit(self, key: UnitKey) -> Optional[UnitFacts]:
@@ -154,7 +155,7 @@ class Reachability:
                 if name == MODULE_UNIT:
                     start.append((path, name))
                 for decorator in facts.registered_by:
-                    registry = self.resolve(decorator)
+                    registry = self.resolve(decorator, near=path)
                     if registry is None:
                         start.append((path, name))
                     else:
@@ -189,29 +190,34 @@ class Reachability:
                     if ref[1:] in self.units.get(key[0], {}):
                         targets.add((key[0], ref[1:]))
                     continue
-                target = self.resolve(ref)
+                target = self.resolve(ref, near=key[0])
                 if target is not None:
                     targets.add(target)
             found = self._edges[key] = frozenset(targets)
         return found
 
-    def resolve(self, name: str, depth: int = 0) -> Optional[UnitKey]:
+    def resolve(self, name: str, depth: int = 0, near: str = "") -> Optional[UnitKey]:
         """The unit a qualified name refers to: ``pkg.mod.fn`` (``fn`` of ``pkg.mod``),
         ``pkg.mod.Class.method`` (the class), through a package's re-exports and star
-        imports; None for names outside the project."""
-        if depth == 0 and name in self._resolved:
-            return self._resolved[name]
-        found = self._resolve(name, depth)
+        imports; None for names outside the project.  ``near``: the module whose code
+        names it (its imports find its neighbours first, ``Project.module_near``)."""
+        memo = (name, os.path.dirname(near))
+        if depth == 0 and memo in self._resolved:
+            return self._resolved[memo]
+        found = self._resolve(name, depth, near)
         if depth == 0:
-            self._resolved[name] = found
+            self._resolved[memo] = found
         return found
 
-    def _resolve(self, name: str, depth: int) -> Optional[UnitKey]:
+    def _module(self, dotted: str, near: str) -> Any:
+        return self.project.module_near(dotted, near) if near else self.project.module(dotted)
+
+    def _resolve(self, name: str, depth: int, near: str) -> Optional[UnitKey]:
         if depth > 8:
             return None
         parts = name.split(".")
         for end in range(len(parts) - 1, 0, -1):
-            record = self.project.module(".".join(parts[:end]))
+            record = self._module(".".join(parts[:end]), near)
             if record is None:
                 continue
             path, attr = record.path, parts[end]
@@ -219,11 +225,11 @@ class Reachability:
                 return (path, attr)
             exported = self.exports.get(path, {}).get(attr)
             if exported is not None and exported != name:
-                return self.resolve(".".join([exported, *parts[end + 1:]]), depth + 1)
+                return self.resolve(".".join([exported, *parts[end + 1:]]), depth + 1, path)
             for star in self.stars.get(path, ()):
-                if self.project.module(star) is None:
+                if self._module(star, path) is None:
                     continue  # a star import of a module the project lacks defines nothing
-                found = self.resolve(".".join([star, *parts[end:]]), depth + 1)
+                found = self.resolve(".".join([star, *parts[end:]]), depth + 1, path)
                 if found is not None:
                     return found
             return None

@@ -1,0 +1,101 @@
+"""Which programs matter and which functions a program runs, on small projects (one
+folder per case under ``tests/fixtures/programs``): each case holds a program that
+matters and a near miss that does not, beside each other in one project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Tuple
+
+import pytest
+
+from fixture_projects import FIXTURES as ALL_FIXTURES, cases, expected_lines, lint_case
+from nondet_lint import _toml
+from nondet_lint.config import Config, parse_table
+from nondet_lint.engine import run
+
+FIXTURES = ALL_FIXTURES / "programs"
+CASES = cases("programs")
+SELECT = ["ND1", "ND205", "ND209"]
+JAX_SWITCH = (
+    "this program runs on a GPU (TensorFlow / JAX use the GPU by default) but never turns on "
+    "`XLA_FLAGS=--xla_gpu_deterministic_ops=true`"
+)
+TF_SWITCH = (
+    "this program runs on a GPU (TensorFlow / JAX use the GPU by default) but never turns on op determinism "
+    "(`tf.config.experimental.enable_op_determinism()`)"
+)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_fixture_project(name, tmp_path):
+    case = FIXTURES / name
+    assert lint_case(case, tmp_path / name, SELECT) == expected_lines(case)
+
+
+def findings(name: str, root: Path) -> List[Tuple[str, int, int, str, str]]:
+    """``(relpath, line, column, code, message)`` of a case, column 1-based."""
+    lint_case(FIXTURES / name, root, SELECT)
+    table = {}
+    if (FIXTURES / name / "config.toml").is_file():
+        table = _toml.loads((FIXTURES / name / "config.toml").read_text(encoding="utf-8"))
+    config = Config(**parse_table({"select": SELECT, **table}, "fixture"), root=str(root))
+    return sorted(
+        (Path(f.path).relative_to(root).as_posix(), f.line, f.col + 1, f.code, f.message)
+        for f in run([str(root)], config).findings
+    )
+
+
+def test_a_reexport_as_its_own_name_runs_nothing(tmp_path):
+    [(path, line, col, code, message)] = findings("reexport_as_name", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(JAX_SWITCH)
+
+
+def test_a_class_a_lookup_only_registry_records_runs_nothing_at_import(tmp_path):
+    [(path, line, col, code, message)] = findings("lookup_registry", tmp_path)
+    assert (path, line, col, code) == ("train.py", 2, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+
+
+def test_an_override_forwarding_to_super_is_not_training(tmp_path):
+    [(path, line, col, code, message)] = findings("super_forwarding", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+
+
+def test_a_main_that_only_runs_the_modules_own_test_function_is_test_code(tmp_path):
+    found = findings("self_test_main", tmp_path)
+    assert [f[:4] for f in found] == [("train.py", 2, 1, "ND205"), ("train.py", 8, 21, "ND102")]
+    assert found[0][4].startswith(TF_SWITCH)
+    assert found[1][4] == "NumPy global RNG used here with no `np.random.seed` before it (this program never seeds it)"
+
+
+def test_a_program_that_loads_a_model_and_writes_none_predicts(tmp_path):
+    [(path, line, col, code, message)] = findings("loads_a_model", tmp_path)
+    assert (path, line, col, code) == ("predict.py", 3, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+
+
+def test_a_vjp_that_feeds_no_update_is_not_training(tmp_path):
+    [(path, line, col, code, message)] = findings("jacobian_is_not_training", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(JAX_SWITCH)
+
+
+def test_a_tape_inside_a_custom_gradient_is_not_training(tmp_path):
+    [(path, line, col, code, message)] = findings("custom_gradient", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+
+
+def test_a_flax_grad_transform_feeding_an_update_trains(tmp_path):
+    [(path, line, col, code, message)] = findings("flax_grad_transform", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(JAX_SWITCH)
+
+
+def test_an_import_finds_the_module_beside_the_script(tmp_path):
+    [(path, line, col, code, message)] = findings("neighbour_modules", tmp_path)
+    assert (path, line, col, code) == ("a_trainer/main.py", 1, 1, "ND205")
+    assert message.startswith(JAX_SWITCH)
