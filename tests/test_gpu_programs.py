@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence, Tuple
 
+import pytest
+
 from tests.conftest import lint_files
 
 TRAIN = """
@@ -166,6 +168,22 @@ def test_a_tensorflow_1_program_is_told_the_switch_of_its_version(tmp_path):
     assert "never turns on op determinism (`TF_DETERMINISTIC_OPS=1`)" in message
     tf2 = "import tensorflow as tf\n\nmodel = tf.keras.Sequential([tf.keras.layers.Dense(1)])\nmodel.fit(x, y)\n"
     [(_, _, _, _, message)] = lint(tmp_path / "tf2", {"train.py": tf2}, ["ND205"])
+    assert "never turns on op determinism (`tf.config.experimental.enable_op_determinism()`)" in message
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        TF1.replace("import tensorflow as tf", "import tensorflow.compat.v1 as tf"),
+        TF1.replace("import tensorflow as tf", "from tensorflow.compat import v1 as tf"),
+        TF1.replace("tf.placeholder", "tf.compat.v1.placeholder").replace("tf.train.", "tf.compat.v1.train.").replace("tf.Session", "tf.compat.v1.Session"),
+    ],
+)
+def test_tensorflow_1_code_written_through_compat_v1_targets_the_newest_version(tmp_path, source):
+    """``tf.compat.v1`` exists from TensorFlow 1.13 on and is how TF1 code runs on TF 2: code
+    spelled through it says nothing of an older version, so the newest switch is advised."""
+    [(_, _, line, _, message)] = lint(tmp_path, {"train.py": source}, ["ND205"])
+    assert line == 1
     assert "never turns on op determinism (`tf.config.experimental.enable_op_determinism()`)" in message
 
 

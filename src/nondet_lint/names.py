@@ -154,6 +154,9 @@ class ImportMap:
     ) -> None:
         self.module_name = module_name
         self.aliases: Dict[str, str] = {}
+        # names bound through a ``same_api`` module (``import tensorflow.compat.v1 as tf``):
+        # the API is the same, but the code was written for the version that has the alias
+        self.same_api_names: Set[str] = set()
         self.imported_modules: Set[str] = set()  # every module path imported, for pre-filters and indexes
         # modules star-imported whose bindings no rule data knows (project modules): they may bind anything
         self.unknown_stars: List[str] = []
@@ -171,6 +174,8 @@ class ImportMap:
                     self.imported_modules.add(full)
                     if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                         self.aliases[alias.asname.name.value] = bindings.module(full)
+                        if bindings.module(full) != full:
+                            self.same_api_names.add(alias.asname.name.value)
                         self.imported_modules.add(bindings.module(full))
                     else:
                         root = full.split(".")[0]
@@ -182,6 +187,7 @@ class ImportMap:
                 if dots:
                     base = resolve_relative(module_name, is_package, dots, base)
                 self.imported_modules.add(base)
+                written = base
                 base = bindings.module(base)
                 self.imported_modules.add(base)
                 if isinstance(stmt.names, cst.ImportStar):
@@ -199,6 +205,8 @@ class ImportMap:
                         bound = alias.asname.name.value
                     target = bindings.module(f"{base}.{name}") if base else name
                     self.aliases[bound] = target
+                    if written != base or (base and target != f"{base}.{name}"):
+                        self.same_api_names.add(bound)
                     self.imported_modules.add(target)
         # what ``from this_module import *`` exports, when ``__all__`` lists it literally
         self.all_names: Optional[FrozenSet[str]] = None
@@ -240,6 +248,18 @@ class ImportMap:
         if full.startswith(self._same_api_prefixes) or full in self._bindings.same_api:
             return self._bindings.module(full)
         return full
+
+    def via_same_api(self, dotted: str) -> bool:
+        """Whether a dotted spelling reaches its API through a ``same_api`` module: a name
+        bound by ``import tensorflow.compat.v1 as tf`` or a spelled-out ``tf.compat.v1.X``."""
+        root, _, rest = dotted.partition(".")
+        if root in self.same_api_names:
+            return True
+        target = self.aliases.get(root)
+        if target is None:
+            return False
+        full = f"{target}.{rest}" if rest else target
+        return full.startswith(self._same_api_prefixes) or full in self._bindings.same_api
 
     def mentions(self, *prefixes: str) -> bool:
         """Whether the module imports anything from one of the given packages (``torch``,

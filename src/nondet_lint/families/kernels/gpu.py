@@ -530,10 +530,14 @@ class GpuFacts(Check):
         if not unit.benchmarks_speed and name is not None and name.startswith(tuple(self.program.get("speed_benchmarks", ()))):
             unit.benchmarks_speed = True
         self._option(node, name)
-        if name is not None:
-            for framework, names in self.hints.items():
-                if name.startswith(names):
-                    unit.version_hints.add(framework)
+        if name is not None and self.hints:
+            # a call spelled through ``tf.compat.v1`` was written for a version that has the
+            # alias: it says nothing of an older one
+            dotted = dotted_name(node.func)
+            if dotted is None or not self.ctx.imports.via_same_api(dotted):
+                for framework, names in self.hints.items():
+                    if name.startswith(names):
+                        unit.version_hints.add(framework)
 
     def visit_BaseString(self, node: cst.BaseString) -> None:
         self._selected(node, self.selection.literal(node))
