@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import operator
 from functools import lru_cache
-from typing import Any, Callable, List, Mapping, Optional, Sequence
+from typing import Any, Callable, List, Mapping, Optional, Sequence, TypeGuard, Union, overload
 
 import libcst as cst
 
@@ -24,6 +24,7 @@ from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 
 Desc = List[Any]
 Cond = List[Any]
+Plain = Union[None, bool, int, float, str]  # a literal facts hold as it is
 
 
 @lru_cache(maxsize=4096)
@@ -31,7 +32,7 @@ def _literal(text: str) -> Any:
     return ast.literal_eval(text)
 
 
-def plain(value: Any) -> bool:
+def plain(value: object) -> TypeGuard[Plain]:
     """A literal that facts can hold as it is (JSON: None, bool, int, float, str)."""
     return value is None or isinstance(value, (bool, int, float, str))
 
@@ -191,6 +192,14 @@ def described_names(cond: Optional[Cond]) -> List[Desc]:
         elif item[0] == "cmp":
             out.append(item[2])
     return out
+
+
+@overload
+def negate(cond: Cond) -> Cond: ...
+
+
+@overload
+def negate(cond: None) -> None: ...
 
 
 def negate(cond: Optional[Cond]) -> Optional[Cond]:
