@@ -101,20 +101,22 @@ class SeedingEvent:
     def from_json(cls, data: Sequence[Any]) -> "SeedingEvent":
         kind = _KINDS[data[0]]
         size = len(data)
-        if kind is EventKind.CALL:
-            args = data[2] if size > 2 and data[2] else None
-            return cls(kind, data[1], guards=_guards(data[3]) if size > 3 and data[3] else (), bound=size > 4 and bool(data[4]),
-                       args=CallArgs(tuple(args[0]), args[1]) if args else NO_ARGS)
+        if kind is EventKind.CALL:  # most events: positional arguments, the fastest
+            if size == 2:
+                return cls(kind, data[1])
+            args = data[2]
+            return cls(kind, data[1], (), "", -1, _guards(data[3]) if size > 3 and data[3] else (),
+                       CallArgs(tuple(args[0]), args[1]) if args else NO_ARGS, size > 4 and bool(data[4]))
         if kind is EventKind.USE:
-            return cls(kind, rng=data[1], cid=data[2], guards=_guards(data[3]) if size > 3 else ())
+            return cls(kind, "", (), data[1], data[2], _guards(data[3]) if size > 3 else ())
         if kind is EventKind.WORKERS:
-            return cls(kind, cid=data[1], guards=_guards(data[2]) if size > 2 else ())
+            return cls(kind, "", (), "", data[1], _guards(data[2]) if size > 2 else ())
         if kind is EventKind.SEED:
-            return cls(kind, rngs=tuple(data[1]), cid=data[2], guards=_guards(data[3]), value=data[4], without=data[5])
-        if kind in (EventKind.REFERENCE, EventKind.IMPORT):
+            return cls(kind, "", tuple(data[1]), "", data[2], _guards(data[3]), NO_ARGS, False, data[4], data[5])
+        if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
             return cls(kind, data[1])
-        if kind in (EventKind.RESTORE, EventKind.RESEED):
-            return cls(kind, rngs=tuple(data[1]))
+        if kind is EventKind.RESTORE or kind is EventKind.RESEED:
+            return cls(kind, "", tuple(data[1]))
         return cls(kind)
 
 

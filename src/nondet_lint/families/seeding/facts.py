@@ -19,10 +19,11 @@ from nondet_lint.families.seeding.events import Guard, SeedingEvent
 ClassEntry = Dict[str, List[str]]  # {"bases": qualified names, "methods": names}
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class FunctionFacts:
     """A function (or the module body, or the main block): its events in the order the
-    code runs, and what pass 2 needs to value its parameters."""
+    code runs, and what pass 2 needs to value its parameters (read only once made; not
+    frozen, as a large package has tens of thousands and frozen ones are slower to make)."""
 
     events: Tuple[SeedingEvent, ...] = ()
     params: Tuple[str, ...] = ()  # positional parameters, in order
@@ -47,8 +48,10 @@ class FunctionFacts:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "FunctionFacts":
+        if len(data) == 1:
+            return cls(tuple(map(SeedingEvent.from_json, data["ev"])))
         return cls(
-            tuple(SeedingEvent.from_json(event) for event in data["ev"]),
+            tuple(map(SeedingEvent.from_json, data["ev"])),
             tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
             data.get("cls"), tuple(data.get("sunk", ())),
         )
