@@ -12,6 +12,7 @@ from nondet_lint.facts import FileFacts
 from nondet_lint.families.data.split import DataSeedingFacts
 from nondet_lint.families.kernels.gpu import GpuModuleFacts
 from nondet_lint.families.kernels.ops import KernelOps
+from nondet_lint.families.seeding.conditions import BoolOp, Compare, Not, Truthy, ValueDesc, ValueSource
 from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent
 from nondet_lint.families.seeding.facts import FunctionFacts, ModuleSeeding, OptionFacts, Origin, OriginKind
 from nondet_lint.fileanalysis import analyze_source
@@ -74,11 +75,14 @@ def test_seeding_events_read_back_as_their_kinds():
     assert isinstance(train, FunctionFacts) and train.params == ("seed",)
     assert [event.kind for event in train.events] == [EventKind.SEED, EventKind.USE, EventKind.TRAINS]
     seed, use, _ = train.events
-    assert (seed.rngs, seed.value, seed.without, seed.guards) == (("numpy",), ["p", "seed"], "entropy", ())
+    assert (seed.rngs, seed.value, seed.without, seed.guards) == (("numpy",), ValueDesc(ValueSource.PARAMETER, "seed"), "entropy", ())
     assert (use.rng, use.guards) == ("torch", ())
     # a call into the module itself is written from the module; its argument is an option
-    assert fns["<main>"].events == (SeedingEvent(EventKind.CALL, ".train", args=CallArgs((["o", "seed"],), {})),)
+    assert fns["<main>"].events == (SeedingEvent(EventKind.CALL, ".train", args=CallArgs((ValueDesc(ValueSource.OPTION, "seed"),), {})),)
     assert [event.kind for event in fns["<module>"].events] == [EventKind.MAIN_BLOCK]
+
+
+PARAM, OPTION = ValueDesc(ValueSource.PARAMETER, "seed"), ValueDesc(ValueSource.OPTION, "seed")
 
 
 def test_events_are_stored_in_their_short_form():
@@ -87,14 +91,17 @@ def test_events_are_stored_in_their_short_form():
     events = [
         (SeedingEvent(EventKind.CALL, ".f"), ["c", ".f"]),
         (SeedingEvent(EventKind.CALL, "pkg.g", bound=True), ["c", "pkg.g", 0, 0, 1]),
-        (SeedingEvent(EventKind.CALL, "pkg.g", args=CallArgs((None, ["p", "seed"]), {"k": ["o", "x"]}),
-                      guards=(Guard(["truthy", ["o", "seed"]], 3),)),
-         ["c", "pkg.g", [[None, ["p", "seed"]], {"k": ["o", "x"]}], [[["truthy", ["o", "seed"]], 3]]]),
+        (SeedingEvent(EventKind.CALL, "pkg.g", args=CallArgs((None, PARAM), {"k": OPTION}), guards=(Guard(Truthy(OPTION), 3),)),
+         ["c", "pkg.g", [[None, ["p", "seed"]], {"k": ["o", "seed"]}], [[["truthy", ["o", "seed"]], 3]]]),
         (SeedingEvent(EventKind.USE, rng="numpy", cid=2), ["u", "numpy", 2]),
-        (SeedingEvent(EventKind.USE, rng="numpy", cid=2, guards=(Guard(["not", ["truthy", ["p", "a"]]], 1),)),
-         ["u", "numpy", 2, [[["not", ["truthy", ["p", "a"]]], 1]]]),
+        (SeedingEvent(EventKind.USE, rng="numpy", cid=2, guards=(Guard(Not(Truthy(PARAM)), 1),)),
+         ["u", "numpy", 2, [[["not", ["truthy", ["p", "seed"]]], 1]]]),
+        (SeedingEvent(EventKind.USE, rng="torch", cid=0, guards=(Guard(BoolOp("or", None, Compare("is not", OPTION, None)), 5),)),
+         ["u", "torch", 0, [[["or", None, ["cmp", "is not", ["o", "seed"], None]], 5]]]),
         (SeedingEvent(EventKind.WORKERS, cid=4), ["w", 4]),
         (SeedingEvent(EventKind.SEED, rngs=("python", "numpy"), cid=0, without="fixed"), ["s", ["python", "numpy"], 0, [], None, "fixed"]),
+        (SeedingEvent(EventKind.SEED, rngs=("torch",), cid=1, value=ValueDesc(ValueSource.GLOBAL, "SEED"), without="entropy"),
+         ["s", ["torch"], 1, [], ["g", "SEED"], "entropy"]),
         (SeedingEvent(EventKind.REFERENCE, ".cb"), ["r", ".cb"]),
         (SeedingEvent(EventKind.IMPORT, "pkg.data"), ["i", "pkg.data"]),
         (SeedingEvent(EventKind.RESEED, rngs=("torch",)), ["n", ["torch"]]),
@@ -113,7 +120,9 @@ def test_options_and_origins_are_stored_without_empty_parts():
     assert OptionFacts(False, None, 5, origin=0).to_json() == {"d": None, "aid": 5, "oid": 0}
     for option in (OptionFacts(True, None, 5), OptionFacts(False, None, 5, 0), OptionFacts(True, 3, 1)):
         assert OptionFacts.from_json(json.loads(json.dumps(option.to_json()))) == option
-    source = Origin(0, OriginKind.SOURCE, what="time.time", anchor=7, guards=(Guard(["truthy", ["o", "a"]], 2),), sunk=True)
+    literal = ValueDesc(ValueSource.LITERAL, literal=0)
+    assert literal.to_json() == ["k", 0] and ValueDesc.from_json(["k", 0]) == literal
+    source = Origin(0, OriginKind.SOURCE, what="time.time", anchor=7, guards=(Guard(Truthy(ValueDesc(ValueSource.OPTION, "a")), 2),), sunk=True)
     draw = Origin(1, OriginKind.DRAW, rng="numpy", cid=3)
     assert source.to_json() == {"id": 0, "kind": "src", "flows": [], "sunk": True, "what": "time.time", "aid": 7,
                                 "guards": [[["truthy", ["o", "a"]], 2]]}

@@ -28,7 +28,7 @@ from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
-from nondet_lint.families.seeding.conditions import Desc, Plain, any_holds, negate, parse_guard, plain
+from nondet_lint.families.seeding.conditions import Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, prune, relative
 from nondet_lint.families.seeding.facts import CallFlow, ClassEntry, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
@@ -368,21 +368,21 @@ class Collector:
     def _qual(self, local_path: str) -> str:
         return f"{self.modq}.{local_path}" if self.modq else local_path
 
-    def describe(self, node: cst.BaseExpression) -> Optional[List[Any]]:
-        """A value descriptor for guards and arguments: literal, option, parameter, global."""
+    def describe(self, node: cst.BaseExpression) -> Optional[ValueDesc]:
+        """What a guard or an argument reads: a literal, an option, a parameter, a global."""
         value = literal_value(node, lambda _: None)
         if value is not UNKNOWN and value is not ABSENT:
-            return ["k", value] if plain(value) else None
+            return ValueDesc(ValueSource.LITERAL, literal=value) if plain(value) else None
         if isinstance(node, cst.Name):
             name = node.value
             scope = self.scope
             if name in scope.params or name in scope.kwonly:
                 # reassigned before this point (``seed = seed or random.randint(...)``): no
                 # longer the argument, and its default says nothing
-                return ["p", name] if name not in scope.assigned else None
+                return ValueDesc(ValueSource.PARAMETER, name) if name not in scope.assigned else None
             if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
                 if self.ctx.qualname(node) is None:
-                    return ["g", name]
+                    return ValueDesc(ValueSource.GLOBAL, name)
             return None
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value not in ("self", "cls"):
             owner = node.value.value
@@ -391,9 +391,9 @@ class Collector:
                 return None
             typed = self.lookup("types", owner)
             if typed == NAMESPACE or owner in scope.params or (typed is not None and self.ctx.qualname(node.value) is None):
-                return ["o", node.attr.value]
+                return ValueDesc(ValueSource.OPTION, node.attr.value)
         if isinstance(node, cst.Attribute) and self.t.flag_values and self.ctx.qualname(node.value) == self.t.flag_values:
-            return ["o", node.attr.value]  # ``flags.FLAGS.seed``
+            return ValueDesc(ValueSource.OPTION, node.attr.value)  # ``flags.FLAGS.seed``
         return None
 
     # ---- imports ------------------------------------------------------------------
@@ -552,8 +552,8 @@ class Collector:
         return SeedingEvent(EventKind.CALL, relative(target, self.modq), guards=tuple(guards), args=args, bound=bound)
 
     def _call_event(self, node: cst.Call, q: str, root: Optional[str], bound: bool) -> None:
-        positional: List[Optional[Desc]] = []
-        keywords: Dict[str, Optional[Desc]] = {}
+        positional: List[Optional[ValueDesc]] = []
+        keywords: Dict[str, Optional[ValueDesc]] = {}
         for arg in node.args:
             if arg.star:
                 break
@@ -600,7 +600,7 @@ class Collector:
         desc = self.describe(value) if value is not None else None
         self.flow.sink(value)
         event = SeedingEvent(EventKind.SEED, rngs=tuple(seeder.seeds), cid=self.candidates.anchor(node), guards=tuple(self.guards()),
-                             value=desc if desc and desc[0] != "k" else None, without=seeder.without_value)
+                             value=desc if desc is not None and desc.source is not ValueSource.LITERAL else None, without=seeder.without_value)
         self.scope.add(event, root)
 
     def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from nondet_lint.families.seeding.conditions import Cond, Desc
+from nondet_lint.families.seeding.conditions import Cond, ValueDesc, cond_from_json, cond_to_json
 
 
 class EventKind(Enum):
@@ -49,14 +49,29 @@ class Guard(NamedTuple):
 
 
 class CallArgs(NamedTuple):
-    """A call's arguments as value descriptors (None where not describable), so that pass 2
+    """A call's arguments as described values (None where not describable), so that pass 2
     can value the callee's parameters; left out when none is describable."""
 
-    positional: Tuple[Optional[Desc], ...] = ()
-    keywords: Mapping[str, Optional[Desc]] = {}
+    positional: Tuple[Optional[ValueDesc], ...] = ()
+    keywords: Mapping[str, Optional[ValueDesc]] = {}
 
     def describes_any(self) -> bool:
         return any(self.positional) or any(self.keywords.values())
+
+    def to_json(self) -> List[Any]:
+        return [[_desc_json(desc) for desc in self.positional], {name: _desc_json(desc) for name, desc in self.keywords.items()}]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> "CallArgs":
+        return cls(tuple(map(_desc, data[0])), {name: _desc(desc) for name, desc in data[1].items()})
+
+
+def _desc_json(desc: Optional[ValueDesc]) -> Optional[List[Any]]:
+    return desc.to_json() if desc is not None else None
+
+
+def _desc(data: Optional[Sequence[Any]]) -> Optional[ValueDesc]:
+    return ValueDesc.from_json(data) if data is not None else None
 
 
 NO_ARGS = CallArgs()
@@ -75,7 +90,7 @@ class SeedingEvent:
     guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS
     args: CallArgs = NO_ARGS  # CALL
     bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
-    value: Optional[Desc] = None  # SEED: the seed value when it is not a literal
+    value: Optional[ValueDesc] = None  # SEED: the seed value when it is not a literal
     without: str = ""  # SEED: what the seeder does given no value (``Seeder.without_value``)
 
     def to_json(self) -> List[Any]:
@@ -90,7 +105,7 @@ class SeedingEvent:
         if kind is EventKind.WORKERS:
             return [kind.value, self.cid, *_trailing_guards(self.guards)]
         if kind is EventKind.SEED:
-            return [kind.value, list(self.rngs), self.cid, _guards_json(self.guards) or [], self.value, self.without]
+            return [kind.value, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
         if kind in (EventKind.REFERENCE, EventKind.IMPORT):
             return [kind.value, self.target]
         if kind in (EventKind.RESTORE, EventKind.RESEED):
@@ -105,14 +120,14 @@ class SeedingEvent:
             if size == 2:
                 return cls(kind, data[1])
             args = data[2]
-            return cls(kind, data[1], (), "", -1, _guards(data[3]) if size > 3 and data[3] else (),
-                       CallArgs(tuple(args[0]), args[1]) if args else NO_ARGS, size > 4 and bool(data[4]))
+            return cls(kind, data[1], (), "", -1, guards_from_json(data[3]) if size > 3 and data[3] else (),
+                       CallArgs.from_json(args) if args else NO_ARGS, size > 4 and bool(data[4]))
         if kind is EventKind.USE:
-            return cls(kind, "", (), data[1], data[2], _guards(data[3]) if size > 3 else ())
+            return cls(kind, "", (), data[1], data[2], guards_from_json(data[3]) if size > 3 else ())
         if kind is EventKind.WORKERS:
-            return cls(kind, "", (), "", data[1], _guards(data[2]) if size > 2 else ())
+            return cls(kind, "", (), "", data[1], guards_from_json(data[2]) if size > 2 else ())
         if kind is EventKind.SEED:
-            return cls(kind, "", tuple(data[1]), "", data[2], _guards(data[3]), NO_ARGS, False, data[4], data[5])
+            return cls(kind, "", tuple(data[1]), "", data[2], guards_from_json(data[3]), NO_ARGS, False, _desc(data[4]), data[5])
         if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
             return cls(kind, data[1])
         if kind is EventKind.RESTORE or kind is EventKind.RESEED:
@@ -120,20 +135,25 @@ class SeedingEvent:
         return cls(kind)
 
 
+def guards_json(guards: Sequence[Guard]) -> List[List[Any]]:
+    return [[cond_to_json(guard.cond), guard.anchor] for guard in guards]
+
+
+def guards_from_json(data: Sequence[Sequence[Any]]) -> Tuple[Guard, ...]:
+    return tuple(Guard(cond_from_json(cond), anchor) for cond, anchor in data)
+
+
 def _guards_json(guards: Tuple[Guard, ...]) -> Union[List[List[Any]], int]:
-    return [[guard.cond, guard.anchor] for guard in guards] if guards else 0
+    return guards_json(guards) if guards else 0
 
 
 def _trailing_guards(guards: Tuple[Guard, ...]) -> List[List[List[Any]]]:
-    return [[[guard.cond, guard.anchor] for guard in guards]] if guards else []
+    return [guards_json(guards)] if guards else []
 
-
-def _guards(data: Sequence[Sequence[Any]]) -> Tuple[Guard, ...]:
-    return tuple(Guard(cond, anchor) for cond, anchor in data)
 
 
 def _args_json(args: CallArgs) -> Union[List[Any], int]:
-    return [list(args.positional), dict(args.keywords)] if args is not NO_ARGS else 0
+    return args.to_json() if args is not NO_ARGS else 0
 
 
 def _inheritable(classes: Mapping[str, Any], cls: str, name: str, prefix: str, outside: FrozenSet[str], depth: int = 0) -> bool:

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.seeding.conditions import Plain
-from nondet_lint.families.seeding.events import Guard, SeedingEvent
+from nondet_lint.families.seeding.events import Guard, SeedingEvent, guards_from_json, guards_json
 
 ClassEntry = Dict[str, List[str]]  # {"bases": qualified names, "methods": names}
 
@@ -118,7 +118,7 @@ class Origin:
             "sunk": self.sunk,
         }
         if self.kind is OriginKind.SOURCE:
-            out.update(what=self.what, aid=self.anchor, guards=[[guard.cond, guard.anchor] for guard in self.guards])
+            out.update(what=self.what, aid=self.anchor, guards=guards_json(self.guards))
         else:
             out.update(rng=self.rng, cid=self.cid)
         return out
@@ -128,8 +128,7 @@ class Origin:
         flows = [CallFlow(callee, argument, bool(bound)) for _, callee, argument, bound in data["flows"]]
         kind = OriginKind(data["kind"])
         if kind is OriginKind.SOURCE:
-            guards = tuple(Guard(cond, anchor) for cond, anchor in data["guards"])
-            return cls(data["id"], kind, data["what"], data["aid"], guards, flows=flows, sunk=data["sunk"])
+            return cls(data["id"], kind, data["what"], data["aid"], guards_from_json(data["guards"]), flows=flows, sunk=data["sunk"])
         return cls(data["id"], kind, rng=data["rng"], cid=data["cid"], flows=flows, sunk=data["sunk"])
 
 

@@ -26,7 +26,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
-from nondet_lint.families.seeding.conditions import Desc, described_names, evaluate
+from nondet_lint.families.seeding.conditions import ValueDesc, ValueSource, described_names, evaluate
 from nondet_lint.families.seeding.events import EventKind, Guard, SeedingEvent, absolute
 from nondet_lint.families.seeding.facts import NO_SEEDING, FunctionFacts, ModuleSeeding
 from nondet_lint.families.seeding.state import MAIN, MODULE
@@ -320,34 +320,34 @@ class Program:
         for event in self.events(key):
             if event.kind is EventKind.SEED:
                 for cond, _ in event.guards:
-                    names.update(d[1] for d in described_names(cond) if d[0] == "p")
-                if event.value and event.value[0] == "p":
-                    names.add(event.value[1])
+                    names.update(d.name for d in described_names(cond) if d.source is ValueSource.PARAMETER)
+                if event.value is not None and event.value.source is ValueSource.PARAMETER:
+                    names.add(event.value.name)
             elif event.kind is EventKind.CALL:
                 for cond, _ in event.guards:
-                    names.update(d[1] for d in described_names(cond) if d[0] == "p")
+                    names.update(d.name for d in described_names(cond) if d.source is ValueSource.PARAMETER)
                 positional, keywords = event.args
                 for desc in (*positional, *keywords.values()):
-                    if desc and desc[0] == "p":
-                        names.add(desc[1])
+                    if desc is not None and desc.source is ValueSource.PARAMETER:
+                        names.add(desc.name)
         found = self._relevant[key] = frozenset(names)
         return found
 
-    def value(self, desc: Optional[Desc], key: FnKey, binding: Mapping[str, Any]) -> Any:
+    def value(self, desc: Optional[ValueDesc], key: FnKey, binding: Mapping[str, Any]) -> Any:
         if not desc:
             return UNKNOWN
-        kind = desc[0]
-        if kind == "k":
-            return desc[1]
-        if kind == "p":
-            if desc[1] in binding:
-                return binding[desc[1]]
+        source = desc.source
+        if source is ValueSource.LITERAL:
+            return desc.literal
+        if source is ValueSource.PARAMETER:
+            if desc.name in binding:
+                return binding[desc.name]
             fn = self.fn(key)
-            return fn.defaults.get(desc[1], UNKNOWN) if fn is not None else UNKNOWN
-        if kind == "o":
-            return self.option_default(desc[1], key[0])
-        if kind == "g":
-            return self.facts.get(key[0], NO_SEEDING).consts.get(desc[1], UNKNOWN)
+            return fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
+        if source is ValueSource.OPTION:
+            return self.option_default(desc.name, key[0])
+        if source is ValueSource.GLOBAL:
+            return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
         return UNKNOWN
 
     def unknown(self, key: FnKey) -> Binding:
@@ -389,7 +389,7 @@ class Program:
         """Whether a guard is false whatever the command line says: a literal argument, a
         parameter default or a module constant makes it so."""
         for guard in guards:
-            lookup = lambda desc: UNKNOWN if desc[0] == "o" else self.value(desc, key, binding)  # noqa: E731
+            lookup = lambda desc: UNKNOWN if desc.source is ValueSource.OPTION else self.value(desc, key, binding)  # noqa: E731
             if evaluate(guard.cond, lookup) is False:
                 return True
         return False
@@ -401,12 +401,12 @@ class Program:
             value = self.value(desc, key, binding)
             if value is UNKNOWN:
                 continue
-            if desc[0] == "o":
-                parts.append(f"`--{desc[1].replace('_', '-')}` defaults to {value!r}")
-            elif desc[0] == "p":
-                parts.append(f"`{desc[1]}` is {value!r} by default")
-            elif desc[0] == "g":
-                parts.append(f"`{desc[1]} = {value!r}`")
+            if desc.source is ValueSource.OPTION:
+                parts.append(f"`--{desc.name.replace('_', '-')}` defaults to {value!r}")
+            elif desc.source is ValueSource.PARAMETER:
+                parts.append(f"`{desc.name}` is {value!r} by default")
+            elif desc.source is ValueSource.GLOBAL:
+                parts.append(f"`{desc.name} = {value!r}`")
         return "; ".join(dict.fromkeys(parts)) or "its condition is false by default"
 
     # ---- seeds of a function ------------------------------------------------------------
@@ -605,12 +605,12 @@ class Program:
                 state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
         return state
 
-    def why_none(self, desc: Desc, key: FnKey, binding: Mapping[str, Any]) -> str:
-        if desc[0] == "o":
-            return f"`--{desc[1].replace('_', '-')}` defaults to None"
-        if desc[0] == "p":
-            return f"`{desc[1]}` is None by default"
-        return f"`{desc[1]}` is None"
+    def why_none(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> str:
+        if desc.source is ValueSource.OPTION:
+            return f"`--{desc.name.replace('_', '-')}` defaults to None"
+        if desc.source is ValueSource.PARAMETER:
+            return f"`{desc.name}` is None by default"
+        return f"`{desc.name}` is None"
 
     # ---- seed parameters (for values that vary per run) -----------------------------------
     def seed_params(self) -> Tuple[Dict[FnKey, Set[str]], Set[str]]:
@@ -642,14 +642,14 @@ class Program:
                     for name, desc in self.arguments(callee, bound, event):
                         if name not in targets or not desc:
                             continue
-                        if desc[0] == "o":
-                            options.add(desc[1])
-                        elif desc[0] == "p" and desc[1] not in sunk.get(key, ()):
-                            sunk.setdefault(key, set()).add(desc[1])
+                        if desc.source is ValueSource.OPTION:
+                            options.add(desc.name)
+                        elif desc.source is ValueSource.PARAMETER and desc.name not in sunk.get(key, ()):
+                            sunk.setdefault(key, set()).add(desc.name)
                             changed = True
         return sunk, options
 
-    def arguments(self, callee: FnKey, bound: bool, event: SeedingEvent) -> List[Tuple[str, Optional[Desc]]]:
+    def arguments(self, callee: FnKey, bound: bool, event: SeedingEvent) -> List[Tuple[str, Optional[ValueDesc]]]:
         fn = self.fn(callee)
         params: Sequence[str] = fn.params if fn is not None else ()
         if bound and params:
@@ -672,7 +672,10 @@ def _passes_values_on(event: SeedingEvent) -> bool:
     if event.kind is not EventKind.CALL:
         return False
     positional, keywords = event.args
-    return any(d and d[0] in ("p", "o") for d in (*positional, *keywords.values()))
+    return any(d is not None and d.source in _PASSED_ON for d in (*positional, *keywords.values()))
+
+
+_PASSED_ON = (ValueSource.PARAMETER, ValueSource.OPTION)
 
 
 def _hashable(value: Any) -> Any:

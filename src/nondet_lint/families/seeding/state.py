@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Set, 
 import libcst as cst
 
 from nondet_lint.context import PendingFix
+from nondet_lint.families.seeding.conditions import Plain, ValueDesc
 from nondet_lint.families.seeding.events import Guard, SeedingEvent
 
 MODULE, MAIN = "<module>", "<main>"
@@ -22,7 +23,7 @@ MODULE, MAIN = "<module>", "<main>"
 class Scope:
     """A function body (or the module body, or the main block) being walked."""
 
-    def __init__(self, name: str, params: Sequence[str] = (), defaults: Optional[Dict[str, Any]] = None,
+    def __init__(self, name: str, params: Sequence[str] = (), defaults: Optional[Dict[str, Plain]] = None,
                  cls: Optional[str] = None, shared: Optional["Scope"] = None) -> None:
         self.name = name
         self.events: List[SeedingEvent] = []
@@ -119,7 +120,7 @@ class WalkPosition(Protocol):
 
     def guards(self) -> List[Guard]: ...
 
-    def describe(self, node: cst.BaseExpression) -> Optional[List[Any]]: ...
+    def describe(self, node: cst.BaseExpression) -> Optional[ValueDesc]: ...
 
     def target(self, func: cst.BaseExpression) -> Tuple[Optional[str], Optional[str], bool]: ...
 

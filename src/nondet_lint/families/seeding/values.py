@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from nondet_lint.context import FileContext
-from nondet_lint.families.seeding.conditions import negate, parse_guard
+from nondet_lint.families.seeding.conditions import ValueSource, negate, parse_guard
 from nondet_lint.families.seeding.events import Guard
 from nondet_lint.families.seeding.facts import Origin, OriginKind
 from nondet_lint.families.seeding.state import Candidates, WalkPosition
@@ -145,9 +145,9 @@ class ValueFlow:
         desc = self.walk.describe(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
         if desc is None:
             return
-        if desc[0] == "p":
-            self.walk.scope.sunk_params.add(desc[1])
-        elif desc[0] == "o":
-            self.sunk_options.add(desc[1])
-        elif desc[0] == "g":
-            self.sunk_globals.add(desc[1])
+        if desc.source is ValueSource.PARAMETER:
+            self.walk.scope.sunk_params.add(desc.name)
+        elif desc.source is ValueSource.OPTION:
+            self.sunk_options.add(desc.name)
+        elif desc.source is ValueSource.GLOBAL:
+            self.sunk_globals.add(desc.name)
