@@ -153,10 +153,10 @@ def _trailing_guards(guards: Tuple[Guard, ...]) -> List[List[List[Any]]]:
 
 
 def _args_json(args: CallArgs) -> Union[List[Any], int]:
-    return args.to_json() if args is not NO_ARGS else 0
+    return args.to_json() if args.describes_any() else 0
 
 
-def _inheritable(classes: Mapping[str, Any], cls: str, name: str, prefix: str, outside: FrozenSet[str], depth: int = 0) -> bool:
+def _inheritable(classes: Mapping[str, Mapping[str, List[str]]], cls: str, name: str, prefix: str, outside: FrozenSet[str], depth: int = 0) -> bool:
     """Whether ``cls.name`` may be a method: defined here, or in a base we cannot see."""
     entry = classes.get(cls)
     if entry is None or depth > 16:
@@ -173,7 +173,7 @@ def _inheritable(classes: Mapping[str, Any], cls: str, name: str, prefix: str, o
     return False
 
 
-def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str, Any],
+def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str, Mapping[str, List[str]]],
           outside: FrozenSet[str]) -> Tuple[SeedingEvent, ...]:
     """A function's events without the attribute calls and repeats (see the module docstring)."""
     prefix = f"{module_name}." if module_name else ""
