@@ -20,7 +20,7 @@ import operator
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any, Callable, List, Mapping, Optional, Sequence, TypeGuard, Union
+from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, TypeGuard, Union
 
 import libcst as cst
 
@@ -118,25 +118,26 @@ class ValueSource(Enum):
     GLOBAL = "g"  # a module-level name
 
 
-@dataclass(frozen=True, slots=True)
-class ValueDesc:
+class ValueDesc(NamedTuple):
     """A value a guard or a call argument reads: a literal, or a name whose value pass 2
-    knows by default."""
+    knows by default (a tuple: a large package has tens of thousands, made fast)."""
 
     source: ValueSource
     name: str = ""  # PARAMETER, OPTION, GLOBAL
     literal: Plain = None  # LITERAL
 
     def to_json(self) -> List[Plain]:
-        return [self.source.value, self.literal if self.source is ValueSource.LITERAL else self.name]
+        source = self.source
+        return [_CODES[source], self.literal if source is ValueSource.LITERAL else self.name]
 
     @classmethod
     def from_json(cls, data: Sequence[Any]) -> "ValueDesc":
         source = _SOURCES[data[0]]
-        return cls(source, literal=data[1]) if source is ValueSource.LITERAL else cls(source, data[1])
+        return cls(source, "", data[1]) if source is ValueSource.LITERAL else cls(source, data[1])
 
 
 _SOURCES = {source.value: source for source in ValueSource}
+_CODES = {source: source.value for source in ValueSource}
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,7 +59,8 @@ class CallArgs(NamedTuple):
         return any(self.positional) or any(self.keywords.values())
 
     def to_json(self) -> List[Any]:
-        return [[_desc_json(desc) for desc in self.positional], {name: _desc_json(desc) for name, desc in self.keywords.items()}]
+        return [[desc.to_json() if desc is not None else None for desc in self.positional],
+                {name: desc.to_json() if desc is not None else None for name, desc in self.keywords.items()}]
 
     @classmethod
     def from_json(cls, data: Sequence[Any]) -> "CallArgs":
@@ -76,6 +77,7 @@ def _desc(data: Optional[Sequence[Any]]) -> Optional[ValueDesc]:
 
 NO_ARGS = CallArgs()
 _KINDS = {kind.value: kind for kind in EventKind}
+_CODES = {kind: kind.value for kind in EventKind}
 
 
 @dataclass(slots=True)
@@ -95,22 +97,23 @@ class SeedingEvent:
 
     def to_json(self) -> List[Any]:
         kind = self.kind
+        code = _CODES[kind]
         if kind is EventKind.CALL:
-            out: List[Any] = [kind.value, self.target, _args_json(self.args), _guards_json(self.guards), 1 if self.bound else 0]
+            out: List[Any] = [code, self.target, _args_json(self.args), _guards_json(self.guards), 1 if self.bound else 0]
             while len(out) > 2 and not out[-1]:
                 out.pop()
             return out
         if kind is EventKind.USE:
-            return [kind.value, self.rng, self.cid, *_trailing_guards(self.guards)]
+            return [code, self.rng, self.cid, *_trailing_guards(self.guards)]
         if kind is EventKind.WORKERS:
-            return [kind.value, self.cid, *_trailing_guards(self.guards)]
+            return [code, self.cid, *_trailing_guards(self.guards)]
         if kind is EventKind.SEED:
-            return [kind.value, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
-        if kind in (EventKind.REFERENCE, EventKind.IMPORT):
-            return [kind.value, self.target]
-        if kind in (EventKind.RESTORE, EventKind.RESEED):
-            return [kind.value, list(self.rngs)]
-        return [kind.value]
+            return [code, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
+        if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
+            return [code, self.target]
+        if kind is EventKind.RESTORE or kind is EventKind.RESEED:
+            return [code, list(self.rngs)]
+        return [code]
 
     @classmethod
     def from_json(cls, data: Sequence[Any]) -> "SeedingEvent":
