@@ -12,7 +12,7 @@ import pytest
 
 from conftest import lint_files, write_project
 from fixtools import fix_project
-from nondet_lint.families.seeding.state import ModuleSeeding
+from nondet_lint.families.seeding.facts import ModuleSeeding
 from nondet_lint.config import Config
 from nondet_lint.engine import run, selected_codes
 from nondet_lint.fileanalysis import analyze_source

@@ -12,8 +12,9 @@ from nondet_lint.facts import FileFacts
 from nondet_lint.families.data.split import DataSeedingFacts
 from nondet_lint.families.kernels.gpu import GpuModuleFacts
 from nondet_lint.families.kernels.ops import KernelOps
-from nondet_lint.families.seeding.events import Event
-from nondet_lint.families.seeding.state import ModuleSeeding
+from nondet_lint.families.seeding.conditions import BoolOp, Compare, Not, Truthy, ValueDesc, ValueSource
+from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent
+from nondet_lint.families.seeding.facts import FunctionFacts, ModuleSeeding, OptionFacts, Origin, OriginKind
 from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.results import FileResult
 from nondet_lint.ruledata import load_rules
@@ -62,7 +63,7 @@ def test_the_facts_of_each_family_are_typed_and_read_back_from_their_json_form()
     assert facts.get(DataSeedingFacts) == DataSeedingFacts(seeded=("numpy",), tf_determinism=True)
     seeding = facts.get(ModuleSeeding)
     assert isinstance(seeding, ModuleSeeding)
-    assert list(seeding.opts) == ["seed"] and seeding.opts["seed"]["d"] == ["k", 0]
+    assert list(seeding.opts) == ["seed"] and seeding.opts["seed"] == OptionFacts(True, 0, seeding.opts["seed"].anchor)
     entry = facts.get(EntryFacts)
     assert entry is not None and entry.main_guard and not entry.script and "torch" in entry.imports
     assert KernelOps not in facts  # no op of the tables is called
@@ -70,8 +71,62 @@ def test_the_facts_of_each_family_are_typed_and_read_back_from_their_json_form()
 
 def test_seeding_events_read_back_as_their_kinds():
     fns = stored().facts.get(ModuleSeeding).fns
-    kinds = [Event(event[0]) for event in fns["train"]["ev"]]
-    assert kinds == [Event.SEED, Event.USE, Event.TRAINS]
-    assert [Event(event[0]) for event in fns["<main>"]["ev"]] == [Event.CALL]
-    assert [Event(event[0]) for event in fns["<module>"]["ev"]] == [Event.MAIN_BLOCK]
-    assert Event.SEED == "s" and json.dumps([Event.USE]) == '["u"]'  # the stored form is the value
+    train = fns["train"]
+    assert isinstance(train, FunctionFacts) and train.params == ("seed",)
+    assert [event.kind for event in train.events] == [EventKind.SEED, EventKind.USE, EventKind.TRAINS]
+    seed, use, _ = train.events
+    assert (seed.rngs, seed.value, seed.without, seed.guards) == (("numpy",), ValueDesc(ValueSource.PARAMETER, "seed"), "entropy", ())
+    assert (use.rng, use.guards) == ("torch", ())
+    # a call into the module itself is written from the module; its argument is an option
+    assert fns["<main>"].events == (SeedingEvent(EventKind.CALL, ".train", args=CallArgs((ValueDesc(ValueSource.OPTION, "seed"),), {})),)
+    assert [event.kind for event in fns["<module>"].events] == [EventKind.MAIN_BLOCK]
+
+
+PARAM, OPTION = ValueDesc(ValueSource.PARAMETER, "seed"), ValueDesc(ValueSource.OPTION, "seed")
+
+
+def test_events_are_stored_in_their_short_form():
+    """Each kind's JSON form is a list: its one-letter value, then its fields, with trailing
+    empty ones left out; it reads back as the same event."""
+    events = [
+        (SeedingEvent(EventKind.CALL, ".f"), ["c", ".f"]),
+        (SeedingEvent(EventKind.CALL, "pkg.g", bound=True), ["c", "pkg.g", 0, 0, 1]),
+        (SeedingEvent(EventKind.CALL, "pkg.g", args=CallArgs((None, PARAM), {"k": OPTION}), guards=(Guard(Truthy(OPTION), 3),)),
+         ["c", "pkg.g", [[None, ["p", "seed"]], {"k": ["o", "seed"]}], [[["truthy", ["o", "seed"]], 3]]]),
+        (SeedingEvent(EventKind.USE, rng="numpy", cid=2), ["u", "numpy", 2]),
+        (SeedingEvent(EventKind.USE, rng="numpy", cid=2, guards=(Guard(Not(Truthy(PARAM)), 1),)),
+         ["u", "numpy", 2, [[["not", ["truthy", ["p", "seed"]]], 1]]]),
+        (SeedingEvent(EventKind.USE, rng="torch", cid=0, guards=(Guard(BoolOp("or", None, Compare("is not", OPTION, None)), 5),)),
+         ["u", "torch", 0, [[["or", None, ["cmp", "is not", ["o", "seed"], None]], 5]]]),
+        (SeedingEvent(EventKind.WORKERS, cid=4), ["w", 4]),
+        (SeedingEvent(EventKind.SEED, rngs=("python", "numpy"), cid=0, without="fixed"), ["s", ["python", "numpy"], 0, [], None, "fixed"]),
+        (SeedingEvent(EventKind.SEED, rngs=("torch",), cid=1, value=ValueDesc(ValueSource.GLOBAL, "SEED"), without="entropy"),
+         ["s", ["torch"], 1, [], ["g", "SEED"], "entropy"]),
+        (SeedingEvent(EventKind.REFERENCE, ".cb"), ["r", ".cb"]),
+        (SeedingEvent(EventKind.IMPORT, "pkg.data"), ["i", "pkg.data"]),
+        (SeedingEvent(EventKind.RESEED, rngs=("torch",)), ["n", ["torch"]]),
+        (SeedingEvent(EventKind.RESTORE, rngs=("numpy",)), ["x", ["numpy"]]),
+        (SeedingEvent(EventKind.MAIN_BLOCK), ["m"]),
+        (SeedingEvent(EventKind.TRAINS), ["t"]),
+    ]
+    for event, stored_form in events:
+        assert event.to_json() == stored_form
+        assert SeedingEvent.from_json(json.loads(json.dumps(stored_form))) == event
+    assert SeedingEvent(EventKind.CALL, ".f", args=NO_ARGS).to_json() == ["c", ".f"]
+
+
+def test_options_and_origins_are_stored_without_empty_parts():
+    assert OptionFacts(True, None, 5).to_json() == {"d": ["k", None], "aid": 5}
+    assert OptionFacts(False, None, 5, origin=0).to_json() == {"d": None, "aid": 5, "oid": 0}
+    for option in (OptionFacts(True, None, 5), OptionFacts(False, None, 5, 0), OptionFacts(True, 3, 1)):
+        assert OptionFacts.from_json(json.loads(json.dumps(option.to_json()))) == option
+    literal = ValueDesc(ValueSource.LITERAL, literal=0)
+    assert literal.to_json() == ["k", 0] and ValueDesc.from_json(["k", 0]) == literal
+    source = Origin(0, OriginKind.SOURCE, what="time.time", anchor=7, guards=(Guard(Truthy(ValueDesc(ValueSource.OPTION, "a")), 2),), sunk=True)
+    draw = Origin(1, OriginKind.DRAW, rng="numpy", cid=3)
+    assert source.to_json() == {"id": 0, "kind": "src", "flows": [], "sunk": True, "what": "time.time", "aid": 7,
+                                "guards": [[["truthy", ["o", "a"]], 2]]}
+    assert draw.to_json() == {"id": 1, "kind": "draw", "flows": [], "sunk": False, "rng": "numpy", "cid": 3}
+    for origin in (source, draw):
+        assert Origin.from_json(json.loads(json.dumps(origin.to_json()))) == origin
+    assert FunctionFacts().to_json() == {"ev": []}

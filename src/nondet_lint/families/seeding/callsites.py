@@ -21,7 +21,8 @@ from nondet_lint.analysis.texttypes import scope_index_factory
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
-from nondet_lint.families.seeding.events import Event
+from nondet_lint.families.seeding.events import EventKind, SeedingEvent
+from nondet_lint.families.seeding.facts import OptionFacts
 from nondet_lint.families.seeding.state import Candidates, WalkPosition
 from nondet_lint.families.seeding.tables import Tables, short_name
 from nondet_lint.families.seeding.values import ValueFlow
@@ -54,7 +55,7 @@ class CallSites:
         self.walk = walk
         self.candidates = candidates
         self.flow = flow
-        self.opts: Dict[str, Dict[str, Any]] = {}
+        self.opts: Dict[str, OptionFacts] = {}
         self.default_run = DefaultRun(ctx.module, ctx.qualname)
 
     def constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
@@ -113,7 +114,7 @@ class CallSites:
         why = api.get("why")
         cid = self.candidates.add(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
                                          "state": "None" if state is not None else "omitted"}, fix)
-        self.walk.scope.add([Event.USE, "numpy", cid, self.walk.guards()], root)
+        self.walk.scope.add(SeedingEvent(EventKind.USE, rng="numpy", cid=cid, guards=tuple(self.walk.guards())), root)
 
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
         if has_star_args(node):
@@ -141,10 +142,10 @@ class CallSites:
         workers = self._workers(node)
         if shuffle is True:
             cid = self.candidates.add(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
-            self.walk.scope.add([Event.USE, "torch", cid, self.walk.guards()], root)
+            self.walk.scope.add(SeedingEvent(EventKind.USE, rng="torch", cid=cid, guards=tuple(self.walk.guards())), root)
         elif workers:
             cid = self.candidates.add(node, "ND109", {"workers": workers, "only_workers": True})
-            self.walk.scope.add([Event.WORKERS, cid, self.walk.guards()], root)
+            self.walk.scope.add(SeedingEvent(EventKind.WORKERS, cid=cid, guards=tuple(self.walk.guards())), root)
 
     def loader_factory(self, node: cst.Call, q: str, entry: Mapping[str, Any], root: Optional[str]) -> None:
         """A function that builds a ``DataLoader`` and takes no generator: it shuffles with
@@ -161,7 +162,7 @@ class CallSites:
         if unless is not None and self._default_truth(find_arg(node, unless.get("kw"), unless.get("pos"))) is True:
             return
         cid = self.candidates.add(node, "ND109", {"factory": short_name(q), "when": when.get("kw", "")})
-        self.walk.scope.add([Event.USE, "torch", cid, self.walk.guards()], root)
+        self.walk.scope.add(SeedingEvent(EventKind.USE, rng="torch", cid=cid, guards=tuple(self.walk.guards())), root)
 
     def _default_truth(self, given: Optional[cst.BaseExpression]) -> Optional[bool]:
         """An argument's truth in the default run: False when not given, None when unknown."""
@@ -197,7 +198,7 @@ class CallSites:
         if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
             return
         cid = self.candidates.add(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
-        self.walk.scope.add([Event.USE, "torch", cid, self.walk.guards()], root)
+        self.walk.scope.add(SeedingEvent(EventKind.USE, rng="torch", cid=cid, guards=tuple(self.walk.guards())), root)
 
     # ---- command-line options -------------------------------------------------------
     def option(self, node: cst.Call) -> None:
@@ -234,21 +235,18 @@ class CallSites:
         if default is not None:
             self.declare(name, default, None, node)
 
-    def declare(self, dest: str, value: Optional[cst.BaseExpression], implied: Any, node: cst.Call) -> None:
-        if value is not None:
-            literal = literal_value(value, lambda _: None)
-            known = literal if literal is not UNKNOWN and plain(literal) else UNKNOWN
-        else:
-            known = implied
-        entry = {"d": ["k", known] if known is not UNKNOWN else None, "aid": self.candidates.anchor(node)}
-        if value is not None:
-            mark = self.flow.value_mark(value)
-            if mark is not None:
-                entry["oid"] = self.flow.origin(mark)["id"]
+    def declare(self, dest: str, value: Optional[cst.BaseExpression], implied: object, node: cst.Call) -> None:
+        """An option's default: ``value`` as written, else ``implied`` (``store_true``: False;
+        ``UNKNOWN`` when the option is required)."""
+        given = literal_value(value, lambda _: None) if value is not None else implied
+        known_default, default = (True, given) if plain(given) else (False, None)
+        anchor = self.candidates.anchor(node)
+        mark = self.flow.value_mark(value) if value is not None else None
+        origin = self.flow.origin(mark).id if mark is not None else None
         old = self.opts.get(dest)
-        if old is not None and old.get("d") != entry["d"] and node is not None and not self._is_set_defaults(node):
-            entry["d"] = None  # declared twice with different defaults: unknown
-        self.opts[dest] = entry
+        if old is not None and (old.known_default, old.default) != (known_default, default) and not self._is_set_defaults(node):
+            known_default, default = False, None  # declared twice with different defaults: unknown
+        self.opts[dest] = OptionFacts(known_default, default, anchor, origin)
 
     def _is_set_defaults(self, node: cst.Call) -> bool:
         return isinstance(node.func, cst.Attribute) and node.func.attr.value in self.t.defaults_methods

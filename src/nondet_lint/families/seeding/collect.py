@@ -1,31 +1,22 @@
 """Pass 1 of the seeding analysis: one module's functions as ordered event lists.
 
 Every function (and the module body, and the ``if __name__ == "__main__":`` block) becomes
-a list of events in the order the code runs (calls are recorded when they return, after
-their arguments):
+a list of ``events.SeedingEvent`` in the order the code runs (calls are recorded when they
+return, after their arguments): seeds, calls that may enter project code (with argument
+descriptors, so that pass 2 can evaluate guards inside), functions passed as values,
+uses of an RNG's global state, imports, where the main block runs, RNG states restored or
+reseeded from OS entropy, evidence of training, and loaders with worker processes.
 
-* ``[Event.SEED, rngs, anchor, guards, value, without]``: a seed of ``rngs``;
-* ``[Event.CALL, target, [positional, keywords], guards, bound]``: a call that may enter project
-  code (``target`` is a qualified name, ``*.name`` for a name from a star import,
-  ``super:<class>:<method>``); argument descriptors let pass 2 evaluate guards inside;
-* ``[Event.REFERENCE, target]``: a function passed as a value (a callback: it runs later);
-* ``[Event.USE, rng, cid, guards]``: a use of an RNG's global state (candidate ``cid``);
-* ``[Event.IMPORT, module]``: an import, which runs the module's code the first time;
-* ``[Event.MAIN_BLOCK]``: where the main block runs when the module is the program;
-* ``[Event.RESTORE, rngs]``: an RNG state saved earlier is put back (``np.random.set_state``);
-* ``[Event.RESEED, rngs]``: the RNGs are reseeded from OS entropy (``random.seed()``, ``torch.seed()``);
-* ``[Event.TRAINS]``: evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``);
-* ``[Event.WORKERS, cid, guards]``: a ``DataLoader`` with worker processes and no ``worker_init_fn``.
-
-Guards are ``[condition, anchor]`` pairs (``conditions``).  Values that change between
-runs are followed from where they are made (``time.time()``, an unseeded draw) to the
-seeds they reach (``origins``).  Candidate findings and the nodes whose positions pass 2
-needs are collected in ``state.Candidates`` and handed to ``ctx.defer`` at the end of the
-file, each with its ``SeedingPayload``.  The module's facts are a ``state.ModuleSeeding``.
+Values that change between runs are followed from where they are made (``time.time()``,
+an unseeded draw) to the seeds they reach (``facts.Origin``).  Candidate findings and the
+nodes whose positions pass 2 needs are collected in ``state.Candidates`` and handed to
+``ctx.defer`` at the end of the file, each with its ``SeedingPayload``.  The module's
+facts are a ``facts.ModuleSeeding``.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
@@ -37,10 +28,11 @@ from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
-from nondet_lint.families.seeding.conditions import any_holds, negate, parse_guard, plain
-from nondet_lint.families.seeding.events import Event, compact
+from nondet_lint.families.seeding.conditions import Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
+from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, prune, relative
+from nondet_lint.families.seeding.facts import CallFlow, ClassEntry, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
-from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, ModuleSeeding, Scope, SeedingPayload
+from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, Scope, SeedingPayload
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
@@ -63,9 +55,9 @@ class Collector:
         self.modq = ctx.module_name
         self.module_scope = Scope(MODULE)
         self.scopes: List[Scope] = [self.module_scope]
-        self.classes: Dict[str, Dict[str, Any]] = {}
+        self.classes: Dict[str, ClassEntry] = {}
         self.class_stack: List[Tuple[int, str]] = []  # (id of ClassDef, path)
-        self.fns: Dict[str, Dict[str, Any]] = {}
+        self.fns: Dict[str, FunctionFacts] = {}
         self.candidates = Candidates()
         self.flow = ValueFlow(ctx, self, self.candidates)
         self.calls = CallSites(ctx, self.t, self, self.candidates, self.flow)
@@ -137,7 +129,7 @@ class Collector:
         name = f"{prefix}{node.name.value}"
         params = node.params
         positional = [p.name.value for p in (*params.posonly_params, *params.params)]
-        defaults: Dict[str, Any] = {}
+        defaults: Dict[str, Plain] = {}
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
             if p.default is not None:
                 value = literal_value(p.default, self.ctx.qualname)
@@ -163,7 +155,7 @@ class Collector:
             return
         if isinstance(parent, cst.If):
             if self.scope is self.module_scope and is_main_guard(parent.test) and isinstance(self.ctx.parent(parent), cst.Module):
-                self.module_scope.add([Event.MAIN_BLOCK])
+                self.module_scope.add(SeedingEvent(EventKind.MAIN_BLOCK))
                 self.scopes.append(Scope(MAIN, shared=self.module_scope))
                 self.pushed[id(node)] = -1
                 return
@@ -203,7 +195,7 @@ class Collector:
             for d in node.decorators
         ):
             # fastai's ``@call_parse`` runs the function when its module is the program
-            self.scope.add([Event.CALL, self.target(node.name)[0] or node.name.value, [[], {}], [], 0])
+            self.scope.add(self._call(self.target(node.name)[0] or node.name.value, NO_ARGS, [], False))
 
     def _pop(self, node: cst.CSTNode) -> None:
         mark = self.pushed.pop(id(node), None)
@@ -224,18 +216,18 @@ class Collector:
             self.guard_cache[key] = parse_guard(owner.test, self.describe)
         return self.guard_cache[key]
 
-    def guards(self) -> List[List[Any]]:
-        """The recognised conditions around the current point, as ``[cond, anchor]``."""
+    def guards(self) -> List[Guard]:
+        """The recognised conditions around the current point."""
         out = []
         for guard in (*self.scope.guards, *self.scope.after):
             if "c" in guard:
-                cond = guard[Event.CALL]
+                cond = guard["c"]
             else:
                 cond = self._guard_cond(guard["owner"])
                 if cond is not None and guard["neg"]:
                     cond = negate(cond)
             if cond is not None:
-                out.append([cond, self.candidates.anchor(guard["node"])])
+                out.append(Guard(cond, self.candidates.anchor(guard["node"])))
         return out
 
     # ---- names --------------------------------------------------------------------
@@ -267,7 +259,7 @@ class Collector:
         self._assign_names(node.target)
         if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
             self.scope.trains = True
-            self.scope.add([Event.TRAINS])
+            self.scope.add(SeedingEvent(EventKind.TRAINS))
         if self.scope is self.module_scope and isinstance(node.target, cst.Name):
             self.consts[node.target.value] = _MISSING
 
@@ -376,21 +368,21 @@ class Collector:
     def _qual(self, local_path: str) -> str:
         return f"{self.modq}.{local_path}" if self.modq else local_path
 
-    def describe(self, node: cst.BaseExpression) -> Optional[List[Any]]:
-        """A value descriptor for guards and arguments: literal, option, parameter, global."""
+    def describe(self, node: cst.BaseExpression) -> Optional[ValueDesc]:
+        """What a guard or an argument reads: a literal, an option, a parameter, a global."""
         value = literal_value(node, lambda _: None)
         if value is not UNKNOWN and value is not ABSENT:
-            return ["k", value] if plain(value) else None
+            return ValueDesc(ValueSource.LITERAL, literal=value) if plain(value) else None
         if isinstance(node, cst.Name):
             name = node.value
             scope = self.scope
             if name in scope.params or name in scope.kwonly:
                 # reassigned before this point (``seed = seed or random.randint(...)``): no
                 # longer the argument, and its default says nothing
-                return ["p", name] if name not in scope.assigned else None
+                return ValueDesc(ValueSource.PARAMETER, name) if name not in scope.assigned else None
             if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
                 if self.ctx.qualname(node) is None:
-                    return ["g", name]
+                    return ValueDesc(ValueSource.GLOBAL, name)
             return None
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value not in ("self", "cls"):
             owner = node.value.value
@@ -399,9 +391,9 @@ class Collector:
                 return None
             typed = self.lookup("types", owner)
             if typed == NAMESPACE or owner in scope.params or (typed is not None and self.ctx.qualname(node.value) is None):
-                return ["o", node.attr.value]
+                return ValueDesc(ValueSource.OPTION, node.attr.value)
         if isinstance(node, cst.Attribute) and self.t.flag_values and self.ctx.qualname(node.value) == self.t.flag_values:
-            return ["o", node.attr.value]  # ``flags.FLAGS.seed``
+            return ValueDesc(ValueSource.OPTION, node.attr.value)  # ``flags.FLAGS.seed``
         return None
 
     # ---- imports ------------------------------------------------------------------
@@ -409,7 +401,7 @@ class Collector:
         for alias in node.names:
             name = dotted_name(alias.name)
             if name and not self._outside(name):
-                self.scope.add([Event.IMPORT, name])
+                self.scope.add(SeedingEvent(EventKind.IMPORT, name))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         base = dotted_name(node.module) if node.module is not None else ""
@@ -422,13 +414,13 @@ class Collector:
             self.stars.append(base)
         if self._outside(base):
             return
-        self.scope.add([Event.IMPORT, base])
+        self.scope.add(SeedingEvent(EventKind.IMPORT, base))
         if isinstance(node.names, cst.ImportStar):
             return
         for alias in node.names:
             name = dotted_name(alias.name)
             if name:
-                self.scope.add([Event.IMPORT, f"{base}.{name}"])
+                self.scope.add(SeedingEvent(EventKind.IMPORT, f"{base}.{name}"))
 
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
@@ -438,7 +430,7 @@ class Collector:
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
             if t.is_training(q, method):
                 self.scope.trains = True
-                self.scope.add([Event.TRAINS])
+                self.scope.add(SeedingEvent(EventKind.TRAINS))
         handled = False
         if q is not None and not q.startswith(("super:", "*.")):
             seeder = t.seeders.get(q)
@@ -458,7 +450,7 @@ class Collector:
             elif arg is not launched and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
-                    self.scope.add([Event.REFERENCE, ref], ref_root)
+                    self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq)), ref_root)
 
     def _launch(self, node: cst.Call, q: str) -> Optional[cst.Arg]:
         """A launcher (``absl.app.run(main)``, ``fire.Fire(main)``, ``mp.spawn(main)``) runs
@@ -473,13 +465,13 @@ class Collector:
         target, root, bound = self.target(func)
         if target is None or target.startswith("super:") or self._outside(target):
             return None
-        self.scope.add([Event.CALL, target, [[], {}], self.guards(), 1 if bound else 0], root)
+        self.scope.add(self._call(target, NO_ARGS, self.guards(), bound), root)
         return arg
 
     def _known_call(self, node: cst.Call, q: str, root: Optional[str]) -> bool:
         t = self.t
         if q in t.restorers:
-            self.scope.add([Event.RESTORE, list(t.restorers[q])], root)
+            self.scope.add(SeedingEvent(EventKind.RESTORE, rngs=tuple(t.restorers[q])), root)
             return True
         consumer = t.consumers.get(q)
         if consumer is not None:
@@ -559,8 +551,12 @@ class Collector:
         value = find_arg(node, keyword, None)
         return value is not None and literal_value(value, self.ctx.qualname) is not None
 
+    def _call(self, target: str, args: CallArgs, guards: List[Guard], bound: bool) -> SeedingEvent:
+        return SeedingEvent(EventKind.CALL, relative(target, self.modq), guards=tuple(guards), args=args, bound=bound)
+
     def _call_event(self, node: cst.Call, q: str, root: Optional[str], bound: bool) -> None:
-        positional, keywords = [], {}
+        positional: List[Optional[ValueDesc]] = []
+        keywords: Dict[str, Optional[ValueDesc]] = {}
         for arg in node.args:
             if arg.star:
                 break
@@ -569,8 +565,8 @@ class Collector:
                 positional.append(desc)
             else:
                 keywords[arg.keyword.value] = desc
-        event = [Event.CALL, q, [positional, keywords], self.guards() + self.flow.branch_guards(node), 1 if bound else 0]
-        self.scope.add(event, root)
+        args = CallArgs(tuple(positional), keywords)
+        self.scope.add(self._call(q, args if args.describes_any() else NO_ARGS, self.guards() + self.flow.branch_guards(node), bound), root)
         if self.flow.may_hold_mark(node):
             for index, arg in enumerate(node.args):
                 if arg.star:
@@ -578,20 +574,20 @@ class Collector:
                 mark = self.flow.value_mark(arg.value)
                 if mark is not None:
                     key = arg.keyword.value if arg.keyword is not None else index
-                    self.flow.origin(mark)["flows"].append(["call", q, key, 1 if bound else 0])
+                    self.flow.origin(mark).flows.append(CallFlow(q, key, bound))
 
     # ---- seeds and uses -----------------------------------------------------------
     def _seed(self, node: cst.Call, q: str, seeder: Seeder, root: Optional[str]) -> None:
         if seeder.always_random:
             self.ctx.report(node, "ND107", problem=f"`{short_name(q)}()` reseeds the global RNG from OS entropy: every draw after it differs between runs, whatever was seeded before")
-            self.scope.add([Event.RESEED, list(seeder.seeds)], root)
+            self.scope.add(SeedingEvent(EventKind.RESEED, rngs=tuple(seeder.seeds)), root)
             return
         value = find_arg(node, seeder.kw, seeder.pos) if (seeder.kw or seeder.pos is not None) else None
         literal = literal_value(value, self.ctx.qualname)
         if (value is None or literal is None) and seeder.without_value == "entropy":
             given = "no value" if value is None else "None"
             self.ctx.report(node, "ND107", problem=f"`{short_name(q)}` is given {given}: it seeds from OS entropy, so it covers nothing")
-            self.scope.add([Event.RESEED, list(seeder.seeds)], root)
+            self.scope.add(SeedingEvent(EventKind.RESEED, rngs=tuple(seeder.seeds)), root)
             return
         if value is None and seeder.without_value == "required":
             return
@@ -606,7 +602,8 @@ class Collector:
                 })
         desc = self.describe(value) if value is not None else None
         self.flow.sink(value)
-        event = [Event.SEED, list(seeder.seeds), self.candidates.anchor(node), self.guards(), desc if desc and desc[0] != "k" else None, seeder.without_value]
+        event = SeedingEvent(EventKind.SEED, rngs=tuple(seeder.seeds), cid=self.candidates.anchor(node), guards=tuple(self.guards()),
+                             value=desc if desc is not None and desc.source is not ValueSource.LITERAL else None, without=seeder.without_value)
         self.scope.add(event, root)
 
     def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:
@@ -661,7 +658,7 @@ class Collector:
 
     def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
         cid = self.candidates.add(node, code, payload)
-        self.scope.add([Event.USE, rng, cid, self.guards() + self.flow.branch_guards(node)], root)
+        self.scope.add(SeedingEvent(EventKind.USE, rng=rng, cid=cid, guards=tuple(self.guards() + self.flow.branch_guards(node))), root)
         self.flow.draw(node, rng, cid)
         return cid
 
@@ -671,22 +668,12 @@ class Collector:
         shadowed = scope.assigned - scope.globals if scope.name not in (MODULE, MAIN) else set()
         for event, root in zip(scope.events, scope.roots):
             if root is not None and root in shadowed:
-                if event[0] == Event.USE:
-                    self.candidates.drop(event[2])
+                if event.kind is EventKind.USE:
+                    self.candidates.drop(event.cid)
                 continue
             events.append(event)
-        facts: Dict[str, Any] = {"ev": events}
-        if scope.params:
-            facts["params"] = scope.params
-        if scope.kwonly:
-            facts["kwonly"] = scope.kwonly
-        if scope.defaults:
-            facts["defaults"] = scope.defaults
-        if scope.cls:
-            facts["cls"] = scope.cls
-        if scope.sunk_params:
-            facts["sunk"] = sorted(scope.sunk_params)
-        self.fns[scope.name] = facts
+        self.fns[scope.name] = FunctionFacts(tuple(events), tuple(scope.params), tuple(scope.kwonly), scope.defaults,
+                                             scope.cls, tuple(sorted(scope.sunk_params)))
 
     def finish(self) -> None:
         for scope in reversed(self.scopes):
@@ -695,22 +682,23 @@ class Collector:
         for name in self.flow.sunk_globals:
             mark = self.module_scope.taint.get(name)
             if mark is not None:
-                self.flow.origin(mark)["sunk"] = True
+                self.flow.origin(mark).sunk = True
         # constants a guard may compare with (not docstrings and long texts)
         consts = {name: value for name, value in self.consts.items()
                   if value is not _MISSING and not (isinstance(value, str) and len(value) > 40)}
         is_entry = self._is_entry()
+        fns = {name: replace(facts, events=prune(facts.events, self.modq, self.classes, self.outside))
+               for name, facts in self.fns.items()}
         facts = ModuleSeeding(
-            fns=self.fns, classes=self.classes, opts=self.calls.opts, consts=consts,
+            fns=fns, classes=self.classes, opts=self.calls.opts, consts=consts,
             stars=[star for star in self.stars if not self._outside(star)],
-            origins=[o for o in self.flow.origins if o["sunk"] or o["flows"] or o["kind"] == "src"],
+            origins=tuple(o for o in self.flow.origins if o.sunk or o.flows or o.kind is OriginKind.SOURCE),
             sunk_options=sorted(self.flow.sunk_options),
             aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
-            blocks=seed_blocks(self.ctx, self.t, self.fns) if is_entry else {},
-            option_blocks=(option_blocks(self.ctx, self.t, self.fns) or {}) if is_entry else {},
+            blocks=seed_blocks(self.ctx, self.t, fns) if is_entry else {},
+            option_blocks=(option_blocks(self.ctx, self.t, fns) or {}) if is_entry else {},
             config_seeds=config_seeds(self.ctx),
         )
-        compact(self.fns, self.modq, self.classes, self.outside)
         self.ctx.facts.put(facts)
         self._emit()
 
@@ -722,9 +710,9 @@ class Collector:
                 continue
             if payload.get("seed_value"):
                 origin = self.flow.origin_of(node)
-                if origin["sunk"]:
+                if origin.sunk:
                     code, fix = "ND107", None
-                payload = {**payload, "oid": origin["id"]}
+                payload = {**payload, "oid": origin.id}
             if code and code in self.ctx.enabled:
                 self.ctx.defer(node, code, fix=fix, **SeedingPayload(index, values=payload).to_json())
             elif self.anchor_code is not None:

@@ -1,29 +1,32 @@
-"""Conditions as plain data: argument conditions of the rule data, and guards of seeds.
+"""Conditions: argument conditions of the rule data, and guards of seeds.
 
 Two small languages, both evaluated with three values (True, False, None = unknown):
 
 * Argument conditions (``[NDxxx.data]``): ``{arg = {in = [...], not_in = [...], given =
   true, pos = N}}`` tables, values written as Python literal text (TOML has no None).
   They are checked in pass 1, on the call in hand.
-* Guards: the condition of an ``if`` around a seed, recorded as nested lists over value
-  descriptors (``["o", "seed"]``: the argparse option ``seed``; ``["p", "seed"]``: a
-  parameter; ``["g", "SEED"]``: a module constant; ``["k", value]``: a literal).  They are
-  evaluated in pass 2, when the defaults of options and parameters are known.
+* Guards: the condition of an ``if`` around a seed (``Cond``: ``Not``, ``BoolOp``,
+  ``Truthy``, ``Compare``) over the values it reads (``ValueDesc``: an argparse option, a
+  parameter, a module constant, a literal).  They are evaluated in pass 2, when the
+  defaults of options and parameters are known.  Their JSON form is a list that starts
+  with the kind: ``["cmp", "is", ["o", "seed"], None]`` (``["o", "seed"]``: the option
+  ``seed``; ``"p"`` a parameter, ``"g"`` a module constant, ``"k"`` a literal).
 """
 
 from __future__ import annotations
 
 import ast
 import operator
+from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
-from typing import Any, Callable, List, Mapping, Optional, Sequence
+from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, TypeGuard, Union
 
 import libcst as cst
 
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 
-Desc = List[Any]
-Cond = List[Any]
+Plain = Union[None, bool, int, float, str]  # a literal facts hold as it is
 
 
 @lru_cache(maxsize=4096)
@@ -31,7 +34,7 @@ def _literal(text: str) -> Any:
     return ast.literal_eval(text)
 
 
-def plain(value: Any) -> bool:
+def plain(value: object) -> TypeGuard[Plain]:
     """A literal that facts can hold as it is (JSON: None, bool, int, float, str)."""
     return value is None or isinstance(value, (bool, int, float, str))
 
@@ -100,98 +103,185 @@ _COMPARE = {
     cst.GreaterThan: ">", cst.GreaterThanEqual: ">=", cst.Is: "is", cst.IsNot: "is not",
 }
 _FLIP = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<=", "is": "is", "is not": "is not"}
-_OPS = {
+_OPS: Mapping[str, Callable[[Any, Any], Any]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
 }
 
 
-def parse_guard(test: cst.BaseExpression, describe: Callable[[cst.BaseExpression], Optional[Desc]]) -> Optional[Cond]:
-    """A guard condition over value descriptors, or None when it says nothing we can use."""
+class ValueSource(Enum):
+    """What a described value is; the value is its name in the JSON form."""
+
+    LITERAL = "k"
+    PARAMETER = "p"  # a parameter of the function
+    OPTION = "o"  # a command-line option (``args.seed``, ``FLAGS.seed``)
+    GLOBAL = "g"  # a module-level name
+
+
+class ValueDesc(NamedTuple):
+    """A value a guard or a call argument reads: a literal, or a name whose value pass 2
+    knows by default (a tuple: a large package has tens of thousands, made fast)."""
+
+    source: ValueSource
+    name: str = ""  # PARAMETER, OPTION, GLOBAL
+    literal: Plain = None  # LITERAL
+
+    def to_json(self) -> List[Plain]:
+        source = self.source
+        return [_CODES[source], self.literal if source is ValueSource.LITERAL else self.name]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> "ValueDesc":
+        source = _SOURCES[data[0]]
+        return cls(source, "", data[1]) if source is ValueSource.LITERAL else cls(source, data[1])
+
+
+_SOURCES = {source.value: source for source in ValueSource}
+_CODES = {source: source.value for source in ValueSource}
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    inner: "Cond"
+
+
+@dataclass(frozen=True, slots=True)
+class BoolOp:
+    """``and`` / ``or``; a side we cannot read is None (unknown)."""
+
+    op: str  # "and" | "or"
+    left: Optional["Cond"]
+    right: Optional["Cond"]
+
+
+@dataclass(frozen=True, slots=True)
+class Truthy:
+    value: ValueDesc
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """``value <op> literal`` (a literal on the left is moved to the right)."""
+
+    op: str  # a key of ``_OPS``
+    value: ValueDesc
+    literal: Plain
+
+
+Cond = Union[Not, BoolOp, Truthy, Compare]
+
+
+def cond_to_json(cond: Cond) -> List[Any]:
+    """The JSON form: ``["not", c]``, ``["and", l, r]``, ``["truthy", v]``, ``["cmp", op, v, literal]``."""
+    if isinstance(cond, Not):
+        return ["not", cond_to_json(cond.inner)]
+    if isinstance(cond, BoolOp):
+        return [cond.op, _side_json(cond.left), _side_json(cond.right)]
+    if isinstance(cond, Truthy):
+        return ["truthy", cond.value.to_json()]
+    return ["cmp", cond.op, cond.value.to_json(), cond.literal]
+
+
+def _side_json(cond: Optional[Cond]) -> Optional[List[Any]]:
+    return cond_to_json(cond) if cond is not None else None
+
+
+def cond_from_json(data: Sequence[Any]) -> Cond:
+    kind = data[0]
+    if kind == "not":
+        return Not(cond_from_json(data[1]))
+    if kind == "truthy":
+        return Truthy(ValueDesc.from_json(data[1]))
+    if kind == "cmp":
+        return Compare(data[1], ValueDesc.from_json(data[2]), data[3])
+    return BoolOp(kind, _side(data[1]), _side(data[2]))
+
+
+def _side(data: Optional[Sequence[Any]]) -> Optional[Cond]:
+    return cond_from_json(data) if data is not None else None
+
+
+def parse_guard(test: cst.BaseExpression, describe: Callable[[cst.BaseExpression], Optional[ValueDesc]]) -> Optional[Cond]:
+    """A guard condition over described values, or None when it says nothing we can use."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = parse_guard(test.expression, describe)
-        return ["not", inner] if inner is not None else None
+        return Not(inner) if inner is not None else None
     if isinstance(test, cst.BooleanOperation):
         left = parse_guard(test.left, describe)
         right = parse_guard(test.right, describe)
         kind = "and" if isinstance(test.operator, cst.And) else "or"
         if left is None and right is None:
             return None
-        return [kind, left, right]
+        return BoolOp(kind, left, right)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
         op = _COMPARE.get(type(target.operator))
         if op is None:
             return None
-        left, right = describe(test.left), describe(target.comparator)
-        if left is None or right is None:
+        first, second = describe(test.left), describe(target.comparator)
+        if first is None or second is None:
             return None
-        if left[0] == "k" and right[0] != "k":
-            left, right, op = right, left, _FLIP[op]
-        if right[0] != "k":
+        if first.source is ValueSource.LITERAL and second.source is not ValueSource.LITERAL:
+            first, second, op = second, first, _FLIP[op]
+        if second.source is not ValueSource.LITERAL:
             return None
-        return ["cmp", op, left, right[1]]
+        return Compare(op, first, second.literal)
     if isinstance(test, cst.Call):
         return None
     value = describe(test)
-    if value is None or value[0] == "k":
+    if value is None or value.source is ValueSource.LITERAL:
         return None
-    return ["truthy", value]
+    return Truthy(value)
 
 
-def evaluate(cond: Optional[Cond], lookup: Callable[[Desc], Any]) -> Optional[bool]:
-    """The guard's value given ``lookup(desc)`` (a value, or ``UNKNOWN``); None if unknown."""
+def evaluate(cond: Optional[Cond], lookup: Callable[[ValueDesc], Any]) -> Optional[bool]:
+    """The guard's value given ``lookup(value)`` (a value, or ``UNKNOWN``); None if unknown."""
     if cond is None:
         return None
-    kind = cond[0]
-    if kind == "not":
-        inner = evaluate(cond[1], lookup)
+    if isinstance(cond, Not):
+        inner = evaluate(cond.inner, lookup)
         return None if inner is None else not inner
-    if kind in ("and", "or"):
-        left, right = evaluate(cond[1], lookup), evaluate(cond[2], lookup)
-        if kind == "and":
+    if isinstance(cond, BoolOp):
+        left, right = evaluate(cond.left, lookup), evaluate(cond.right, lookup)
+        if cond.op == "and":
             if left is False or right is False:
                 return False
             return True if left and right else None
         if left or right:
             return True
         return False if left is False and right is False else None
-    if kind == "truthy":
-        value = lookup(cond[1])
+    if isinstance(cond, Truthy):
+        value = lookup(cond.value)
         return None if value is UNKNOWN else bool(value)
-    if kind == "cmp":
-        value = lookup(cond[2])
-        if value is UNKNOWN:
-            return None
-        try:
-            if cond[1] in ("is", "is not"):
-                if not (cond[3] is None or isinstance(cond[3], bool)):
-                    return None
-                return bool((value is cond[3]) == (cond[1] == "is"))
-            return bool(_OPS[cond[1]](value, cond[3]))
-        except TypeError:  # None >= 0: the run would raise; say nothing
-            return None
-    return None
+    value = lookup(cond.value)
+    if value is UNKNOWN:
+        return None
+    try:
+        if cond.op in ("is", "is not"):
+            if not (cond.literal is None or isinstance(cond.literal, bool)):
+                return None
+            return bool((value is cond.literal) == (cond.op == "is"))
+        return bool(_OPS[cond.op](value, cond.literal))
+    except TypeError:  # None >= 0: the run would raise; say nothing
+        return None
 
 
-def described_names(cond: Optional[Cond]) -> List[Desc]:
-    """Every value descriptor a guard reads."""
-    out: List[Desc] = []
+def described_names(cond: Optional[Cond]) -> List[ValueDesc]:
+    """Every value a guard reads."""
+    out: List[ValueDesc] = []
     stack = [cond]
     while stack:
         item = stack.pop()
-        if not item:
+        if item is None:
             continue
-        if item[0] in ("not",):
-            stack.append(item[1])
-        elif item[0] in ("and", "or"):
-            stack.extend(item[1:])
-        elif item[0] == "truthy":
-            out.append(item[1])
-        elif item[0] == "cmp":
-            out.append(item[2])
+        if isinstance(item, Not):
+            stack.append(item.inner)
+        elif isinstance(item, BoolOp):
+            stack.extend((item.left, item.right))
+        else:
+            out.append(item.value)
     return out
 
 
-def negate(cond: Optional[Cond]) -> Optional[Cond]:
-    return ["not", cond] if cond is not None else None
+def negate(cond: Cond) -> Cond:
+    return Not(cond)

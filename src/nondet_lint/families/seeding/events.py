@@ -1,60 +1,165 @@
-"""How function events are stored in the facts: compact on disk, full in memory.
+"""The events of a function: what pass 2 replays, in the order the code runs.
 
-A large package yields tens of thousands of call events, most of them alike, so the facts
-(cached on disk) use a short form that ``expand`` turns back into the one form pass 2
-reads:
+A ``SeedingEvent`` has a kind (``EventKind``) and the fields that kind uses; the others keep
+their empty defaults.  Guards are the recognised conditions around the event
+(``conditions``), each with the anchor of its test.  A call's ``target`` is a spelling that
+pass 2 resolves (``program.Program.lookup``): a qualified name, ``.Net.__init__`` for a
+name defined in the event's own module, ``*.name`` for a name from a star import,
+``super:<class>:<method>``.
 
-* trailing defaults are left out (no arguments worth keeping, no guards, not bound);
-* names inside the module are written relative to it (``.Net.__init__``);
-* a call repeated right after itself is kept once (the second changes no seed state);
+A large package yields tens of thousands of call events, most of them alike, so their JSON
+form (``to_json``, what the cache stores) is a short list: the kind's one-letter value,
+then its fields, trailing empty ones left out.  ``prune`` drops, once the module is
+walked, what pass 2 would learn nothing from:
+
 * ``self.fc(x)`` where ``fc`` is not a method of the class, nor can be inherited from a
-  project class, is an attribute (a layer), not a call into project code: dropped.
+  project class, is an attribute (a layer), not a call into project code;
+* a call repeated right after itself (the second changes no seed state).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Dict, FrozenSet, ItemsView, Iterator, List, Mapping, Tuple
+from typing import Any, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+from nondet_lint.families.seeding.conditions import Cond, ValueDesc, cond_from_json, cond_to_json
 
 
-class Event(str, Enum):
-    """The kind of a function event: its first item (the rest is described in ``collect``).
+class EventKind(Enum):
+    """What a function event is; the value is its name in the JSON form."""
 
-    A ``str`` so that the stored form (JSON) holds the one-letter value and events read back
-    from the cache compare equal to the members."""
-
-    SEED = "s"  # a seed of some RNGs
-    CALL = "c"  # a call that may enter project code
-    REFERENCE = "r"  # a function passed as a value (a callback)
-    USE = "u"  # a use of an RNG's global state (a candidate)
-    WORKERS = "w"  # a DataLoader with worker processes and no worker_init_fn
-    IMPORT = "i"  # an import, which runs the module's code the first time
+    SEED = "s"  # ``rngs`` are seeded (the call at anchor ``cid``), unless ``guards`` are off
+    CALL = "c"  # a call that may enter project code: ``target`` with ``args``
+    REFERENCE = "r"  # ``target``, a function, is passed as a value (a callback: it runs later)
+    USE = "u"  # a use of ``rng``'s global state (candidate ``cid``)
+    WORKERS = "w"  # a DataLoader with worker processes and no worker_init_fn (candidate ``cid``)
+    IMPORT = "i"  # an import of ``target``, which runs the module's code the first time
     MAIN_BLOCK = "m"  # where the main block runs when the module is the program
-    RESTORE = "x"  # an RNG state saved earlier is put back
-    RESEED = "n"  # RNGs reseeded from OS entropy
-    TRAINS = "t"  # evidence that the program trains
+    RESTORE = "x"  # an RNG state saved earlier is put back (``np.random.set_state``)
+    RESEED = "n"  # ``rngs`` reseeded from OS entropy (``random.seed()``, ``torch.seed()``)
+    TRAINS = "t"  # evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``)
 
 
-_GUARDED = {Event.USE: 4, Event.WORKERS: 3}  # events whose last item is their guards, and their full length
+class Guard(NamedTuple):
+    """A condition the event runs under, and the anchor of its test (for messages)."""
+
+    cond: Cond
+    anchor: int
 
 
-def _relative(target: str, prefix: str) -> str:
-    if prefix and target.startswith(prefix):
-        return "." + target[len(prefix):]
-    if prefix and target.startswith("super:" + prefix):
-        return "super:." + target[len("super:") + len(prefix):]
-    return target
+class CallArgs(NamedTuple):
+    """A call's arguments as described values (None where not describable), so that pass 2
+    can value the callee's parameters; left out when none is describable."""
+
+    positional: Tuple[Optional[ValueDesc], ...] = ()
+    keywords: Mapping[str, Optional[ValueDesc]] = {}
+
+    def describes_any(self) -> bool:
+        return any(self.positional) or any(self.keywords.values())
+
+    def to_json(self) -> List[Any]:
+        return [[desc.to_json() if desc is not None else None for desc in self.positional],
+                {name: desc.to_json() if desc is not None else None for name, desc in self.keywords.items()}]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> "CallArgs":
+        return cls(tuple(map(_desc, data[0])), {name: _desc(desc) for name, desc in data[1].items()})
 
 
-def _absolute(target: str, prefix: str) -> str:
-    if target.startswith("super:."):
-        return "super:" + prefix + target[len("super:."):]
-    if target.startswith("."):
-        return prefix + target[1:]
-    return target
+def _desc_json(desc: Optional[ValueDesc]) -> Optional[List[Any]]:
+    return desc.to_json() if desc is not None else None
 
 
-def _inheritable(classes: Mapping[str, Any], cls: str, name: str, prefix: str, outside: FrozenSet[str], depth: int = 0) -> bool:
+def _desc(data: Optional[Sequence[Any]]) -> Optional[ValueDesc]:
+    return ValueDesc.from_json(data) if data is not None else None
+
+
+NO_ARGS = CallArgs()
+_KINDS = {kind.value: kind for kind in EventKind}
+_CODES = {kind: kind.value for kind in EventKind}
+
+
+@dataclass(slots=True)
+class SeedingEvent:
+    """One event of a function (see ``EventKind`` for which fields each kind uses)."""
+
+    kind: EventKind
+    target: str = ""  # CALL, REFERENCE: the function; IMPORT: the module
+    rngs: Tuple[str, ...] = ()  # SEED, RESTORE, RESEED
+    rng: str = ""  # USE
+    cid: int = -1  # SEED: the anchor of the seed call; USE, WORKERS: the candidate
+    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS
+    args: CallArgs = NO_ARGS  # CALL
+    bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
+    value: Optional[ValueDesc] = None  # SEED: the seed value when it is not a literal
+    without: str = ""  # SEED: what the seeder does given no value (``Seeder.without_value``)
+
+    def to_json(self) -> List[Any]:
+        kind = self.kind
+        code = _CODES[kind]
+        if kind is EventKind.CALL:
+            out: List[Any] = [code, self.target, _args_json(self.args), _guards_json(self.guards), 1 if self.bound else 0]
+            while len(out) > 2 and not out[-1]:
+                out.pop()
+            return out
+        if kind is EventKind.USE:
+            return [code, self.rng, self.cid, *_trailing_guards(self.guards)]
+        if kind is EventKind.WORKERS:
+            return [code, self.cid, *_trailing_guards(self.guards)]
+        if kind is EventKind.SEED:
+            return [code, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
+        if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
+            return [code, self.target]
+        if kind is EventKind.RESTORE or kind is EventKind.RESEED:
+            return [code, list(self.rngs)]
+        return [code]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> "SeedingEvent":
+        kind = _KINDS[data[0]]
+        size = len(data)
+        if kind is EventKind.CALL:  # most events: positional arguments, the fastest
+            if size == 2:
+                return cls(kind, data[1])
+            args = data[2]
+            return cls(kind, data[1], (), "", -1, guards_from_json(data[3]) if size > 3 and data[3] else (),
+                       CallArgs.from_json(args) if args else NO_ARGS, size > 4 and bool(data[4]))
+        if kind is EventKind.USE:
+            return cls(kind, "", (), data[1], data[2], guards_from_json(data[3]) if size > 3 else ())
+        if kind is EventKind.WORKERS:
+            return cls(kind, "", (), "", data[1], guards_from_json(data[2]) if size > 2 else ())
+        if kind is EventKind.SEED:
+            return cls(kind, "", tuple(data[1]), "", data[2], guards_from_json(data[3]), NO_ARGS, False, _desc(data[4]), data[5])
+        if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
+            return cls(kind, data[1])
+        if kind is EventKind.RESTORE or kind is EventKind.RESEED:
+            return cls(kind, "", tuple(data[1]))
+        return cls(kind)
+
+
+def guards_json(guards: Sequence[Guard]) -> List[List[Any]]:
+    return [[cond_to_json(guard.cond), guard.anchor] for guard in guards]
+
+
+def guards_from_json(data: Sequence[Sequence[Any]]) -> Tuple[Guard, ...]:
+    return tuple(Guard(cond_from_json(cond), anchor) for cond, anchor in data)
+
+
+def _guards_json(guards: Tuple[Guard, ...]) -> Union[List[List[Any]], int]:
+    return guards_json(guards) if guards else 0
+
+
+def _trailing_guards(guards: Tuple[Guard, ...]) -> List[List[List[Any]]]:
+    return [guards_json(guards)] if guards else []
+
+
+
+def _args_json(args: CallArgs) -> Union[List[Any], int]:
+    return args.to_json() if args.describes_any() else 0
+
+
+def _inheritable(classes: Mapping[str, Mapping[str, List[str]]], cls: str, name: str, prefix: str, outside: FrozenSet[str], depth: int = 0) -> bool:
     """Whether ``cls.name`` may be a method: defined here, or in a base we cannot see."""
     entry = classes.get(cls)
     if entry is None or depth > 16:
@@ -71,87 +176,41 @@ def _inheritable(classes: Mapping[str, Any], cls: str, name: str, prefix: str, o
     return False
 
 
-def compact(fns: Dict[str, Dict[str, Any]], module_name: str, classes: Mapping[str, Any],
-            outside: FrozenSet[str]) -> None:
-    """Rewrite every function's events in the short form, in place."""
+def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str, Mapping[str, List[str]]],
+          outside: FrozenSet[str]) -> Tuple[SeedingEvent, ...]:
+    """A function's events without the attribute calls and repeats (see the module docstring)."""
     prefix = f"{module_name}." if module_name else ""
-    for facts in fns.values():
-        out: List[Any] = []
-        for event in facts["ev"]:
-            kind = event[0]
-            if kind == Event.CALL:
-                target, args, guards, bound = event[1], event[2], event[3], event[4]
-                if bound and prefix and target.startswith(prefix):
-                    owner, _, name = target[len(prefix):].rpartition(".")
-                    if owner in classes and not _inheritable(classes, owner, name, prefix, outside):
-                        continue
-                if not any(args[0]) and not any(args[1].values()):
-                    args = 0
-                event = [Event.CALL, _relative(target, prefix), args, guards or 0, bound]
-                while len(event) > 2 and not event[-1]:
-                    event.pop()
-            elif kind == Event.REFERENCE:
-                event = [Event.REFERENCE, _relative(event[1], prefix)]
-            elif kind in _GUARDED and not event[-1]:
-                event = event[:-1]
-            if out and out[-1] == event and kind in (Event.CALL, Event.REFERENCE, Event.IMPORT):
+    out: List[SeedingEvent] = []
+    for event in events:
+        kind = event.kind
+        if kind is EventKind.CALL and event.bound and event.target.startswith("."):
+            owner, _, name = event.target[1:].rpartition(".")
+            if owner in classes and not _inheritable(classes, owner, name, prefix, outside):
                 continue
-            out.append(event)
-        facts["ev"] = out
+        if out and kind in _REPEATABLE and out[-1] == event:
+            continue
+        out.append(event)
+    return tuple(out)
 
 
-def expand(fns: Mapping[str, Dict[str, Any]], module_name: str) -> "ExpandedFunctions":
-    """The full form of a module's functions (the facts are left alone)."""
-    return ExpandedFunctions(fns, f"{module_name}." if module_name else "")
+_REPEATABLE = (EventKind.CALL, EventKind.REFERENCE, EventKind.IMPORT)
 
 
-def _expand_function(facts: Mapping[str, Any], prefix: str) -> Dict[str, Any]:
-    events = []
-    for event in facts.get("ev", ()):
-        kind = event[0]
-        if kind == Event.CALL:
-            full = [*event, 0, 0, 0][:5]
-            event = [Event.CALL, _absolute(full[1], prefix), full[2] or [[], {}], full[3] or [], full[4] or 0]
-        elif kind == Event.REFERENCE:
-            event = [Event.REFERENCE, _absolute(event[1], prefix)]
-        elif kind in _GUARDED and len(event) < _GUARDED[kind]:
-            event = [*event, []]
-        events.append(event)
-    return {**facts, "ev": events}
+def relative(target: str, module_name: str) -> str:
+    """``target`` as an event spells it: from its module when it is defined there."""
+    prefix = f"{module_name}." if module_name else ""
+    if prefix and target.startswith(prefix):
+        return "." + target[len(prefix):]
+    if prefix and target.startswith("super:" + prefix):
+        return "super:." + target[len("super:") + len(prefix):]
+    return target
 
 
-class ExpandedFunctions(Mapping[str, Dict[str, Any]]):
-    """A module's functions in full form, each expanded when first looked up.
+def absolute(target: str, module_name: str) -> str:
+    """The qualified name of an event's ``target`` in the module ``module_name``."""
+    if target.startswith("super:."):
+        return "super:" + (f"{module_name}." if module_name else "") + target[len("super:."):]
+    if target.startswith("."):
+        return (f"{module_name}." if module_name else "") + target[1:]
+    return target
 
-    Expanding every function of every module up front kept a second copy of the whole
-    index (on transformers, most of pass 2's memory); entry points reach few of them.
-    Iterating expands on the fly without keeping what it made."""
-
-    def __init__(self, fns: Mapping[str, Dict[str, Any]], prefix: str) -> None:
-        self._fns = fns
-        self._prefix = prefix
-        self._expanded: Dict[str, Dict[str, Any]] = {}
-
-    def __getitem__(self, name: str) -> Dict[str, Any]:
-        found = self._expanded.get(name)
-        if found is None:
-            found = self._expanded[name] = _expand_function(self._fns[name], self._prefix)
-        return found
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._fns
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._fns)
-
-    def __len__(self) -> int:
-        return len(self._fns)
-
-    def compact_items(self) -> ItemsView[str, Any]:
-        """``(name, facts)`` in the compact form they were stored in (nothing expanded)."""
-        return self._fns.items()
-
-    def items(self) -> Iterator[Tuple[str, Dict[str, Any]]]:  # type: ignore[override]  # a generator: expands lazily
-        for name, facts in self._fns.items():
-            found = self._expanded.get(name)
-            yield name, found if found is not None else _expand_function(facts, self._prefix)

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field, replace
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
-from nondet_lint.families.seeding.conditions import described_names, evaluate
-from nondet_lint.families.seeding.events import Event, ExpandedFunctions, expand
-from nondet_lint.families.seeding.state import MAIN, MODULE, NO_SEEDING, ModuleSeeding
+from nondet_lint.families.seeding.conditions import ValueDesc, ValueSource, described_names, evaluate
+from nondet_lint.families.seeding.events import EventKind, Guard, SeedingEvent, absolute
+from nondet_lint.families.seeding.facts import NO_SEEDING, FunctionFacts, ModuleSeeding
+from nondet_lint.families.seeding.state import MAIN, MODULE
 from nondet_lint.families.seeding.tables import TF_KERAS
 
 FnKey = Tuple[str, str]  # (module path, function name)
@@ -113,12 +114,8 @@ class Program:
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
                  test_code: FrozenSet[str] = frozenset()) -> None:
         self.test_code = test_code
-        self.facts: Dict[str, ModuleSeeding] = {}  # with ``fns`` the functions below
-        self.functions: Dict[str, ExpandedFunctions] = {}  # by path, expanded when looked up
-        for path, facts in modules.items():
-            seeding = facts.get(ModuleSeeding) or ModuleSeeding()
-            functions = self.functions[path] = expand(seeding.fns, module_of.get(path, ""))
-            self.facts[path] = replace(seeding, fns=functions)
+        self.facts: Dict[str, ModuleSeeding] = {path: facts.get(ModuleSeeding) or NO_SEEDING for path, facts in modules.items()}
+        self.module_of = module_of  # path -> module name, which completes the names events write from their module
         self.entry_paths = sorted(
             path for path, facts in modules.items() if is_entry_point(facts) and ModuleSeeding in facts
         )
@@ -157,16 +154,19 @@ class Program:
         return copy
 
     # ---- names ----------------------------------------------------------------------
-    def fn(self, key: FnKey) -> Optional[Mapping[str, Any]]:
+    def fn(self, key: FnKey) -> Optional[FunctionFacts]:
         return self.facts.get(key[0], NO_SEEDING).fns.get(key[1])
+
+    def events(self, key: FnKey) -> Sequence[SeedingEvent]:
+        fn = self.fn(key)
+        return fn.events if fn is not None else ()
 
     def _options(self) -> Dict[str, List[Tuple[str, Any]]]:
         """Every declared command-line option: dest -> [(path, default or UNKNOWN)]."""
         out: Dict[str, List[Tuple[str, Any]]] = {}
         for path in sorted(self.facts):
-            for dest, entry in self.facts[path].opts.items():
-                default = entry.get("d")
-                out.setdefault(dest, []).append((path, default[1] if default is not None else UNKNOWN))
+            for dest, option in self.facts[path].opts.items():
+                out.setdefault(dest, []).append((path, option.default if option.known_default else UNKNOWN))
         return out
 
     def option_default(self, dest: str, near: str) -> Any:
@@ -219,6 +219,8 @@ class Program:
 
     def lookup(self, target: str, near: str, depth: int = 0) -> Any:
         """What a call target names: ("fn", key, bound) / ("cls", path, name) / ("mod", path)."""
+        if target.startswith((".", "super:.")):
+            target = absolute(target, self.module_of.get(near, ""))
         key = (target, near)
         if key in self._lookup_cache:
             return self._lookup_cache[key]
@@ -322,52 +324,53 @@ class Program:
         if found is not None:
             return found
         names: Set[str] = set()
-        for event in (self.fn(key) or {}).get("ev", ()):
-            if event[0] == Event.SEED:
-                for cond, _ in event[3]:
-                    names.update(d[1] for d in described_names(cond) if d[0] == "p")
-                if event[4] and event[4][0] == "p":
-                    names.add(event[4][1])
-            elif event[0] == Event.CALL:
-                for cond, _ in event[3]:
-                    names.update(d[1] for d in described_names(cond) if d[0] == "p")
-                positional, keywords = event[2]
+        for event in self.events(key):
+            if event.kind is EventKind.SEED:
+                for cond, _ in event.guards:
+                    names.update(d.name for d in described_names(cond) if d.source is ValueSource.PARAMETER)
+                if event.value is not None and event.value.source is ValueSource.PARAMETER:
+                    names.add(event.value.name)
+            elif event.kind is EventKind.CALL:
+                for cond, _ in event.guards:
+                    names.update(d.name for d in described_names(cond) if d.source is ValueSource.PARAMETER)
+                positional, keywords = event.args
                 for desc in (*positional, *keywords.values()):
-                    if desc and desc[0] == "p":
-                        names.add(desc[1])
+                    if desc is not None and desc.source is ValueSource.PARAMETER:
+                        names.add(desc.name)
         found = self._relevant[key] = frozenset(names)
         return found
 
-    def value(self, desc: Optional[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> Any:
+    def value(self, desc: Optional[ValueDesc], key: FnKey, binding: Mapping[str, Any]) -> Any:
         if not desc:
             return UNKNOWN
-        kind = desc[0]
-        if kind == "k":
-            return desc[1]
-        if kind == "p":
-            if desc[1] in binding:
-                return binding[desc[1]]
-            return (self.fn(key) or {}).get("defaults", {}).get(desc[1], UNKNOWN)
-        if kind == "o":
-            return self.option_default(desc[1], key[0])
-        if kind == "g":
-            return self.facts.get(key[0], NO_SEEDING).consts.get(desc[1], UNKNOWN)
+        source = desc.source
+        if source is ValueSource.LITERAL:
+            return desc.literal
+        if source is ValueSource.PARAMETER:
+            if desc.name in binding:
+                return binding[desc.name]
+            fn = self.fn(key)
+            return fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
+        if source is ValueSource.OPTION:
+            return self.option_default(desc.name, key[0])
+        if source is ValueSource.GLOBAL:
+            return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
         return UNKNOWN
 
     def unknown(self, key: FnKey) -> Binding:
         """The binding of a function called from code we do not see: every argument unknown."""
         return tuple((name, UNKNOWN) for name in sorted(self.relevant(key)))
 
-    def bind(self, callee: FnKey, bound: bool, event: List[Any], caller: FnKey, binding: Mapping[str, Any]) -> Binding:
+    def bind(self, callee: FnKey, bound: bool, event: SeedingEvent, caller: FnKey, binding: Mapping[str, Any]) -> Binding:
         """The callee's relevant parameters, valued from the call's arguments."""
         wanted = self.relevant(callee)
         if not wanted:
             return ()
-        facts = self.fn(callee) or {}
-        params = list(facts.get("params", ()))
+        facts = self.fn(callee)
+        params: Sequence[str] = facts.params if facts is not None else ()
         if bound and params:
             params = params[1:]
-        positional, keywords = (event[2] if event is not None else ([], {}))
+        positional, keywords = event.args
         values: Dict[str, Any] = {}
         for name, desc in zip(params, positional):
             values[name] = self.value(desc, caller, binding)
@@ -378,46 +381,46 @@ class Program:
             if name in values:
                 value = values[name]
             else:
-                value = facts.get("defaults", {}).get(name, UNKNOWN)
+                value = facts.defaults.get(name, UNKNOWN) if facts is not None else UNKNOWN
             out.append((name, _hashable(value)))
         return tuple(out)
 
-    def guards_off(self, guards: List[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> Optional[List[Any]]:
+    def guards_off(self, guards: Sequence[Guard], key: FnKey, binding: Mapping[str, Any]) -> Optional[Guard]:
         """The first guard that is false with every default, or None."""
         for guard in guards:
-            if evaluate(guard[0], lambda desc: self.value(desc, key, binding)) is False:
+            if evaluate(guard.cond, lambda desc: self.value(desc, key, binding)) is False:
                 return guard
         return None
 
-    def not_run_by_default(self, guard: Optional[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> bool:
+    def not_run_by_default(self, guard: Optional[Guard], key: FnKey, binding: Mapping[str, Any]) -> bool:
         """A guard off by default through values that are set (``store_true`` False,
         ``--dataset`` "cifar10"): the default run skips what it guards.  One that reads a
         value left at None (a required option, a config filled at run time) says nothing
         about the run people launch."""
-        return guard is not None and all(self.value(desc, key, binding) is not None for desc in described_names(guard[0]))
+        return guard is not None and all(self.value(desc, key, binding) is not None for desc in described_names(guard.cond))
 
-    def dead(self, guards: List[List[Any]], key: FnKey, binding: Mapping[str, Any]) -> bool:
+    def dead(self, guards: Sequence[Guard], key: FnKey, binding: Mapping[str, Any]) -> bool:
         """Whether a guard is false whatever the command line says: a literal argument, a
         parameter default or a module constant makes it so."""
         for guard in guards:
-            lookup = lambda desc: UNKNOWN if desc[0] == "o" else self.value(desc, key, binding)  # noqa: E731
-            if evaluate(guard[0], lookup) is False:
+            lookup = lambda desc: UNKNOWN if desc.source is ValueSource.OPTION else self.value(desc, key, binding)  # noqa: E731
+            if evaluate(guard.cond, lookup) is False:
                 return True
         return False
 
-    def why_off(self, guard: List[Any], key: FnKey, binding: Mapping[str, Any]) -> str:
+    def why_off(self, guard: Guard, key: FnKey, binding: Mapping[str, Any]) -> str:
         """``--seed`` defaults to None"-style text for a guard that is off by default."""
         parts = []
-        for desc in described_names(guard[0]):
+        for desc in described_names(guard.cond):
             value = self.value(desc, key, binding)
             if value is UNKNOWN:
                 continue
-            if desc[0] == "o":
-                parts.append(f"`--{desc[1].replace('_', '-')}` defaults to {value!r}")
-            elif desc[0] == "p":
-                parts.append(f"`{desc[1]}` is {value!r} by default")
-            elif desc[0] == "g":
-                parts.append(f"`{desc[1]} = {value!r}`")
+            if desc.source is ValueSource.OPTION:
+                parts.append(f"`--{desc.name.replace('_', '-')}` defaults to {value!r}")
+            elif desc.source is ValueSource.PARAMETER:
+                parts.append(f"`{desc.name}` is {value!r} by default")
+            elif desc.source is ValueSource.GLOBAL:
+                parts.append(f"`{desc.name} = {value!r}`")
         return "; ".join(dict.fromkeys(parts)) or "its condition is false by default"
 
     # ---- seeds of a function ------------------------------------------------------------
@@ -431,33 +434,33 @@ class Program:
         seeded: Set[str] = set()
         values = dict(binding)
         if depth < _MAX_DEPTH:
-            for event in (self.fn(key) or {}).get("ev", ()):
-                kind = event[0]
-                if kind == Event.SEED:
+            for event in self.events(key):
+                kind = event.kind
+                if kind is EventKind.SEED:
                     if self._seed_counts(event, key, values):
-                        seeded.update(event[1])
-                    elif event[4] and event[5] == "entropy" and not self.guards_off(event[3], key, values):
-                        seeded -= set(event[1])  # seeded with None: from OS entropy
-                elif kind == Event.CALL:
-                    if self.guards_off(event[3], key, values):
+                        seeded.update(event.rngs)
+                    elif event.value and event.without == "entropy" and not self.guards_off(event.guards, key, values):
+                        seeded -= set(event.rngs)  # seeded with None: from OS entropy
+                elif kind is EventKind.CALL:
+                    if self.guards_off(event.guards, key, values):
                         continue
-                    for callee, bound, _ in self.callees(event[1], key[0]):
+                    for callee, bound, _ in self.callees(event.target, key[0]):
                         seeded |= self.seeds_of(callee, self.bind(callee, bound, event, key, values), depth + 1)
-                elif kind == Event.IMPORT:
-                    for module in self.imported(event[1], key[0]):
+                elif kind is EventKind.IMPORT:
+                    for module in self.imported(event.target, key[0]):
                         seeded |= self.seeds_of((module, MODULE), (), depth + 1)
-                elif kind == Event.MAIN_BLOCK and entry_mode:
+                elif kind is EventKind.MAIN_BLOCK and entry_mode:
                     seeded |= self.seeds_of((key[0], MAIN), (), depth + 1)
-                elif kind in (Event.RESTORE, Event.RESEED):
-                    seeded -= set(event[1])
+                elif kind is EventKind.RESTORE or kind is EventKind.RESEED:
+                    seeded -= set(event.rngs)
         found = self._seeds_cache[memo] = frozenset(seeded)
         return found
 
-    def _seed_counts(self, event: List[Any], key: FnKey, binding: Mapping[str, Any]) -> bool:
-        if self.guards_off(event[3], key, binding):
+    def _seed_counts(self, event: SeedingEvent, key: FnKey, binding: Mapping[str, Any]) -> bool:
+        if self.guards_off(event.guards, key, binding):
             return False
-        if event[4] and event[5] == "entropy":
-            return self.value(event[4], key, binding) is not None
+        if event.value and event.without == "entropy":
+            return self.value(event.value, key, binding) is not None
         return True
 
     def callees(self, target: str, near: str) -> List[Tuple[FnKey, bool, Optional[Tuple[str, str]]]]:
@@ -488,7 +491,7 @@ class Program:
         return found
 
     def trains(self, key: FnKey, entry_mode: bool = False, depth: int = 0) -> bool:
-        """Whether running a function reaches evidence of training (``[Event.TRAINS]``) through the
+        """Whether running a function reaches evidence of training (``EventKind.TRAINS``) through the
         calls it makes itself (not through callbacks: a library's methods are many)."""
         memo = (key, entry_mode)
         found = self._trains.get(memo)
@@ -496,13 +499,13 @@ class Program:
             return found
         self._trains[memo] = False
         result = False
-        for event in (self.fn(key) or {}).get("ev", ()) if depth < _MAX_DEPTH else ():
-            kind = event[0]
-            if kind == Event.TRAINS:
+        for event in self.events(key) if depth < _MAX_DEPTH else ():
+            kind = event.kind
+            if kind is EventKind.TRAINS:
                 result = True
-            elif kind == Event.CALL:
-                result = any(self.trains(callee, False, depth + 1) for callee, _, _ in self.callees(event[1], key[0]))
-            elif kind == Event.MAIN_BLOCK and entry_mode:
+            elif kind is EventKind.CALL:
+                result = any(self.trains(callee, False, depth + 1) for callee, _, _ in self.callees(event.target, key[0]))
+            elif kind is EventKind.MAIN_BLOCK and entry_mode:
                 result = self.trains((key[0], MAIN), False, depth + 1)
             if result:
                 break
@@ -545,84 +548,84 @@ class Program:
         finally:
             self.stack.pop()
 
-    def _run_events(self, key: FnKey, facts: Mapping[str, Any], state: FrozenSet[str], binding: Binding,
+    def _run_events(self, key: FnKey, facts: FunctionFacts, state: FrozenSet[str], binding: Binding,
                     run: EntryRun, frame: "Frame", imported: Set[str], depth: int,
                     entry_mode: bool) -> FrozenSet[str]:
         values = dict(binding)
         entry_state = state
         later = frame.later()  # callbacks and functions passed as values run later
-        for event in facts.get("ev", ()):
-            kind = event[0]
-            if kind in (Event.USE, Event.WORKERS) and self.dead(event[-1], key, values):
+        for event in facts.events:
+            kind = event.kind
+            if (kind is EventKind.USE or kind is EventKind.WORKERS) and self.dead(event.guards, key, values):
                 continue  # not in this call: ``if is_train:`` with is_train=False passed in
-            if kind == Event.USE:
-                rng = self.rng_map.get(event[1], event[1])
-                self.reached.add((key[0], event[2]))
-                if self.guards_off(event[3], key, values) is not None:
+            if kind is EventKind.USE:
+                rng = self.rng_map.get(event.rng, event.rng)
+                self.reached.add((key[0], event.cid))
+                if self.guards_off(event.guards, key, values) is not None:
                     continue  # runs only with an option that is off by default
                 if rng not in state and not frame.speculative:
                     run.uncovered_rngs.add(rng)
-                    found = self.uncovered.get((key[0], event[2]))
+                    found = self.uncovered.get((key[0], event.cid))
                     if found is None or (found.deferred and not frame.deferred):
-                        self.uncovered[(key[0], event[2])] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
-            elif kind == Event.WORKERS:
-                self.reached.add((key[0], event[1]))
-            elif kind == Event.SEED:
-                guard = self.guards_off(event[3], key, values)
+                        self.uncovered[(key[0], event.cid)] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
+            elif kind is EventKind.WORKERS:
+                self.reached.add((key[0], event.cid))
+            elif kind is EventKind.SEED:
+                guard = self.guards_off(event.guards, key, values)
                 if guard is not None:
-                    run.off.append(OffByDefault(key[0], guard[1], frozenset(event[1]), self.why_off(guard, key, values)))
+                    run.off.append(OffByDefault(key[0], guard.anchor, frozenset(event.rngs), self.why_off(guard, key, values)))
                     continue
-                if event[4] and event[5] == "entropy" and self.value(event[4], key, values) is None:
-                    run.none_seeds.append((key[0], event[2], self.why_none(event[4], key, values)))
-                    run.reseeded.update(event[1])
-                    state = state - frozenset(event[1])
+                if event.value and event.without == "entropy" and self.value(event.value, key, values) is None:
+                    run.none_seeds.append((key[0], event.cid, self.why_none(event.value, key, values)))
+                    run.reseeded.update(event.rngs)
+                    state = state - frozenset(event.rngs)
                     continue
                 if not frame.deferred:  # a worker_init_fn seeds the workers, not the program
-                    for rng in event[1]:
-                        run.first_seed.setdefault(rng, (key[0], event[2]))
-                state = state | frozenset(event[1])
-            elif kind == Event.CALL:
-                guard = self.guards_off(event[3], key, values)
-                dead = guard is not None and self.dead(event[3], key, values)
+                    for rng in event.rngs:
+                        run.first_seed.setdefault(rng, (key[0], event.cid))
+                state = state | frozenset(event.rngs)
+            elif kind is EventKind.CALL:
+                guard = self.guards_off(event.guards, key, values)
+                dead = guard is not None and self.dead(event.guards, key, values)
                 inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
-                for callee, bound, cls in self.callees(event[1], key[0]):
+                for callee, bound, cls in self.callees(event.target, key[0]):
                     sub = self.bind(callee, bound, event, key, values)
                     after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
                         if seeded:
-                            run.off.append(OffByDefault(key[0], guard[1], seeded, self.why_off(guard, key, values)))
+                            run.off.append(OffByDefault(key[0], guard.anchor, seeded, self.why_off(guard, key, values)))
                     else:
                         state = after
                     if cls is not None and not dead:  # its other methods run later, from this state on
                         for method in self.methods(*cls):
                             if method != callee:
                                 self.visit(method, state, self.unknown(method), run, inner.later(), imported, depth + 1)
-            elif kind == Event.REFERENCE:
-                found = self.lookup(event[1], key[0])
+            elif kind is EventKind.REFERENCE:
+                found = self.lookup(event.target, key[0])
                 if found and found[0] == "fn":
                     self.visit(found[1], state, self.unknown(found[1]), run, later, imported, depth + 1)
-            elif kind == Event.IMPORT:
-                for module in self.imported(event[1], key[0]):
+            elif kind is EventKind.IMPORT:
+                for module in self.imported(event.target, key[0]):
                     if module in imported:
                         continue
                     imported.add(module)
                     state = self.visit((module, MODULE), state, (), run, frame.importing(module), imported, depth + 1)
-            elif kind == Event.MAIN_BLOCK and entry_mode:
+            elif kind is EventKind.MAIN_BLOCK and entry_mode:
                 state = self.visit((key[0], MAIN), state, (), run, frame, imported, depth + 1)
-            elif kind == Event.RESEED:  # reseeded from OS entropy: unseeded from here on
-                run.reseeded.update(event[1])
-                state = state - frozenset(event[1])
-            elif kind == Event.RESTORE:  # the RNG state saved on entry is put back
-                state = (state - frozenset(event[1])) | (entry_state & frozenset(event[1]))
+            elif kind is EventKind.RESEED:  # reseeded from OS entropy: unseeded from here on
+                run.reseeded.update(event.rngs)
+                state = state - frozenset(event.rngs)
+            elif kind is EventKind.RESTORE:  # the RNG state saved on entry is put back
+                state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
         return state
 
-    def why_none(self, desc: List[Any], key: FnKey, binding: Mapping[str, Any]) -> str:
-        if desc[0] == "o":
-            return f"`--{desc[1].replace('_', '-')}` defaults to None"
-        if desc[0] == "p":
-            return f"`{desc[1]}` is None by default"
-        return f"`{desc[1]}` is None"
+    def why_none(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> str:
+        if desc.source is ValueSource.OPTION:
+            return f"`--{desc.name.replace('_', '-')}` defaults to None"
+        if desc.source is ValueSource.PARAMETER:
+            return f"`{desc.name}` is None by default"
+        return f"`{desc.name}` is None"
 
     # ---- seed parameters (for values that vary per run) -----------------------------------
     def seed_params(self) -> Tuple[Dict[FnKey, Set[str]], Set[str]]:
@@ -634,58 +637,60 @@ class Program:
 
     def _find_seed_params(self) -> Tuple[Dict[FnKey, Set[str]], Set[str]]:
         sunk: Dict[FnKey, Set[str]] = {}
-        calls: List[Tuple[FnKey, List[Any]]] = []
-        for path, fns in self.functions.items():
-            # compact facts first: only functions that pass a parameter or an option on are
-            # expanded (expanding every function of the project cost most of this)
-            for name, compact in fns.compact_items():
+        calls: List[Tuple[FnKey, SeedingEvent]] = []
+        for path, facts in self.facts.items():
+            for name, fn in facts.fns.items():
                 key = (path, name)
-                if compact.get("sunk"):
-                    sunk[key] = set(compact["sunk"])
-                if any(_passes_values_on(event) for event in compact.get("ev", ())):
-                    calls.extend((key, event) for event in fns[name]["ev"] if _passes_values_on(event))
+                if fn.sunk:
+                    sunk[key] = set(fn.sunk)
+                calls.extend((key, event) for event in fn.events if _passes_values_on(event))
         options: Set[str] = set()
         changed = True
         rounds = 0
         while changed and rounds < 20:
             changed, rounds = False, rounds + 1
             for key, event in calls:
-                for callee, bound, _ in self.callees(event[1], key[0]):
+                for callee, bound, _ in self.callees(event.target, key[0]):
                     targets = sunk.get(callee)
                     if not targets:
                         continue
                     for name, desc in self.arguments(callee, bound, event):
                         if name not in targets or not desc:
                             continue
-                        if desc[0] == "o":
-                            options.add(desc[1])
-                        elif desc[0] == "p" and desc[1] not in sunk.get(key, ()):
-                            sunk.setdefault(key, set()).add(desc[1])
+                        if desc.source is ValueSource.OPTION:
+                            options.add(desc.name)
+                        elif desc.source is ValueSource.PARAMETER and desc.name not in sunk.get(key, ()):
+                            sunk.setdefault(key, set()).add(desc.name)
                             changed = True
         return sunk, options
 
-    def arguments(self, callee: FnKey, bound: bool, event: List[Any]) -> List[Tuple[str, Any]]:
-        params = list((self.fn(callee) or {}).get("params", ()))
+    def arguments(self, callee: FnKey, bound: bool, event: SeedingEvent) -> List[Tuple[str, Optional[ValueDesc]]]:
+        fn = self.fn(callee)
+        params: Sequence[str] = fn.params if fn is not None else ()
         if bound and params:
             params = params[1:]
-        positional, keywords = event[2]
+        positional, keywords = event.args
         return [*zip(params, positional), *keywords.items()]
 
     def param_at(self, callee: FnKey, bound: bool, key: Any) -> Optional[str]:
         if isinstance(key, str):
             return key
-        params = list((self.fn(callee) or {}).get("params", ()))
+        fn = self.fn(callee)
+        params: Sequence[str] = fn.params if fn is not None else ()
         if bound and params:
             params = params[1:]
         return params[key] if 0 <= key < len(params) else None
 
 
-def _passes_values_on(event: List[Any]) -> bool:
-    """A call event (compact or expanded) with a parameter or an option among its arguments."""
-    if event[0] != Event.CALL or len(event) < 3 or not event[2]:
+def _passes_values_on(event: SeedingEvent) -> bool:
+    """A call event with a parameter or an option among its arguments."""
+    if event.kind is not EventKind.CALL:
         return False
-    positional, keywords = event[2]
-    return any(d and d[0] in ("p", "o") for d in (*positional, *keywords.values()))
+    positional, keywords = event.args
+    return any(d is not None and d.source in _PASSED_ON for d in (*positional, *keywords.values()))
+
+
+_PASSED_ON = (ValueSource.PARAMETER, ValueSource.OPTION)
 
 
 def _hashable(value: Any) -> Any:

@@ -21,10 +21,10 @@ from nondet_lint.analysis.packaging import metadata_requirements
 from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
-from nondet_lint.families.seeding.events import Event
-from nondet_lint.families.seeding.state import MAIN
+from nondet_lint.families.seeding.events import EventKind
+from nondet_lint.families.seeding.facts import NO_SEEDING, Origin, OriginKind
 from nondet_lint.families.seeding.program import Program, Uncovered
-from nondet_lint.families.seeding.state import NO_SEEDING, SeedingPayload
+from nondet_lint.families.seeding.state import MAIN, SeedingPayload
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
 from nondet_lint.types import Edit, Fix, Finding
 
@@ -113,10 +113,10 @@ class Report:
             use_fn: Dict[Key, str] = {}
             for path, facts in program.facts.items():
                 for name, fn in facts.fns.items():
-                    for event in fn.get("ev", ()):
-                        if event[0] == Event.USE:
-                            use_rng[(path, event[2])] = program.rng_map.get(event[1], event[1])
-                            use_fn[(path, event[2])] = name
+                    for event in fn.events:
+                        if event.kind is EventKind.USE:
+                            use_rng[(path, event.cid)] = program.rng_map.get(event.rng, event.rng)
+                            use_fn[(path, event.cid)] = name
             cached = self.project.__dict__[_PROGRAM_KEY] = (self.rules, program, use_rng, use_fn)
         return cached[1].fork(), cached[2], cached[3]
 
@@ -361,7 +361,7 @@ class Report:
     def seeded_by_constructor(self, key: Key, rng: str) -> bool:
         """A method runs after its object's ``__init__``: does that seed ``rng``?"""
         fn = self.program.fn((key[0], self.use_fn.get(key, "")))
-        cls = (fn or {}).get("cls")
+        cls = fn.cls if fn is not None else None
         if not cls:
             return False
         init = self.program.method(key[0], cls, "__init__")
@@ -395,11 +395,11 @@ class Report:
             if key in seen:
                 continue
             seen.add(key)
-            for event in (self.program.fn(key) or {}).get("ev", ()):
-                if event[0] == Event.USE and event[1] in ("numpy", "python"):
-                    return str(event[1])
-                if event[0] == Event.CALL:
-                    stack.extend(callee for callee, _, _ in self.program.callees(event[1], key[0]))
+            for event in self.program.events(key):
+                if event.kind is EventKind.USE and event.rng in ("numpy", "python"):
+                    return event.rng
+                if event.kind is EventKind.CALL:
+                    stack.extend(callee for callee, _, _ in self.program.callees(event.target, key[0]))
         return None
 
     def off_by_default(self) -> List[Finding]:
@@ -433,33 +433,32 @@ class Report:
         sunk_options = {dest for facts in self.program.facts.values() for dest in facts.sunk_options}
         sunk_options |= passed_options
         option_origins = {
-            (path, entry["oid"])
+            (path, option.origin)
             for path, facts in self.program.facts.items()
-            for dest, entry in facts.opts.items()
-            if "oid" in entry and dest in sunk_options
+            for dest, option in facts.opts.items()
+            if option.origin is not None and dest in sunk_options
         }
         rule = self.rules["ND107"]
         for path in sorted(self.program.facts):
             for origin in self.program.facts[path].origins:
-                if not (origin["sunk"] or (path, origin["id"]) in option_origins or self._flows_to_seed(path, origin, seed_params)):
+                if not (origin.sunk or (path, origin.id) in option_origins or self._flows_to_seed(path, origin, seed_params)):
                     continue
-                if origin["kind"] == "src":
-                    aid: Optional[int] = origin.get("aid")
-                    item = self.items.get((path, aid)) if aid is not None else None
-                    if item is None or self.program.guards_off(origin.get("guards", []), (path, ""), {}):
+                if origin.kind is OriginKind.SOURCE:
+                    item = self.items.get((path, origin.anchor)) if origin.anchor is not None else None
+                    if item is None or self.program.guards_off(origin.guards, (path, ""), {}):
                         continue
-                    what = origin["what"]
+                    what = origin.what
                     shown = what if " " in what else f"`{short_name(what)}()`"
                     problem = f"{shown} changes from run to run and is used as a seed, so the seed itself differs every run"
                     out.append(Finding(path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
                 else:
-                    key = (path, origin["cid"])
+                    key = (path, origin.cid)
                     self.seed_value_draws.add(key)
                     item = self.items.get(key)
                     where = self.program.uncovered.get(key)
                     if item is None or where is None:
                         continue
-                    rng = self.use_rng.get(key, origin["rng"])
+                    rng = self.use_rng.get(key, origin.rng)
                     label = self.t.rngs.get(rng, {}).get("label", rng)
                     problem = f"this draw from the {label} runs before anything seeds that RNG, and its result is used as a seed"
                     out.append(Finding(path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
@@ -482,12 +481,10 @@ class Report:
                 out.append(Finding(seed_path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         return out
 
-    def _flows_to_seed(self, path: str, origin: Mapping[str, Any], seed_params: Mapping[Tuple[str, str], Set[str]]) -> bool:
-        for flow in origin.get("flows", ()):
-            if flow[0] != "call":
-                continue
-            for callee, bound, _ in self.program.callees(flow[1], path):
-                name = self.program.param_at(callee, bool(flow[3]) or bound, flow[2])
+    def _flows_to_seed(self, path: str, origin: Origin, seed_params: Mapping[Tuple[str, str], Set[str]]) -> bool:
+        for flow in origin.flows:
+            for callee, bound, _ in self.program.callees(flow.callee, path):
+                name = self.program.param_at(callee, flow.bound or bound, flow.argument)
                 if name is not None and name in seed_params.get(callee, ()):
                     return True
         return False

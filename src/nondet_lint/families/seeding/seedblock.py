@@ -14,7 +14,8 @@ from itertools import combinations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nondet_lint.analysis.seedoption import seed_option
-from nondet_lint.families.seeding.events import Event
+from nondet_lint.families.seeding.events import EventKind
+from nondet_lint.families.seeding.facts import FunctionFacts
 from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
 from nondet_lint.fixes.builders import insert_after_imports, insert_in_block, name_for, top_level
 from nondet_lint.positions import node_spans
@@ -23,7 +24,7 @@ from nondet_lint.positions import node_spans
 PROGRAM_RNGS = ("python", "numpy", "torch")
 
 
-def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, List[Dict[str, Any]]]:
+def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> Dict[str, List[Dict[str, Any]]]:
     """Block edits (as plain data) keyed by ``"python+numpy"``-style RNG sets."""
     blocks: Dict[str, List[Dict[str, Any]]] = {}
     for chosen in _rng_sets(ctx, tables, fns):
@@ -33,7 +34,7 @@ def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) 
     return blocks
 
 
-def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> Dict[str, Any]:
+def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> Dict[str, Any]:
     """The same blocks seeded with the entry point's seed option (``args.seed``), placed
     where its value is known (after ``args = parser.parse_args()``), and the function
     that holds them (``fn``; "" for the main block), and what another module must offer
@@ -60,16 +61,16 @@ def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]
     return out
 
 
-def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, Mapping[str, Any]]) -> List[Sequence[str]]:
+def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> List[Sequence[str]]:
     """The sets of RNGs a block may have to seed: all subsets of those the module deals
     with and the common ones (up to four), else each alone and all together."""
     relevant = set()
     for facts in fns.values():
-        for event in facts["ev"]:
-            if event[0] == Event.USE:
-                relevant.add(event[1])
-            elif event[0] == Event.SEED:
-                relevant.update(event[1])
+        for event in facts.events:
+            if event.kind is EventKind.USE:
+                relevant.add(event.rng)
+            elif event.kind is EventKind.SEED:
+                relevant.update(event.rngs)
     for rng in RNG_ORDER:
         root = rng_root(tables, rng)
         if root and ctx.imports.mentions(root):

@@ -14,7 +14,8 @@ from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Set, 
 import libcst as cst
 
 from nondet_lint.context import PendingFix
-from nondet_lint.facts import ModuleFact
+from nondet_lint.families.seeding.conditions import Plain, ValueDesc
+from nondet_lint.families.seeding.events import Guard, SeedingEvent
 
 MODULE, MAIN = "<module>", "<main>"
 
@@ -22,10 +23,10 @@ MODULE, MAIN = "<module>", "<main>"
 class Scope:
     """A function body (or the module body, or the main block) being walked."""
 
-    def __init__(self, name: str, params: Sequence[str] = (), defaults: Optional[Dict[str, Any]] = None,
+    def __init__(self, name: str, params: Sequence[str] = (), defaults: Optional[Dict[str, Plain]] = None,
                  cls: Optional[str] = None, shared: Optional["Scope"] = None) -> None:
         self.name = name
-        self.events: List[List[Any]] = []
+        self.events: List[SeedingEvent] = []
         self.roots: List[Optional[str]] = []  # root name each event's resolution relied on
         self.params = list(params)
         self.kwonly: List[str] = []  # keyword-only parameters
@@ -43,52 +44,10 @@ class Scope:
         self.taint: Dict[str, int] = shared.taint if shared is not None else {}
         self.local_defs: Dict[str, str] = shared.local_defs if shared is not None else {}
 
-    def add(self, event: List[Any], root: Optional[str] = None) -> int:
+    def add(self, event: SeedingEvent, root: Optional[str] = None) -> int:
         self.events.append(event)
         self.roots.append(root)
         return len(self.events) - 1
-
-
-@dataclass(frozen=True)
-class ModuleSeeding(ModuleFact):
-    """What pass 1 records about one module for the seeding rules; its JSON form
-    (``to_json``) leaves empty parts out."""
-
-    key = "seeding"
-
-    # function path (``<module>``, ``<main>``, ``C.f``) -> {"ev": events, "params", "kwonly",
-    # "defaults", "cls", "sunk"}; stored in the compact form of ``events.compact``
-    fns: Mapping[str, Dict[str, Any]] = field(default_factory=dict)
-    classes: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # class path -> {"bases", "methods"}
-    opts: Dict[str, Dict[str, Any]] = field(default_factory=dict)  # option dest -> {"d": default, "aid", "oid"}
-    consts: Dict[str, Any] = field(default_factory=dict)  # module constants a guard may compare with
-    stars: List[str] = field(default_factory=list)  # modules imported with ``*`` (project ones)
-    origins: List[Dict[str, Any]] = field(default_factory=list)  # values that vary per run (``values``)
-    sunk_options: List[str] = field(default_factory=list)  # options used as seeds
-    aliases: Dict[str, str] = field(default_factory=dict)  # ``import a.b as c``: c -> a.b
-    blocks: Dict[str, Any] = field(default_factory=dict)  # entry points: seed blocks a fix inserts
-    # entry points with a seed option: {"fn": where the option is known, "blocks": seed blocks using it}
-    option_blocks: Dict[str, Any] = field(default_factory=dict)
-    # config classes (and, under "", an ml_collections config file) -> their seed field,
-    # for other modules' seed options (``seedoption.config_seeds``)
-    config_seeds: Dict[str, str] = field(default_factory=dict)
-
-    def to_json(self) -> Dict[str, Any]:
-        out: Dict[str, Any] = {"fns": self.fns}
-        for key in ("classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks", "config_seeds"):
-            value = getattr(self, key)
-            if value:
-                out[key] = value
-        return out
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "ModuleSeeding":
-        return cls(**{key: data[key] for key in _STORED if key in data})
-
-
-_STORED = ("fns", "classes", "opts", "consts", "stars", "origins", "sunk_options", "aliases", "blocks", "option_blocks",
-           "config_seeds")
-NO_SEEDING = ModuleSeeding()  # a module pass 1 recorded nothing for (read only)
 
 
 @dataclass
@@ -159,9 +118,9 @@ class WalkPosition(Protocol):
     @property
     def scope(self) -> Scope: ...
 
-    def guards(self) -> List[List[Any]]: ...
+    def guards(self) -> List[Guard]: ...
 
-    def describe(self, node: cst.BaseExpression) -> Optional[List[Any]]: ...
+    def describe(self, node: cst.BaseExpression) -> Optional[ValueDesc]: ...
 
     def target(self, func: cst.BaseExpression) -> Tuple[Optional[str], Optional[str], bool]: ...
 

@@ -14,7 +14,9 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from nondet_lint.context import FileContext
-from nondet_lint.families.seeding.conditions import negate, parse_guard
+from nondet_lint.families.seeding.conditions import ValueSource, negate, parse_guard
+from nondet_lint.families.seeding.events import Guard
+from nondet_lint.families.seeding.facts import Origin, OriginKind
 from nondet_lint.families.seeding.state import Candidates, WalkPosition
 from nondet_lint.names import dotted_name
 from nondet_lint.walk import children
@@ -30,9 +32,9 @@ class ValueFlow:
         self.candidates = candidates
         self.marks: Dict[int, Tuple[Any, ...]] = {}  # id(node) -> value that varies per run
         self.mark_nodes: Dict[int, cst.CSTNode] = {}
-        self.mark_guards: Dict[int, List[List[Any]]] = {}
+        self.mark_guards: Dict[int, List[Guard]] = {}
         self.holds_mark: Set[int] = set()
-        self.origins: List[Dict[str, Any]] = []
+        self.origins: List[Origin] = []
         self.origin_ids: Dict[int, int] = {}
         self.sunk_options: Set[str] = set()  # command-line options used as seeds
         self.sunk_globals: Set[str] = set()  # module names used as seeds
@@ -44,7 +46,7 @@ class ValueFlow:
         self._note_mark(node)
         self.mark_guards[id(node)] = self.walk.guards() + self._branch_guards(node)
 
-    def branch_guards(self, node: cst.CSTNode) -> List[List[Any]]:
+    def branch_guards(self, node: cst.CSTNode) -> List[Guard]:
         """The guards of the expression branches ``node`` sits in: it runs only when they hold."""
         return self._branch_guards(node)
 
@@ -58,15 +60,15 @@ class ValueFlow:
         """Whether ``node`` can hold a marked value (cheap: no scan)."""
         return id(node) in self.holds_mark or bool(self.walk.scope.taint) or bool(self.walk.module_scope.taint)
 
-    def origin_of(self, node: cst.CSTNode) -> Dict[str, Any]:
+    def origin_of(self, node: cst.CSTNode) -> Origin:
         """The origin record of a draw whose value reached a seed."""
         return self.origins[self.origin_ids[id(node)]]
 
-    def _branch_guards(self, node: cst.CSTNode) -> List[List[Any]]:
+    def _branch_guards(self, node: cst.CSTNode) -> List[Guard]:
         """Guards of the conditional expressions (``a if c else b``) and of the right sides
         of ``or`` / ``and`` (``args.seed or random.randint(...)`` draws only when the
         option is falsy) that ``node`` sits in."""
-        out = []
+        out: List[Guard] = []
         child = node
         for ancestor in reversed(self.ctx.ancestors):
             if isinstance(ancestor, (cst.BaseStatement, cst.BaseSmallStatement)):
@@ -74,12 +76,12 @@ class ValueFlow:
             if isinstance(ancestor, cst.IfExp) and child is not ancestor.test:
                 cond = parse_guard(ancestor.test, self.walk.describe)
                 if cond is not None:
-                    out.append([cond if child is ancestor.body else negate(cond), self.candidates.anchor(ancestor.test)])
+                    out.append(Guard(cond if child is ancestor.body else negate(cond), self.candidates.anchor(ancestor.test)))
             elif isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
                 cond = parse_guard(ancestor.left, self.walk.describe)
                 if cond is not None:
                     taken = cond if isinstance(ancestor.operator, cst.And) else negate(cond)
-                    out.append([taken, self.candidates.anchor(ancestor.left)])
+                    out.append(Guard(taken, self.candidates.anchor(ancestor.left)))
             child = ancestor
         return out
 
@@ -115,22 +117,20 @@ class ValueFlow:
             stack.extend(reversed(children(node)))
         return None
 
-    def origin(self, mark: int) -> Dict[str, Any]:
+    def origin(self, mark: int) -> Origin:
         """The origin record of a mark (created the first time a seed receives it)."""
         found = self.origin_ids.get(mark)
         if found is not None:
             return self.origins[found]
         kind = self.marks[mark]
         node = self.mark_nodes.get(mark)
-        origin: Dict[str, Any] = {"id": len(self.origins), "kind": kind[0], "flows": [], "sunk": False}
         if kind[0] == "src":
-            origin["what"] = kind[1]
-            origin["aid"] = self.candidates.anchor(node) if node is not None else None
-            origin["guards"] = self.mark_guards.get(mark, [])
+            anchor = self.candidates.anchor(node) if node is not None else None
+            origin = Origin(len(self.origins), OriginKind.SOURCE, what=kind[1], anchor=anchor, guards=tuple(self.mark_guards.get(mark, ())))
         else:
-            origin["rng"], origin["cid"] = kind[1], kind[2]
+            origin = Origin(len(self.origins), OriginKind.DRAW, rng=kind[1], cid=kind[2])
             self.candidates.payload(kind[2])["seed_value"] = True
-        self.origin_ids[mark] = origin["id"]
+        self.origin_ids[mark] = origin.id
         self.origins.append(origin)
         return origin
 
@@ -140,14 +140,14 @@ class ValueFlow:
             return
         mark = self.value_mark(value)
         if mark is not None:
-            self.origin(mark)["sunk"] = True
+            self.origin(mark).sunk = True
             return
         desc = self.walk.describe(value) if isinstance(value, (cst.Name, cst.Attribute)) else None
         if desc is None:
             return
-        if desc[0] == "p":
-            self.walk.scope.sunk_params.add(desc[1])
-        elif desc[0] == "o":
-            self.sunk_options.add(desc[1])
-        elif desc[0] == "g":
-            self.sunk_globals.add(desc[1])
+        if desc.source is ValueSource.PARAMETER:
+            self.walk.scope.sunk_params.add(desc.name)
+        elif desc.source is ValueSource.OPTION:
+            self.sunk_options.add(desc.name)
+        elif desc.source is ValueSource.GLOBAL:
+            self.sunk_globals.add(desc.name)

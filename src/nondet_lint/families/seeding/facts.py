@@ -1,0 +1,192 @@
+"""What pass 1 records about one module for the seeding rules (``ModuleSeeding``) and the
+parts it is made of: functions (``FunctionFacts``, their ``events``), command-line options
+(``OptionFacts``) and values that vary per run (``Origin``).
+
+Their JSON form (``to_json`` / ``from_json``) is what workers send and the cache stores; it
+leaves empty parts out, as a large package has tens of thousands of functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
+
+from nondet_lint.facts import ModuleFact
+from nondet_lint.families.seeding.conditions import Plain
+from nondet_lint.families.seeding.events import Guard, SeedingEvent, guards_from_json, guards_json
+
+ClassEntry = Dict[str, List[str]]  # {"bases": qualified names, "methods": names}
+
+
+@dataclass(slots=True)
+class FunctionFacts:
+    """A function (or the module body, or the main block): its events in the order the
+    code runs, and what pass 2 needs to value its parameters (read only once made; not
+    frozen, as a large package has tens of thousands and frozen ones are slower to make)."""
+
+    events: Tuple[SeedingEvent, ...] = ()
+    params: Tuple[str, ...] = ()  # positional parameters, in order
+    kwonly: Tuple[str, ...] = ()  # keyword-only parameters
+    defaults: Mapping[str, Plain] = field(default_factory=dict)  # parameter -> literal default
+    cls: Optional[str] = None  # the class path of a method
+    sunk: Tuple[str, ...] = ()  # parameters used as a seed, sorted
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"ev": [event.to_json() for event in self.events]}
+        if self.params:
+            out["params"] = list(self.params)
+        if self.kwonly:
+            out["kwonly"] = list(self.kwonly)
+        if self.defaults:
+            out["defaults"] = dict(self.defaults)
+        if self.cls:
+            out["cls"] = self.cls
+        if self.sunk:
+            out["sunk"] = list(self.sunk)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "FunctionFacts":
+        if len(data) == 1:
+            return cls(tuple(map(SeedingEvent.from_json, data["ev"])))
+        return cls(
+            tuple(map(SeedingEvent.from_json, data["ev"])),
+            tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
+            data.get("cls"), tuple(data.get("sunk", ())),
+        )
+
+
+NO_FUNCTION = FunctionFacts()
+
+
+@dataclass(frozen=True)
+class OptionFacts:
+    """A command-line option (argparse, click, absl flags) the module declares."""
+
+    known_default: bool  # whether its default is a literal (else it is computed, required, or declared twice differently)
+    default: Plain  # that literal
+    anchor: int  # the declaration, for messages
+    origin: Optional[int] = None  # the ``Origin`` of a default that varies per run
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"d": ["k", self.default] if self.known_default else None, "aid": self.anchor}
+        if self.origin is not None:
+            out["oid"] = self.origin
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "OptionFacts":
+        default = data["d"]
+        return cls(default is not None, default[1] if default is not None else None, data["aid"], data.get("oid"))
+
+
+class OriginKind(Enum):
+    """Where a value that varies per run is made; the value is its name in the JSON form."""
+
+    SOURCE = "src"  # a source: ``time.time()``, ``os.urandom``, ``hash()`` of a str
+    DRAW = "draw"  # a draw from a global RNG, which varies unless the RNG is seeded first
+
+
+class CallFlow(NamedTuple):
+    """A call the value is passed to: pass 2 asks whether that parameter reaches a seed."""
+
+    callee: str  # the call's target (qualified name)
+    argument: Union[int, str]  # its position or keyword
+    bound: bool  # a method called on its object
+
+
+@dataclass(slots=True)
+class Origin:
+    """A value that varies per run and reaches a seed or a call (``values.ValueFlow``);
+    ``flows`` and ``sunk`` grow while the module is walked."""
+
+    id: int  # its index in the module's origins (options and payloads refer to it)
+    kind: OriginKind
+    what: str = ""  # SOURCE: the source's qualified name, or a description with a space
+    anchor: Optional[int] = None  # SOURCE: where it is made
+    guards: Tuple[Guard, ...] = ()  # SOURCE: the conditions it is made under
+    rng: str = ""  # DRAW: the RNG drawn from
+    cid: int = -1  # DRAW: the draw's candidate
+    flows: List[CallFlow] = field(default_factory=list)
+    sunk: bool = False  # used as a seed in this module
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {
+            "id": self.id, "kind": self.kind.value,
+            "flows": [["call", flow.callee, flow.argument, 1 if flow.bound else 0] for flow in self.flows],
+            "sunk": self.sunk,
+        }
+        if self.kind is OriginKind.SOURCE:
+            out.update(what=self.what, aid=self.anchor, guards=guards_json(self.guards))
+        else:
+            out.update(rng=self.rng, cid=self.cid)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Origin":
+        flows = [CallFlow(callee, argument, bool(bound)) for _, callee, argument, bound in data["flows"]]
+        kind = OriginKind(data["kind"])
+        if kind is OriginKind.SOURCE:
+            return cls(data["id"], kind, data["what"], data["aid"], guards_from_json(data["guards"]), flows=flows, sunk=data["sunk"])
+        return cls(data["id"], kind, rng=data["rng"], cid=data["cid"], flows=flows, sunk=data["sunk"])
+
+
+@dataclass(frozen=True)
+class ModuleSeeding(ModuleFact):
+    """What pass 1 records about one module for the seeding rules; its JSON form
+    (``to_json``) leaves empty parts out."""
+
+    key = "seeding"
+
+    fns: Mapping[str, FunctionFacts] = field(default_factory=dict)  # by path: ``<module>``, ``<main>``, ``C.f``
+    classes: Mapping[str, ClassEntry] = field(default_factory=dict)  # by class path
+    opts: Mapping[str, OptionFacts] = field(default_factory=dict)  # by dest
+    consts: Mapping[str, Plain] = field(default_factory=dict)  # module constants a guard may compare with
+    stars: List[str] = field(default_factory=list)  # modules imported with ``*`` (project ones)
+    origins: Tuple[Origin, ...] = ()  # values that vary per run and reach a seed or a call
+    sunk_options: List[str] = field(default_factory=list)  # options used as seeds
+    aliases: Dict[str, str] = field(default_factory=dict)  # ``import a.b as c``: c -> a.b
+    blocks: Dict[str, Any] = field(default_factory=dict)  # entry points: seed blocks a fix inserts
+    # entry points with a seed option: {"fn": where the option is known, "blocks": seed blocks using it}
+    option_blocks: Dict[str, Any] = field(default_factory=dict)
+    # config classes (and, under "", an ml_collections config file) -> their seed field,
+    # for other modules' seed options (``seedoption.config_seeds``)
+    config_seeds: Dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"fns": {name: facts.to_json() for name, facts in self.fns.items()}}
+        if self.classes:
+            out["classes"] = self.classes
+        if self.opts:
+            out["opts"] = {dest: option.to_json() for dest, option in self.opts.items()}
+        for key in ("consts", "stars"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value
+        if self.origins:
+            out["origins"] = [origin.to_json() for origin in self.origins]
+        for key in ("sunk_options", "aliases", "blocks", "option_blocks", "config_seeds"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ModuleSeeding":
+        return cls(
+            fns={name: FunctionFacts.from_json(facts) for name, facts in data["fns"].items()},
+            classes=data.get("classes", {}),
+            opts={dest: OptionFacts.from_json(option) for dest, option in data.get("opts", {}).items()},
+            consts=data.get("consts", {}),
+            stars=data.get("stars", []),
+            origins=tuple(Origin.from_json(origin) for origin in data.get("origins", ())),
+            sunk_options=data.get("sunk_options", []),
+            aliases=data.get("aliases", {}),
+            blocks=data.get("blocks", {}),
+            option_blocks=data.get("option_blocks", {}),
+            config_seeds=data.get("config_seeds", {}),
+        )
+
+
+NO_SEEDING = ModuleSeeding()  # a module pass 1 recorded nothing for (read only)
