@@ -89,6 +89,102 @@ def test_a_registered_definition_runs_once_the_program_uses_its_registry(tmp_pat
     assert where(lint(tmp_path, files)) == [("train.py", "ND205", 1, 1)]
 
 
+# ---------------------------------------------------------------- methods -------------
+# a reached class runs its constructors; another method runs once reached code reads its
+# name, or reads a name / uses syntax the rule data says calls it
+WORKER = """import threading
+
+import torch
+
+
+class Worker(threading.Thread):
+    def __init__(self):
+        super().__init__()
+        self.jobs = []
+
+    def run(self):
+        torch.cuda.set_device(0)
+
+    def place(self):
+        torch.cuda.set_device(0)
+"""
+USES_WORKER = "import torch\nfrom worker import Worker\n\nif __name__ == '__main__':\n    worker = Worker()\n{use}    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+
+
+def test_a_method_no_reached_code_names_selects_no_gpu(tmp_path):
+    assert lint(tmp_path, {"worker.py": WORKER, "train.py": USES_WORKER.format(use="")}) == []
+
+
+def test_a_method_the_program_calls_selects_the_gpu(tmp_path):
+    files = {"worker.py": WORKER, "train.py": USES_WORKER.format(use="    worker.place()\n")}
+    [(path, code, line, col, message)] = lint(tmp_path, files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)  # the framework import
+    assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `worker.py` at line 15) but never turns on")
+
+
+def test_starting_a_thread_runs_its_run_method(tmp_path):
+    files = {"worker.py": WORKER, "train.py": USES_WORKER.format(use="    worker.start()\n")}
+    [(path, code, line, col, message)] = lint(tmp_path, files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `worker.py` at line 12) but never turns on")
+
+
+def test_calling_a_module_instance_runs_its_forward(tmp_path):
+    net = (
+        "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.conv = torch.nn.Conv2d(1, 1, 3)\n\n    def forward(self, x):\n        return self.conv(x.cuda())\n"
+    )
+    main = "import torch\nfrom net import Net\n\nif __name__ == '__main__':\n    model = Net()\n{use}"
+    files = {"net.py": net, "train.py": main.format(use="    torch.save(model, 'net.pt')\n")}
+    assert lint(tmp_path / "built", files) == []  # built and saved, never called
+    files["train.py"] = main.format(use=TRAIN)
+    [(path, code, line, col, message)] = lint(tmp_path / "called", files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (`.cuda()` in `net.py` at line 10) but never turns on")
+    assert "it runs `torch.nn.Conv2d` (net.py:7)" in message
+
+
+def test_a_method_of_a_module_level_instance(tmp_path):
+    helper = (
+        "import torch\n\n\nclass _Helper:\n    def __init__(self):\n        self.rank = 0\n\n"
+        "    def make_device(self):\n        return torch.device('cuda')\n\n\nhelper = _Helper()\n"
+    )
+    main = "import torch\nfrom helper import helper\n\nif __name__ == '__main__':\n    device = {device}\n    model = torch.nn.Conv2d(1, 1, 3).to(device)\n" + TRAIN
+    files = {"helper.py": helper, "train.py": main.format(device="'cpu' if helper.rank else 'cpu'")}
+    assert lint(tmp_path / "unused", files) == []
+    files["train.py"] = main.format(device="helper.make_device()")
+    [(path, code, line, col, message)] = lint(tmp_path / "used", files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `helper.py` at line 9) but never turns on")
+
+
+def test_a_switch_in_a_method_counts_once_the_method_runs(tmp_path):
+    engine = (
+        "import torch\n\n\nclass Engine:\n    def deterministic(self):\n        torch.use_deterministic_algorithms(True)\n\n"
+        "    def unused(self):\n        pass\n"
+    )
+    main = "import torch\nfrom engine import Engine\n\nif __name__ == '__main__':\n    engine = Engine()\n{call}    model = torch.nn.Conv2d(1, 1, 3).cuda()\n" + TRAIN
+    files = {"engine.py": engine, "requirements.txt": "torch>=2.10\n", "train.py": main.format(call="    engine.unused()\n")}
+    assert where(lint(tmp_path / "uncalled", files)) == [("train.py", "ND205", 7, 13)]
+    files["train.py"] = main.format(call="    getattr(engine, 'deterministic')()\n")
+    assert lint(tmp_path / "called", files) == []
+
+
+def test_a_lightning_module_handed_to_fit_runs_its_hooks(tmp_path):
+    module = (
+        "import pytorch_lightning as pl\nimport torch\n\n\nclass Model(pl.LightningModule):\n"
+        "    def training_step(self, batch, index):\n        return torch.nn.functional.embedding(batch, self.weight).sum()\n"
+    )
+    main = "import pytorch_lightning as pl\nfrom model import Model\n\nif __name__ == '__main__':\n    model = Model()\n    trainer = pl.Trainer(accelerator='gpu')\n{use}"
+    files = {"model.py": module, "train.py": main.format(use="    trainer.fit(model)\n")}
+    [(path, code, line, col, message)] = lint(tmp_path / "fit", files)
+    assert (path, code, line, col) == ("train.py", "ND205", 6, 15)
+    assert "it runs `torch.nn.Embedding` (model.py:7)" in message
+    files["train.py"] = main.format(use="    print(trainer)\n")
+    [(*_, message)] = lint(tmp_path / "unfitted", files)
+    assert "it runs" not in message
+
+
 # ---------------------------------------------------------------- Lightning -------------
 LIGHTNING = """
 import pytorch_lightning as pl

@@ -159,7 +159,10 @@ DATA: Dict[str, Table] = {
             })),
         }),
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
-        "program": Table({"registering_decorator": str, "speed_benchmarks": NAMES}),
+        "program": Table({
+            "registering_decorator": str, "speed_benchmarks": NAMES,
+            "methods": Table({"with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES)}),
+        }),
         "cudnn_covers": NAMES,
         "package_aliases": Map(str),
         "raising": Map(str),

@@ -26,7 +26,9 @@ import libcst as cst
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
-from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Reachability, UnitBuilder, UnitFacts, UnitKey
+from nondet_lint.families.kernels.reach import (
+    MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
+)
 from nondet_lint.versions import Version, allowed_versions, canonical_package, in_range, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
@@ -333,6 +335,11 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
     return False
 
 
+def _assigned(node: cst.Attribute, parent: Any) -> bool:
+    """``self.device = ...``: a store reads nothing."""
+    return isinstance(parent, (cst.AssignTarget, cst.AnnAssign)) and parent.target is node
+
+
 def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
     """Whether a statement sits in the body of ``if TYPE_CHECKING:`` (or
     ``if typing.TYPE_CHECKING:``)."""
@@ -390,6 +397,8 @@ class GpuFacts(Check):
         self.unit = self.units[MODULE_UNIT]
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
+        self.owner: Optional[str] = None  # the top-level class being walked
+        self.getters = frozenset(self.program.get("methods", {}).get("attribute_getters", ()))
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
@@ -401,18 +410,28 @@ class GpuFacts(Check):
 
     # -- units
     def _enter(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> None:
+        name = None
         if self.depth == 0:
             name = node.name.value
+            self.owner = name if isinstance(node, cst.ClassDef) else None
             self.unit_name = name
             self.unit = self.units.setdefault(name, UnitBuilder())
             self.unit.registered_by.update(self._registries(node))
-            if self.anchor_code is not None:
-                self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
+        elif self.depth == 1 and self.owner is not None and isinstance(node, cst.FunctionDef):
+            # a method: a unit of its own, run once its name is read (``reach``)
+            name = self.unit_name = f"{self.owner}.{node.name.value}"
+            self.unit = self.units.setdefault(name, UnitBuilder())
+        if name is not None and self.anchor_code is not None:
+            self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
         self.depth += 1
 
     def _leave(self) -> None:
         self.depth -= 1
-        if self.depth == 0:
+        if self.depth == 1 and self.owner is not None:
+            self.unit_name = self.owner
+            self.unit = self.units[self.owner]
+        elif self.depth == 0:
+            self.owner = None
             self.unit_name = MAIN_UNIT if self.main_guard is not None else MODULE_UNIT
             self.unit = self.units[self.unit_name]
 
@@ -456,9 +475,11 @@ class GpuFacts(Check):
 
     def visit_Name(self, node: cst.Name) -> None:
         parent = self.ctx.parent(node)
-        if isinstance(parent, (cst.Attribute, *_IMPORT_PARTS)) or (
-            isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node
-        ):
+        if isinstance(parent, cst.Attribute):
+            if parent.value is node and self.ctx.qualname(parent) is None:
+                self.unit.bare.add(node.value)  # ``Helper.build()`` of a class of this module
+            return
+        if isinstance(parent, _IMPORT_PARTS) or (isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node):
             return
         name = self.ctx.qualname(node)
         if name is not None:
@@ -468,11 +489,31 @@ class GpuFacts(Check):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent = self.ctx.parent(node)
-        if (isinstance(parent, cst.Attribute) and parent.value is node) or isinstance(parent, _IMPORT_PARTS):
-            return  # the outer name is the one that refers to something; an import runs nothing
+        if isinstance(parent, _IMPORT_PARTS):
+            return  # an import runs nothing
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            # the outer name is the one that refers to something; on a value, each name is read
+            if self.ctx.qualname(parent) is None:
+                self.unit.reads.add(node.attr.value)
+            return
         name = self.ctx.qualname(node)
         if name is not None:
             self.unit.refs.add(name)
+        elif not _assigned(node, parent):
+            self.unit.reads.add(node.attr.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.unit.implicit.add(Implicit.ITERATE)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.unit.implicit.add(Implicit.ITERATE)
+
+    def visit_With(self, node: cst.With) -> None:
+        self.unit.implicit.add(Implicit.WITH)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.ctx.qualname(node.value) is None:  # not ``typing.List[int]``
+            self.unit.implicit.add(Implicit.SUBSCRIPT)
 
     # -- what the code does
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -489,6 +530,12 @@ class GpuFacts(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
+        if name is None:
+            self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
+        elif name in self.getters:
+            read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
+            if isinstance(read, str):
+                self.unit.reads.add(read)  # ``getattr(obj, "run")``
         before = dict(self.switches.state)
         self.switches.call(node, name)
         self._switched(before)
@@ -712,6 +759,7 @@ class ProgramView:
             project, {path: fact.units for path, fact in self.facts.items()},
             {path: fact.exports for path, fact in self.facts.items()},
             {path: fact.stars for path, fact in self.facts.items()},
+            MethodCalls.from_data(data.get("program", {}).get("methods", {})),
         )
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead

@@ -117,11 +117,9 @@ class EntryAnchors:
         return out
 
     def unit_at(self, path: str, line: int) -> str:
-        """The unit of ``path`` that holds ``line``."""
-        for start, end, unit in self.spans.get(path, ()):
-            if start <= line <= end:
-                return unit
-        return MODULE_UNIT
+        """The innermost unit of ``path`` that holds ``line`` (a method, not its class)."""
+        holding = [(start, unit) for start, end, unit in self.spans.get(path, ()) if start <= line <= end]
+        return max(holding)[1] if holding else MODULE_UNIT
 
 
 class ThreadPool(str, Enum):
