@@ -280,6 +280,17 @@ def test_reported_at_the_entry_points_own_gpu_line_in_code_it_runs(tmp_path):
     assert where(lint(tmp_path, {"train.py": source}, ["ND205"])) == [("train.py", "ND205", 8, 37)]
 
 
+def test_the_message_names_the_line_it_is_reported_at(tmp_path):
+    source = (
+        "import torch\n\n\nclass Model:\n    def prepare(self):\n        return torch.nn.Conv2d(1, 1, 3).cuda()\n\n"
+        "    def load(self):\n        return torch.ones(1).to('cuda')\n\n\n"
+        "if __name__ == '__main__':\n    helper = Model()\n    helper.load()\n    model = helper.prepare()\n" + TRAIN
+    )
+    [(path, code, line, col, message)] = lint(tmp_path, {"train.py": source}, ["ND205"])
+    assert (path, code, line, col) == ("train.py", "ND205", 6, 16)
+    assert message.startswith("this program runs on a GPU (`.cuda()` in `train.py` at line 6) but never turns on")
+
+
 # ---------------------------------------------------------------- GPU selections --------
 OPTION = """
 import argparse
@@ -320,6 +331,7 @@ def test_gpu_selections_recognised(tmp_path):
         "sb3_auto.py": "import torch\nfrom stable_baselines3 import PPO\n\nmodel = PPO('MlpPolicy', env)\n",
         "auto.py": "import torch\n\nagent = make_agent(device='auto')\n",
         "config.py": "import torch\n\n\nclass Cfg:\n    pass\n\n\n_C = Cfg()\n_C.DEVICE = 'cuda'\n",
+        "cuda_context.py": "import torch\n\nwith torch.cuda.device(1):\n    pass\n",
     }
     for name, source in cases.items():
         body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
@@ -331,6 +343,7 @@ def test_selections_that_follow_a_placement_or_ask_for_the_cpu_are_not_gpu(tmp_p
         "ddp_follows.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net, device_ids=[module.device])\n",
         "sb3_cpu.py": "import torch\nfrom stable_baselines3 import PPO\n\nmodel = PPO('MlpPolicy', env, device='cpu')\n",
         "ddp_no_ids.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net)\n",
+        "context_follows.py": "import torch\n\nwith torch.cuda.device(x.device):\n    pass\n",
     }
     for name, source in cases.items():
         body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"

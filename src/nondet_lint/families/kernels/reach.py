@@ -344,8 +344,8 @@ class Reachability:
             path, attr = record.path, parts[end]
             units = self.units.get(path, {})
             if attr in units:
-                method = f"{attr}.{parts[end + 1]}" if end + 1 < len(parts) else None
-                return (path, method) if method in units else (path, attr)
+                method = f"{attr}.{parts[end + 1]}" if end + 1 < len(parts) else attr
+                return (path, method if method in units else attr)
             exported = self.exports.get(path, {}).get(attr)
             if exported is not None and exported != name:
                 return self.resolve(".".join([exported, *parts[end + 1:]]), depth + 1)
