@@ -11,6 +11,7 @@ from nondet_lint.analysis.entrypoints import EntryFacts
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.data.split import DataSeedingFacts
 from nondet_lint.families.kernels.gpu import GpuModuleFacts
+from nondet_lint.families.kernels.reach import Implicit
 from nondet_lint.families.kernels.ops import KernelOps
 from nondet_lint.families.seeding.events import Event
 from nondet_lint.families.seeding.state import ModuleSeeding
@@ -75,3 +76,18 @@ def test_seeding_events_read_back_as_their_kinds():
     assert [Event(event[0]) for event in fns["<main>"]["ev"]] == [Event.CALL]
     assert [Event(event[0]) for event in fns["<module>"]["ev"]] == [Event.MAIN_BLOCK]
     assert Event.SEED == "s" and json.dumps([Event.USE]) == '["u"]'  # the stored form is the value
+
+
+def test_method_units_keep_what_they_read_typed_through_json():
+    source = (
+        "import threading\nimport torch\n\n\nclass Worker(threading.Thread):\n    def run(self):\n"
+        "        for batch in self.queue:\n            self.model(batch.cuda())\n\n\nWorker().start()\n"
+    )
+    config, rules = Config(), load_rules()
+    result = analyze_source("work.py", decode_source(source.encode()), config, rules, selected_codes(config, rules), "work")
+    gpu = FileResult.from_dict(json.loads(json.dumps(result.to_dict()))).facts.get(GpuModuleFacts)
+    assert isinstance(gpu, GpuModuleFacts) and gpu == result.facts.get(GpuModuleFacts)
+    assert list(gpu.units) == ["", "Worker", "Worker.run"]
+    run = gpu.units["Worker.run"]
+    assert (run.selects_gpu, run.reads, run.implicit) == ("`.cuda()`", ("cuda", "model", "queue"), (Implicit.CALL, Implicit.ITERATE))
+    assert gpu.units[""].reads == ("start",) and gpu.units[""].refs == (".Worker",)

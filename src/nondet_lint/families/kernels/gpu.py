@@ -55,7 +55,7 @@ class GpuModuleFacts(ModuleFact):
     imports: Tuple[str, ...] = ()  # the modules it imports, run by default (program closures)
     evaluates: bool = False  # it evaluates or samples from a model (``model.eval()``, ``no_grad``)
     saves_model: bool = False  # it writes a model out (a converter's mark)
-    units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code and top-level definitions
+    units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code, top-level definitions, methods
     exports: Mapping[str, str] = field(default_factory=dict)  # imported name -> what it names
     stars: Tuple[str, ...] = ()  # modules star-imported
 
@@ -103,7 +103,7 @@ class GpuSelectionAnchor:
 
 @dataclass(frozen=True)
 class UnitSpan:
-    """The lines of a top-level definition (pass 2 maps an op's line to its unit)."""
+    """The lines of a top-level definition or a method (pass 2 maps an op's line to its unit)."""
 
     unit: str
 
@@ -392,7 +392,7 @@ class GpuFacts(Check):
         # where the GPU is selected: anchors pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
-        # the unit being walked: module code, or a top-level function or class
+        # the unit being walked: module code, a top-level function or class, or a method
         self.units: Dict[str, UnitBuilder] = {MODULE_UNIT: UnitBuilder()}
         self.unit = self.units[MODULE_UNIT]
         self.unit_name = MODULE_UNIT
