@@ -158,6 +158,34 @@ def test_a_method_of_a_module_level_instance(tmp_path):
     assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `helper.py` at line 9) but never turns on")
 
 
+def test_a_method_read_on_self_runs_in_its_lineage_not_in_a_sibling(tmp_path):
+    models = (
+        "import torch\n\n\nclass Base:\n    def device(self):\n        raise NotImplementedError\n\n\n"
+        "class Local(Base):\n    def __init__(self):\n        self.where = self.device()\n\n"
+        "    def device(self):\n        return 'cpu'\n\n\n"
+        "class Remote(Base):\n    def device(self):\n        return torch.device('cuda')\n\n\n"
+        "KINDS = [Local, Remote]\n"
+    )
+    main = "import torch\nfrom models import Local, Remote\n\nif __name__ == '__main__':\n    node = {make}\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    files = {"models.py": models, "train.py": main.format(make="Local()")}
+    assert lint(tmp_path / "local", files) == []  # ``Remote`` is a sibling: ``self.device()`` of ``Local`` never runs it
+    files["train.py"] = main.format(make="Remote().device()")
+    [(path, code, line, col, message)] = lint(tmp_path / "remote", files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `models.py` at line 19) but never turns on")
+
+
+def test_a_method_a_base_class_calls_on_self_runs_in_the_subclass(tmp_path):
+    runner = (
+        "import torch\n\n\nclass Runner:\n    def go(self):\n        return self.prepare()\n\n\n"
+        "class GpuRunner(Runner):\n    def prepare(self):\n        return torch.device('cuda')\n"
+    )
+    main = "import torch\nfrom runner import GpuRunner\n\nif __name__ == '__main__':\n    device = GpuRunner().go()\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    [(path, code, line, col, message)] = lint(tmp_path, {"runner.py": runner, "train.py": main})
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `runner.py` at line 11) but never turns on")
+
+
 def test_a_switch_in_a_method_counts_once_the_method_runs(tmp_path):
     engine = (
         "import torch\n\n\nclass Engine:\n    def deterministic(self):\n        torch.use_deterministic_algorithms(True)\n\n"

@@ -89,5 +89,7 @@ def test_method_units_keep_what_they_read_typed_through_json():
     assert isinstance(gpu, GpuModuleFacts) and gpu == result.facts.get(GpuModuleFacts)
     assert list(gpu.units) == ["", "Worker", "Worker.run"]
     run = gpu.units["Worker.run"]
-    assert (run.selects_gpu, run.reads, run.implicit) == ("`.cuda()`", ("cuda", "model", "queue"), (Implicit.CALL, Implicit.ITERATE))
+    assert (run.selects_gpu, run.reads, run.self_reads) == ("`.cuda()`", ("cuda",), ("model", "queue"))
+    assert run.implicit == (Implicit.CALL, Implicit.ITERATE)
+    assert gpu.units["Worker"].bases == ("threading.Thread",)
     assert gpu.units[""].reads == ("start",) and gpu.units[""].refs == (".Worker",)

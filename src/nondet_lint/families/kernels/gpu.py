@@ -335,6 +335,16 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
     return False
 
 
+def _receiver(node: cst.FunctionDef) -> Optional[str]:
+    """The parameter a method gets its instance or class in (``self``, ``cls``); None for
+    a static method."""
+    for decorator in node.decorators:
+        if isinstance(decorator.decorator, cst.Name) and decorator.decorator.value == "staticmethod":
+            return None
+    params = node.params.posonly_params or node.params.params
+    return params[0].name.value if params else None
+
+
 def _assigned(node: cst.Attribute, parent: Any) -> bool:
     """``self.device = ...``: a store reads nothing."""
     return isinstance(parent, (cst.AssignTarget, cst.AnnAssign)) and parent.target is node
@@ -398,6 +408,7 @@ class GpuFacts(Check):
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
         self.owner: Optional[str] = None  # the top-level class being walked
+        self.receiver: Optional[str] = None  # the instance parameter of the method being walked (``self``)
         self.getters = frozenset(self.program.get("methods", {}).get("attribute_getters", ()))
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
@@ -417,10 +428,13 @@ class GpuFacts(Check):
             self.unit_name = name
             self.unit = self.units.setdefault(name, UnitBuilder())
             self.unit.registered_by.update(self._registries(node))
+            if isinstance(node, cst.ClassDef):
+                self.unit.bases.extend(self._bases(node))
         elif self.depth == 1 and self.owner is not None and isinstance(node, cst.FunctionDef):
             # a method: a unit of its own, run once its name is read (``reach``)
             name = self.unit_name = f"{self.owner}.{node.name.value}"
             self.unit = self.units.setdefault(name, UnitBuilder())
+            self.receiver = _receiver(node)
         if name is not None and self.anchor_code is not None:
             self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
         self.depth += 1
@@ -430,6 +444,7 @@ class GpuFacts(Check):
         if self.depth == 1 and self.owner is not None:
             self.unit_name = self.owner
             self.unit = self.units[self.owner]
+            self.receiver = None
         elif self.depth == 0:
             self.owner = None
             self.unit_name = MAIN_UNIT if self.main_guard is not None else MODULE_UNIT
@@ -460,6 +475,17 @@ class GpuFacts(Check):
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._leave()
+
+    def _bases(self, node: cst.ClassDef) -> List[str]:
+        """A class's bases: qualified names, or bare names (a class of this module)."""
+        found = []
+        for arg in node.bases:
+            name = self.ctx.qualname(arg.value)
+            if name is not None:
+                found.append(name)
+            elif isinstance(arg.value, cst.Name):
+                found.append(arg.value.value)
+        return found
 
     def _registries(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> List[str]:
         """The decorators that hand a definition to a registry at import
@@ -494,12 +520,20 @@ class GpuFacts(Check):
         if isinstance(parent, cst.Attribute) and parent.value is node:
             # the outer name is the one that refers to something; on a value, each name is read
             if self.ctx.qualname(parent) is None:
-                self.unit.reads.add(node.attr.value)
+                self._read(node)
             return
         name = self.ctx.qualname(node)
         if name is not None:
             self.unit.refs.add(name)
         elif not _assigned(node, parent):
+            self._read(node)
+
+    def _read(self, node: cst.Attribute) -> None:
+        """``x.name`` read: on the method's own instance (``self.name``) it can only run a
+        method of its class's lineage."""
+        if self.receiver is not None and isinstance(node.value, cst.Name) and node.value.value == self.receiver:
+            self.unit.self_reads.add(node.attr.value)
+        else:
             self.unit.reads.add(node.attr.value)
 
     def visit_For(self, node: cst.For) -> None:

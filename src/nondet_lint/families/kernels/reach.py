@@ -103,8 +103,10 @@ class UnitFacts:
     registered_by: Tuple[str, ...] = ()  # decorators that hand it to a registry at import
     switches: Mapping[str, str] = field(default_factory=dict)  # determinism switches it sets (ON / MAYBE)
     version_hints: Tuple[str, ...] = ()  # frameworks whose version its calls tell (``tf.Session``: TF1)
-    reads: Tuple[str, ...] = ()  # attribute names it reads or calls on values (``self.run``, ``x.start()``)
+    reads: Tuple[str, ...] = ()  # attribute names it reads or calls on values (``x.start()``)
     implicit: Tuple[Implicit, ...] = ()  # syntax it uses that calls methods unnamed
+    self_reads: Tuple[str, ...] = ()  # a method's: names it reads on its own instance (``self.run()``)
+    bases: Tuple[str, ...] = ()  # a class's: its base classes, named as ``refs`` are
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -112,6 +114,10 @@ class UnitFacts:
             out["reads"] = list(self.reads)
         if self.implicit:
             out["implicit"] = [kind.value for kind in self.implicit]
+        if self.self_reads:
+            out["self_reads"] = list(self.self_reads)
+        if self.bases:
+            out["bases"] = list(self.bases)
         if self.switches:
             out["switches"] = dict(self.switches)
         if self.version_hints:
@@ -135,6 +141,7 @@ class UnitFacts:
             bool(data.get("benchmarks_speed")), tuple(data.get("refs", ())), tuple(data.get("registered_by", ())),
             dict(data.get("switches", {})), tuple(data.get("version_hints", ())),
             tuple(data.get("reads", ())), tuple(Implicit(kind) for kind in data.get("implicit", ())),
+            tuple(data.get("self_reads", ())), tuple(data.get("bases", ())),
         )
 
 
@@ -158,22 +165,28 @@ class UnitBuilder:
         self.bare: Set[str] = set()  # unresolved names: a unit of the module if one has the name
         self.reads: Set[str] = set()
         self.implicit: Set[Implicit] = set()
+        self.self_reads: Set[str] = set()
+        self.bases: List[str] = []  # qualified names, or bare names of this module
 
     def build(self, module_name: str, units: Iterable[str]) -> UnitFacts:
-        own = module_name + "." if module_name else None
-        refs = set()
-        for ref in self.refs:
-            if own is not None and ref.startswith(own) and "." not in ref[len(own):]:
-                refs.add(LOCAL + ref[len(own):])
-            else:
-                refs.add(ref)
-        refs.update(LOCAL + name for name in self.bare.intersection(units))
+        names = set(units)
+        refs = {_local(ref, module_name) for ref in self.refs}
+        refs.update(LOCAL + name for name in self.bare.intersection(names))
+        bases = [LOCAL + base if base in names else _local(base, module_name) for base in self.bases]
         return UnitFacts(
             self.selects_gpu, self.gpu_if, self.differentiates, self.evaluates, self.seeds, self.saves_model,
             self.benchmarks_speed, tuple(sorted(refs)), tuple(sorted(self.registered_by)), dict(sorted(self.switches.items())),
             tuple(sorted(self.version_hints)), tuple(sorted(self.reads)),
-            tuple(sorted(self.implicit, key=lambda kind: kind.value)),
+            tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
         )
+
+
+def _local(ref: str, module_name: str) -> str:
+    """``.name`` for a qualified name of a definition of ``module_name`` itself."""
+    own = module_name + "." if module_name else None
+    if own is not None and ref.startswith(own) and "." not in ref[len(own):]:
+        return LOCAL + ref[len(own):]
+    return ref
 
 
 class Reachability:
@@ -190,6 +203,9 @@ class Reachability:
         self._edges: Dict[UnitKey, FrozenSet[UnitKey]] = {}
         self._runs: Dict[UnitKey, FrozenSet[str]] = {}
         self._methods: Dict[str, Dict[str, Tuple[UnitKey, ...]]] = {}
+        self._subclasses: Optional[Dict[UnitKey, List[UnitKey]]] = None
+        self._bases: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
+        self._lineages: Dict[UnitKey, FrozenSet[UnitKey]] = {}
         self._resolved: Dict[str, Optional[UnitKey]] = {}
         self._reached: Dict[Tuple[FrozenSet[str], Tuple[str, ...]], FrozenSet[UnitKey]] = {}
 
@@ -200,7 +216,8 @@ class Reachability:
         """The units that run when ``entry`` runs: the module code of ``modules`` (what it
         imports), its main block, the functions named in ``extra`` (``path:function``,
         console scripts), and what those run: the units they name, the constructors of
-        the classes reached, and their methods whose names reached code reads."""
+        the classes reached, and their methods whose names reached code reads (a name a
+        method reads on its own instance, ``self.run()``, only in its class's lineage)."""
         memo = (modules, (entry, *extra))
         found = self._reached.get(memo)
         if found is not None:
@@ -242,6 +259,7 @@ class Reachability:
         runs: Set[str] = set()  # method names (and patterns) reached code runs
         patterns: List[str] = []
         waiting: Dict[str, List[UnitKey]] = {}  # method name -> methods of reached classes not yet run
+        scoped: Set[Tuple[UnitKey, str]] = set()  # (class, method name) run on an instance of its lineage
         while stack:
             key = stack.pop()
             uses_registry = key[1] != MODULE_UNIT and key not in decorators
@@ -249,10 +267,19 @@ class Reachability:
                 reach(nxt)
             for method in self._methods_of(key):
                 name = method[1].partition(".")[2]
-                if name in self.calls.with_class or name in runs or any(fnmatchcase(name, p) for p in patterns):
+                if (name in self.calls.with_class or name in runs or (key, name) in scoped
+                        or any(fnmatchcase(name, p) for p in patterns)):
                     reach(method)
                 else:
                     waiting.setdefault(name, []).append(method)
+            owner, dot, _ = key[1].partition(".")
+            for name in self._self_runs_of(key) if dot else ():
+                for cls in self._lineage((key[0], owner)):
+                    method = (cls[0], f"{cls[1]}.{name}")
+                    if (cls, name) not in scoped:
+                        scoped.add((cls, name))
+                        if cls in seen and method[1] in self.units.get(cls[0], {}):
+                            reach(method)
             for name in self._runs_of(key):
                 if name in runs:
                     continue
@@ -279,6 +306,57 @@ class Reachability:
                     grouped.setdefault(owner, []).append((key[0], name))
             classes = self._methods[key[0]] = {owner: tuple(methods) for owner, methods in grouped.items()}
         return classes.get(key[1], ())
+
+    def _self_runs_of(self, key: UnitKey) -> FrozenSet[str]:
+        """The method names a method runs on its own instance (``self.start()``: ``start``
+        and ``run``)."""
+        facts = self.unit(key)
+        return self.calls.names_run(facts.self_reads, ()) if facts is not None and facts.self_reads else frozenset()
+
+    def _lineage(self, cls: UnitKey) -> FrozenSet[UnitKey]:
+        """The classes whose methods ``self.name()`` in a method of ``cls`` may run: the
+        classes of the instances it can be (``cls`` and its subclasses) and their bases;
+        not a sibling that shares a base."""
+        found = self._lineages.get(cls)
+        if found is None:
+            below = {cls}
+            stack = [cls]
+            while stack:
+                for sub in self._subclasses_of(stack.pop()):
+                    if sub not in below:
+                        below.add(sub)
+                        stack.append(sub)
+            lineage = set(below)
+            stack = list(below)
+            while stack:
+                for base in self._bases_of(stack.pop()):
+                    if base not in lineage:
+                        lineage.add(base)
+                        stack.append(base)
+            found = self._lineages[cls] = frozenset(lineage)
+        return found
+
+    def _bases_of(self, cls: UnitKey) -> Tuple[UnitKey, ...]:
+        found = self._bases.get(cls)
+        if found is None:
+            facts = self.unit(cls)
+            bases = []
+            for base in facts.bases if facts is not None else ():
+                target = (cls[0], base[1:]) if base.startswith(LOCAL) else self.resolve(base)
+                if target is not None and target[1] in self.units.get(target[0], {}):
+                    bases.append(target)
+            found = self._bases[cls] = tuple(bases)
+        return found
+
+    def _subclasses_of(self, cls: UnitKey) -> List[UnitKey]:
+        if self._subclasses is None:
+            self._subclasses = {}
+            for path, units in self.units.items():
+                for name, facts in units.items():
+                    if facts.bases:
+                        for base in self._bases_of((path, name)):
+                            self._subclasses.setdefault(base, []).append((path, name))
+        return self._subclasses.get(cls, [])
 
     def _runs_of(self, key: UnitKey) -> FrozenSet[str]:
         """The method names ``key`` runs: those it reads, those of project names it refers
