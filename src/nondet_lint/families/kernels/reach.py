@@ -260,6 +260,20 @@ class Reachability:
         patterns: List[str] = []
         waiting: Dict[str, List[UnitKey]] = {}  # method name -> methods of reached classes not yet run
         scoped: Set[Tuple[UnitKey, str]] = set()  # (class, method name) run on an instance of its lineage
+
+        def run(name: str) -> None:
+            if name in runs:
+                return
+            runs.add(name)
+            if "*" in name:
+                patterns.append(name)
+                for method_name in [m for m in waiting if fnmatchcase(m, name)]:
+                    for method in waiting.pop(method_name):
+                        reach(method)
+            else:
+                for method in waiting.pop(name, ()):
+                    reach(method)
+
         while stack:
             key = stack.pop()
             uses_registry = key[1] != MODULE_UNIT and key not in decorators
@@ -274,6 +288,9 @@ class Reachability:
                     waiting.setdefault(name, []).append(method)
             owner, dot, _ = key[1].partition(".")
             for name in self._self_runs_of(key) if dot else ():
+                if "*" in name:
+                    run(name)
+                    continue
                 for cls in self._lineage((key[0], owner)):
                     method = (cls[0], f"{cls[1]}.{name}")
                     if (cls, name) not in scoped:
@@ -281,17 +298,7 @@ class Reachability:
                         if cls in seen and method[1] in self.units.get(cls[0], {}):
                             reach(method)
             for name in self._runs_of(key):
-                if name in runs:
-                    continue
-                runs.add(name)
-                if "*" in name:
-                    patterns.append(name)
-                    for method_name in [m for m in waiting if fnmatchcase(m, name)]:
-                        for method in waiting.pop(method_name):
-                            reach(method)
-                else:
-                    for method in waiting.pop(name, ()):
-                        reach(method)
+                run(name)
         found = self._reached[memo] = frozenset(seen)
         return found
 
