@@ -4,13 +4,14 @@ A module is cut into *units*: its module-level code (``""``, run at import, the 
 block included), each top-level function, each top-level class (its body) and each
 method of one (``Class.method``).  Pass 1 records, per unit, how it selects the GPU,
 whether it trains, evaluates, seeds or saves a model, the names it refers to, the
-attribute names it reads or calls (``x.run``, ``self.device``) and the syntax that
-calls methods without naming them (calling a value, iterating, ``with``).  Pass 2
+attribute names it reads or calls (``x.run``, ``self.device``), a class's bases, and
+the syntax that calls methods without naming them (calling a value, iterating, ``with``).  Pass 2
 (``Reachability``) starts from the module-level code of every module an entry point
 imports and follows the names each reached unit refers to (called, instantiated, or
 handed on as a value), through re-exports and star imports.  A reached class runs its
-constructors; any other method runs once reached code reads its name, or reads a name
-or uses syntax that the rule data says calls it (``.start()`` runs ``run``).  A
+constructors; any other method runs once reached code reads its name (a method reading
+it on its own instance, ``self.run()``, reaches only its class's lineage), or reads a
+name or uses syntax that the rule data says calls it (``.start()`` runs ``run``).  A
 function no reached code names is not run: the default argument
 ``device=torch.device("cuda")`` of a class that no program instantiates does not make
 its importers GPU programs, nor does ``torch.cuda.set_device`` in the ``run`` of a
