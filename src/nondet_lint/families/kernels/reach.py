@@ -5,8 +5,8 @@ block included), each top-level function, each top-level class (its body) and ea
 method of one (``Class.method``).  Pass 1 records, per unit, how it selects the GPU,
 whether it trains, evaluates, seeds or saves a model, the names it refers to, the
 attribute names it reads or calls (``x.run``, ``self.device``), a class's bases, and
-the syntax that calls methods without naming them (calling a value, iterating, ``with``).  Pass 2
-(``Reachability``) starts from the module-level code of every module an entry point
+the syntax that calls methods without naming them (calling a value, iterating,
+``with``).  Pass 2 (``Reachability``) starts from the module-level code of every module an entry point
 imports and follows the names each reached unit refers to (called, instantiated, or
 handed on as a value), through re-exports and star imports.  A reached class runs its
 constructors; any other method runs once reached code reads its name (a method reading
