@@ -360,6 +360,7 @@ def test_gpu_selections_recognised(tmp_path):
         "auto.py": "import torch\n\nagent = make_agent(device='auto')\n",
         "config.py": "import torch\n\n\nclass Cfg:\n    pass\n\n\n_C = Cfg()\n_C.DEVICE = 'cuda'\n",
         "cuda_context.py": "import torch\n\nwith torch.cuda.device(1):\n    pass\n",
+        "cuda_fstring.py": "import torch\n\ndevice = torch.device(f'cuda:{rank}' if torch.cuda.is_available() else 'cpu')\n",
     }
     for name, source in cases.items():
         body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
@@ -372,6 +373,7 @@ def test_selections_that_follow_a_placement_or_ask_for_the_cpu_are_not_gpu(tmp_p
         "sb3_cpu.py": "import torch\nfrom stable_baselines3 import PPO\n\nmodel = PPO('MlpPolicy', env, device='cpu')\n",
         "ddp_no_ids.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net)\n",
         "context_follows.py": "import torch\n\nwith torch.cuda.device(x.device):\n    pass\n",
+        "named_fstring.py": "import torch\n\nlog = open(f'cuda_{rank}.log', 'w')\n",
     }
     for name, source in cases.items():
         body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"

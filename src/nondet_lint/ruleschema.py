@@ -148,7 +148,7 @@ DATA: Dict[str, Table] = {
             })),
         })),
         "gpu": Table({
-            "calls": NAMES, "methods": NAMES, "device_literal": str, "kernel_imports": NAMES,
+            "calls": NAMES, "methods": NAMES, "device_literal": str, "device_prefix": str, "kernel_imports": NAMES,
             "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES,
             "calls_with_arg": Tables(Table({"names": NAMES, "arg": str, "pos": int, "unless_from": NAMES})),
             "gpu_by_default": Tables(Table({

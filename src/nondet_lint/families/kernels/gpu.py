@@ -126,7 +126,9 @@ class Selected:
     declared_only: bool = False  # an option declared elsewhere does not select (its default is unknown)
 
 
-def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
+def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = None) -> bool:
+    """A string naming a device ``pattern`` matches; with ``prefix``, also an f-string
+    whose text before its first value matches it (``f"cuda:{rank}"``)."""
     if type(node) is cst.SimpleString and "\\" not in node.value:
         # no escapes: the value is the raw text between the quotes (evaluating every
         # string literal of a module cost more than the rest of this check)
@@ -136,7 +138,10 @@ def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
         return isinstance(value, str) and bool(regex(pattern).match(value))
     if isinstance(node, cst.FormattedString) and node.parts:
         first = node.parts[0]
-        return isinstance(first, cst.FormattedStringText) and bool(regex(pattern).match(first.value))
+        if not isinstance(first, cst.FormattedStringText):
+            return False
+        valued = prefix is not None and len(node.parts) > 1 and bool(regex(prefix).match(first.value))
+        return valued or bool(regex(pattern).match(first.value))
     return False
 
 
@@ -233,7 +238,7 @@ class GpuSelection:
         ``device="cuda:0"``, ``"cuda" if ... else "cpu"``; ``device="auto"`` where a
         library picks the GPU when there is one."""
         parent = self.ctx.parent(node)
-        if not is_device_literal(node, self.data["device_literal"]):
+        if not is_device_literal(node, self.data["device_literal"], self.data.get("device_prefix")):
             if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value in self.data.get(
                 "auto_device_keywords", ()
             ) and is_device_literal(node, self.data["auto_device_literal"]):
