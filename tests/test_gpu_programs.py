@@ -374,6 +374,10 @@ def test_selections_that_follow_a_placement_or_ask_for_the_cpu_are_not_gpu(tmp_p
         "ddp_no_ids.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net)\n",
         "context_follows.py": "import torch\n\nwith torch.cuda.device(x.device):\n    pass\n",
         "named_fstring.py": "import torch\n\nlog = open(f'cuda_{rank}.log', 'w')\n",
+        "every_device.py": (
+            "import torch\n\nfor index, state in enumerate(states):\n    torch.cuda.set_rng_state(state, f'cuda:{index}')\n"
+            "warm = [torch.rand(1, device=f'cuda:{i}') for i in range(torch.cuda.device_count())]\n"
+        ),
     }
     for name, source in cases.items():
         body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"

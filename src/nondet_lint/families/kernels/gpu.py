@@ -249,8 +249,39 @@ class GpuSelection:
                 return None
             if isinstance(parent, cst.Arg) and parent.keyword is None and _lists_or_prints(self.ctx.parent(parent)):
                 return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
+            if isinstance(node, cst.FormattedString) and self._enumerates(node):
+                return None
             return Selected("a `\"cuda\"` device")
         return None
+
+    def _enumerates(self, node: cst.FormattedString) -> bool:
+        """``for i in range(torch.cuda.device_count()): ... f"cuda:{i}"``: every device in
+        turn (restoring each one's RNG state), not one chosen to run on."""
+        values = {
+            part.expression.value for part in node.parts
+            if isinstance(part, cst.FormattedStringExpression) and isinstance(part.expression, cst.Name)
+        }
+        current = self.ctx.parent(node)
+        while values and current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            loops: List[Any] = [current] if isinstance(current, cst.For) else []
+            if isinstance(current, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                loop: Optional[cst.CompFor] = current.for_in
+                while loop is not None:
+                    loops.append(loop)
+                    loop = loop.inner_for_in
+            if any(values & _bound_names(loop.target) for loop in loops):
+                return True
+            current = self.ctx.parent(current)
+        return False
+
+
+def _bound_names(target: cst.BaseExpression) -> Set[str]:
+    """The names a loop target binds (``i``, ``i, state``)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_bound_names(element.value) for element in target.elements))
+    return set()
 
 
 def _follows_placement(node: cst.BaseExpression, attributes: Sequence[str]) -> bool:
