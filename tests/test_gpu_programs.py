@@ -91,6 +91,130 @@ def test_a_registered_definition_runs_once_the_program_uses_its_registry(tmp_pat
     assert where(lint(tmp_path, files)) == [("train.py", "ND205", 1, 1)]
 
 
+# ---------------------------------------------------------------- methods -------------
+# a reached class runs its constructors; another method runs once reached code reads its
+# name, or reads a name / uses syntax the rule data says calls it
+WORKER = """import threading
+
+import torch
+
+
+class Worker(threading.Thread):
+    def __init__(self):
+        super().__init__()
+        self.jobs = []
+
+    def run(self):
+        torch.cuda.set_device(0)
+
+    def place(self):
+        torch.cuda.set_device(0)
+"""
+USES_WORKER = "import torch\nfrom worker import Worker\n\nif __name__ == '__main__':\n    worker = Worker()\n{use}    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+
+
+def test_a_method_no_reached_code_names_selects_no_gpu(tmp_path):
+    assert lint(tmp_path, {"worker.py": WORKER, "train.py": USES_WORKER.format(use="")}) == []
+
+
+def test_a_method_the_program_calls_selects_the_gpu(tmp_path):
+    files = {"worker.py": WORKER, "train.py": USES_WORKER.format(use="    worker.place()\n")}
+    [(path, code, line, col, message)] = lint(tmp_path, files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)  # the framework import
+    assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `worker.py` at line 15) but never turns on")
+
+
+def test_starting_a_thread_runs_its_run_method(tmp_path):
+    files = {"worker.py": WORKER, "train.py": USES_WORKER.format(use="    worker.start()\n")}
+    [(path, code, line, col, message)] = lint(tmp_path, files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `worker.py` at line 12) but never turns on")
+
+
+def test_calling_a_module_instance_runs_its_forward(tmp_path):
+    net = (
+        "import torch\n\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.conv = torch.nn.Conv2d(1, 1, 3)\n\n    def forward(self, x):\n        return self.conv(x.cuda())\n"
+    )
+    main = "import torch\nfrom net import Net\n\nif __name__ == '__main__':\n    model = Net()\n{use}"
+    files = {"net.py": net, "train.py": main.format(use="    torch.save(model, 'net.pt')\n")}
+    assert lint(tmp_path / "built", files) == []  # built and saved, never called
+    files["train.py"] = main.format(use=TRAIN)
+    [(path, code, line, col, message)] = lint(tmp_path / "called", files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (`.cuda()` in `net.py` at line 10) but never turns on")
+    assert "it runs `torch.nn.Conv2d` (net.py:7)" in message
+
+
+def test_a_method_of_a_module_level_instance(tmp_path):
+    helper = (
+        "import torch\n\n\nclass _Helper:\n    def __init__(self):\n        self.rank = 0\n\n"
+        "    def make_device(self):\n        return torch.device('cuda')\n\n\nhelper = _Helper()\n"
+    )
+    main = "import torch\nfrom helper import helper\n\nif __name__ == '__main__':\n    device = {device}\n    model = torch.nn.Conv2d(1, 1, 3).to(device)\n" + TRAIN
+    files = {"helper.py": helper, "train.py": main.format(device="'cpu' if helper.rank else 'cpu'")}
+    assert lint(tmp_path / "unused", files) == []
+    files["train.py"] = main.format(device="helper.make_device()")
+    [(path, code, line, col, message)] = lint(tmp_path / "used", files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `helper.py` at line 9) but never turns on")
+
+
+def test_a_method_read_on_self_runs_in_its_lineage_not_in_a_sibling(tmp_path):
+    models = (
+        "import torch\n\n\nclass Base:\n    def device(self):\n        raise NotImplementedError\n\n\n"
+        "class Local(Base):\n    def __init__(self):\n        self.where = self.device()\n\n"
+        "    def device(self):\n        return 'cpu'\n\n\n"
+        "class Remote(Base):\n    def device(self):\n        return torch.device('cuda')\n\n\n"
+        "KINDS = [Local, Remote]\n"
+    )
+    main = "import torch\nfrom models import Local, Remote\n\nif __name__ == '__main__':\n    node = {make}\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    files = {"models.py": models, "train.py": main.format(make="Local()")}
+    assert lint(tmp_path / "local", files) == []  # ``Remote`` is a sibling: ``self.device()`` of ``Local`` never runs it
+    files["train.py"] = main.format(make="Remote().device()")
+    [(path, code, line, col, message)] = lint(tmp_path / "remote", files)
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `models.py` at line 19) but never turns on")
+
+
+def test_a_method_a_base_class_calls_on_self_runs_in_the_subclass(tmp_path):
+    runner = (
+        "import torch\n\n\nclass Runner:\n    def go(self):\n        return self.prepare()\n\n\n"
+        "class GpuRunner(Runner):\n    def prepare(self):\n        return torch.device('cuda')\n"
+    )
+    main = "import torch\nfrom runner import GpuRunner\n\nif __name__ == '__main__':\n    device = GpuRunner().go()\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    [(path, code, line, col, message)] = lint(tmp_path, {"runner.py": runner, "train.py": main})
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `runner.py` at line 11) but never turns on")
+
+
+def test_a_switch_in_a_method_counts_once_the_method_runs(tmp_path):
+    engine = (
+        "import torch\n\n\nclass Engine:\n    def deterministic(self):\n        torch.use_deterministic_algorithms(True)\n\n"
+        "    def unused(self):\n        pass\n"
+    )
+    main = "import torch\nfrom engine import Engine\n\nif __name__ == '__main__':\n    engine = Engine()\n{call}    model = torch.nn.Conv2d(1, 1, 3).cuda()\n" + TRAIN
+    files = {"engine.py": engine, "requirements.txt": "torch>=2.10\n", "train.py": main.format(call="    engine.unused()\n")}
+    assert where(lint(tmp_path / "uncalled", files)) == [("train.py", "ND205", 7, 13)]
+    files["train.py"] = main.format(call="    getattr(engine, 'deterministic')()\n")
+    assert lint(tmp_path / "called", files) == []
+
+
+def test_a_lightning_module_handed_to_fit_runs_its_hooks(tmp_path):
+    module = (
+        "import pytorch_lightning as pl\nimport torch\n\n\nclass Model(pl.LightningModule):\n"
+        "    def training_step(self, batch, index):\n        return torch.nn.functional.embedding(batch, self.weight).sum()\n"
+    )
+    main = "import pytorch_lightning as pl\nfrom model import Model\n\nif __name__ == '__main__':\n    model = Model()\n    trainer = pl.Trainer(accelerator='gpu')\n{use}"
+    files = {"model.py": module, "train.py": main.format(use="    trainer.fit(model)\n")}
+    [(path, code, line, col, message)] = lint(tmp_path / "fit", files)
+    assert (path, code, line, col) == ("train.py", "ND205", 6, 15)
+    assert "it runs `torch.nn.Embedding` (model.py:7)" in message
+    files["train.py"] = main.format(use="    print(trainer)\n")
+    [(*_, message)] = lint(tmp_path / "unfitted", files)
+    assert "it runs" not in message
+
+
 # ---------------------------------------------------------------- Lightning -------------
 LIGHTNING = """
 import pytorch_lightning as pl
@@ -202,6 +326,17 @@ def test_reported_at_the_entry_points_own_gpu_line_in_code_it_runs(tmp_path):
     assert where(lint(tmp_path, {"train.py": source}, ["ND205"])) == [("train.py", "ND205", 8, 37)]
 
 
+def test_the_message_names_the_line_it_is_reported_at(tmp_path):
+    source = (
+        "import torch\n\n\nclass Model:\n    def prepare(self):\n        return torch.nn.Conv2d(1, 1, 3).cuda()\n\n"
+        "    def load(self):\n        return torch.ones(1).to('cuda')\n\n\n"
+        "if __name__ == '__main__':\n    helper = Model()\n    helper.load()\n    model = helper.prepare()\n" + TRAIN
+    )
+    [(path, code, line, col, message)] = lint(tmp_path, {"train.py": source}, ["ND205"])
+    assert (path, code, line, col) == ("train.py", "ND205", 6, 16)
+    assert message.startswith("this program runs on a GPU (`.cuda()` in `train.py` at line 6) but never turns on")
+
+
 # ---------------------------------------------------------------- GPU selections --------
 OPTION = """
 import argparse
@@ -242,6 +377,8 @@ def test_gpu_selections_recognised(tmp_path):
         "sb3_auto.py": "import torch\nfrom stable_baselines3 import PPO\n\nmodel = PPO('MlpPolicy', env)\n",
         "auto.py": "import torch\n\nagent = make_agent(device='auto')\n",
         "config.py": "import torch\n\n\nclass Cfg:\n    pass\n\n\n_C = Cfg()\n_C.DEVICE = 'cuda'\n",
+        "cuda_context.py": "import torch\n\nwith torch.cuda.device(1):\n    pass\n",
+        "cuda_fstring.py": "import torch\n\ndevice = torch.device(f'cuda:{rank}' if torch.cuda.is_available() else 'cpu')\n",
     }
     for name, source in cases.items():
         body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
@@ -253,6 +390,12 @@ def test_selections_that_follow_a_placement_or_ask_for_the_cpu_are_not_gpu(tmp_p
         "ddp_follows.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net, device_ids=[module.device])\n",
         "sb3_cpu.py": "import torch\nfrom stable_baselines3 import PPO\n\nmodel = PPO('MlpPolicy', env, device='cpu')\n",
         "ddp_no_ids.py": "import torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\nmodel = DDP(net)\n",
+        "context_follows.py": "import torch\n\nwith torch.cuda.device(x.device):\n    pass\n",
+        "named_fstring.py": "import torch\n\nlog = open(f'cuda_{rank}.log', 'w')\n",
+        "every_device.py": (
+            "import torch\n\nfor index, state in enumerate(states):\n    torch.cuda.set_rng_state(state, f'cuda:{index}')\n"
+            "warm = [torch.rand(1, device=f'cuda:{i}') for i in range(torch.cuda.device_count())]\n"
+        ),
     }
     for name, source in cases.items():
         body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"

@@ -378,7 +378,8 @@ def test_imports_under_type_checking_add_no_module_to_the_program(tmp_path):
 LIBRARY_GPU = {
     "lib/__init__.py": "",
     "lib/devices.py": "import torch\n\ndef available():\n    found = {'cpu'}\n    found.add('cuda')\n    return found\n",
-    "lib/model.py": "import torch\n\nclass Net(torch.nn.Module):\n    def to_gpu(self):\n        return self.cuda()\n",
+    # the constructor puts the model on the GPU: it runs wherever a ``Net`` is made
+    "lib/model.py": "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.cuda()\n",
 }
 
 

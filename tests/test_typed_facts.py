@@ -11,6 +11,7 @@ from nondet_lint.analysis.entrypoints import EntryFacts
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.data.split import DataSeedingFacts
 from nondet_lint.families.kernels.gpu import GpuModuleFacts
+from nondet_lint.families.kernels.reach import Implicit
 from nondet_lint.families.kernels.ops import KernelOps
 from nondet_lint.families.seeding.conditions import BoolOp, Compare, Not, Truthy, ValueDesc, ValueSource
 from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent
@@ -130,3 +131,20 @@ def test_options_and_origins_are_stored_without_empty_parts():
     for origin in (source, draw):
         assert Origin.from_json(json.loads(json.dumps(origin.to_json()))) == origin
     assert FunctionFacts().to_json() == {"ev": []}
+
+
+def test_method_units_keep_what_they_read_typed_through_json():
+    source = (
+        "import threading\nimport torch\n\n\nclass Worker(threading.Thread):\n    def run(self):\n"
+        "        for batch in self.queue:\n            self.model(batch.cuda())\n\n\nWorker().start()\n"
+    )
+    config, rules = Config(), load_rules()
+    result = analyze_source("work.py", decode_source(source.encode()), config, rules, selected_codes(config, rules), "work")
+    gpu = FileResult.from_dict(json.loads(json.dumps(result.to_dict()))).facts.get(GpuModuleFacts)
+    assert isinstance(gpu, GpuModuleFacts) and gpu == result.facts.get(GpuModuleFacts)
+    assert list(gpu.units) == ["", "Worker", "Worker.run"]
+    run = gpu.units["Worker.run"]
+    assert (run.selects_gpu, run.reads, run.self_reads) == ("`.cuda()`", ("cuda",), ("model", "queue"))
+    assert run.implicit == (Implicit.CALL, Implicit.ITERATE)
+    assert gpu.units["Worker"].bases == ("threading.Thread",)
+    assert gpu.units[""].reads == ("start",) and gpu.units[""].refs == (".Worker",)

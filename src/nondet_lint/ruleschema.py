@@ -153,7 +153,7 @@ DATA: Dict[str, Table] = {
             })),
         })),
         "gpu": Table({
-            "calls": NAMES, "methods": NAMES, "device_literal": str, "kernel_imports": NAMES,
+            "calls": NAMES, "methods": NAMES, "device_literal": str, "device_prefix": str, "kernel_imports": NAMES,
             "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES,
             "calls_with_arg": Tables(Table({"names": NAMES, "arg": str, "pos": int, "unless_from": NAMES})),
             "gpu_by_default": Tables(Table({
@@ -164,7 +164,10 @@ DATA: Dict[str, Table] = {
             })),
         }),
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
-        "program": Table({"registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES}),
+        "program": Table({
+            "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
+            "methods": Table({"with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES)}),
+        }),
         "cudnn_covers": NAMES,
         "package_aliases": Map(str),
         "raising": Map(str),

@@ -26,7 +26,9 @@ import libcst as cst
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
-from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Reachability, UnitBuilder, UnitFacts, UnitKey
+from nondet_lint.families.kernels.reach import (
+    MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
+)
 from nondet_lint.versions import Version, allowed_versions, canonical_package, in_range, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.check import Check
@@ -53,7 +55,7 @@ class GpuModuleFacts(ModuleFact):
     imports: Tuple[str, ...] = ()  # the modules it imports, run by default (program closures)
     evaluates: bool = False  # it evaluates or samples from a model (``model.eval()``, ``no_grad``)
     saves_model: bool = False  # it writes a model out (a converter's mark)
-    units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code and top-level definitions
+    units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code, top-level definitions, methods
     exports: Mapping[str, str] = field(default_factory=dict)  # imported name -> what it names
     stars: Tuple[str, ...] = ()  # modules star-imported
 
@@ -101,7 +103,7 @@ class GpuSelectionAnchor:
 
 @dataclass(frozen=True)
 class UnitSpan:
-    """The lines of a top-level definition (pass 2 maps an op's line to its unit)."""
+    """The lines of a top-level definition or a method (pass 2 maps an op's line to its unit)."""
 
     unit: str
 
@@ -124,7 +126,9 @@ class Selected:
     declared_only: bool = False  # an option declared elsewhere does not select (its default is unknown)
 
 
-def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
+def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = None) -> bool:
+    """A string naming a device ``pattern`` matches; with ``prefix``, also an f-string
+    whose text before its first value matches it (``f"cuda:{rank}"``)."""
     if type(node) is cst.SimpleString and "\\" not in node.value:
         # no escapes: the value is the raw text between the quotes (evaluating every
         # string literal of a module cost more than the rest of this check)
@@ -134,7 +138,10 @@ def is_device_literal(node: cst.CSTNode, pattern: str) -> bool:
         return isinstance(value, str) and bool(regex(pattern).match(value))
     if isinstance(node, cst.FormattedString) and node.parts:
         first = node.parts[0]
-        return isinstance(first, cst.FormattedStringText) and bool(regex(pattern).match(first.value))
+        if not isinstance(first, cst.FormattedStringText):
+            return False
+        valued = prefix is not None and len(node.parts) > 1 and bool(regex(prefix).match(first.value))
+        return valued or bool(regex(pattern).match(first.value))
     return False
 
 
@@ -231,7 +238,7 @@ class GpuSelection:
         ``device="cuda:0"``, ``"cuda" if ... else "cpu"``; ``device="auto"`` where a
         library picks the GPU when there is one."""
         parent = self.ctx.parent(node)
-        if not is_device_literal(node, self.data["device_literal"]):
+        if not is_device_literal(node, self.data["device_literal"], self.data.get("device_prefix")):
             if isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value in self.data.get(
                 "auto_device_keywords", ()
             ) and is_device_literal(node, self.data["auto_device_literal"]):
@@ -242,8 +249,39 @@ class GpuSelection:
                 return None
             if isinstance(parent, cst.Arg) and parent.keyword is None and _lists_or_prints(self.ctx.parent(parent)):
                 return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
+            if isinstance(node, cst.FormattedString) and self._enumerates(node):
+                return None
             return Selected("a `\"cuda\"` device")
         return None
+
+    def _enumerates(self, node: cst.FormattedString) -> bool:
+        """``for i in range(torch.cuda.device_count()): ... f"cuda:{i}"``: every device in
+        turn (restoring each one's RNG state), not one chosen to run on."""
+        values = {
+            part.expression.value for part in node.parts
+            if isinstance(part, cst.FormattedStringExpression) and isinstance(part.expression, cst.Name)
+        }
+        current = self.ctx.parent(node)
+        while values and current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            loops: List[Any] = [current] if isinstance(current, cst.For) else []
+            if isinstance(current, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                loop: Optional[cst.CompFor] = current.for_in
+                while loop is not None:
+                    loops.append(loop)
+                    loop = loop.inner_for_in
+            if any(values & _bound_names(loop.target) for loop in loops):
+                return True
+            current = self.ctx.parent(current)
+        return False
+
+
+def _bound_names(target: cst.BaseExpression) -> Set[str]:
+    """The names a loop target binds (``i``, ``i, state``)."""
+    if isinstance(target, cst.Name):
+        return {target.value}
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return set().union(*(_bound_names(element.value) for element in target.elements))
+    return set()
 
 
 def _follows_placement(node: cst.BaseExpression, attributes: Sequence[str]) -> bool:
@@ -341,6 +379,21 @@ def _on_super(func: cst.BaseExpression) -> bool:
     )
 
 
+def _receiver(node: cst.FunctionDef) -> Optional[str]:
+    """The parameter a method gets its instance or class in (``self``, ``cls``); None for
+    a static method."""
+    for decorator in node.decorators:
+        if isinstance(decorator.decorator, cst.Name) and decorator.decorator.value == "staticmethod":
+            return None
+    params = node.params.posonly_params or node.params.params
+    return params[0].name.value if params else None
+
+
+def _assigned(node: cst.Attribute, parent: Any) -> bool:
+    """``self.device = ...``: a store reads nothing."""
+    return isinstance(parent, (cst.AssignTarget, cst.AnnAssign)) and parent.target is node
+
+
 def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
     """Whether a statement sits in the body of ``if TYPE_CHECKING:`` (or
     ``if typing.TYPE_CHECKING:``)."""
@@ -393,12 +446,15 @@ class GpuFacts(Check):
         # where the GPU is selected: anchors pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
-        # the unit being walked: module code, or a top-level function or class
+        # the unit being walked: module code, a top-level function or class, or a method
         self.units: Dict[str, UnitBuilder] = {MODULE_UNIT: UnitBuilder()}
         self.unit = self.units[MODULE_UNIT]
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
         self.gradient_definitions = 0  # nesting of functions that define a gradient (no training in them)
+        self.owner: Optional[str] = None  # the top-level class being walked
+        self.receiver: Optional[str] = None  # the instance parameter of the method being walked (``self``)
+        self.getters = frozenset(self.program.get("methods", {}).get("attribute_getters", ()))
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
@@ -410,18 +466,32 @@ class GpuFacts(Check):
 
     # -- units
     def _enter(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> None:
+        name = None
         if self.depth == 0:
             name = node.name.value
+            self.owner = name if isinstance(node, cst.ClassDef) else None
             self.unit_name = name
             self.unit = self.units.setdefault(name, UnitBuilder())
             self.unit.registered_by.update(self._registries(node))
-            if self.anchor_code is not None:
-                self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
+            if isinstance(node, cst.ClassDef):
+                self.unit.bases.extend(self._bases(node))
+        elif self.depth == 1 and self.owner is not None and isinstance(node, cst.FunctionDef):
+            # a method: a unit of its own, run once its name is read (``reach``)
+            name = self.unit_name = f"{self.owner}.{node.name.value}"
+            self.unit = self.units.setdefault(name, UnitBuilder())
+            self.receiver = _receiver(node)
+        if name is not None and self.anchor_code is not None:
+            self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
         self.depth += 1
 
     def _leave(self) -> None:
         self.depth -= 1
-        if self.depth == 0:
+        if self.depth == 1 and self.owner is not None:
+            self.unit_name = self.owner
+            self.unit = self.units[self.owner]
+            self.receiver = None
+        elif self.depth == 0:
+            self.owner = None
             self.unit_name = MAIN_UNIT if self.main_guard is not None else MODULE_UNIT
             self.unit = self.units[self.unit_name]
 
@@ -463,6 +533,17 @@ class GpuFacts(Check):
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._leave()
 
+    def _bases(self, node: cst.ClassDef) -> List[str]:
+        """A class's bases: qualified names, or bare names (a class of this module)."""
+        found = []
+        for arg in node.bases:
+            name = self.ctx.qualname(arg.value)
+            if name is not None:
+                found.append(name)
+            elif isinstance(arg.value, cst.Name):
+                found.append(arg.value.value)
+        return found
+
     def _registries(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> List[str]:
         """The decorators that hand a definition to a registry at import
         (``@task_factory.register_task_cls(...)``): it may run through a lookup by string."""
@@ -480,9 +561,11 @@ class GpuFacts(Check):
 
     def visit_Name(self, node: cst.Name) -> None:
         parent = self.ctx.parent(node)
-        if isinstance(parent, (cst.Attribute, *_IMPORT_PARTS)) or (
-            isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node
-        ):
+        if isinstance(parent, cst.Attribute):
+            if parent.value is node and self.ctx.qualname(parent) is None:
+                self.unit.bare.add(node.value)  # ``Helper.build()`` of a class of this module
+            return
+        if isinstance(parent, _IMPORT_PARTS) or (isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node):
             return
         name = self.ctx.qualname(node)
         if name is not None:
@@ -492,11 +575,39 @@ class GpuFacts(Check):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent = self.ctx.parent(node)
-        if (isinstance(parent, cst.Attribute) and parent.value is node) or isinstance(parent, _IMPORT_PARTS):
-            return  # the outer name is the one that refers to something; an import runs nothing
+        if isinstance(parent, _IMPORT_PARTS):
+            return  # an import runs nothing
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            # the outer name is the one that refers to something; on a value, each name is read
+            if self.ctx.qualname(parent) is None:
+                self._read(node)
+            return
         name = self.ctx.qualname(node)
         if name is not None:
             self.unit.refs.add(name)
+        elif not _assigned(node, parent):
+            self._read(node)
+
+    def _read(self, node: cst.Attribute) -> None:
+        """``x.name`` read: on the method's own instance (``self.name``) it can only run a
+        method of its class's lineage."""
+        if self.receiver is not None and isinstance(node.value, cst.Name) and node.value.value == self.receiver:
+            self.unit.self_reads.add(node.attr.value)
+        else:
+            self.unit.reads.add(node.attr.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self.unit.implicit.add(Implicit.ITERATE)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self.unit.implicit.add(Implicit.ITERATE)
+
+    def visit_With(self, node: cst.With) -> None:
+        self.unit.implicit.add(Implicit.WITH)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.ctx.qualname(node.value) is None:  # not ``typing.List[int]``
+            self.unit.implicit.add(Implicit.SUBSCRIPT)
 
     # -- what the code does
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -513,6 +624,12 @@ class GpuFacts(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
+        if name is None:
+            self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
+        elif name in self.getters:
+            read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
+            if isinstance(read, str):
+                self.unit.reads.add(read)  # ``getattr(obj, "run")``
         before = dict(self.switches.state)
         self.switches.call(node, name)
         self._switched(before)
@@ -744,6 +861,7 @@ class ProgramView:
             project, {path: fact.units for path, fact in self.facts.items()},
             {path: fact.exports for path, fact in self.facts.items()},
             {path: fact.stars for path, fact in self.facts.items()},
+            MethodCalls.from_data(data.get("program", {}).get("methods", {})),
         )
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead

@@ -1,21 +1,29 @@
 """What code a program runs, for the program-level rules (ND205 / ND209).
 
 A module is cut into *units*: its module-level code (``""``, run at import, the main
-block included) and each top-level function or class (a class with its methods: a
-class that is instantiated has its callbacks run later).  Pass 1 records, per unit, how
-it selects the GPU, whether it trains, evaluates, seeds or saves a model, and the names
-it refers to.  Pass 2 (``Reachability``) starts from the module-level code of every
-module an entry point imports and follows the names each reached unit refers to
-(called, instantiated, or handed on as a value), through re-exports and star imports.
-A function no reached code names is not run: the default argument
+block included), each top-level function, each top-level class (its body) and each
+method of one (``Class.method``).  Pass 1 records, per unit, how it selects the GPU,
+whether it trains, evaluates, seeds or saves a model, the names it refers to, the
+attribute names it reads or calls (``x.run``, ``self.device``), a class's bases, and
+the syntax that calls methods without naming them (calling a value, iterating,
+``with``).  Pass 2 (``Reachability``) starts from the module-level code of every module an entry point
+imports and follows the names each reached unit refers to (called, instantiated, or
+handed on as a value), through re-exports and star imports.  A reached class runs its
+constructors; any other method runs once reached code reads its name (a method reading
+it on its own instance, ``self.run()``, reaches only its class's lineage), or reads a
+name or uses syntax that the rule data says calls it (``.start()`` runs ``run``).  A
+function no reached code names is not run: the default argument
 ``device=torch.device("cuda")`` of a class that no program instantiates does not make
-its importers GPU programs.
+its importers GPU programs, nor does ``torch.cuda.set_device`` in the ``run`` of a
+thread no program starts.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from enum import Enum
+from fnmatch import fnmatchcase
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 MODULE_UNIT = ""  # the unit of a module's own top-level code
@@ -23,6 +31,46 @@ MAIN_UNIT = "__main__"  # its ``if __name__ == "__main__":`` block: run only as 
 LOCAL = "."  # prefix of a reference to a unit of the same module
 
 UnitKey = Tuple[str, str]  # (module path, unit name)
+
+
+class Implicit(str, Enum):
+    """Syntax that calls methods without naming them (which ones: rule data,
+    ``[ND205.data.program.methods.syntax]``)."""
+
+    CALL = "call"  # a value is called: ``model(x)`` runs ``forward``
+    ITERATE = "iterate"  # ``for``, a comprehension: ``__iter__``, ``__getitem__``
+    SUBSCRIPT = "subscript"  # ``x[i]``: ``__getitem__``
+    WITH = "with"  # ``with x:``: ``__enter__``, ``__exit__``
+
+
+@dataclass(frozen=True)
+class MethodCalls:
+    """Which methods of a reached class run without reached code naming them (rule data,
+    ``[ND205.data.program.methods]``): names, or patterns with ``*``."""
+
+    with_class: FrozenSet[str] = frozenset()  # constructors: run when the class is reached
+    syntax: Mapping[Implicit, Tuple[str, ...]] = field(default_factory=dict)
+    implied: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)  # a name read -> methods it runs
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> "MethodCalls":
+        return cls(
+            frozenset(data.get("with_class", ())),
+            {Implicit(kind): tuple(names) for kind, names in data.get("syntax", {}).items()},
+            {name: tuple(names) for name, names in data.get("implied", {}).items()},
+        )
+
+    def names_run(self, reads: Iterable[str], implicit: Iterable[Implicit]) -> FrozenSet[str]:
+        """The method names (or patterns) code runs that reads ``reads`` and uses the
+        syntax ``implicit``: the names themselves and what they imply, transitively."""
+        found: Set[str] = set()
+        stack = [*reads, *(name for kind in implicit for name in self.syntax.get(kind, ()))]
+        while stack:
+            name = stack.pop()
+            if name not in found:
+                found.add(name)
+                stack.extend(self.implied.get(name, ()))
+        return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -57,9 +105,21 @@ class UnitFacts:
     registered_by: Tuple[str, ...] = ()  # decorators that hand it to a registry at import
     switches: Mapping[str, str] = field(default_factory=dict)  # determinism switches it sets (ON / MAYBE)
     version_hints: Tuple[str, ...] = ()  # frameworks whose version its calls tell (``tf.Session``: TF1)
+    reads: Tuple[str, ...] = ()  # attribute names it reads or calls on values (``x.start()``)
+    implicit: Tuple[Implicit, ...] = ()  # syntax it uses that calls methods unnamed
+    self_reads: Tuple[str, ...] = ()  # a method's: names it reads on its own instance (``self.run()``)
+    bases: Tuple[str, ...] = ()  # a class's: its base classes, named as ``refs`` are
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
+        if self.reads:
+            out["reads"] = list(self.reads)
+        if self.implicit:
+            out["implicit"] = [kind.value for kind in self.implicit]
+        if self.self_reads:
+            out["self_reads"] = list(self.self_reads)
+        if self.bases:
+            out["bases"] = list(self.bases)
         if self.switches:
             out["switches"] = dict(self.switches)
         if self.version_hints:
@@ -82,6 +142,8 @@ class UnitFacts:
             bool(data.get("evaluates")), bool(data.get("seeds")), bool(data.get("saves_model")),
             bool(data.get("benchmarks_speed")), tuple(data.get("refs", ())), tuple(data.get("registered_by", ())),
             dict(data.get("switches", {})), tuple(data.get("version_hints", ())),
+            tuple(data.get("reads", ())), tuple(Implicit(kind) for kind in data.get("implicit", ())),
+            tuple(data.get("self_reads", ())), tuple(data.get("bases", ())),
         )
 
 
@@ -103,33 +165,49 @@ class UnitBuilder:
         self.version_hints: Set[str] = set()
         self.refs: Set[str] = set()
         self.bare: Set[str] = set()  # unresolved names: a unit of the module if one has the name
+        self.reads: Set[str] = set()
+        self.implicit: Set[Implicit] = set()
+        self.self_reads: Set[str] = set()
+        self.bases: List[str] = []  # qualified names, or bare names of this module
 
     def build(self, module_name: str, units: Iterable[str]) -> UnitFacts:
-        own = module_name + "." if module_name else None
-        refs = set()
-        for ref in self.refs:
-            if own is not None and ref.startswith(own) and "." not in ref[len(own):]:
-                refs.add(LOCAL + ref[len(own):])
-            else:
-                refs.add(ref)
-        refs.update(LOCAL + name for name in self.bare.intersection(units))
+        names = set(units)
+        refs = {_local(ref, module_name) for ref in self.refs}
+        refs.update(LOCAL + name for name in self.bare.intersection(names))
+        bases = [LOCAL + base if base in names else _local(base, module_name) for base in self.bases]
         return UnitFacts(
             self.selects_gpu, self.gpu_if, self.differentiates, self.evaluates, self.seeds, self.saves_model,
             self.benchmarks_speed, tuple(sorted(refs)), tuple(sorted(self.registered_by)), dict(sorted(self.switches.items())),
-            tuple(sorted(self.version_hints)),
+            tuple(sorted(self.version_hints)), tuple(sorted(self.reads)),
+            tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
         )
+
+
+def _local(ref: str, module_name: str) -> str:
+    """``.name`` for a qualified name of a definition of ``module_name`` itself."""
+    own = module_name + "." if module_name else None
+    if own is not None and ref.startswith(own) and "." not in ref[len(own):]:
+        return LOCAL + ref[len(own):]
+    return ref
 
 
 class Reachability:
     """The units each entry point's program runs (pass 2)."""
 
     def __init__(self, project: Any, units: Mapping[str, Mapping[str, UnitFacts]],
-                 exports: Mapping[str, Mapping[str, str]], stars: Mapping[str, Tuple[str, ...]]) -> None:
+                 exports: Mapping[str, Mapping[str, str]], stars: Mapping[str, Tuple[str, ...]],
+                 calls: MethodCalls = MethodCalls()) -> None:
         self.project = project
         self.units = units
         self.exports = exports
         self.stars = stars
+        self.calls = calls
         self._edges: Dict[UnitKey, FrozenSet[UnitKey]] = {}
+        self._runs: Dict[UnitKey, FrozenSet[str]] = {}
+        self._methods: Dict[str, Dict[str, Tuple[UnitKey, ...]]] = {}
+        self._subclasses: Optional[Dict[UnitKey, List[UnitKey]]] = None
+        self._bases: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
+        self._lineages: Dict[UnitKey, FrozenSet[UnitKey]] = {}
         self._resolved: Dict[Tuple[str, str], Optional[UnitKey]] = {}
         self._reached: Dict[Tuple[FrozenSet[str], Tuple[str, ...]], FrozenSet[UnitKey]] = {}
 
@@ -138,8 +216,10 @@ class Reachability:
 
     def reached(self, entry: str, modules: FrozenSet[str], extra: Iterable[str] = ()) -> FrozenSet[UnitKey]:
         """The units that run when ``entry`` runs: the module code of ``modules`` (what it
-        imports), its main block, and the functions named in ``extra`` (``path:function``,
-        console scripts)."""
+        imports), its main block, the functions named in ``extra`` (``path:function``,
+        console scripts), and what those run: the units they name, the constructors of
+        the classes reached, and their methods whose names reached code reads (a name a
+        method reads on its own instance, ``self.run()``, only in its class's lineage)."""
         memo = (modules, (entry, *extra))
         found = self._reached.get(memo)
         if found is not None:
@@ -167,18 +247,148 @@ class Reachability:
             path, _, name = item.rpartition(":")
             if name in self.units.get(path, {}):
                 start.append((path, name))
-        seen = set(start)
-        stack = list(start)
+        seen: Set[UnitKey] = set()
+        stack: List[UnitKey] = []
+
+        def reach(key: UnitKey) -> None:
+            # a name of a module the program never imports (a type checker's import) runs nothing
+            if key not in seen and key[0] in modules:
+                seen.add(key)
+                stack.append(key)
+
+        for key in start:
+            reach(key)
+        runs: Set[str] = set()  # method names (and patterns) reached code runs
+        patterns: List[str] = []
+        waiting: Dict[str, List[UnitKey]] = {}  # method name -> methods of reached classes not yet run
+        scoped: Set[Tuple[UnitKey, str]] = set()  # (class, method name) run on an instance of its lineage
+
+        def run(name: str) -> None:
+            if name in runs:
+                return
+            runs.add(name)
+            if "*" in name:
+                patterns.append(name)
+                for method_name in [m for m in waiting if fnmatchcase(m, name)]:
+                    for method in waiting.pop(method_name):
+                        reach(method)
+            else:
+                for method in waiting.pop(name, ()):
+                    reach(method)
+
         while stack:
             key = stack.pop()
             uses_registry = key[1] != MODULE_UNIT and key not in decorators
             for nxt in (*self._edges_of(key), *(registered.pop(key[0], ()) if uses_registry else ())):
-                # a name of a module the program never imports (a type checker's import) runs nothing
-                if nxt not in seen and nxt[0] in modules:
-                    seen.add(nxt)
-                    stack.append(nxt)
+                reach(nxt)
+            for method in self._methods_of(key):
+                name = method[1].partition(".")[2]
+                if (name in self.calls.with_class or name in runs or (key, name) in scoped
+                        or any(fnmatchcase(name, p) for p in patterns)):
+                    reach(method)
+                else:
+                    waiting.setdefault(name, []).append(method)
+            owner, dot, _ = key[1].partition(".")
+            for name in self._self_runs_of(key) if dot else ():
+                if "*" in name:
+                    run(name)
+                    continue
+                for cls in self._lineage((key[0], owner)):
+                    method = (cls[0], f"{cls[1]}.{name}")
+                    if (cls, name) not in scoped:
+                        scoped.add((cls, name))
+                        if cls in seen and method[1] in self.units.get(cls[0], {}):
+                            reach(method)
+            for name in self._runs_of(key):
+                run(name)
         found = self._reached[memo] = frozenset(seen)
         return found
+
+    def _methods_of(self, key: UnitKey) -> Tuple[UnitKey, ...]:
+        """The method units of ``key`` when it is a class, else ()."""
+        classes = self._methods.get(key[0])
+        if classes is None:
+            grouped: Dict[str, List[UnitKey]] = {}
+            for name in self.units.get(key[0], {}):
+                owner, dot, _ = name.partition(".")
+                if dot:
+                    grouped.setdefault(owner, []).append((key[0], name))
+            classes = self._methods[key[0]] = {owner: tuple(methods) for owner, methods in grouped.items()}
+        return classes.get(key[1], ())
+
+    def _self_runs_of(self, key: UnitKey) -> FrozenSet[str]:
+        """The method names a method runs on its own instance (``self.start()``: ``start``
+        and ``run``)."""
+        facts = self.unit(key)
+        return self.calls.names_run(facts.self_reads, ()) if facts is not None and facts.self_reads else frozenset()
+
+    def _lineage(self, cls: UnitKey) -> FrozenSet[UnitKey]:
+        """The classes whose methods ``self.name()`` in a method of ``cls`` may run: the
+        classes of the instances it can be (``cls`` and its subclasses) and their bases;
+        not a sibling that shares a base."""
+        found = self._lineages.get(cls)
+        if found is None:
+            below = {cls}
+            stack = [cls]
+            while stack:
+                for sub in self._subclasses_of(stack.pop()):
+                    if sub not in below:
+                        below.add(sub)
+                        stack.append(sub)
+            lineage = set(below)
+            stack = list(below)
+            while stack:
+                for base in self._bases_of(stack.pop()):
+                    if base not in lineage:
+                        lineage.add(base)
+                        stack.append(base)
+            found = self._lineages[cls] = frozenset(lineage)
+        return found
+
+    def _bases_of(self, cls: UnitKey) -> Tuple[UnitKey, ...]:
+        found = self._bases.get(cls)
+        if found is None:
+            facts = self.unit(cls)
+            bases = []
+            for base in facts.bases if facts is not None else ():
+                target = (cls[0], base[1:]) if base.startswith(LOCAL) else self.resolve(base)
+                if target is not None and target[1] in self.units.get(target[0], {}):
+                    bases.append(target)
+            found = self._bases[cls] = tuple(bases)
+        return found
+
+    def _subclasses_of(self, cls: UnitKey) -> List[UnitKey]:
+        if self._subclasses is None:
+            self._subclasses = {}
+            for path, units in self.units.items():
+                for name, facts in units.items():
+                    if facts.bases:
+                        for base in self._bases_of((path, name)):
+                            self._subclasses.setdefault(base, []).append((path, name))
+        return self._subclasses.get(cls, [])
+
+    def _runs_of(self, key: UnitKey) -> FrozenSet[str]:
+        """The method names ``key`` runs: those it reads, those of project names it refers
+        to (``helper.make_device`` of a module-level instance), what they imply."""
+        found = self._runs.get(key)
+        if found is None:
+            facts = self.unit(key)
+            if facts is None:
+                found = frozenset()
+            else:
+                reads = [*facts.reads, *(name for ref in facts.refs if not ref.startswith(LOCAL) for name in self._attributes(ref))]
+                found = self.calls.names_run(reads, facts.implicit)
+            self._runs[key] = found
+        return found
+
+    def _attributes(self, name: str) -> Tuple[str, ...]:
+        """The attribute names a qualified name reads on a value of a project module:
+        ``make_device`` in ``pkg.helper.instance.make_device``."""
+        parts = name.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            if self.project.module(".".join(parts[:end])) is not None:
+                return tuple(parts[end + 1:])
+        return ()
 
     def _edges_of(self, key: UnitKey) -> FrozenSet[UnitKey]:
         found = self._edges.get(key)
@@ -193,14 +403,18 @@ class Reachability:
                 target = self.resolve(ref, near=key[0])
                 if target is not None:
                     targets.add(target)
+                    owner, dot, _ = target[1].partition(".")
+                    if dot:  # ``Class.method`` named: the class is reached too
+                        targets.add((target[0], owner))
             found = self._edges[key] = frozenset(targets)
         return found
 
     def resolve(self, name: str, depth: int = 0, near: str = "") -> Optional[UnitKey]:
         """The unit a qualified name refers to: ``pkg.mod.fn`` (``fn`` of ``pkg.mod``),
-        ``pkg.mod.Class.method`` (the class), through a package's re-exports and star
-        imports; None for names outside the project.  ``near``: the module whose code
-        names it (its imports find its neighbours first, ``Project.module_near``)."""
+        ``pkg.mod.Class.method`` (the method, else the class), through a package's
+        re-exports and star imports; None for names outside the project.  ``near``: the
+        module whose code names it (its imports find its neighbours first,
+        ``Project.module_near``)."""
         memo = (name, os.path.dirname(near))
         if depth == 0 and memo in self._resolved:
             return self._resolved[memo]
@@ -221,8 +435,10 @@ class Reachability:
             if record is None:
                 continue
             path, attr = record.path, parts[end]
-            if attr in self.units.get(path, {}):
-                return (path, attr)
+            units = self.units.get(path, {})
+            if attr in units:
+                method = f"{attr}.{parts[end + 1]}" if end + 1 < len(parts) else attr
+                return (path, method if method in units else attr)
             exported = self.exports.get(path, {}).get(attr)
             if exported is not None and exported != name:
                 return self.resolve(".".join([exported, *parts[end + 1:]]), depth + 1, path)

@@ -117,11 +117,9 @@ class EntryAnchors:
         return out
 
     def unit_at(self, path: str, line: int) -> str:
-        """The unit of ``path`` that holds ``line``."""
-        for start, end, unit in self.spans.get(path, ()):
-            if start <= line <= end:
-                return unit
-        return MODULE_UNIT
+        """The innermost unit of ``path`` that holds ``line`` (a method, not its class)."""
+        holding = [(start, unit) for start, end, unit in self.spans.get(path, ()) if start <= line <= end]
+        return max(holding)[1] if holding else MODULE_UNIT
 
 
 class ThreadPool(str, Enum):
@@ -566,12 +564,14 @@ def gpu_reason(view: ProgramView, path: str, anchors: EntryAnchors) -> Tuple[str
     key = view.gpu_selection(path)
     if key is None:
         return "TensorFlow / JAX use the GPU by default", None
-    how = view.unit_selects(key, path)
+    # the first line of that module that selects the GPU in a unit the program runs
     holding = [
-        item for item in anchors.selections.get(key, ())
+        (item, unit) for unit in sorted(k for k in view.reached_units(path) if k[0] == key[0])
+        for item in anchors.selections.get(unit, ())
         if _anchor_holds(view, GpuSelectionAnchor.from_json(item.payload), path)
     ]
-    anchor = min(holding, key=lambda d: (d.line, d.col)) if holding else None
+    anchor, key = min(holding, key=lambda pair: (pair[0].line, pair[0].col)) if holding else (None, key)
+    how = view.unit_selects(key, path)
     line = f" at line {anchor.line}" if anchor is not None else ""
     reason = f"{how} in `{view.show(key[0])}`{line}"
     own = [
