@@ -100,16 +100,30 @@ def _console(facts: FileFacts) -> List[str]:
 
 
 class Program:
-    """The project's functions, linked, and the results of running its entry points."""
+    """The project's functions, linked, and the results of running its entry points.
+
+    ``previous``: the program of the same project before some files changed (a language
+    server's); what a module's facts alone give is taken from it for the modules whose
+    facts are as they were (``same_inputs`` says when the whole program is)."""
 
     def __init__(self, modules: Mapping[str, FileFacts], module_of: Mapping[str, str],
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
-                 test_code: FrozenSet[str] = frozenset()) -> None:
+                 test_code: FrozenSet[str] = frozenset(), previous: Optional["Program"] = None) -> None:
         self.test_code = test_code
+        self.module_of = dict(module_of)
+        self.sources: Dict[str, ModuleSeeding] = {}  # as pass 1 recorded them
         self.facts: Dict[str, ModuleSeeding] = {}  # with ``fns`` the functions below
         self.functions: Dict[str, ExpandedFunctions] = {}  # by path, expanded when looked up
+        # per module, what its facts alone give (``_module_part``), kept while they stay
+        self._parts: Dict[str, Tuple[Dict[FnKey, Set[str]], List[Tuple[FnKey, List[Any]]], List[Tuple[Tuple[str, int], str, str]]]] = {}
         for path, facts in modules.items():
-            seeding = facts.get(ModuleSeeding) or ModuleSeeding()
+            seeding = self.sources[path] = facts.get(ModuleSeeding) or NO_SEEDING
+            if previous is not None and _same(previous.sources.get(path), seeding) and previous.module_of.get(path) == module_of.get(path):
+                self.sources[path] = previous.sources[path]
+                self.functions[path], self.facts[path] = previous.functions[path], previous.facts[path]
+                if path in previous._parts:
+                    self._parts[path] = previous._parts[path]
+                continue
             functions = self.functions[path] = expand(seeding.fns, module_of.get(path, ""))
             self.facts[path] = replace(seeding, fns=functions)
         self.entry_paths = sorted(
@@ -139,6 +153,15 @@ class Program:
         self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where all agree, else UNKNOWN)
         self._folders: Dict[str, str] = {}
         self._seed_params: Optional[Tuple[Dict[FnKey, Set[str]], Set[str]]] = None
+        self._uses: Optional[Tuple[Dict[Tuple[str, int], str], Dict[Tuple[str, int], str]]] = None
+
+    def same_inputs(self, other: "Program") -> bool:
+        """Whether ``other`` was made from the same facts (then its runs are this one's)."""
+        return (
+            self.module_of == other.module_of and self.names == other.names and self.external == other.external
+            and self.rng_map == other.rng_map and self.test_code == other.test_code and self.console == other.console
+            and all(self.sources[path] is other.sources.get(path) for path in self.sources)
+        )
 
     def fork(self) -> "Program":
         """A copy that answers as this program does now and fills memos of its own: a memo
@@ -617,18 +640,48 @@ class Program:
             self._seed_params = self._find_seed_params()
         return self._seed_params
 
+    def _module_part(self, path: str) -> Tuple[Dict[FnKey, Set[str]], List[Tuple[FnKey, List[Any]]], List[Tuple[Tuple[str, int], str, str]]]:
+        """What one module's facts alone say, for the questions about the whole project:
+        the parameters its functions use as seeds, its calls that pass a parameter or an
+        option on, and its RNG uses ((path, anchor), RNG, function)."""
+        found = self._parts.get(path)
+        if found is not None:
+            return found
+        sunk: Dict[FnKey, Set[str]] = {}
+        calls: List[Tuple[FnKey, List[Any]]] = []
+        uses: List[Tuple[Tuple[str, int], str, str]] = []
+        fns = self.functions[path]
+        for name, compact in fns.compact_items():
+            # compact facts first: only functions that pass a parameter or an option on are
+            # expanded (expanding every function of the project cost most of this)
+            key = (path, name)
+            if compact.get("sunk"):
+                sunk[key] = set(compact["sunk"])
+            events = compact.get("ev", ())
+            if any(_passes_values_on(event) for event in events):
+                calls.extend((key, event) for event in fns[name]["ev"] if _passes_values_on(event))
+            uses.extend(((path, event[2]), self.rng_map.get(event[1], event[1]), name) for event in events if event[0] == Event.USE)
+        found = self._parts[path] = (sunk, calls, uses)
+        return found
+
+    def uses(self) -> Tuple[Dict[Tuple[str, int], str], Dict[Tuple[str, int], str]]:
+        """The RNG and the function of every use in the project, by (path, anchor)."""
+        if self._uses is None:
+            rng: Dict[Tuple[str, int], str] = {}
+            function: Dict[Tuple[str, int], str] = {}
+            for path in self.functions:
+                for key, name, fn in self._module_part(path)[2]:
+                    rng[key], function[key] = name, fn
+            self._uses = (rng, function)
+        return self._uses
+
     def _find_seed_params(self) -> Tuple[Dict[FnKey, Set[str]], Set[str]]:
         sunk: Dict[FnKey, Set[str]] = {}
         calls: List[Tuple[FnKey, List[Any]]] = []
-        for path, fns in self.functions.items():
-            # compact facts first: only functions that pass a parameter or an option on are
-            # expanded (expanding every function of the project cost most of this)
-            for name, compact in fns.compact_items():
-                key = (path, name)
-                if compact.get("sunk"):
-                    sunk[key] = set(compact["sunk"])
-                if any(_passes_values_on(event) for event in compact.get("ev", ())):
-                    calls.extend((key, event) for event in fns[name]["ev"] if _passes_values_on(event))
+        for path in self.functions:
+            part = self._module_part(path)
+            sunk.update((key, set(names)) for key, names in part[0].items())
+            calls.extend(part[1])
         options: Set[str] = set()
         changed = True
         rounds = 0
@@ -663,6 +716,10 @@ class Program:
         if bound and params:
             params = params[1:]
         return params[key] if 0 <= key < len(params) else None
+
+
+def _same(before: Optional[ModuleSeeding], after: ModuleSeeding) -> bool:
+    return before is not None and (before is after or before == after)
 
 
 def _passes_values_on(event: List[Any]) -> bool:
