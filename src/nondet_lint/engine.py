@@ -37,7 +37,7 @@ def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSe
     return kept_findings(findings, results, config, project, rules)
 
 
-def build_project(results: Sequence[FileResult], config: Config) -> Project:
+def build_project(results: Sequence[FileResult], config: Config, previous: Optional[Project] = None) -> Project:
     """The project index of pass 2: every parsed module's facts."""
     return Project(
         root=config.root,
@@ -46,6 +46,7 @@ def build_project(results: Sequence[FileResult], config: Config) -> Project:
             r.path: ModuleRecord(r.path, r.module_name, r.is_package, r.facts)
             for r in results if r.parsed
         },
+        previous=previous,
     )
 
 
@@ -172,7 +173,9 @@ class Decisions:
     reused while nothing they were made from changed: the facts of every module (compared
     by value; an unchanged file keeps its facts object) and that check's deferred
     candidates.  An edit that leaves its file's facts alone so costs only the checks whose
-    candidates it changed; one that changes facts decides everything again.  Pass 2 also
+    candidates it changed.  One that changes facts decides every check again, on a new
+    ``Project`` that knows the last one (``Project.previous``): the seeding check runs
+    again only the programs that read a module whose facts changed.  Pass 2 also
     reads a few files outside the facts (requirement pins, packaging entry points):
     ``forget`` after such a file changed on disk.
     """
@@ -201,6 +204,7 @@ class Decisions:
                 decided[check] = (items, decide_check(check, project, items, self.rules, self.enabled))
             findings.extend(decided[check][1])
         self._decided = decided
+        project.previous = None  # taken over where it could be
         placed = notebooks.place_findings(kept_findings(findings, everything, self.config, project, self.rules), everything)
         return dedupe(placed)
 
@@ -209,7 +213,7 @@ class Decisions:
         new one (and no decision of the last call holds)."""
         modules = {r.path: (r.module_name, r.is_package, r.facts) for r in results if r.parsed}
         if self._project is None or not _same_modules(self._modules, modules):
-            self._project = build_project(results, self.config)
+            self._project = build_project(results, self.config, self._project)
             self._decided = {}
         self._modules = modules
         return self._project

@@ -30,6 +30,10 @@ class Project:
     root: str
     config: Config
     modules: Dict[str, ModuleRecord] = field(default_factory=dict)  # by path
+    # the project of the last decisions over the same files (a language server's), while
+    # this one's are made: a check may take over what it worked out there for the modules
+    # whose facts did not change
+    previous: Optional["Project"] = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         facts = {path: record.facts for path, record in self.modules.items()}

@@ -108,14 +108,25 @@ def _console(facts: FileFacts) -> List[str]:
 
 
 class Program:
-    """The project's functions, linked, and the results of running its entry points."""
+    """The project's functions, linked, and the results of running its entry points.
+
+    ``previous``: the program of the same project before some files changed (a language
+    server's); what a module's facts alone give is taken from it for the modules whose
+    facts are as they were (``same_inputs`` says when the whole program is)."""
 
     def __init__(self, modules: Mapping[str, FileFacts], module_of: Mapping[str, str],
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
-                 test_code: FrozenSet[str] = frozenset()) -> None:
+                 test_code: FrozenSet[str] = frozenset(), previous: Optional["Program"] = None) -> None:
         self.test_code = test_code
         self.facts: Dict[str, ModuleSeeding] = {path: facts.get(ModuleSeeding) or NO_SEEDING for path, facts in modules.items()}
         self.module_of = module_of  # path -> module name, which completes the names events write from their module
+        if previous is not None:
+            # facts equal to the last project's are taken as its objects: ``same_inputs``
+            # then compares identities (an edit replaces one file's facts, not the others')
+            for path, seeding in self.facts.items():
+                before = previous.facts.get(path)
+                if before is not None and before is not seeding and before == seeding:
+                    self.facts[path] = before
         self.entry_paths = sorted(
             path for path, facts in modules.items() if is_entry_point(facts) and ModuleSeeding in facts
         )
@@ -143,6 +154,14 @@ class Program:
         self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where all agree, else UNKNOWN)
         self._folders: Dict[str, str] = {}
         self._seed_params: Optional[Tuple[Dict[FnKey, Set[str]], Set[str]]] = None
+
+    def same_inputs(self, other: "Program") -> bool:
+        """Whether ``other`` was made from the same facts (then its runs are this one's)."""
+        return (
+            self.module_of == other.module_of and self.names == other.names and self.external == other.external
+            and self.rng_map == other.rng_map and self.test_code == other.test_code and self.console == other.console
+            and self.facts.keys() == other.facts.keys() and all(self.facts[path] is other.facts[path] for path in self.facts)
+        )
 
     def fork(self) -> "Program":
         """A copy that answers as this program does now and fills memos of its own: a memo

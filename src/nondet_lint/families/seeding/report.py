@@ -93,12 +93,17 @@ class Report:
 
     def _runs(self) -> Tuple[Program, Dict[Key, str], Dict[Key, str]]:
         """The project's programs, run once per project (they depend on its facts alone),
-        and the RNG and function of each use: a language server keeps the project while an
-        edit leaves every file's facts as they were, and decides the candidates the edit
-        moved again without running the programs.  Each report asks its questions of a
-        fork, so what one report asked leaves no trace in what the next is told."""
+        and the RNG and function of each use.  A language server keeps the project while
+        an edit leaves every file's facts as they were, and decides the candidates the
+        edit moved again without running the programs; after an edit that changed facts
+        the new project knows the last one (``Project.previous``): its programs are kept
+        when no seeding fact changed (an edit of a determinism switch).  Each report asks its
+        questions of a fork, so what one report asked leaves no trace in what the next is
+        told."""
         cached = self.project.__dict__.get(_PROGRAM_KEY)
         if cached is None or cached[0] is not self.rules:
+            before = self.project.previous.__dict__.get(_PROGRAM_KEY) if self.project.previous is not None else None
+            previous = before[1] if before is not None and before[0] is self.rules else None
             program = Program(
                 {record.path: record.facts for record in self.project},
                 {record.path: record.module_name for record in self.project},
@@ -106,7 +111,11 @@ class Report:
                 self.t.external_roots(),
                 self._tf_keras_rng(),
                 frozenset(record.path for record in self.project if self.project.is_test_code(record.path)),
+                previous=previous,
             )
+            if before is not None and previous is not None and program.same_inputs(previous):
+                self.project.__dict__[_PROGRAM_KEY] = (self.rules, previous, before[2], before[3])
+                return previous.fork(), before[2], before[3]
             program.run_all()
             program.seed_params()
             use_rng: Dict[Key, str] = {}
