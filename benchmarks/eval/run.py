@@ -89,6 +89,11 @@ def lint(root: Path, out: Path, max_memory: int, timeout: float) -> float:
     if done.returncode not in (0, 1):
         tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
         raise LintFailed(f"exited {done.returncode} after {wall:.0f} s: {tail[0][:200]}")
+    try:  # exit 1 is also how Python reports an import error: check the output is the report
+        json.loads(out.read_text())["findings"]
+    except (ValueError, KeyError, TypeError):
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+        raise LintFailed(f"exited {done.returncode} without a JSON report: {tail[0][:200]}") from None
     return wall
 
 
