@@ -105,6 +105,19 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     return out
 
 
+def calls_in(node: cst.CSTNode) -> List[cst.Call]:
+    """Every call inside ``node`` (itself included), in source order, nested
+    definitions included: the cheap traversal instead of a libcst visitor."""
+    found: List[cst.Call] = []
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call):
+            found.append(current)
+        stack.extend(reversed(children(current)))
+    return found
+
+
 Handler = Callable[[cst.CSTNode], None]
 
 

@@ -39,6 +39,7 @@ from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_
 from nondet_lint.callargs import ABSENT, find_arg, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.names import dotted_name
+from nondet_lint.walk import calls_in
 
 # option names that hold the run's seed
 SEED_NAMES = ("seed", "random_seed", "manual_seed", "rng_seed")
@@ -121,20 +122,6 @@ def _not_none(node: Optional[cst.BaseExpression], ctx: Any) -> bool:
     return value is not None and value is not ABSENT
 
 
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: List[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-def _calls(node: cst.CSTNode) -> List[cst.Call]:
-    collector = _Calls()
-    node.visit(collector)
-    return collector.calls
-
-
 def _string_args(call: cst.Call) -> List[str]:
     return [
         arg.value.evaluated_value for arg in call.args
@@ -157,7 +144,7 @@ def _option_dest(call: cst.Call) -> Optional[str]:
 # ---------------------------------------------------------------- argparse -----------
 def _argparse(ctx: Any, module: cst.Module, functions: Dict[str, cst.FunctionDef]) -> Optional[SeedOption]:
     dests = [
-        dest for call in _calls(module)
+        dest for call in calls_in(module)
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"
         for dest in [_option_dest(call)] if dest is not None and _not_none(find_arg(call, "default", None), ctx)
     ]
@@ -228,7 +215,7 @@ def _smalls(fn: cst.FunctionDef) -> List[cst.BaseSmallStatement]:
 def _launched(ctx: Any, module: cst.Module) -> List[str]:
     """Functions handed to a launcher (``typer.run(main)``, ``app.run(main)``, ``fire.Fire(main)``)."""
     names = []
-    for call in _calls(module):
+    for call in calls_in(module):
         if ctx.qualname(call.func) in LAUNCHERS:
             first = find_arg(call, None, 0)
             if isinstance(first, cst.Name):
@@ -286,7 +273,7 @@ def _command(ctx: Any, module: cst.Module, functions: Dict[str, cst.FunctionDef]
 # ---------------------------------------------------------------- absl ---------------
 def _absl(ctx: Any, module: cst.Module, functions: Dict[str, cst.FunctionDef]) -> Optional[SeedOption]:
     name = None
-    for call in _calls(module):
+    for call in calls_in(module):
         if ctx.qualname(call.func) in _ABSL_DEFINES:
             flag = find_arg(call, "name", 0)  # ``DEFINE_integer("seed", 0, ...)`` or ``name="seed"``
             if (
@@ -485,7 +472,7 @@ def _config_file(ctx: Any, module: cst.Module, functions: Dict[str, cst.Function
     this one's folder as the examples run it) sets ``config.seed``."""
     data = _config_data(ctx)
     flags_defines = set(data.get("file_flags", ()))
-    for call in _calls(module):
+    for call in calls_in(module):
         if ctx.qualname(call.func) not in flags_defines:
             continue
         flag = _string_args(call)[:1]

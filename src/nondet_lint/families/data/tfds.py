@@ -19,7 +19,6 @@ import libcst as cst
 
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, method_of
 from nondet_lint.analysis.values import CONFIG, IMPORTED, LITERAL, UNKNOWN, Text, Values
-from nondet_lint.callargs import literal_value
 from nondet_lint.check import Check
 from nondet_lint.context import PendingFix
 from nondet_lint.families.data.context import DataContext

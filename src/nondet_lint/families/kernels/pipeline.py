@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Opti
 import libcst as cst
 
 from nondet_lint.facts import ModuleFact
+from nondet_lint.walk import calls_in
 
 # a reference to a function: ("local", key) a function of the module (``Class.method``,
 # ``outer.inner``), ("qualified", name) a name an import resolves, ("method", name) any method
@@ -129,7 +130,7 @@ class _Collector(cst.CSTVisitor):
         function a call returns (``parser.parse_fn(training)``), what a lambda calls."""
         if isinstance(value, cst.Lambda):
             found: List[Ref] = []
-            for call in _calls(value):
+            for call in calls_in(value):
                 ref = self.ref(call.func)
                 if ref is not None:
                     found.append(ref)
@@ -243,17 +244,6 @@ def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
     return None
-
-
-def _calls(node: cst.CSTNode) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Calls())
-    return found
 
 
 def collect(module: cst.Module, methods: FrozenSet[str], keywords: FrozenSet[str], qualname: Callable[[cst.BaseExpression], Optional[str]], module_name: str) -> PipelineFacts:

@@ -22,13 +22,13 @@ from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelection, GpuSelectionAnchor, ProgramView, UnitSpan, program_view
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelectionAnchor, ProgramView, UnitSpan, program_view
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
-from nondet_lint.names import dotted_name
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import UNSAFE, Finding, Fix, Related
+from nondet_lint.walk import calls_in
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
@@ -662,17 +662,6 @@ OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}
 
 
 # ---------------------------------------------------------------- TensorFlow threads --
-def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    found: List[cst.Call] = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Calls())
-    return found
-
-
 class TensorFlowThreads(Check):
     """ND206: TF1 sessions with multi-threaded op pools in a program that seeds, and
     ``tf.config.threading.set_*_parallelism_threads(n)`` with n != 1 while op
@@ -711,7 +700,7 @@ class TensorFlowThreads(Check):
         session = item.asname.name.value
         allowed = self.data("ND206")["no_float_work"]
         uses = 0
-        for call in _calls_in(block.body):
+        for call in calls_in(block.body):
             func = call.func
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == session:
                 uses += 1
