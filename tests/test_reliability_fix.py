@@ -71,8 +71,11 @@ def test_interrupt_at_any_step_of_a_write(tmp_path, monkeypatch, step):
 SLOW_WRITES = """
 import os, time
 _replace = os.replace
+_started = os.path.join(os.path.dirname(os.path.abspath(__file__)), "writing")
 def replace(src, dst):  # a slow disk: the interrupt lands between and inside writes
-    time.sleep(0.02)
+    if not os.path.exists(_started):
+        open(_started, "w").close()  # tells the test that writing began
+    time.sleep(0.05)
     _replace(src, dst)
 os.replace = replace
 """
@@ -120,10 +123,11 @@ def test_ctrl_c_while_writing_leaves_every_file_whole(tmp_path):
     process = start_fix_run(root, slow)
     files = sorted(root.rglob("m*.py"))
     deadline = time.time() + 60
-    while process.poll() is None and time.time() < deadline:  # wait for the first written file
-        if any(path.read_text() == fixed for path in files):
-            break
+    # wait until the run starts writing (the slowed ``os.replace`` marks it): polling the
+    # files' contents could miss the whole write phase on a loaded machine
+    while process.poll() is None and time.time() < deadline and not (slow / "writing").exists():
         time.sleep(0.01)
+    time.sleep(0.2)  # a few files written (0.05 s each), most of the 120 still to come
     process.send_signal(signal.SIGINT)
     code, done = check_whole(root, process, fixed)
     assert code == 130 and 0 < done < len(files)  # interrupted in the middle of writing
