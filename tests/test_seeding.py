@@ -191,3 +191,28 @@ def test_a_draw_that_only_picks_a_network_port_is_not_a_use(tmp_path):
         "Python `random` module RNG used here with no `random.seed` before it (this program never seeds it); "
         "1 more unseeded use in this module"
     )
+
+
+@pytest.mark.parametrize("framework", ["import tensorflow as tf", "import torch"])
+def test_a_parameter_that_hides_an_import_is_not_the_module(tmp_path, framework):
+    """``def noise(np): np.random.rand()``: ``np`` is whatever the caller passes.  Checks
+    that read names before the walk (ND204's ``tf.data`` collectors, in files that mention
+    TensorFlow) must not leave the module's meaning behind for the walk to reuse."""
+    source = textwrap.dedent(f"""\
+        import random
+        import numpy as np
+        {framework}
+
+        random.seed(0)
+
+        def noise(np):
+            return np.random.rand(3)
+
+        def draw():
+            return np.random.rand(3)
+
+        if __name__ == "__main__":
+            print(noise(np) + draw())
+    """)
+    findings = lint_files(tmp_path, {"sample.py": source}, {"select": ["ND102", "ND204"]})
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND102", 11, 12)]

@@ -159,7 +159,8 @@ class FileContext:
         if known is not None:
             return known[1]
         name = self._qualname(node)
-        self._qualnames[id(node)] = (node, name)
+        if self.ancestors:  # before the walk, the parameters around a node are not known yet
+            self._qualnames[id(node)] = (node, name)
         return name
 
     def _qualname(self, node: cst.BaseExpression) -> Optional[str]:
