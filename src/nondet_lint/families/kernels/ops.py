@@ -31,7 +31,7 @@ framework, and need the argument count the framework's signature requires.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
+from typing import Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -43,7 +43,8 @@ from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
-from nondet_lint.families.kernels.gpu import canonical, program_view
+from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view
+from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
@@ -240,18 +241,42 @@ def _assigned(
 # ---------------------------------------------------------------- pass 1 --------------
 @dataclass(frozen=True)
 class OpCandidate:
-    """A call of an op of the table (its deferred payload): its entry's id, and the key of
-    the function it is in (``Parser._parse_train_data``; "" at module level)."""
+    """A call of an op of the table (its deferred payload): its entry's id, the key of
+    the function it is in (``Parser._parse_train_data``; "" at module level), and, for an
+    op non-deterministic only in backward, the ``reach`` unit it is in (``Parser.parse``,
+    a top-level function or class; "" at module level): pass 2 asks which programs run
+    it."""
 
     op: str
     function: str = ""
+    unit: Optional[str] = None
 
     def to_json(self) -> Dict[str, Any]:
-        return {"op": self.op, "function": self.function}
+        out: Dict[str, Any] = {"op": self.op, "function": self.function}
+        if self.unit is not None:
+            out["unit"] = self.unit
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
-        return cls(data.get("op", ""), data.get("function", ""))
+        return cls(data.get("op", ""), data.get("function", ""), data.get("unit"))
+
+
+def unit_of(parents: Callable[[cst.CSTNode], Optional[cst.CSTNode]], node: cst.CSTNode) -> str:
+    """The ``reach`` unit ``node`` is in: its top-level function or class, or the method
+    of a top-level class (``Class.method``); "" at module level."""
+    names: List[Tuple[str, bool]] = []  # (name, is a class), innermost first
+    current = parents(node)
+    while current is not None:
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+            names.append((current.name.value, isinstance(current, cst.ClassDef)))
+        current = parents(current)
+    names.reverse()
+    if not names:
+        return MODULE_UNIT
+    if names[0][1] and len(names) > 1 and not names[1][1]:
+        return f"{names[0][0]}.{names[1][0]}"
+    return names[0][0]
 
 
 @dataclass(frozen=True)
@@ -367,8 +392,10 @@ class OpCheck(Check):
             self.matched.add(entry["id"])
             if entry.get("device", "cuda") == "mps":
                 continue
-            if reported_at_calls(entry) and (entry.get("phase") != "backward" or self.gradient_may_flow(node, entry, shift)):
-                self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node)).to_json())
+            backward = entry.get("phase") == "backward"
+            if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
+                unit = unit_of(self.ctx.parent, node) if backward else None
+                self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node), unit).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code).to_json())
@@ -422,7 +449,7 @@ class OpCheck(Check):
             kind = status["kind"]
             scopes = view.scopes_of_module(item.path)
             scopes = [s for s in scopes if cls.framework in view.frameworks(s)] or scopes
-            if entry.get("phase") == "backward" and not any(view.differentiates(s) for s in scopes):
+            if entry.get("phase") == "backward" and not differentiated(view, item.path, candidate, scopes):
                 continue
             # covered when a program that runs this module sets the switch (another entry
             # point that does not is ND205's finding, not one per op)
@@ -439,6 +466,21 @@ class OpCheck(Check):
             if key not in best or KIND_PRIORITY[kind] < best[key][0]:
                 best[key] = (KIND_PRIORITY[kind], finding)
         return [finding for _, finding in best.values()]
+
+
+def differentiated(view: ProgramView, path: str, candidate: OpCandidate, scopes: Sequence[FrozenSet[str]]) -> bool:
+    """Whether a backward-only op may run its backward: some GPU program that runs the
+    code it is in differentiates (spec: not in programs that never differentiate, such as
+    an export tool or a CPU program that imports the model).  Code no entry point reaches
+    (a library) counts where the modules around it differentiate."""
+    entries = view.entries_reaching(path)
+    if candidate.unit is None or not entries:
+        return any(view.differentiates(s) for s in scopes)
+    here = {(path, candidate.unit)} if candidate.unit else {(path, MODULE_UNIT), (path, MAIN_UNIT)}
+    return any(
+        view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates and not here.isdisjoint(view.reached_units(entry))
+        for entry in entries
+    )
 
 
 class TorchOps(OpCheck):
@@ -550,7 +592,12 @@ class TensorFlowOps(OpCheck):
             record = project.module(name)
             return record.path if record is not None else None
 
-        index = pipeline.PipelineIndex(modules, hooks, lookup)
+        units = {
+            record.path: {unit: facts.refs for unit, facts in gpu.units.items()}
+            for record in project
+            for gpu in (record.facts.get(GpuModuleFacts),) if gpu is not None
+        }
+        index = pipeline.PipelineIndex(modules, hooks, lookup, units)
         return lambda path, candidate: index.runs_in_pipeline(path, candidate.function)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

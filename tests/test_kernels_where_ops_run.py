@@ -1,0 +1,189 @@
+"""Where an op of the kernel tables runs decides whether it is reported: ``tf.data``
+parsers reached through parser objects, factories and local names run on the CPU, and
+so does a module only such parsers use (ND204); each case has a near miss that keeps
+the op on the GPU."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Tuple
+
+TF = {"target-versions": {"tensorflow": "2.15"}}
+RESIZE = '`tf.image.resize(method="nearest")` has no deterministic GPU implementation'
+
+TRAIN = (
+    "import tensorflow as tf\n"
+    "from proj import reader\n"
+    "def main():\n"
+    "    ds = reader.InputReader({arg}).read()\n"
+    "    model = tf.keras.Sequential([tf.keras.layers.Dense(3)])\n"
+    "    with tf.GradientTape() as tape:\n"
+    "        loss = tf.reduce_sum(model(next(iter(ds))))\n"
+    "    tape.gradient(loss, model.trainable_variables)\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+PARSER = (
+    "import tensorflow as tf\n"
+    "from proj import ops\n"
+    "class Parser:\n"
+    "    def __init__(self, training):\n"
+    "        self._parse_fn = self._parse_train if training else self._parse_eval\n"
+    "    def __call__(self, data):\n"
+    "        return self._parse_fn(data)\n"
+    "    def _parse_train(self, data):\n"
+    "        return ops.resize_masks(data['masks'])\n"
+    "    def _parse_eval(self, data):\n"
+    "        return tf.image.resize(data['masks'], [8, 8], method='nearest')\n"
+)
+OPS = (
+    "import tensorflow as tf\n"
+    "def resize_masks(masks):\n"
+    "    return tf.image.resize(masks, [64, 64], method='nearest')\n"
+    "def resize_to_range(image):\n"
+    "    return tf.image.resize(image, [64, 64], method='nearest')\n"
+)
+
+
+def project(reader: str, arg: str = "", **more: str) -> Dict[str, str]:
+    files = {
+        "proj/__init__.py": "", "proj/reader.py": reader, "proj/parser.py": PARSER, "proj/ops.py": OPS,
+        "proj/factory.py": "from proj import parser\ndef parser_generator(training):\n    parser_fn = parser.Parser(training)\n    return parser_fn\n",
+        "proj/train.py": TRAIN.format(arg=arg),
+    }
+    files.update({f"proj/{name}.py": text for name, text in more.items()})
+    return files
+
+
+def nd204(lint, files: Dict[str, str]) -> List[Tuple[str, int, int]]:
+    findings = [f for f in lint(files, TF) if f.code == "ND204"]
+    assert all(f.message.startswith(RESIZE) for f in findings)
+    return sorted((f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings)
+
+
+FACTORY_READER = (
+    "import tensorflow as tf\n"
+    "from proj import factory\n"
+    "class InputReader:\n"
+    "    def __init__(self, training=True):\n"
+    "        self._parser_fn = factory.parser_generator(training)\n"
+    "    def read(self):\n"
+    "        dataset = tf.data.TFRecordDataset(['a.tfrecord'])\n"
+    "        return dataset.{method}(self._parser_fn)\n"
+)
+
+
+def test_a_parser_object_built_by_a_factory_into_an_attribute_runs_on_the_cpu(lint):
+    # ``self._parser_fn = factory.parser_generator(...)``, mapped: the Parser the factory
+    # builds runs its ``__call__``, the method held in ``self._parse_fn`` and what that
+    # calls in another module in the pipeline
+    assert nd204(lint, project(FACTORY_READER.format(method="map"))) == []
+
+
+def test_near_miss_the_attribute_is_not_given_to_a_pipeline(lint):
+    files = project(FACTORY_READER.format(method="batch"))
+    assert nd204(lint, files) == [("ops.py", 3, 12), ("ops.py", 5, 12), ("parser.py", 11, 16)]
+
+
+LOCAL_READER = (
+    "import tensorflow as tf\n"
+    "from proj.parser import Parser\n"
+    "class InputReader:\n"
+    "    def read(self):\n"
+    "        parser = Parser(training=True)\n"
+    "        dataset = tf.data.TFRecordDataset(['a.tfrecord'])\n"
+    "        return dataset.map({mapped})\n"
+)
+
+
+def test_a_parser_object_in_a_local_name_runs_on_the_cpu(lint):
+    assert nd204(lint, project(LOCAL_READER.format(mapped="parser"))) == []
+
+
+def test_near_miss_a_local_name_holding_something_else(lint):
+    files = project(LOCAL_READER.format(mapped="tf.identity"))
+    assert nd204(lint, files) == [("ops.py", 3, 12), ("ops.py", 5, 12), ("parser.py", 11, 16)]
+
+
+def test_a_module_only_pipeline_code_uses_runs_on_the_cpu_even_where_nothing_calls_it(lint):
+    # ``resize_to_range`` is called by nobody; ops.py is used only by the parser
+    assert nd204(lint, project(LOCAL_READER.format(mapped="parser"), heads="from proj import ops\n")) == []
+
+
+def test_near_miss_a_module_the_model_also_uses_keeps_its_other_functions_on_the_gpu(lint):
+    heads = "from proj import ops\ndef head(x):\n    return ops.resize_to_range(x)\n"
+    files = project(LOCAL_READER.format(mapped="parser"), heads=heads)
+    files["proj/train.py"] = files["proj/train.py"].replace("from proj import reader\n", "from proj import heads, reader\n").replace(
+        "model(next(iter(ds)))", "heads.head(model(next(iter(ds))))")
+    assert nd204(lint, files) == [("ops.py", 5, 12)]
+
+
+# ---------------------------------------------------------------- backward-only ops ----
+PAD_MESSAGE = '`torch.nn.functional.pad(mode="reflect")` has no deterministic CUDA implementation'
+SPECTRUM = (
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "class Spectrum(torch.nn.Module):\n"
+    "    def forward(self, wave):\n"
+    "        return F.pad(wave, [4, 4], mode='reflect')\n"
+)
+NET = (
+    "import torch\n"
+    "class Net(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = torch.nn.Linear(3, 3)\n"
+    "    def forward(self, x):\n"
+    "        return self.fc(x)\n"
+)
+TRAIN_NET = (
+    "import torch\n"
+    "from proj import audio, net\n"
+    "def main():\n"
+    "    model = {model}.cuda()\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    model(torch.ones(3, 3).cuda()).sum().backward()\n"
+    "    opt.step()\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+SYNTHESIZE = (
+    "import torch\n"
+    "from proj import audio\n"
+    "def main():\n"
+    "    spectrum = audio.Spectrum().to('cuda')\n"
+    "    print(spectrum(torch.ones(1, 1, 16).cuda()))\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def nd203(lint, files: Dict[str, str]) -> List[Tuple[str, int, int]]:
+    findings = [f for f in lint(files) if f.code == "ND203"]
+    assert all(f.message.startswith(PAD_MESSAGE) for f in findings)
+    return sorted((f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings)
+
+
+def torch_project(model: str, synthesize: str = SYNTHESIZE) -> Dict[str, str]:
+    return {
+        "proj/__init__.py": "", "proj/audio.py": SPECTRUM, "proj/net.py": NET,
+        "proj/train.py": TRAIN_NET.format(model=model), "proj/synthesize.py": synthesize,
+    }
+
+
+def test_a_backward_only_op_run_only_by_a_program_that_never_differentiates_is_not_reported(lint):
+    # train.py differentiates and imports audio.py but never runs Spectrum; synthesize.py
+    # runs it on the GPU without a backward pass
+    assert nd203(lint, torch_project("net.Net()")) == []
+
+
+def test_near_miss_the_training_program_runs_the_layer(lint):
+    assert nd203(lint, torch_project("torch.nn.Sequential(net.Net(), audio.Spectrum())")) == [("audio.py", 5, 16)]
+
+
+def test_a_backward_only_op_that_only_a_cpu_program_differentiates_is_not_reported(lint):
+    # the training program runs the layer on the CPU; the GPU program never differentiates
+    files = torch_project("torch.nn.Sequential(net.Net(), audio.Spectrum())")
+    files["proj/train.py"] = files["proj/train.py"].replace(".cuda()", "")
+    assert nd203(lint, files) == []
+    files["proj/train.py"] = files["proj/train.py"].replace("torch.ones(3, 3)", "torch.ones(3, 3).cuda()")
+    assert nd203(lint, files) == [("audio.py", 5, 16)]
