@@ -245,3 +245,31 @@ def test_a_session_decorator_used_only_by_self_tests_runs_in_no_program(lint):
 
 def test_near_miss_the_training_function_runs_in_the_session(lint):
     assert nd206(lint, "@tf_util.in_session\n") == [("tf_util.py", 6, 14)]
+
+
+# ---------------------------------------------------------------- no gradient in a loop ----
+DRAW = (
+    "import tensorflow as tf\n"
+    "def _resize(image, shape):\n"
+    "    return tf.image.resize(image, shape, method='nearest')\n"
+    "def draw(images, shapes):\n"
+    "    def draw_one(pair):\n"
+    "        return _resize(pair[0], pair[1])\n"
+    "    return tf.map_fn(draw_one, (images, shapes), dtype=tf.uint8{back_prop})\n"
+    "def train(model, x):\n"
+    "    with tf.GradientTape() as tape:\n"
+    "        loss = tf.reduce_sum(draw(model(x), [8, 8]))\n"
+    "    return tape.gradient(loss, model.trainable_variables)\n"
+    "if __name__ == '__main__':\n"
+    "    train(tf.keras.Sequential([tf.keras.layers.Dense(3)]), tf.ones([2, 3]))\n"
+)
+
+
+def test_a_function_mapped_with_back_prop_off_gets_no_gradient(lint):
+    # ``draw_one`` and ``_resize``, which it calls, run without gradient
+    assert nd204(lint, {"draw.py": DRAW.format(back_prop=", back_prop=False")}) == []
+
+
+def test_near_miss_a_mapped_function_with_back_prop_on(lint):
+    for back_prop in ("", ", back_prop=True"):
+        assert nd204(lint, {"draw.py": DRAW.format(back_prop=back_prop)}) == [("draw.py", 3, 12)]

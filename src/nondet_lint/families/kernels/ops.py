@@ -31,7 +31,7 @@ framework, and need the argument count the framework's signature requires.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
+from typing import Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -42,7 +42,7 @@ from nondet_lint.analysis.switches import QualName
 from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
-from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
+from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, cpu_side_functions
 from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view
 from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT
 from nondet_lint.names import dotted_name
@@ -568,8 +568,9 @@ class TensorFlowOps(OpCheck):
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
         self.cpu_side = CpuSide.from_rule_data(ctx.rules[self.code].data)
-        self.pipeline = pipeline_functions(ctx.module, self.cpu_side)
+        self.functions = cpu_side_functions(ctx.module, self.cpu_side, ctx.qualname)
         self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
+        self.depth_without_gradient = 0  # enclosing functions that get no gradient
         if self.code in ctx.enabled:
             facts = pipeline.collect(
                 ctx.module, self.cpu_side.pipeline_methods, self.cpu_side.pipeline_keywords, ctx.qualname, ctx.module_name,
@@ -600,21 +601,25 @@ class TensorFlowOps(OpCheck):
         index = pipeline.PipelineIndex(modules, hooks, lookup, units)
         return lambda path, candidate: index.runs_in_pipeline(path, candidate.function)
 
+    def _enter(self, node: Union[cst.FunctionDef, cst.Lambda], step: int) -> None:
+        self.depth_on_cpu += step * (node in self.functions.on_cpu)
+        self.depth_without_gradient += step * (node in self.functions.without_gradient)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.depth_on_cpu += node in self.pipeline
+        self._enter(node, 1)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.depth_on_cpu -= original_node in self.pipeline
+        self._enter(original_node, -1)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.depth_on_cpu += node in self.pipeline
+        self._enter(node, 1)
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self.depth_on_cpu -= original_node in self.pipeline
+        self._enter(original_node, -1)
 
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         """Ops of a ``tf.data`` function run on the CPU; a backward-only op on an input
-        that gets no gradient never runs its backward."""
+        that gets no gradient, or in a function that gets none, never runs its backward."""
         if self.depth_on_cpu:
             return
         kept = [
@@ -622,8 +627,10 @@ class TensorFlowOps(OpCheck):
             for entry, shift in candidates
             if not (
                 entry.get("phase") == "backward"
-                and not entry["api"].startswith("keras.")  # a layer's input comes at its call
-                and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname, self.cpu_side)
+                and (self.depth_without_gradient or (
+                    not entry["api"].startswith("keras.")  # a layer's input comes at its call
+                    and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname, self.cpu_side)
+                ))
             )
         ]
         super().consider(node, kept)
