@@ -273,3 +273,43 @@ def test_a_function_mapped_with_back_prop_off_gets_no_gradient(lint):
 def test_near_miss_a_mapped_function_with_back_prop_on(lint):
     for back_prop in ("", ", back_prop=True"):
         assert nd204(lint, {"draw.py": DRAW.format(back_prop=back_prop)}) == [("draw.py", 3, 12)]
+
+
+# ---------------------------------------------------------------- models looked up by string ----
+MODELS = (
+    "import torch\n"
+    "class Net(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.pool = torch.nn.AdaptiveAvgPool2d((1, 1))\n"
+    "    def forward(self, x):\n"
+    "        return self.pool(x).flatten()\n"
+    "def net_small():\n"
+    "    return Net()\n"
+    "def get_model(name):\n"
+    "    table = {namespace}\n"
+    "    return table[name]()\n"
+)
+TRAIN_BY_NAME = (
+    "import torch\n"
+    "import models\n"
+    "def main():\n"
+    "    model = models.get_model('net_small').cuda()\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    model(torch.ones(1, 3, 4, 4).cuda()).sum().backward()\n"
+    "    opt.step()\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def test_a_model_looked_up_in_the_module_namespace_is_run_by_the_program(lint):
+    files = {"models.py": MODELS.format(namespace="globals()"), "train.py": TRAIN_BY_NAME}
+    findings = [f for f in lint(files) if f.code == "ND203"]
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("models.py", 5, 21)]
+    assert findings[0].message.startswith("`torch.nn.AdaptiveAvgPool2d` has no deterministic CUDA implementation")
+
+
+def test_near_miss_a_table_that_names_no_definition_of_the_module(lint):
+    files = {"models.py": MODELS.format(namespace="{}"), "train.py": TRAIN_BY_NAME}
+    assert [f for f in lint(files) if f.code == "ND203"] == []
