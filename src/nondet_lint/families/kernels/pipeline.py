@@ -8,10 +8,16 @@ call, what it hands to a pipeline method, and the parameters whose value it hand
 such a parameter's name as a pipeline function too, and follows calls from all of them
 through the project: what they reach runs on the CPU.
 
+A mapped attribute or local name stands for what was assigned to it
+(``self._parser_fn = factory.parser_generator(params)``, ``parser = Parser(cfg)``).
+
 Calls are followed by what they name: a function of the module, a function of another
 project module through an import, or, for ``obj.method(...)``, every method of that name
 in the project (the receiver's class is not known), except the framework's own hooks
-(``call``, ``build``) that model code overrides.
+(``call``, ``build``) that model code overrides.  A module that does not import
+TensorFlow has no pipeline facts: its functions are followed through the names its
+``reach`` units refer to (a factory that builds the parser).  A module that other modules
+use only from pipeline code runs on the CPU as a whole.
 """
 
 from __future__ import annotations
