@@ -12,14 +12,12 @@ from nondet_lint.analysis.dataflow import ScopeIndex
 from nondet_lint.analysis.texttypes import scope_index_factory
 from nondet_lint.context import FileContext, parameter_names
 from nondet_lint.names import dotted_name
-from nondet_lint.walk import children
 
 
 class ModuleView:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.index_for = scope_index_factory(ctx.parent)
-        self._calls: Optional[List[cst.Call]] = None
 
     def shadowed(self, node: cst.CSTNode) -> FrozenSet[str]:
         """Parameters of the functions around ``node`` (they hide imported names)."""
@@ -35,19 +33,14 @@ class ModuleView:
         dotted = dotted_name(expr)
         if dotted is None:
             return None
-        return self.ctx.imports.resolve_dotted(dotted, self.shadowed(expr))
+        resolved = self.ctx.imports.resolve_dotted(dotted)
+        if resolved is None or dotted.partition(".")[0] not in self.shadowed(expr):
+            return resolved
+        return None  # a parameter hides the import
 
     def module_calls(self) -> List[cst.Call]:
-        """Every call of the module, in no particular order (found once)."""
-        if self._calls is None:
-            self._calls = []
-            stack: List[cst.CSTNode] = [self.ctx.module]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, cst.Call):
-                    self._calls.append(node)
-                stack.extend(children(node))
-        return self._calls
+        """Every call of the module, in source order."""
+        return self.ctx.module_calls()
 
     def call_sites(self, function: cst.FunctionDef) -> List[cst.Call]:
         """Calls of a function of this module: ``f(...)`` for a top-level function,

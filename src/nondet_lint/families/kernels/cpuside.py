@@ -14,6 +14,9 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set,
 
 import libcst as cst
 
+from nondet_lint.walk import calls_in, visit_tree
+
+
 @dataclass(frozen=True)
 class CpuSide:
     """ND204's ``cpu_side`` and ``no_gradient`` rule data."""
@@ -49,11 +52,10 @@ def _callee_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
     """The module's function definitions, the names each calls, and the pipeline roots."""
 
     def __init__(self, side: CpuSide, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> None:
-        super().__init__()
         self.side = side
         self.qualname = qualname
         self.defs: Dict[str, List[cst.FunctionDef]] = {}
@@ -100,7 +102,6 @@ class _Collector(cst.CSTVisitor):
                 if root is not None:
                     self.roots.add(root)
 
-
     def _loop_without_gradient(self, node: cst.Call) -> bool:
         """``tf.map_fn(fn, x, back_prop=False)``: ``fn`` gets no gradient."""
         if not any(arg.keyword is not None and arg.keyword.value == self.side.loop_switch for arg in node.args):
@@ -110,16 +111,7 @@ class _Collector(cst.CSTVisitor):
 
 
 def _names_called(node: cst.CSTNode) -> Set[str]:
-    found: Set[str] = set()
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            name = _callee_name(call.func)
-            if name is not None:
-                found.add(name)
-
-    node.visit(_Calls())
-    return found
+    return {name for call in calls_in(node) for name in [_callee_name(call.func)] if name is not None}
 
 
 @dataclass(frozen=True)
@@ -134,7 +126,7 @@ class CpuSideFunctions:
 
 def cpu_side_functions(module: cst.Module, side: CpuSide, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> CpuSideFunctions:
     collector = _Collector(side, qualname)
-    module.visit(collector)
+    visit_tree(module, collector)
 
     def reach(roots: Set[str], lambdas: Set[cst.Lambda]) -> FrozenSet[FunctionNode]:
         reached: Set[FunctionNode] = set(lambdas)

@@ -43,8 +43,8 @@ from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, cpu_side_functions
-from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view
-from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT
+from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view, unit_of
+from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
@@ -243,9 +243,8 @@ def _assigned(
 class OpCandidate:
     """A call of an op of the table (its deferred payload): its entry's id, the key of
     the function it is in (``Parser._parse_train_data``; "" at module level), and, for an
-    op non-deterministic only in backward, the ``reach`` unit it is in (``Parser.parse``,
-    a top-level function or class; "" at module level): pass 2 asks which programs run
-    it."""
+    op non-deterministic only in backward, the ``reach`` unit it is in (``gpu.unit_of``):
+    pass 2 asks which programs run it."""
 
     op: str
     function: str = ""
@@ -262,37 +261,24 @@ class OpCandidate:
         return cls(data.get("op", ""), data.get("function", ""), data.get("unit"))
 
 
-def unit_of(parents: Callable[[cst.CSTNode], Optional[cst.CSTNode]], node: cst.CSTNode) -> str:
-    """The ``reach`` unit ``node`` is in: its top-level function or class, or the method
-    of a top-level class (``Class.method``); "" at module level."""
-    names: List[Tuple[str, bool]] = []  # (name, is a class), innermost first
-    current = parents(node)
-    while current is not None:
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
-            names.append((current.name.value, isinstance(current, cst.ClassDef)))
-        current = parents(current)
-    names.reverse()
-    if not names:
-        return MODULE_UNIT
-    if names[0][1] and len(names) > 1 and not names[1][1]:
-        return f"{names[0][0]}.{names[1][0]}"
-    return names[0][0]
-
-
 @dataclass(frozen=True)
 class ImplicitOp:
     """Where a program runs an op the missing switch leaves non-deterministic (an ND205
-    anchor): the op's id and the rule whose table holds it."""
+    anchor): the op's id, the rule whose table holds it, and the unit it is in (the op
+    counts for programs that run that unit)."""
 
     op: str
     op_code: str
+    unit: str
 
     def to_json(self) -> Dict[str, Any]:
-        return {"implicit_op": self.op, "op_code": self.op_code}
+        return {"implicit_op": self.op, "op_code": self.op_code, "unit": self.unit}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Optional["ImplicitOp"]:
-        return cls(data["implicit_op"], data.get("op_code", "")) if "implicit_op" in data else None
+        if "implicit_op" not in data:
+            return None
+        return cls(data["implicit_op"], data.get("op_code", ""), data.get("unit", MODULE_UNIT))
 
 
 class OpCheck(Check):
@@ -394,11 +380,11 @@ class OpCheck(Check):
                 continue
             backward = entry.get("phase") == "backward"
             if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
-                unit = unit_of(self.ctx.parent, node) if backward else None
+                unit = unit_of(self.ctx.ancestors) if backward else None
                 self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node), unit).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
-                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code).to_json())
+                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, unit_of(self.ctx.ancestors)).to_json())
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Whether a backward-only op may be differentiated here (pass 2 still asks
@@ -476,9 +462,9 @@ def differentiated(view: ProgramView, path: str, candidate: OpCandidate, scopes:
     entries = view.entries_reaching(path)
     if candidate.unit is None or not entries:
         return any(view.differentiates(s) for s in scopes)
-    here = {(path, candidate.unit)} if candidate.unit else {(path, MODULE_UNIT), (path, MAIN_UNIT)}
+    here = (path, candidate.unit)
     return any(
-        view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates and not here.isdisjoint(view.reached_units(entry))
+        view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates and here in view.reached_units(entry)
         for entry in entries
     )
 
