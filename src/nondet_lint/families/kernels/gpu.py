@@ -633,7 +633,7 @@ class GpuFacts(Check):
             read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
             if isinstance(read, str):
                 self.unit.reads.add(read)  # ``getattr(obj, "run")``
-        elif name in self.namespace_getters and not self._stores_into(node):
+        elif name in self.namespace_getters:
             self.unit.reads_namespace = True
         before = dict(self.switches.state)
         self.switches.call(node, name)
@@ -660,14 +660,6 @@ class GpuFacts(Check):
                 for framework, names in self.hints.items():
                     if name.startswith(names):
                         unit.version_hints.add(framework)
-
-    def _stores_into(self, namespace: cst.Call) -> bool:
-        """``globals()[name] = value`` / ``globals().update(...)``: the namespace is
-        written, no definition is looked up."""
-        parent = self.ctx.parent(namespace)
-        if isinstance(parent, cst.Subscript):
-            return isinstance(self.ctx.parent(parent), (cst.AssignTarget, cst.Del))
-        return isinstance(parent, cst.Attribute) and parent.attr.value in ("update", "setdefault", "pop", "clear")
 
     def visit_BaseString(self, node: cst.BaseString) -> None:
         self._selected(node, self.selection.literal(node))
