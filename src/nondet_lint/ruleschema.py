@@ -167,7 +167,7 @@ DATA: Dict[str, Table] = {
         }),
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
         "program": Table({
-            "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES, "namespace_getters": NAMES,
+            "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
             "methods": Table({"with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES)}),
         }),
         "cudnn_covers": NAMES,

@@ -459,7 +459,6 @@ class GpuFacts(Check):
         self.owner: Optional[str] = None  # the top-level class being walked
         self.receiver: Optional[str] = None  # the instance parameter of the method being walked (``self``)
         self.getters = frozenset(self.program.get("methods", {}).get("attribute_getters", ()))
-        self.namespace_getters = frozenset(self.program.get("namespace_getters", ()))
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
@@ -633,8 +632,6 @@ class GpuFacts(Check):
             read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
             if isinstance(read, str):
                 self.unit.reads.add(read)  # ``getattr(obj, "run")``
-        elif name in self.namespace_getters:
-            self.unit.reads_namespace = True
         before = dict(self.switches.state)
         self.switches.call(node, name)
         self._switched(before)

@@ -158,7 +158,6 @@ class UnitBuilder:
     seeds: bool = False
     saves_model: bool = False
     benchmarks_speed: bool = False
-    reads_namespace: bool = False  # it calls ``globals()``: it may name any definition of its module
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -174,8 +173,7 @@ class UnitBuilder:
     def build(self, module_name: str, units: Iterable[str]) -> UnitFacts:
         names = set(units)
         refs = {_local(ref, module_name) for ref in self.refs}
-        refs.update(LOCAL + name for name in (names if self.reads_namespace else self.bare.intersection(names))
-                    if name not in (MODULE_UNIT, MAIN_UNIT) and "." not in name)
+        refs.update(LOCAL + name for name in self.bare.intersection(names))
         bases = [LOCAL + base if base in names else _local(base, module_name) for base in self.bases]
         return UnitFacts(
             self.selects_gpu, self.gpu_if, self.differentiates, self.evaluates, self.seeds, self.saves_model,
