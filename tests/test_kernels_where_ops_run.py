@@ -273,3 +273,47 @@ def test_a_function_mapped_with_back_prop_off_gets_no_gradient(lint):
 def test_near_miss_a_mapped_function_with_back_prop_on(lint):
     for back_prop in ("", ", back_prop=True"):
         assert nd204(lint, {"draw.py": DRAW.format(back_prop=back_prop)}) == [("draw.py", 3, 12)]
+
+
+# ---------------------------------------------------------------- code no program is seen to run ----
+MODELS = (
+    "import torch\n"
+    "class Net(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.pool = torch.nn.AdaptiveAvgPool2d((1, 1))\n"
+    "    def forward(self, x):\n"
+    "        return self.pool(x).flatten()\n"
+    "def net_small():\n"
+    "    return Net()\n"
+    "def get_model(name):\n"
+    "    return globals()[name]()\n"
+)
+TRAIN_BY_NAME = (
+    "import torch\n"
+    "import models\n"
+    "def main():\n"
+    "    model = models.get_model('net_small').cuda()\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    model(torch.ones(1, 3, 4, 4).cuda()).sum().backward()\n"
+    "    opt.step()\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def test_a_backward_only_op_no_program_is_seen_to_run_counts_where_its_module_differentiates(lint):
+    # the model is looked up by string: no program is seen to run ``Net``, so the training
+    # program that imports its module judges it
+    findings = [f for f in lint({"models.py": MODELS, "train.py": TRAIN_BY_NAME}) if f.code == "ND203"]
+    assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("models.py", 5, 21)]
+    assert findings[0].message.startswith("`torch.nn.AdaptiveAvgPool2d` has no deterministic CUDA implementation")
+
+
+def test_near_miss_the_module_is_imported_only_by_a_program_that_never_differentiates(lint):
+    infer = TRAIN_BY_NAME.replace(
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    model(torch.ones(1, 3, 4, 4).cuda()).sum().backward()\n    opt.step()\n",
+        "    print(model(torch.ones(1, 3, 4, 4).cuda()))\n",
+    )
+    assert "backward" not in infer
+    assert [f for f in lint({"models.py": MODELS, "infer.py": infer}) if f.code == "ND203"] == []

@@ -457,16 +457,14 @@ class OpCheck(Check):
 def differentiated(view: ProgramView, path: str, candidate: OpCandidate, scopes: Sequence[FrozenSet[str]]) -> bool:
     """Whether a backward-only op may run its backward: some GPU program that runs the
     code it is in differentiates (spec: not in programs that never differentiate, such as
-    an export tool or a CPU program that imports the model).  Code no entry point reaches
-    (a library) counts where the modules around it differentiate."""
-    entries = view.entries_reaching(path)
-    if candidate.unit is None or not entries:
-        return any(view.differentiates(s) for s in scopes)
+    an export tool or a CPU program that imports the model).  Code no program is seen to
+    run (a library, a model looked up by string) counts where the modules around it
+    differentiate."""
     here = (path, candidate.unit)
-    return any(
-        view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates and here in view.reached_units(entry)
-        for entry in entries
-    )
+    running = [entry for entry in view.entries_reaching(path) if here in view.reached_units(entry)]
+    if candidate.unit is None or not running:
+        return any(view.differentiates(s) for s in scopes)
+    return any(view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates for entry in running)
 
 
 class TorchOps(OpCheck):

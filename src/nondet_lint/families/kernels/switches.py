@@ -709,17 +709,20 @@ class TensorFlowThreads(Check):
     def _seeded(view: ProgramView, project: Any, path: str, unit: str) -> bool:
         """Whether a program that runs the session's code (``unit`` of ``path``) seeds
         (wants determinism): a program of an entry point that is not test code, or, for a
-        module no such entry point reaches, the module itself.  A session in a function
-        only the module's self-tests call (an ``in_session`` decorator's wrapper) runs in
-        no program.  A library module that does not differentiate opens its sessions
+        module no such entry point reaches, the module itself.  A session in code only
+        test programs are seen to run (an ``in_session`` decorator's wrapper that a
+        module's self-tests use) runs in no program that matters.  A library module that does not differentiate opens its sessions
         for work no seed is about (a vocabulary lookup, a checkpoint conversion, reading
         ground truth): the seeds of the programs that import it do not count."""
-        entries = [entry for entry in view.entries_reaching(path) if not project.is_test_code(entry)]
+        reaching = view.entries_reaching(path)
+        entries = [entry for entry in reaching if not project.is_test_code(entry)]
         if not entries:
             return view.seeds(frozenset({path}))
-        entries = [entry for entry in entries if (path, unit) in view.reached_units(entry)]
-        if not entries:
-            return False
+        running = [entry for entry in reaching if (path, unit) in view.reached_units(entry)]
+        if running:  # else no program is seen to run it: the programs that import it judge
+            entries = [entry for entry in running if not project.is_test_code(entry)]
+            if not entries:
+                return False
         if path not in entries and not view.differentiates(frozenset({path})):
             return False
         return any(view.seeds(view.program_of_entry(entry)) for entry in entries)
