@@ -251,7 +251,10 @@ def test_backward_only_torch_ops_under_no_grad_or_on_detached_inputs(lint):
         "    y = x.float()\n"
         "    return F.pad(y, [1, 1, 1, 1], mode='reflect')\n"
         "for _ in range(3):\n"
-        "    model(torch.ones(3).cuda()).sum().backward()\n"
+        "    x = model(torch.ones(3).cuda())\n"
+        "    update((x, x))\n"
+        "    evaluate(x), evaluate2(x)\n"
+        "    forward(x).sum().backward()\n"
         "    opt.step()\n"
     )
     assert found(lint({"train.py": source}), "ND203") == [("train.py", "ND203", 17, 12)]
@@ -418,11 +421,12 @@ def test_nd204_callables_held_in_attributes_are_followed(lint):
         ),
         "proj/train.py": (
             "import tensorflow as tf\n"
+            "from proj import labeler\n"
             "from proj.parser import Parser\n"
             "def main(files):\n"
             "    ds = tf.data.TFRecordDataset(files).map(Parser())\n"
             "    with tf.GradientTape() as tape:\n"
-            "        loss = model(ds)\n"
+            "        loss = labeler.Unused()(model(ds), [[0], [1]], model(ds))\n"
             "if __name__ == '__main__':\n"
             "    main(['a'])\n"
         ),

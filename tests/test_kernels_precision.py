@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from conftest import codes_at
-from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
+from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, cpu_side_functions
 from nondet_lint.ruledata import load_rules
 
 SIDE = CpuSide.from_rule_data(load_rules()["ND204"].data)  # the bundled rule data
@@ -53,7 +53,7 @@ def test_pipeline_functions_follow_methods_and_keywords():
         "        return ds.map(self._parse).interleave(map_func=decoder.decode)\n"
         "def decode(x):\n    return x\n"
     )
-    names = sorted(f.name.value for f in pipeline_functions(module, SIDE) if isinstance(f, cst.FunctionDef))
+    names = sorted(f.name.value for f in cpu_side_functions(module, SIDE, lambda node: None).on_cpu if isinstance(f, cst.FunctionDef))
     assert names == ["_crop", "_parse", "decode"]
 
 

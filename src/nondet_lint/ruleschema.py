@@ -139,7 +139,9 @@ DATA: Dict[str, Table] = {
     "ND204": Table({
         "kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS,
         "cpu_side": Table({"pipeline_methods": NAMES, "pipeline_keywords": NAMES, "framework_hooks": NAMES}),
-        "no_gradient": Table({"calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES}),
+        "no_gradient": Table({
+            "calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES, "loop_calls": NAMES, "loop_switch": str,
+        }),
     }),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES}),

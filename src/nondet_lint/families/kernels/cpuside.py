@@ -3,7 +3,8 @@
 Functions given to ``tf.data`` (``map``, ``filter``, ``flat_map``, ``interleave``,
 ``from_generator``) run on the CPU whatever the device of the program, and so do the
 functions of the module they call.  A backward-only op whose input is a label, an
-integer cast or a ``tf.stop_gradient`` never gets a gradient, so its backward never runs.
+integer cast or a ``tf.stop_gradient``, or that runs in a function given to
+``tf.map_fn(..., back_prop=False)``, never gets a gradient, so its backward never runs.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ class CpuSide:
     cast_calls: FrozenSet[str]
     integer_dtypes: FrozenSet[str]
     target_words: Tuple[str, ...]  # names of tensors that hold targets, not activations
+    loop_calls: FrozenSet[str] = frozenset()  # calls whose function arguments run without gradient ...
+    loop_switch: str = ""  # ... when this keyword is False (``tf.map_fn(fn, x, back_prop=False)``)
 
     @classmethod
     def from_rule_data(cls, data: Mapping[str, Any]) -> "CpuSide":
@@ -33,6 +36,7 @@ class CpuSide:
         return cls(
             frozenset(cpu["pipeline_methods"]), frozenset(cpu["pipeline_keywords"]), frozenset(none["calls"]),
             frozenset(none["cast_calls"]), frozenset(none["integer_dtypes"]), tuple(none["target_words"]),
+            frozenset(none.get("loop_calls", ())), none.get("loop_switch", ""),
         )
 
 
@@ -51,12 +55,15 @@ def _callee_name(node: cst.BaseExpression) -> Optional[str]:
 class _Collector:
     """The module's function definitions, the names each calls, and the pipeline roots."""
 
-    def __init__(self, side: CpuSide) -> None:
+    def __init__(self, side: CpuSide, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> None:
         self.side = side
+        self.qualname = qualname
         self.defs: Dict[str, List[cst.FunctionDef]] = {}
         self.calls: Dict[cst.FunctionDef, Set[str]] = {}
         self.roots: Set[str] = set()
         self.lambdas: Set[cst.Lambda] = set()
+        self.no_gradient_roots: Set[str] = set()
+        self.no_gradient_lambdas: Set[cst.Lambda] = set()
         self.stack: List[cst.FunctionDef] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -71,6 +78,15 @@ class _Collector:
         name = _callee_name(node.func)
         if self.stack and name is not None:
             self.calls[self.stack[-1]].add(name)
+        if self.side.loop_calls and self._loop_without_gradient(node):
+            for arg in node.args:
+                if isinstance(arg.value, cst.Lambda):
+                    self.no_gradient_lambdas.add(arg.value)
+                    self.no_gradient_roots.update(_names_called(arg.value))
+                else:
+                    root = _callee_name(arg.value)
+                    if root is not None:
+                        self.no_gradient_roots.add(root)
         if not (isinstance(node.func, cst.Attribute) and node.func.attr.value in self.side.pipeline_methods):
             return
         for index, arg in enumerate(node.args):
@@ -86,28 +102,49 @@ class _Collector:
                 if root is not None:
                     self.roots.add(root)
 
+    def _loop_without_gradient(self, node: cst.Call) -> bool:
+        """``tf.map_fn(fn, x, back_prop=False)``: ``fn`` gets no gradient."""
+        if not any(arg.keyword is not None and arg.keyword.value == self.side.loop_switch for arg in node.args):
+            return False
+        switch = next(arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == self.side.loop_switch)
+        return isinstance(switch, cst.Name) and switch.value == "False" and self.qualname(node.func) in self.side.loop_calls
+
 
 def _names_called(node: cst.CSTNode) -> Set[str]:
     return {name for call in calls_in(node) for name in [_callee_name(call.func)] if name is not None}
 
 
-def pipeline_functions(module: cst.Module, side: CpuSide) -> Set[Any]:
-    """The functions (and lambdas) of ``module`` that run inside a ``tf.data`` pipeline:
-    those given to a pipeline method, and the module's functions they call."""
-    collector = _Collector(side)
+@dataclass(frozen=True)
+class CpuSideFunctions:
+    """The functions (and lambdas) of a module that run inside a ``tf.data`` pipeline, and
+    those that run without gradient (given to ``tf.map_fn(..., back_prop=False)``), each
+    with the module's functions they call."""
+
+    on_cpu: FrozenSet[FunctionNode]
+    without_gradient: FrozenSet[FunctionNode]
+
+
+def cpu_side_functions(module: cst.Module, side: CpuSide, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> CpuSideFunctions:
+    collector = _Collector(side, qualname)
     visit_tree(module, collector)
-    reached: Set[Any] = set(collector.lambdas)
-    pending = list(collector.roots)
-    seen: Set[str] = set()
-    while pending:
-        name = pending.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        for definition in collector.defs.get(name, []):
-            reached.add(definition)
-            pending.extend(collector.calls[definition])
-    return reached
+
+    def reach(roots: Set[str], lambdas: Set[cst.Lambda]) -> FrozenSet[FunctionNode]:
+        reached: Set[FunctionNode] = set(lambdas)
+        pending = list(roots)
+        seen: Set[str] = set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for definition in collector.defs.get(name, []):
+                reached.add(definition)
+                pending.extend(collector.calls[definition])
+        return frozenset(reached)
+
+    return CpuSideFunctions(
+        reach(collector.roots, collector.lambdas), reach(collector.no_gradient_roots, collector.no_gradient_lambdas),
+    )
 
 
 def carries_no_gradient(

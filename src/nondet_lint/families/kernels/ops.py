@@ -31,7 +31,7 @@ framework, and need the argument count the framework's signature requires.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
+from typing import Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
@@ -42,8 +42,8 @@ from nondet_lint.analysis.switches import QualName
 from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
-from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
-from nondet_lint.families.kernels.gpu import canonical, program_view, unit_of
+from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, cpu_side_functions
+from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view, unit_of
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
@@ -241,18 +241,24 @@ def _assigned(
 # ---------------------------------------------------------------- pass 1 --------------
 @dataclass(frozen=True)
 class OpCandidate:
-    """A call of an op of the table (its deferred payload): its entry's id, and the key of
-    the function it is in (``Parser._parse_train_data``; "" at module level)."""
+    """A call of an op of the table (its deferred payload): its entry's id, the key of
+    the function it is in (``Parser._parse_train_data``; "" at module level), and, for an
+    op non-deterministic only in backward, the ``reach`` unit it is in (``gpu.unit_of``):
+    pass 2 asks which programs run it."""
 
     op: str
     function: str = ""
+    unit: Optional[str] = None
 
     def to_json(self) -> Dict[str, Any]:
-        return {"op": self.op, "function": self.function}
+        out: Dict[str, Any] = {"op": self.op, "function": self.function}
+        if self.unit is not None:
+            out["unit"] = self.unit
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
-        return cls(data.get("op", ""), data.get("function", ""))
+        return cls(data.get("op", ""), data.get("function", ""), data.get("unit"))
 
 
 @dataclass(frozen=True)
@@ -372,8 +378,10 @@ class OpCheck(Check):
             self.matched.add(entry["id"])
             if entry.get("device", "cuda") == "mps":
                 continue
-            if reported_at_calls(entry) and (entry.get("phase") != "backward" or self.gradient_may_flow(node, entry, shift)):
-                self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node)).to_json())
+            backward = entry.get("phase") == "backward"
+            if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
+                unit = unit_of(self.ctx.ancestors) if backward else None
+                self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node), unit).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, unit_of(self.ctx.ancestors)).to_json())
@@ -427,7 +435,7 @@ class OpCheck(Check):
             kind = status["kind"]
             scopes = view.scopes_of_module(item.path)
             scopes = [s for s in scopes if cls.framework in view.frameworks(s)] or scopes
-            if entry.get("phase") == "backward" and not any(view.differentiates(s) for s in scopes):
+            if entry.get("phase") == "backward" and not differentiated(view, item.path, candidate, scopes):
                 continue
             # covered when a program that runs this module sets the switch (another entry
             # point that does not is ND205's finding, not one per op)
@@ -444,6 +452,19 @@ class OpCheck(Check):
             if key not in best or KIND_PRIORITY[kind] < best[key][0]:
                 best[key] = (KIND_PRIORITY[kind], finding)
         return [finding for _, finding in best.values()]
+
+
+def differentiated(view: ProgramView, path: str, candidate: OpCandidate, scopes: Sequence[FrozenSet[str]]) -> bool:
+    """Whether a backward-only op may run its backward: some GPU program that runs the
+    code it is in differentiates (spec: not in programs that never differentiate, such as
+    an export tool or a CPU program that imports the model).  Code no program is seen to
+    run (a library, a model looked up by string) counts where the modules around it
+    differentiate."""
+    here = (path, candidate.unit)
+    running = [entry for entry in view.entries_reaching(path) if here in view.reached_units(entry)]
+    if candidate.unit is None or not running:
+        return any(view.differentiates(s) for s in scopes)
+    return any(view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates for entry in running)
 
 
 class TorchOps(OpCheck):
@@ -531,8 +552,9 @@ class TensorFlowOps(OpCheck):
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
         self.cpu_side = CpuSide.from_rule_data(ctx.rules[self.code].data)
-        self.pipeline = pipeline_functions(ctx.module, self.cpu_side)
+        self.functions = cpu_side_functions(ctx.module, self.cpu_side, ctx.qualname)
         self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
+        self.depth_without_gradient = 0  # enclosing functions that get no gradient
         if self.code in ctx.enabled:
             facts = pipeline.collect(
                 ctx.module, self.cpu_side.pipeline_methods, self.cpu_side.pipeline_keywords, ctx.qualname, ctx.module_name,
@@ -555,24 +577,33 @@ class TensorFlowOps(OpCheck):
             record = project.module(name)
             return record.path if record is not None else None
 
-        index = pipeline.PipelineIndex(modules, hooks, lookup)
+        units = {
+            record.path: {unit: facts.refs for unit, facts in gpu.units.items()}
+            for record in project
+            for gpu in (record.facts.get(GpuModuleFacts),) if gpu is not None
+        }
+        index = pipeline.PipelineIndex(modules, hooks, lookup, units)
         return lambda path, candidate: index.runs_in_pipeline(path, candidate.function)
 
+    def _enter(self, node: Union[cst.FunctionDef, cst.Lambda], step: int) -> None:
+        self.depth_on_cpu += step * (node in self.functions.on_cpu)
+        self.depth_without_gradient += step * (node in self.functions.without_gradient)
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.depth_on_cpu += node in self.pipeline
+        self._enter(node, 1)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self.depth_on_cpu -= original_node in self.pipeline
+        self._enter(original_node, -1)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
-        self.depth_on_cpu += node in self.pipeline
+        self._enter(node, 1)
 
     def leave_Lambda(self, original_node: cst.Lambda) -> None:
-        self.depth_on_cpu -= original_node in self.pipeline
+        self._enter(original_node, -1)
 
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         """Ops of a ``tf.data`` function run on the CPU; a backward-only op on an input
-        that gets no gradient never runs its backward."""
+        that gets no gradient, or in a function that gets none, never runs its backward."""
         if self.depth_on_cpu:
             return
         kept = [
@@ -580,8 +611,10 @@ class TensorFlowOps(OpCheck):
             for entry, shift in candidates
             if not (
                 entry.get("phase") == "backward"
-                and not entry["api"].startswith("keras.")  # a layer's input comes at its call
-                and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname, self.cpu_side)
+                and (self.depth_without_gradient or (
+                    not entry["api"].startswith("keras.")  # a layer's input comes at its call
+                    and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname, self.cpu_side)
+                ))
             )
         ]
         super().consider(node, kept)

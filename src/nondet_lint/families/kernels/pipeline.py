@@ -8,10 +8,16 @@ call, what it hands to a pipeline method, and the parameters whose value it hand
 such a parameter's name as a pipeline function too, and follows calls from all of them
 through the project: what they reach runs on the CPU.
 
+A mapped attribute or local name stands for what was assigned to it
+(``self._parser_fn = factory.parser_generator(params)``, ``parser = Parser(cfg)``).
+
 Calls are followed by what they name: a function of the module, a function of another
 project module through an import, or, for ``obj.method(...)``, every method of that name
 in the project (the receiver's class is not known), except the framework's own hooks
-(``call``, ``build``) that model code overrides.
+(``call``, ``build``) that model code overrides.  A module that does not import
+TensorFlow has no pipeline facts: its functions are followed through the names its
+``reach`` units refer to (a factory that builds the parser).  A module that other modules
+use only from pipeline code runs on the CPU as a whole.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Opti
 import libcst as cst
 
 from nondet_lint.facts import ModuleFact
+from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT
 from nondet_lint.walk import calls_in, visit_tree
 
 # a reference to a function: ("local", key) a function of the module (``Class.method``,
@@ -56,6 +63,9 @@ class PipelineFacts(ModuleFact):
         )
 
 
+_RUN_AT_IMPORT = (MODULE_UNIT, MAIN_UNIT)  # a module's own code: it runs where the module is imported
+
+
 class _Collector:
     """One walk of a module: its functions, their calls, the pipeline roots and parameters."""
 
@@ -65,11 +75,15 @@ class _Collector:
         self.scope: List[Tuple[str, bool]] = []  # (name, is a class)
         self.defined: Set[str] = set()
         self.functions: Dict[str, Tuple[bool, List[Ref]]] = {}
-        self.roots: List[Ref] = []
+        self.roots: Dict[Ref, None] = {}  # in order, once each
         self.params: Dict[str, List[str]] = {}  # function key -> its parameter names, in order
         self.piped_params: Set[Tuple[str, str]] = set()  # (function key, parameter) handed to a pipeline
         self.piped_attrs: Set[str] = set()  # ``self.attr`` handed to a pipeline
-        self.attr_from_param: List[Tuple[str, str, str]] = []  # (attr, function key, parameter)
+        # every value assigned to ``self.attr`` (attr, function key, value): a piped attribute
+        # hands each on (``self._parser_fn = factory.parser_generator(params)``)
+        self.attr_values: List[Tuple[str, str, cst.BaseExpression]] = []
+        # values assigned to a function's local names: ``parser = Parser(cfg)`` then ``map(parser)``
+        self.local_values: Dict[Tuple[str, str], List[cst.BaseExpression]] = {}
         self.local_calls: List[Tuple[str, str, int, cst.BaseExpression]] = []  # (caller, callee key, position, value)
         self.keywords: List[Tuple[str, Ref]] = []
         # ``self.attr`` of a class holding a callable: ``self._label = Labeler(...)`` (its
@@ -126,7 +140,10 @@ class _Collector:
 
     def function_refs(self, value: cst.BaseExpression) -> List[Ref]:
         """The functions a value handed to a pipeline stands for: a function, a method, the
-        function a call returns (``parser.parse_fn(training)``), what a lambda calls."""
+        function a call returns (``parser.parse_fn(training)``), what a lambda calls,
+        either branch of a conditional."""
+        if isinstance(value, cst.IfExp):
+            return [*self.function_refs(value.body), *self.function_refs(value.orelse)]
         if isinstance(value, cst.Lambda):
             found: List[Ref] = []
             for call in calls_in(value):
@@ -153,26 +170,27 @@ class _Collector:
         if key is None:
             return
         for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.local_values.setdefault((key, target.target.value), []).append(node.value)
             attr = _self_attribute(target.target)
             if attr is None:
                 continue
-            if isinstance(node.value, cst.Name) and node.value.value in self.params.get(key, []):
-                self.attr_from_param.append((attr, key, node.value.value))
-            held = self._held(node.value)
-            if held is not None:
-                self.attr_refs.setdefault((_owner(key), attr), []).append(held)
+            self.attr_values.append((attr, key, node.value))
+            self.attr_refs.setdefault((_owner(key), attr), []).extend(self._held(node.value))
 
-    def _held(self, value: cst.BaseExpression) -> Optional[Ref]:
-        """The callable a value is: an instance of a project class (its ``__call__``), or a
-        method of ``self``."""
+    def _held(self, value: cst.BaseExpression) -> List[Ref]:
+        """The callables a value is: an instance of a project class (its ``__call__``), a
+        method of ``self``, either branch of a conditional."""
+        if isinstance(value, cst.IfExp):
+            return [*self._held(value.body), *self._held(value.orelse)]
         method = _self_attribute(value)
         if method is not None:
-            return ("method", method)
+            return [("method", method)]
         if isinstance(value, cst.Call):
             made = self.ref(value.func)
             if made is not None and made[0] == "qualified":
-                return ("qualified", f"{made[1]}.__call__")
-        return None
+                return [("qualified", f"{made[1]}.__call__")]
+        return []
 
     def visit_Call(self, node: cst.Call) -> None:
         key = self._function()
@@ -196,38 +214,45 @@ class _Collector:
                 if positional or (arg.keyword is not None and arg.keyword.value in self.pipeline_keywords):
                     self.hand_to_pipeline(key, arg.value)
 
-    def hand_to_pipeline(self, key: Optional[str], value: cst.BaseExpression) -> None:
-        """``value`` runs in a pipeline: a function it names, or a parameter it holds."""
-        if isinstance(value, cst.Name) and key is not None and value.value in self.params.get(key, []):
-            self.piped_params.add((key, value.value))
-            return
+    def hand_to_pipeline(self, key: Optional[str], value: cst.BaseExpression, seen: FrozenSet[str] = frozenset()) -> None:
+        """``value`` runs in a pipeline: a function it names, a parameter it holds, the
+        values a local name was assigned (``parser = Parser(cfg)``: its ``__call__``), or
+        an attribute of ``self`` (followed to its values in ``facts``)."""
+        if isinstance(value, cst.Name) and key is not None:
+            if value.value in self.params.get(key, []):
+                self.piped_params.add((key, value.value))
+                return
+            assigned = self.local_values.get((key, value.value))
+            if assigned and value.value not in seen:
+                for held in assigned:
+                    self.hand_to_pipeline(key, held, seen | {value.value})
+                return
         attr = _self_attribute(value)
         if attr is not None:
             self.piped_attrs.add(attr)
             return
-        self.roots.extend(self.function_refs(value))
+        self.roots.update(dict.fromkeys(self.function_refs(value)))
 
     def facts(self) -> PipelineFacts:
-        """Parameters that reach a pipeline, followed through ``self.attr = param`` and calls
-        of the module's own functions (``_maybe_map_fn(dataset, self._parser_fn)``)."""
+        """Parameters and attributes that reach a pipeline, followed through what is
+        assigned to ``self.attr`` (``self._parser_fn = parser_fn``) and calls of the
+        module's own functions (``_maybe_map_fn(dataset, self._parser_fn)``)."""
         changed = True
         while changed:
-            changed = False
+            before = (len(self.piped_params), len(self.piped_attrs), len(self.roots))
             for caller, callee, position, value in self.local_calls:
                 params = self.params.get(callee, [])
                 if position < len(params) and (callee, params[position]) in self.piped_params:
-                    before = (len(self.piped_params), len(self.piped_attrs), len(self.roots))
                     self.hand_to_pipeline(caller, value)
-                    changed |= before != (len(self.piped_params), len(self.piped_attrs), len(self.roots))
-            for attr, key, param in self.attr_from_param:
-                if attr in self.piped_attrs and (key, param) not in self.piped_params:
-                    self.piped_params.add((key, param))
-                    changed = True
+            for attr, key, value in self.attr_values:
+                if attr in self.piped_attrs:
+                    self.hand_to_pipeline(key, value)
+            changed = before != (len(self.piped_params), len(self.piped_attrs), len(self.roots))
         for key, attr in self.attr_calls:
             self.functions[key][1].extend(self.attr_refs.get((_owner(key), attr), []))
         return PipelineFacts(
             {k: (m, tuple(dict.fromkeys(calls))) for k, (m, calls) in self.functions.items()},
-            tuple(dict.fromkeys(self.roots)),
+            tuple(self.roots),
             tuple(sorted({param for _, param in self.piped_params})),
             tuple(dict.fromkeys(self.keywords)),
         )
@@ -268,12 +293,32 @@ def enclosing_function(parents: Callable[[cst.CSTNode], Optional[cst.CSTNode]], 
 
 
 class PipelineIndex:
-    """Pass 2: the functions of the project that run in a ``tf.data`` pipeline."""
+    """Pass 2: the functions of the project that run in a ``tf.data`` pipeline, and the
+    modules only such functions use (a preprocessing library: all of its functions run
+    there, the ones no code calls included)."""
 
-    def __init__(self, modules: Iterable[Tuple[str, str, PipelineFacts]], hooks: FrozenSet[str], lookup: Callable[[str], Optional[str]]) -> None:
-        """``modules``: (path, module name, facts); ``lookup``: the path of a module name."""
+    def __init__(
+        self, modules: Iterable[Tuple[str, str, PipelineFacts]], hooks: FrozenSet[str], lookup: Callable[[str], Optional[str]],
+        units: Mapping[str, Mapping[str, Tuple[str, ...]]] = {},
+    ) -> None:
+        """``modules``: (path, module name, facts); ``lookup``: the path of a module name;
+        ``units``: per module, the names each of ``reach``'s units refers to (module code
+        ``""``, a top-level function, a class body, a method; ``.name``: one of the
+        module's own).  A module that does not use TensorFlow has no pipeline facts: a
+        factory that builds the parser is followed through its units."""
         self.facts = {path: facts for path, _, facts in modules}
         self.lookup = lookup
+        self.units = units
+        self.calls: Dict[str, Mapping[str, Tuple[Ref, ...]]] = {
+            path: {key: calls for key, (_, calls) in facts.functions.items()} for path, facts in self.facts.items()
+        }
+        for path, by_unit in units.items():
+            if path not in self.calls:
+                classes = {unit.split(".", 1)[0] for unit in by_unit if "." in unit}
+                self.calls[path] = {
+                    unit: tuple(("local", ref[1:]) if ref.startswith(".") else ("qualified", ref) for ref in refs)
+                    for unit, refs in by_unit.items() if unit not in _RUN_AT_IMPORT and unit not in classes
+                }
         self.methods: Dict[str, List[Tuple[str, str]]] = {}
         for path, facts in self.facts.items():
             for key, (is_method, _) in facts.functions.items():
@@ -281,6 +326,7 @@ class PipelineIndex:
                 if is_method and name not in hooks:
                     self.methods.setdefault(name, []).append((path, key))
         self.reached = self._reach()
+        self.pipeline_modules = self._used_only_in_pipelines()
 
     def _targets(self, path: str, ref: Ref) -> List[Tuple[str, str]]:
         kind, name = ref
@@ -291,7 +337,7 @@ class PipelineIndex:
         parts = name.split(".")
         for end in range(len(parts) - 1, 0, -1):
             found = self.lookup(".".join(parts[:end]))
-            if found is not None and found in self.facts:
+            if found is not None and found in self.calls:
                 return [(found, ".".join(parts[end:]))]
         return []
 
@@ -305,23 +351,55 @@ class PipelineIndex:
         reached: Set[Tuple[str, str]] = set()
         while pending:
             path, key = pending.pop()
-            module = self.facts.get(path)
-            if module is None or (path, key) in reached:
+            calls = self.calls.get(path)
+            if calls is None or (path, key) in reached:
                 continue
-            facts = module
-            if key in facts.functions:
+            if key in calls:
                 starts = [key]
             else:  # a class: building it runs ``__init__``, a pipeline given it calls ``__call__``
                 starts = [f"{key}.__init__", f"{key}.__call__"]
             # the function and the functions defined inside it (closures it returns)
-            keys = [k for k in facts.functions if any(k == start or k.startswith(start + ".") for start in starts)]
+            keys = [k for k in calls if any(k == start or k.startswith(start + ".") for start in starts)]
             for found in keys:
                 if (path, found) in reached:
                     continue
                 reached.add((path, found))
-                for ref in facts.functions[found][1]:
+                for ref in calls[found]:
                     pending.extend(self._targets(path, ref))
         return reached
 
+    def _module_of(self, name: str) -> Optional[str]:
+        """The path of the project module ``name`` is or is in."""
+        parts = name.split(".")
+        for end in range(len(parts), 0, -1):
+            found = self.lookup(".".join(parts[:end]))
+            if found is not None:
+                return found
+        return None
+
+    def _used_only_in_pipelines(self) -> FrozenSet[str]:
+        """Modules that other modules use only from pipeline functions (or from modules
+        that are themselves such): their code runs on the CPU, whichever of their
+        functions a pipeline calls.  Module-level code, a class body or a function no
+        pipeline reaches that refers to a module keeps it a GPU module."""
+        users: Dict[str, Set[Tuple[str, str]]] = {}
+        for path, by_unit in self.units.items():
+            for unit, refs in by_unit.items():
+                for name in refs:
+                    target = None if name.startswith(".") else self._module_of(name)
+                    if target is not None and target != path and target in self.facts:
+                        users.setdefault(target, set()).add((path, unit))
+        found: Set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for target, by in users.items():
+                if target not in found and all(
+                    (path in found and unit not in _RUN_AT_IMPORT) or (path, unit) in self.reached for path, unit in by
+                ):
+                    found.add(target)
+                    changed = True
+        return frozenset(found)
+
     def runs_in_pipeline(self, path: str, key: str) -> bool:
-        return bool(key) and (path, key) in self.reached
+        return bool(key) and ((path, key) in self.reached or path in self.pipeline_modules)

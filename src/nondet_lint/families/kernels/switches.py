@@ -22,7 +22,8 @@ from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelectionAnchor, ProgramView, program_view
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelectionAnchor, ProgramView, program_view, unit_of
+from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.ruledata import RuleSet
@@ -125,13 +126,14 @@ class ThreadsCandidate:
 
     kind: ThreadPool
     api: str  # the call, as shown in the message
+    unit: str = MODULE_UNIT  # the ``reach`` unit it is in: which programs run it
 
     def to_json(self) -> Dict[str, Any]:
-        return {"kind": self.kind.value, "api": self.api}
+        return {"kind": self.kind.value, "api": self.api, "unit": self.unit}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ThreadsCandidate":
-        return cls(ThreadPool(data["kind"]), data["api"])
+        return cls(ThreadPool(data["kind"]), data["api"], data.get("unit", MODULE_UNIT))
 
 
 @dataclass(frozen=True)
@@ -668,11 +670,11 @@ class TensorFlowThreads(Check):
             values = [literal_value(find_arg(node, arg, None), self.ctx.qualname) for arg in data["thread_args"]]
             if all(value_in(v, [1]) for v in values) or any(v is UNKNOWN for v in values):
                 return
-            self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
+            self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name, unit_of(self.ctx.ancestors)).to_json())
         elif name in data["session_calls"]:
             config = find_arg(node, "config", 2)
             if config is None and not self._no_float_work(node):
-                self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name).to_json())
+                self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name, unit_of(self.ctx.ancestors)).to_json())
         elif name in data["threading_calls"]:
             value = literal_value(find_arg(node, "num_threads", 0), self.ctx.qualname)
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
@@ -704,15 +706,23 @@ class TensorFlowThreads(Check):
         return uses > 0
 
     @staticmethod
-    def _seeded(view: ProgramView, project: Any, path: str) -> bool:
-        """Whether a program that runs ``path`` seeds (wants determinism): a program of an
-        entry point that is not test code, or, for a module no entry point reaches, the
-        module itself.  A library module that does not differentiate opens its sessions
+    def _seeded(view: ProgramView, project: Any, path: str, unit: str) -> bool:
+        """Whether a program that runs the session's code (``unit`` of ``path``) seeds
+        (wants determinism): a program of an entry point that is not test code, or, for a
+        module no such entry point reaches, the module itself.  A session in code only
+        test programs are seen to run (an ``in_session`` decorator's wrapper that a
+        module's self-tests use) runs in no program that matters.  A library module that does not differentiate opens its sessions
         for work no seed is about (a vocabulary lookup, a checkpoint conversion, reading
         ground truth): the seeds of the programs that import it do not count."""
-        entries = [entry for entry in view.entries_reaching(path) if not project.is_test_code(entry)]
+        reaching = view.entries_reaching(path)
+        entries = [entry for entry in reaching if not project.is_test_code(entry)]
         if not entries:
             return view.seeds(frozenset({path}))
+        running = [entry for entry in reaching if (path, unit) in view.reached_units(entry)]
+        if running:  # else no program is seen to run it: the programs that import it judge
+            entries = [entry for entry in running if not project.is_test_code(entry)]
+            if not entries:
+                return False
         if path not in entries and not view.differentiates(frozenset({path})):
             return False
         return any(view.seeds(view.program_of_entry(entry)) for entry in entries)
@@ -726,7 +736,7 @@ class TensorFlowThreads(Check):
             scopes = view.scopes_of_module(item.path)
             candidate = ThreadsCandidate.from_json(item.payload)
             if candidate.kind is ThreadPool.SESSION:
-                if project.is_test_code(item.path) or not cls._seeded(view, project, item.path):
+                if project.is_test_code(item.path) or not cls._seeded(view, project, item.path, candidate.unit):
                     continue
                 advice = rule.data["advice"]["session"]
             else:
