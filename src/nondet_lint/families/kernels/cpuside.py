@@ -52,7 +52,7 @@ def _callee_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-class _Collector:
+class CpuSideCollector:
     """The module's function definitions, the names each calls, and the pipeline roots."""
 
     def __init__(self, side: CpuSide, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> None:
@@ -110,6 +110,28 @@ class _Collector:
         return isinstance(switch, cst.Name) and switch.value == "False" and self.qualname(node.func) in self.side.loop_calls
 
 
+    def functions(self) -> "CpuSideFunctions":
+        """What the walk found: the functions that run on the CPU, and those that get no
+        gradient, each with the module's functions they call."""
+        return CpuSideFunctions(
+            self._reach(self.roots, self.lambdas), self._reach(self.no_gradient_roots, self.no_gradient_lambdas),
+        )
+
+    def _reach(self, roots: Set[str], lambdas: Set[cst.Lambda]) -> FrozenSet[FunctionNode]:
+        reached: Set[FunctionNode] = set(lambdas)
+        pending = list(roots)
+        seen: Set[str] = set()
+        while pending:
+            name = pending.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            for definition in self.defs.get(name, []):
+                reached.add(definition)
+                pending.extend(self.calls[definition])
+        return frozenset(reached)
+
+
 def _names_called(node: cst.CSTNode) -> Set[str]:
     return {name for call in calls_in(node) for name in [_callee_name(call.func)] if name is not None}
 
@@ -125,26 +147,9 @@ class CpuSideFunctions:
 
 
 def cpu_side_functions(module: cst.Module, side: CpuSide, qualname: Callable[[cst.BaseExpression], Optional[str]]) -> CpuSideFunctions:
-    collector = _Collector(side, qualname)
+    collector = CpuSideCollector(side, qualname)
     visit_tree(module, collector)
-
-    def reach(roots: Set[str], lambdas: Set[cst.Lambda]) -> FrozenSet[FunctionNode]:
-        reached: Set[FunctionNode] = set(lambdas)
-        pending = list(roots)
-        seen: Set[str] = set()
-        while pending:
-            name = pending.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            for definition in collector.defs.get(name, []):
-                reached.add(definition)
-                pending.extend(collector.calls[definition])
-        return frozenset(reached)
-
-    return CpuSideFunctions(
-        reach(collector.roots, collector.lambdas), reach(collector.no_gradient_roots, collector.no_gradient_lambdas),
-    )
+    return collector.functions()
 
 
 def carries_no_gradient(

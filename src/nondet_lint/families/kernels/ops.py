@@ -42,11 +42,12 @@ from nondet_lint.analysis.switches import QualName
 from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
-from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, cpu_side_functions
+from nondet_lint.families.kernels.cpuside import CpuSide, CpuSideCollector, carries_no_gradient
 from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view, unit_of
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
+from nondet_lint.walk import visit_tree
 from nondet_lint.ruledata import RuleSet
 
 KIND_PRIORITY = {"raises": 0, "unfixed": 1, "switch": 2}
@@ -552,14 +553,18 @@ class TensorFlowOps(OpCheck):
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
         self.cpu_side = CpuSide.from_rule_data(ctx.rules[self.code].data)
-        self.functions = cpu_side_functions(ctx.module, self.cpu_side, ctx.qualname)
+        # where functions run is needed during the walk: one walk before it, shared with
+        # the pipeline facts pass 2 follows across modules
+        cpu = CpuSideCollector(self.cpu_side, ctx.qualname)
+        facts = pipeline.FactsCollector(
+            self.cpu_side.pipeline_methods, self.cpu_side.pipeline_keywords, ctx.qualname, ctx.module_name.split(".")[0],
+        ) if self.code in ctx.enabled else None
+        visit_tree(ctx.module, cpu, *([facts] if facts is not None else []))
+        self.functions = cpu.functions()
         self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
         self.depth_without_gradient = 0  # enclosing functions that get no gradient
-        if self.code in ctx.enabled:
-            facts = pipeline.collect(
-                ctx.module, self.cpu_side.pipeline_methods, self.cpu_side.pipeline_keywords, ctx.qualname, ctx.module_name,
-            )
-            ctx.facts.put(facts)
+        if facts is not None:
+            ctx.facts.put(facts.facts())
 
     def function_of(self, node: cst.Call) -> str:
         return pipeline.enclosing_function(self.ctx.parent, node)

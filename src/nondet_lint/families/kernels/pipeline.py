@@ -29,7 +29,7 @@ import libcst as cst
 
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT
-from nondet_lint.walk import calls_in, visit_tree
+from nondet_lint.walk import calls_in
 
 # a reference to a function: ("local", key) a function of the module (``Class.method``,
 # ``outer.inner``), ("qualified", name) a name an import resolves, ("method", name) any method
@@ -66,7 +66,7 @@ class PipelineFacts(ModuleFact):
 _RUN_AT_IMPORT = (MODULE_UNIT, MAIN_UNIT)  # a module's own code: it runs where the module is imported
 
 
-class _Collector:
+class FactsCollector:
     """One walk of a module: its functions, their calls, the pipeline roots and parameters."""
 
     def __init__(self, methods: FrozenSet[str], keywords: FrozenSet[str], qualname: Callable[[cst.BaseExpression], Optional[str]], package: str) -> None:
@@ -268,13 +268,6 @@ def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
         return node.attr.value
     return None
-
-
-def collect(module: cst.Module, methods: FrozenSet[str], keywords: FrozenSet[str], qualname: Callable[[cst.BaseExpression], Optional[str]], module_name: str) -> PipelineFacts:
-    """The pipeline facts of one module (its own package's names are the project's)."""
-    collector = _Collector(methods, keywords, qualname, module_name.split(".")[0])
-    visit_tree(module, collector)
-    return collector.facts()
 
 
 def enclosing_function(parents: Callable[[cst.CSTNode], Optional[cst.CSTNode]], node: cst.CSTNode) -> str:
