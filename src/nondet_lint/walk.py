@@ -105,15 +105,22 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     return out
 
 
-def calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    """Every call inside ``node`` (itself included), in source order, nested
-    definitions included: the cheap traversal instead of a libcst visitor."""
+_DEFINITIONS = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
+
+
+def calls_in(node: cst.CSTNode, into_definitions: bool = True) -> List[cst.Call]:
+    """Every call inside ``node`` (itself included), in source order: the cheap traversal
+    instead of a libcst visitor.  ``into_definitions=False`` leaves out what nested
+    functions, lambdas and classes hold (their decorators and defaults too), which runs
+    later if at all."""
     found: List[cst.Call] = []
     stack: List[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
         if isinstance(current, cst.Call):
             found.append(current)
+        if not into_definitions and current is not node and isinstance(current, _DEFINITIONS):
+            continue
         stack.extend(reversed(children(current)))
     return found
 
