@@ -122,12 +122,21 @@ class OffByDefault:
     why: str
 
 
+@dataclass(frozen=True)
+class NoneSeed:
+    """A seed call given None by default: it seeds from OS entropy."""
+
+    path: str
+    anchor: int
+    why: str  # why the value is None: ``--seed`` defaults to None
+
+
 @dataclass
 class EntryRun:
     path: str
     first_seed: Dict[str, Tuple[str, int]] = field(default_factory=dict)  # rng -> (path, anchor)
     off: List[OffByDefault] = field(default_factory=list)
-    none_seeds: List[Tuple[str, int, str]] = field(default_factory=list)  # (path, anchor, why)
+    none_seeds: List[NoneSeed] = field(default_factory=list)
     final: FrozenSet[str] = frozenset()
     uncovered_rngs: Set[str] = field(default_factory=set)
     reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
@@ -629,7 +638,7 @@ class Program:
                     run.off.append(OffByDefault(key[0], guard.anchor, frozenset(event.rngs), self.why_off(guard, key, values)))
                     continue
                 if event.value and event.without == "entropy" and self.value(event.value, key, values) is None:
-                    run.none_seeds.append((key[0], event.cid, self.why_none(event.value, key, values)))
+                    run.none_seeds.append(NoneSeed(key[0], event.cid, self.why_none(event.value, key, values)))
                     run.reseeded.update(event.rngs)
                     state = state - frozenset(event.rngs)
                     continue

@@ -189,7 +189,7 @@ class Report:
         if off:
             return f"{program} seeds it only when an option is set: {off[0].why} ({self.at(off[0].path, off[0].anchor)}){late}"
         if run.none_seeds:
-            return f"{program} seeds it with None: {run.none_seeds[0][2]}{late}"
+            return f"{program} seeds it with None: {run.none_seeds[0].why}{late}"
         return f"{program} never seeds it{late}"
 
     # ---- findings -----------------------------------------------------------------------
@@ -477,12 +477,12 @@ class Report:
                     )
                     out.append(Finding(item.path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         for path in sorted(self.program.runs):
-            for seed_path, anchor, why in self.program.runs[path].none_seeds:
-                item = self.items.get((seed_path, anchor))
+            for seed in self.program.runs[path].none_seeds:
+                item = self.items.get((seed.path, seed.anchor))
                 if item is None:
                     continue
-                problem = f"this seed call is given None by default ({why}): it seeds from OS entropy, so it covers nothing"
-                out.append(Finding(seed_path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
+                problem = f"this seed call is given None by default ({seed.why}): it seeds from OS entropy, so it covers nothing"
+                out.append(Finding(seed.path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         return out
 
     def _flows_to_seed(self, path: str, origin: Origin, seed_params: Mapping[Tuple[str, str], Set[str]]) -> bool:
