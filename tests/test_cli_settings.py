@@ -11,6 +11,8 @@ import pytest
 
 from conftest import run_cli, write_project
 
+from nondet_lint.config import marked_root
+
 BENCHMARK = "import torch\ntorch.backends.cudnn.benchmark = True\n"
 
 
@@ -72,6 +74,18 @@ def test_show_settings_says_where_each_value_comes_from(tmp_path):
     assert "respect-gitignore = false  # command line" in lines
     assert 'select = ["ND"]  # default' in lines
     assert 'cache-dir = ".nondet_lint_cache"  # default' in lines
+
+
+def test_show_settings_says_when_no_project_is_around_the_paths(tmp_path):
+    if marked_root(tmp_path) is not None:
+        pytest.skip("the temporary folder lies inside a project")
+    write_project(tmp_path, {"x.py": "x = 1\n"})
+    lines = command(tmp_path, "--show-settings", "x.py").stdout.splitlines()
+    assert lines[1] == (
+        f"# project root: none, only the given paths count (no pyproject.toml, setup.py, setup.cfg, .git at or above {tmp_path.resolve()})"
+    )
+    (tmp_path / ".git").mkdir()
+    assert command(tmp_path, "--show-settings", "x.py").stdout.splitlines()[1] == f"# project root: {tmp_path.resolve()}"
 
 
 def test_show_settings_without_a_config_file(tmp_path):

@@ -13,6 +13,7 @@ from conftest import run_cli, write_project
 flake8_application = pytest.importorskip("flake8.main.application")
 
 from nondet_lint import flake8_plugin  # noqa: E402
+from nondet_lint.config import marked_root  # noqa: E402
 from nondet_lint.families import registry  # noqa: E402
 from test_integrations_project import SEEDED_ELSEWHERE, SeedProbe  # noqa: E402
 
@@ -134,3 +135,31 @@ def test_project_index_shares_the_content_cache_with_nondet_lint(tmp_path, probe
     assert len(after_cli) >= 2  # train.py and pkg/data.py
     run_in_process(["pkg/data.py"], capsys)
     assert entries() == after_cli  # flake8 found every file of the project in the cache
+
+
+LOOSE = {
+    "train.py": "import torch\ntorch.manual_seed(0)\n",
+    "data.py": "import torch\n\ndef batch():\n    return torch.rand(3)\n",
+}
+
+
+def test_a_file_with_no_project_around_it_is_its_own_project(tmp_path, probe, capsys, monkeypatch):
+    """No pyproject.toml, setup.py, setup.cfg or .git at or above the file (a script in
+    /tmp): no other file of its folder is read, by flake8 as by nondet-lint (flake8 on
+    one file in /tmp used to index all of /tmp)."""
+    if marked_root(tmp_path) is not None:
+        pytest.skip("the temporary folder lies inside a project")
+    write_project(tmp_path / "loose", LOOSE)
+    monkeypatch.chdir(tmp_path)
+    total, out = run_in_process(["loose/data.py"], capsys)
+    assert total == 1 and out.startswith("loose/data.py:4:12: ND201 unseeded")  # train.py's seed is not read
+    assert flake8_plugin._INDEX == {}
+    code, cli_out, _ = run_cli(["--select", "ND201", "--no-cache", "loose/data.py"])
+    assert code == 1 and cli_out.startswith("loose/data.py:4:12: ND201 unseeded")
+    # given together, or with a project marker, the files are one project
+    assert run_cli(["--select", "ND201", "--no-cache", "loose"])[:2] == (0, "No findings.\n")
+    (tmp_path / "loose" / "setup.py").write_text("")
+    flake8_plugin._INDEX.clear()  # a new flake8 process would find the project
+    flake8_plugin._config_for.cache_clear()
+    assert run_in_process(["loose/data.py"], capsys) == (0, "")
+    assert run_cli(["--select", "ND201", "--no-cache", "loose/data.py"])[:2] == (0, "No findings.\n")

@@ -15,11 +15,17 @@ from nondet_lint.families.kernels.reach import Implicit
 from nondet_lint.families.kernels.ops import KernelOps
 from nondet_lint.families.seeding.conditions import BoolOp, Compare, Not, Truthy, ValueDesc, ValueSource
 from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent
-from nondet_lint.families.seeding.facts import FunctionFacts, ModuleSeeding, OptionFacts, Origin, OriginKind
+from nondet_lint.analysis.seedoption import ConfigNeed
+from nondet_lint.families.seeding.facts import ClassFacts, FunctionFacts, ModuleSeeding, OptionFacts, OptionSeedBlocks, Origin, OriginKind
+from nondet_lint.families.seeding.payloads import (
+    Draw, LoaderCall, LoaderFactoryCall, RandomBefore, RandomStateCall, SamplerCall, SeedingPayload,
+)
+from nondet_lint.families.seeding.program import ClassTarget, FunctionTarget, ModuleTarget, Program
 from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.results import FileResult
 from nondet_lint.ruledata import load_rules
 from nondet_lint.source import decode_source
+from nondet_lint.types import Edit
 
 SOURCE = """\
 import argparse
@@ -148,3 +154,73 @@ def test_method_units_keep_what_they_read_typed_through_json():
     assert run.implicit == (Implicit.CALL, Implicit.ITERATE)
     assert gpu.units["Worker"].bases == ("threading.Thread",)
     assert gpu.units[""].reads == ("start",) and gpu.units[""].refs == (".Worker",)
+
+
+def test_seed_blocks_are_edits_and_the_option_blocks_say_where_the_option_is_known():
+    seeding = stored().facts.get(ModuleSeeding)
+    assert seeding.blocks["numpy"] == (Edit(6, 0, 6, 0, "\nnp.random.seed(0)\n"),)
+    assert len(seeding.blocks) == 15  # every set of python, numpy, torch, tf
+    option = seeding.option_blocks
+    assert isinstance(option, OptionSeedBlocks) and (option.function, option.value, option.needs) == ("", "args.seed", None)
+    assert option.blocks["numpy"] == (Edit(19, 0, 19, 0, "    np.random.seed(args.seed)\n"),)
+    stored_form = seeding.to_json()["option_blocks"]
+    assert list(stored_form) == ["fn", "value", "blocks"]
+    assert stored_form["blocks"]["numpy"] == [{"line": 19, "column": 1, "end_line": 19, "end_column": 1, "content": "    np.random.seed(args.seed)\n"}]
+    needs = ConfigNeed("pkg.config", "", "Config", "seed")
+    with_needs = OptionSeedBlocks("main", "cfg.seed", {"torch": (Edit(3, 4, 3, 4, "torch.manual_seed(cfg.seed)\n"),)}, needs)
+    assert with_needs.to_json()["needs"] == {"module": "pkg.config", "path": "", "name": "Config", "field": "seed"}
+    assert OptionSeedBlocks.from_json(json.loads(json.dumps(with_needs.to_json()))) == with_needs
+
+
+def test_classes_are_stored_with_their_bases_and_methods():
+    source = "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n"
+    config, rules = Config(), load_rules()
+    result = analyze_source("net.py", decode_source(source.encode()), config, rules, selected_codes(config, rules), "net")
+    seeding = result.facts.get(ModuleSeeding)
+    assert seeding.classes == {"Net": ClassFacts(["torch.nn.Module"], ["forward"])}
+    assert seeding.to_json()["classes"] == {"Net": {"bases": ["torch.nn.Module"], "methods": ["forward"]}}
+    assert FileResult.from_dict(json.loads(json.dumps(result.to_dict()))).facts.get(ModuleSeeding) == seeding
+
+
+def test_candidate_payloads_keep_their_short_form_and_read_back_by_code():
+    """A payload is its index, then its values' own keys; the code says which kind it is."""
+    payloads = [
+        ("ND101", SeedingPayload(3, Draw()), {"cid": 3}),
+        ("ND105", SeedingPayload(3, Draw(built=True)), {"cid": 3, "built": 1}),
+        ("ND102", SeedingPayload(4, Draw(seed_value=True, origin=0)), {"cid": 4, "seed_value": True, "oid": 0}),
+        ("ND107", SeedingPayload(4, Draw(seed_value=True, origin=1)), {"cid": 4, "seed_value": True, "oid": 1}),
+        ("ND101", SeedingPayload(5), {"cid": 5, "anchor": True}),
+        ("ND108", SeedingPayload(0, RandomStateCall("KMeans", "with these arguments", "omitted")),
+         {"cid": 0, "name": "KMeans", "why": "with these arguments", "state": "omitted"}),
+        ("ND109", SeedingPayload(1, LoaderCall(None)), {"cid": 1, "workers": None}),
+        ("ND109", SeedingPayload(1, LoaderCall("data.Set", only_workers=True)), {"cid": 1, "workers": "data.Set", "only_workers": True}),
+        ("ND109", SeedingPayload(2, LoaderFactoryCall("create_loader", "is_training")),
+         {"cid": 2, "factory": "create_loader", "when": "is_training"}),
+        ("ND110", SeedingPayload(6, SamplerCall("RandomSampler")), {"cid": 6, "name": "RandomSampler"}),
+        ("ND107", SeedingPayload(7, RandomBefore("lightning", "2.0", ("1.9.5",), "seed_everything", "no value")),
+         {"cid": 7, "random_before": ["lightning", "2.0", ["1.9.5"]], "name": "seed_everything", "given": "no value"}),
+    ]
+    for code, payload, stored_form in payloads:
+        assert payload.to_json() == stored_form and list(payload.to_json()) == list(stored_form)
+        assert SeedingPayload.from_json(code, json.loads(json.dumps(stored_form))) == payload
+
+
+def test_pass_two_names_what_a_call_target_is():
+    modules = {
+        "pkg/__init__.py": "",
+        "pkg/model.py": "class Net:\n    def __init__(self):\n        pass\n\n    def fit(self):\n        pass\n\n\ndef build():\n    return Net()\n",
+    }
+    config, rules = Config(), load_rules()
+    facts = {}
+    for path, text in modules.items():
+        name = path[:-3].replace("/", ".").replace(".__init__", "")
+        facts[path] = analyze_source(path, decode_source(text.encode()), config, rules, selected_codes(config, rules), name).facts
+    names = {"pkg": ["pkg/__init__.py"], "pkg.model": ["pkg/model.py"], "model": ["pkg/model.py"]}
+    program = Program(facts, {"pkg/__init__.py": "pkg", "pkg/model.py": "pkg.model"}, names, (), "keras")
+    assert program.lookup("pkg.model.build", "") == FunctionTarget(("pkg/model.py", "build"), False)
+    assert program.lookup("pkg.model.Net", "") == ClassTarget("pkg/model.py", "Net")
+    assert program.lookup("pkg.model.Net.fit", "") == FunctionTarget(("pkg/model.py", "Net.fit"), False)
+    assert program.lookup("pkg.model", "") == ModuleTarget("pkg/model.py")
+    assert program.lookup("pkg.model.missing", "") is None
+    [callee] = program.callees("pkg.model.Net", "")
+    assert (callee.key, callee.bound, callee.instantiated) == (("pkg/model.py", "Net.__init__"), True, ClassTarget("pkg/model.py", "Net"))

@@ -6,7 +6,7 @@ from typing import List, Tuple
 
 import libcst as cst
 
-from nondet_lint.walk import Dispatch, _is_syntax, walk
+from nondet_lint.walk import Dispatch, _is_syntax, calls_in, walk
 
 SOURCE = '''
 """Docstring."""
@@ -134,3 +134,19 @@ def test_leaves_without_leave_handlers_are_not_on_the_chain():
         "b": ["Module", "SimpleStatementLine", "Expr", "Call", "Arg", "Attribute"],
         "1": ["Module", "SimpleStatementLine", "Expr", "Call", "Arg"],
     }
+
+
+def test_calls_in_source_order_with_or_without_nested_definitions():
+    module = cst.parse_module(
+        "run(a(b()), c())\n"
+        "@deco(d())\n"
+        "def f(x=e()):\n    g()\n"
+        "h(lambda: i(), [j() for _ in k()])\n"
+        "class C(l()):\n    m()\n"
+    )
+    names = lambda calls: [cst.ensure_type(call.func, cst.Name).value for call in calls]  # noqa: E731
+    assert names(calls_in(module)) == ["run", "a", "b", "c", "deco", "d", "e", "g", "h", "i", "j", "k", "l", "m"]
+    statements = module.body
+    assert [names(calls_in(stmt, into_definitions=False)) for stmt in statements] == [
+        ["run", "a", "b", "c"], ["deco", "d", "e", "g"], ["h", "j", "k"], ["l", "m"],
+    ]

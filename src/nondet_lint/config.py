@@ -126,6 +126,10 @@ class Config:
     # where the config came from; relative paths in it are relative to this folder
     root: str = "."
     source: Optional[str] = None
+    # False when no config file and no project marker (``MARKERS``) lies above the given
+    # paths: then ``root`` is only their folder, not a project whose other files count
+    # (a file in /tmp is its own project)
+    project_found: bool = True
 
     def fingerprint(self) -> str:
         """A stable text of everything that can change results (for the cache key)."""
@@ -262,20 +266,35 @@ def discover_config(
     start = Path(paths[0]) if paths else Path(".")
     found = find_pyproject(start)
     if found is None:
-        return Config(root=str(project_root(start)))
+        marked = marked_root(start)
+        if marked is None:
+            return Config(root=str(_folder(start)), project_found=False)
+        return Config(root=str(marked))
     return load_config_file(found, known_codes, frameworks=frameworks)
 
 
-def project_root(start: Path) -> Path:
-    """The folder holding ``pyproject.toml``, ``setup.py`` or ``.git`` above ``start``."""
+MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")  # what a project's root folder holds
+
+
+def has_marker(folder: Path) -> bool:
+    return any((folder / marker).exists() for marker in MARKERS)
+
+
+def _folder(start: Path) -> Path:
     start = start.resolve()
-    if start.is_file() or not start.exists():
-        start = start.parent
-    for folder in (start, *start.parents):
-        for marker in ("pyproject.toml", "setup.py", "setup.cfg", ".git"):
-            if (folder / marker).exists():
-                return folder
-    return start
+    return start.parent if start.is_file() or not start.exists() else start
+
+
+def marked_root(start: Path) -> Optional[Path]:
+    """The nearest folder at or above ``start`` holding a project marker, or None."""
+    folder = _folder(start)
+    return next((candidate for candidate in (folder, *folder.parents) if has_marker(candidate)), None)
+
+
+def project_root(start: Path) -> Path:
+    """The nearest folder at or above ``start`` holding a project marker, else the folder
+    of ``start`` itself."""
+    return marked_root(start) or _folder(start)
 
 
 def with_overrides(config: Config, **overrides: Any) -> Config:

@@ -124,7 +124,8 @@ def run(
 
     Only ``paths`` are reported, but project facts (entry points, seeds, switches, pins)
     come from every checkable file under the project root (``config.root``): a hook given
-    only the changed ``data.py`` judges it with the seeds set in ``train.py``.
+    only the changed ``data.py`` judges it with the seeds set in ``train.py``.  Paths with
+    no project around them (``Config.project_found``) are judged alone.
     """
     rules = load_rules(tuple(config.rule_files))
     enabled = selected_codes(config, rules)
@@ -141,7 +142,8 @@ def run(
         results = analyze_files(files, config, rules, enabled, workers, cache, progress.advance if progress else None)
     # the rest of the project matters only to candidates that wait for project facts
     given = paths if stdin is None else [stdin_filename] if stdin_filename else []
-    others = project_files(config.root, given, files, exclude, config.respect_gitignore) if any(r.deferred for r in results) else []
+    wanted = config.project_found and any(r.deferred for r in results)
+    others = project_files(config.root, given, files, exclude, config.respect_gitignore) if wanted else []
     if progress:
         progress.add(len(others))
     rest = [

@@ -65,10 +65,11 @@ def _project_index(root: str, config: Config) -> Tuple[FileResult, ...]:
 
 
 def _others(config: Config, filename: str) -> List[FileResult]:
-    """The rest of the file's project; nothing when the file lies outside the config's root."""
+    """The rest of the file's project; nothing when the file lies outside the config's
+    root, or has no project around it (``nondet-lint`` reads no other file then either)."""
     root = os.path.normcase(os.path.realpath(config.root))
     here = os.path.normcase(os.path.realpath(filename))
-    if not os.path.isdir(root) or not here.startswith(root.rstrip(os.sep) + os.sep):
+    if not config.project_found or not os.path.isdir(root) or not here.startswith(root.rstrip(os.sep) + os.sep):
         return []
     return [r for r in _project_index(root, config) if os.path.normcase(os.path.realpath(r.path)) != here]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Mapping, Optional, Set, TextIO
 
 from nondet_lint import _toml
-from nondet_lint.config import OPTIONS, Config
+from nondet_lint.config import MARKERS, OPTIONS, Config
 
 
 def _file_keys(source: Optional[str]) -> Set[str]:
@@ -41,7 +41,10 @@ def show_settings(config: Config, command_line: Mapping[str, Any], out: TextIO) 
     from_file = _file_keys(config.source)
     given = {attr for attr, value in command_line.items() if value is not None}
     out.write(f"# config file: {config.source or 'none (defaults)'}\n")
-    out.write(f"# project root: {config.root}\n")
+    if config.project_found:
+        out.write(f"# project root: {config.root}\n")
+    else:
+        out.write(f"# project root: none, only the given paths count (no {', '.join(MARKERS)} at or above {config.root})\n")
     names = {attr: key for key, (attr, _) in OPTIONS.items()}
     for item in fields(Config):
         if item.name not in names:

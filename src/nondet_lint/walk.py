@@ -107,13 +107,18 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
     return out
 
 
-def calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    """Every call inside ``node`` (itself included), in source order, nested
-    definitions included: the cheap traversal instead of a libcst visitor."""
-    return nodes_in(node, cst.Call)
+_DEFINITIONS = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
-def nodes_in(node: cst.CSTNode, kind: Type[_Node]) -> List[_Node]:
+def calls_in(node: cst.CSTNode, into_definitions: bool = True) -> List[cst.Call]:
+    """Every call inside ``node`` (itself included), in source order: the cheap traversal
+    instead of a libcst visitor.  ``into_definitions=False`` leaves out what nested
+    functions, lambdas and classes hold (their decorators and defaults too), which runs
+    later if at all."""
+    return nodes_in(node, cst.Call, into_definitions)
+
+
+def nodes_in(node: cst.CSTNode, kind: Type[_Node], into_definitions: bool = True) -> List[_Node]:
     """Every node of type ``kind`` inside ``node`` (itself included), in source order."""
     found: List[_Node] = []
     stack: List[cst.CSTNode] = [node]
@@ -121,6 +126,8 @@ def nodes_in(node: cst.CSTNode, kind: Type[_Node]) -> List[_Node]:
         current = stack.pop()
         if isinstance(current, kind):
             found.append(current)
+        if not into_definitions and current is not node and isinstance(current, _DEFINITIONS):
+            continue
         stack.extend(reversed(children(current)))
     return found
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence
 
 from nondet_lint.cache import open_cache, resolve_dir
-from nondet_lint.config import Config
+from nondet_lint.config import Config, has_marker
 from nondet_lint.discovery import discover, is_requirements_file
 from nondet_lint.engine import Decisions, selected_codes
 from nondet_lint.fileanalysis import analyze_file
@@ -29,7 +30,6 @@ from nondet_lint.results import FileResult
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.types import Finding
 
-MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
 def shown_path(path: str) -> str:
@@ -156,7 +156,7 @@ def _fill_cache(files: List[str], config: Config, directory: str, workers: int) 
 def is_project_folder(folder: str, workspace_folders: Sequence[str]) -> bool:
     """Whether to index ``folder``: it holds a project marker or is a workspace folder
     (not the folder of a loose file somewhere)."""
-    if any(os.path.exists(os.path.join(folder, marker)) for marker in MARKERS):
+    if has_marker(Path(folder)):
         return True
     key = path_key(folder)
     return any(path_key(workspace) == key for workspace in workspace_folders)

@@ -23,6 +23,7 @@ from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
 from nondet_lint.families.seeding.events import EventKind, SeedingEvent
 from nondet_lint.families.seeding.facts import OptionFacts
+from nondet_lint.families.seeding.payloads import LoaderCall, LoaderFactoryCall, RandomStateCall, SamplerCall
 from nondet_lint.families.seeding.state import Candidates, WalkPosition
 from nondet_lint.families.seeding.tables import Tables, short_name
 from nondet_lint.families.seeding.values import ValueFlow
@@ -112,8 +113,8 @@ class CallSites:
         edits = set_keyword_argument(self.ctx, node, "random_state", seed)
         fix = self.ctx.fix("ND108", edits, seed=seed) if edits else None
         why = api.get("why")
-        cid = self.candidates.add(node, "ND108", {"name": short_name(q), "why": f"({why})" if why else "with these arguments",
-                                         "state": "None" if state is not None else "omitted"}, fix)
+        values = RandomStateCall(short_name(q), f"({why})" if why else "with these arguments", "None" if state is not None else "omitted")
+        cid = self.candidates.add(node, "ND108", values, fix)
         self.walk.scope.add(SeedingEvent(EventKind.USE, rng="numpy", cid=cid, guards=tuple(self.walk.guards())), root)
 
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
@@ -141,10 +142,10 @@ class CallSites:
             return
         workers = self._workers(node)
         if shuffle is True:
-            cid = self.candidates.add(node, "ND109", {"workers": workers}, self._generator_fix("ND109", node))
+            cid = self.candidates.add(node, "ND109", LoaderCall(workers), self._generator_fix("ND109", node))
             self.walk.scope.add(SeedingEvent(EventKind.USE, rng="torch", cid=cid, guards=tuple(self.walk.guards())), root)
         elif workers:
-            cid = self.candidates.add(node, "ND109", {"workers": workers, "only_workers": True})
+            cid = self.candidates.add(node, "ND109", LoaderCall(workers, only_workers=True))
             self.walk.scope.add(SeedingEvent(EventKind.WORKERS, cid=cid, guards=tuple(self.walk.guards())), root)
 
     def loader_factory(self, node: cst.Call, q: str, entry: Mapping[str, Any], root: Optional[str]) -> None:
@@ -161,7 +162,7 @@ class CallSites:
         unless = entry.get("unless")
         if unless is not None and self._default_truth(find_arg(node, unless.get("kw"), unless.get("pos"))) is True:
             return
-        cid = self.candidates.add(node, "ND109", {"factory": short_name(q), "when": when.get("kw", "")})
+        cid = self.candidates.add(node, "ND109", LoaderFactoryCall(short_name(q), when.get("kw", "")))
         self.walk.scope.add(SeedingEvent(EventKind.USE, rng="torch", cid=cid, guards=tuple(self.walk.guards())), root)
 
     def _default_truth(self, given: Optional[cst.BaseExpression]) -> Optional[bool]:
@@ -197,7 +198,7 @@ class CallSites:
         generator = find_arg(node, self.t.generator_keyword, pos if pos >= 0 else None)
         if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
             return
-        cid = self.candidates.add(node, "ND110", {"name": short_name(q)}, self._generator_fix("ND110", node))
+        cid = self.candidates.add(node, "ND110", SamplerCall(short_name(q)), self._generator_fix("ND110", node))
         self.walk.scope.add(SeedingEvent(EventKind.USE, rng="torch", cid=cid, guards=tuple(self.walk.guards())), root)
 
     # ---- command-line options -------------------------------------------------------

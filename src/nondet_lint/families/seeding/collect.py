@@ -17,7 +17,7 @@ facts are a ``facts.ModuleSeeding``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -29,10 +29,11 @@ from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
-from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, prune, relative
-from nondet_lint.families.seeding.facts import CallFlow, ClassEntry, FunctionFacts, ModuleSeeding, OriginKind
+from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, relative
+from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
-from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, Scope, SeedingPayload
+from nondet_lint.families.seeding.payloads import Draw, RandomBefore, SeedingPayload
+from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, Scope
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
@@ -55,7 +56,7 @@ class Collector:
         self.modq = ctx.module_name
         self.module_scope = Scope(MODULE)
         self.scopes: List[Scope] = [self.module_scope]
-        self.classes: Dict[str, ClassEntry] = {}
+        self.classes: Dict[str, ClassFacts] = {}
         self.class_stack: List[Tuple[int, str]] = []  # (id of ClassDef, path)
         self.fns: Dict[str, FunctionFacts] = {}
         self.candidates = Candidates()
@@ -100,14 +101,14 @@ class Collector:
             target = self.target(arg.value)[0]
             if target:
                 bases.append(target)
-        self.classes[path] = {"bases": bases, "methods": []}
+        self.classes[path] = ClassFacts(bases)
         self.class_stack.append((id(node), path))
         if self.scope is not self.module_scope and self.scope.name != MAIN:
             self.scope.local_defs[node.name.value] = path
 
     def class_bases(self) -> List[str]:
         """The qualified bases of the class whose body (or method) the walk is in."""
-        return list(self.classes[self.class_stack[-1][1]]["bases"]) if self.class_stack else []
+        return list(self.classes[self.class_stack[-1][1]].bases) if self.class_stack else []
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
         if self.class_stack and self.class_stack[-1][0] == id(node):
@@ -138,7 +139,7 @@ class Collector:
         cls = None
         if prefix and self.class_stack and prefix == self.class_stack[-1][1] + ".":
             cls = self.class_stack[-1][1]
-            self.classes[cls]["methods"].append(node.name.value)
+            self.classes[cls].methods.append(node.name.value)
         scope = Scope(name, positional, defaults, cls)
         scope.kwonly = [p.name.value for p in params.kwonly_params]
         self.pending_defs[id(node)] = scope
@@ -481,7 +482,7 @@ class Collector:
         if keras is not None:
             if not self._has_value(node, t.op_seed_keyword):
                 if t.keras_built(q) and self.scope is self.module_scope:
-                    self._use(node, keras, "ND105", root, built=1)  # made at import: pass 2 knows the Keras
+                    self._use(node, keras, "ND105", root, Draw(built=True))  # made at import: pass 2 knows the Keras
                 else:
                     self._use(node, keras, "ND105", root)
             return True
@@ -596,10 +597,8 @@ class Collector:
             package = q.split(".")[0].replace("_", "-")
             bound = dict(seeder.random_without_value_before).get(package)
             if bound is not None:
-                self.candidates.add(node, "ND107", {
-                    "random_before": [package, bound, list(seeder.known_versions)], "name": short_name(q),
-                    "given": "no value" if value is None else "None",
-                })
+                given = "no value" if value is None else "None"
+                self.candidates.add(node, "ND107", RandomBefore(package, bound, tuple(seeder.known_versions), short_name(q), given))
         desc = self.describe(value) if value is not None else None
         self.flow.sink(value)
         event = SeedingEvent(EventKind.SEED, rngs=tuple(seeder.seeds), cid=self.candidates.anchor(node), guards=tuple(self.guards()),
@@ -656,8 +655,8 @@ class Collector:
         name = target.attr.value if isinstance(target, cst.Attribute) else target.value if isinstance(target, cst.Name) else ""
         return any(word in table.get("target_words", ()) for word in name.lower().split("_"))
 
-    def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
-        cid = self.candidates.add(node, code, payload)
+    def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], values: Draw = Draw()) -> int:
+        cid = self.candidates.add(node, code, values)
         self.scope.add(SeedingEvent(EventKind.USE, rng=rng, cid=cid, guards=tuple(self.guards() + self.flow.branch_guards(node))), root)
         self.flow.draw(node, rng, cid)
         return cid
@@ -696,7 +695,7 @@ class Collector:
             sunk_options=sorted(self.flow.sunk_options),
             aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
             blocks=seed_blocks(self.ctx, self.t, fns) if is_entry else {},
-            option_blocks=(option_blocks(self.ctx, self.t, fns) or {}) if is_entry else {},
+            option_blocks=option_blocks(self.ctx, self.t, fns) if is_entry else None,
             config_seeds=config_seeds(self.ctx),
         )
         self.ctx.facts.put(facts)
@@ -705,18 +704,18 @@ class Collector:
     def _emit(self) -> None:
         """Hand candidates and anchors to the engine, which positions them."""
         for index, candidate in enumerate(self.candidates.items):
-            node, code, payload, fix = candidate.node, candidate.code, candidate.payload, candidate.fix
+            node, code, values, fix = candidate.node, candidate.code, candidate.values, candidate.fix
             if not candidate.live:
                 continue
-            if payload.get("seed_value"):
+            if isinstance(values, Draw) and values.seed_value:
                 origin = self.flow.origin_of(node)
                 if origin.sunk:
                     code, fix = "ND107", None
-                payload = {**payload, "oid": origin.id}
+                values = replace(values, origin=origin.id)
             if code and code in self.ctx.enabled:
-                self.ctx.defer(node, code, fix=fix, **SeedingPayload(index, values=payload).to_json())
+                self.ctx.defer(node, code, fix=fix, **SeedingPayload(index, values).to_json())
             elif self.anchor_code is not None:
-                self.ctx.defer(node, self.anchor_code, **SeedingPayload(index, anchor=True).to_json())
+                self.ctx.defer(node, self.anchor_code, **SeedingPayload(index).to_json())
 
     def _is_entry(self) -> bool:
         return EntryFacts not in self.ctx.facts or is_entry_point(self.ctx.facts)
@@ -753,5 +752,43 @@ def _names_in(node: cst.CSTNode) -> List[str]:
     return out
 
 
+def _inheritable(classes: Mapping[str, ClassFacts], cls: str, name: str, prefix: str, outside: FrozenSet[str], depth: int = 0) -> bool:
+    """Whether ``cls.name`` may be a method: defined here, or in a base we cannot see."""
+    entry = classes.get(cls)
+    if entry is None or depth > 16:
+        return True
+    if name in entry.methods:
+        return True
+    for base in entry.bases:
+        local = base[len(prefix):] if prefix and base.startswith(prefix) else None
+        if local is not None and local in classes:
+            if _inheritable(classes, local, name, prefix, outside, depth + 1):
+                return True
+        elif base.partition(".")[0] not in outside:
+            return True  # a project class elsewhere: it may define the method
+    return False
 
 
+def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str, ClassFacts],
+          outside: FrozenSet[str]) -> Tuple[SeedingEvent, ...]:
+    """A function's events without what pass 2 would learn nothing from:
+
+    * ``self.fc(x)`` where ``fc`` is not a method of the class, nor can be inherited from a
+      project class, is an attribute (a layer), not a call into project code;
+    * a call repeated right after itself (the second changes no seed state).
+    """
+    prefix = f"{module_name}." if module_name else ""
+    out: List[SeedingEvent] = []
+    for event in events:
+        kind = event.kind
+        if kind is EventKind.CALL and event.bound and event.target.startswith("."):
+            owner, _, name = event.target[1:].rpartition(".")
+            if owner in classes and not _inheritable(classes, owner, name, prefix, outside):
+                continue
+        if out and kind in _REPEATABLE and out[-1] == event:
+            continue
+        out.append(event)
+    return tuple(out)
+
+
+_REPEATABLE = (EventKind.CALL, EventKind.REFERENCE, EventKind.IMPORT)

@@ -9,19 +9,15 @@ name defined in the event's own module, ``*.name`` for a name from a star import
 
 A large package yields tens of thousands of call events, most of them alike, so their JSON
 form (``to_json``, what the cache stores) is a short list: the kind's one-letter value,
-then its fields, trailing empty ones left out.  ``prune`` drops, once the module is
-walked, what pass 2 would learn nothing from:
-
-* ``self.fc(x)`` where ``fc`` is not a method of the class, nor can be inherited from a
-  project class, is an attribute (a layer), not a call into project code;
-* a call repeated right after itself (the second changes no seed state).
+then its fields, trailing empty ones left out (and ``collect.prune`` drops, once the
+module is walked, the events pass 2 would learn nothing from).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from nondet_lint.families.seeding.conditions import Cond, ValueDesc, cond_from_json, cond_to_json
 
@@ -157,43 +153,6 @@ def _trailing_guards(guards: Tuple[Guard, ...]) -> List[List[List[Any]]]:
 
 def _args_json(args: CallArgs) -> Union[List[Any], int]:
     return args.to_json() if args.describes_any() else 0
-
-
-def _inheritable(classes: Mapping[str, Mapping[str, List[str]]], cls: str, name: str, prefix: str, outside: FrozenSet[str], depth: int = 0) -> bool:
-    """Whether ``cls.name`` may be a method: defined here, or in a base we cannot see."""
-    entry = classes.get(cls)
-    if entry is None or depth > 16:
-        return True
-    if name in entry.get("methods", ()):
-        return True
-    for base in entry.get("bases", ()):
-        local = base[len(prefix):] if prefix and base.startswith(prefix) else None
-        if local is not None and local in classes:
-            if _inheritable(classes, local, name, prefix, outside, depth + 1):
-                return True
-        elif base.partition(".")[0] not in outside:
-            return True  # a project class elsewhere: it may define the method
-    return False
-
-
-def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str, Mapping[str, List[str]]],
-          outside: FrozenSet[str]) -> Tuple[SeedingEvent, ...]:
-    """A function's events without the attribute calls and repeats (see the module docstring)."""
-    prefix = f"{module_name}." if module_name else ""
-    out: List[SeedingEvent] = []
-    for event in events:
-        kind = event.kind
-        if kind is EventKind.CALL and event.bound and event.target.startswith("."):
-            owner, _, name = event.target[1:].rpartition(".")
-            if owner in classes and not _inheritable(classes, owner, name, prefix, outside):
-                continue
-        if out and kind in _REPEATABLE and out[-1] == event:
-            continue
-        out.append(event)
-    return tuple(out)
-
-
-_REPEATABLE = (EventKind.CALL, EventKind.REFERENCE, EventKind.IMPORT)
 
 
 def relative(target: str, module_name: str) -> str:

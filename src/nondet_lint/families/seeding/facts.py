@@ -12,11 +12,27 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
+from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.seeding.conditions import Plain
 from nondet_lint.families.seeding.events import Guard, SeedingEvent, guards_from_json, guards_json
+from nondet_lint.types import Edit
 
-ClassEntry = Dict[str, List[str]]  # {"bases": qualified names, "methods": names}
+
+
+@dataclass(slots=True)
+class ClassFacts:
+    """A class the module defines (``methods`` grows while the module is walked)."""
+
+    bases: List[str]  # qualified names
+    methods: List[str] = field(default_factory=list)  # the names of the methods it defines
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"bases": self.bases, "methods": self.methods}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ClassFacts":
+        return cls(data["bases"], data["methods"])
 
 
 @dataclass(slots=True)
@@ -132,6 +148,39 @@ class Origin:
         return cls(data["id"], kind, rng=data["rng"], cid=data["cid"], flows=flows, sunk=data["sunk"])
 
 
+SeedBlocks = Mapping[str, Tuple[Edit, ...]]  # a ``"python+numpy"``-style set of RNGs -> the edits inserting its seed calls
+
+
+def _blocks_json(blocks: SeedBlocks) -> Dict[str, List[Dict[str, Any]]]:
+    return {rngs: [edit.to_dict() for edit in edits] for rngs, edits in blocks.items()}
+
+
+def _blocks_from_json(data: Mapping[str, Any]) -> SeedBlocks:
+    return {rngs: tuple(Edit.from_dict(edit) for edit in edits) for rngs, edits in data.items()}
+
+
+@dataclass(frozen=True)
+class OptionSeedBlocks:
+    """An entry point's seed blocks that seed with its seed option (``args.seed``), placed
+    where the option's value is known (``seedblock.option_blocks``)."""
+
+    function: str  # the function that holds them; "" for the main block
+    value: str  # the option's value as spelled there
+    blocks: SeedBlocks
+    needs: Optional[ConfigNeed] = None  # what another module must offer for the value to exist
+
+    def to_json(self) -> Dict[str, Any]:
+        out: Dict[str, Any] = {"fn": self.function, "value": self.value, "blocks": _blocks_json(self.blocks)}
+        if self.needs is not None:
+            out["needs"] = self.needs.to_json()
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "OptionSeedBlocks":
+        needs = data.get("needs")
+        return cls(data["fn"], data["value"], _blocks_from_json(data["blocks"]), ConfigNeed.from_json(needs) if needs is not None else None)
+
+
 @dataclass(frozen=True)
 class ModuleSeeding(ModuleFact):
     """What pass 1 records about one module for the seeding rules; its JSON form
@@ -140,16 +189,15 @@ class ModuleSeeding(ModuleFact):
     key = "seeding"
 
     fns: Mapping[str, FunctionFacts] = field(default_factory=dict)  # by path: ``<module>``, ``<main>``, ``C.f``
-    classes: Mapping[str, ClassEntry] = field(default_factory=dict)  # by class path
+    classes: Mapping[str, ClassFacts] = field(default_factory=dict)  # by class path
     opts: Mapping[str, OptionFacts] = field(default_factory=dict)  # by dest
     consts: Mapping[str, Plain] = field(default_factory=dict)  # module constants a guard may compare with
     stars: List[str] = field(default_factory=list)  # modules imported with ``*`` (project ones)
     origins: Tuple[Origin, ...] = ()  # values that vary per run and reach a seed or a call
     sunk_options: List[str] = field(default_factory=list)  # options used as seeds
     aliases: Dict[str, str] = field(default_factory=dict)  # ``import a.b as c``: c -> a.b
-    blocks: Dict[str, Any] = field(default_factory=dict)  # entry points: seed blocks a fix inserts
-    # entry points with a seed option: {"fn": where the option is known, "blocks": seed blocks using it}
-    option_blocks: Dict[str, Any] = field(default_factory=dict)
+    blocks: SeedBlocks = field(default_factory=dict)  # entry points: the seed blocks a fix inserts
+    option_blocks: Optional[OptionSeedBlocks] = None  # entry points with a seed option: the blocks using it
     # config classes (and, under "", an ml_collections config file) -> their seed field,
     # for other modules' seed options (``seedoption.config_seeds``)
     config_seeds: Dict[str, str] = field(default_factory=dict)
@@ -157,7 +205,7 @@ class ModuleSeeding(ModuleFact):
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"fns": {name: facts.to_json() for name, facts in self.fns.items()}}
         if self.classes:
-            out["classes"] = self.classes
+            out["classes"] = {name: entry.to_json() for name, entry in self.classes.items()}
         if self.opts:
             out["opts"] = {dest: option.to_json() for dest, option in self.opts.items()}
         for key in ("consts", "stars"):
@@ -166,25 +214,31 @@ class ModuleSeeding(ModuleFact):
                 out[key] = value
         if self.origins:
             out["origins"] = [origin.to_json() for origin in self.origins]
-        for key in ("sunk_options", "aliases", "blocks", "option_blocks", "config_seeds"):
+        for key in ("sunk_options", "aliases"):
             value = getattr(self, key)
             if value:
                 out[key] = value
+        if self.blocks:
+            out["blocks"] = _blocks_json(self.blocks)
+        if self.option_blocks is not None:
+            out["option_blocks"] = self.option_blocks.to_json()
+        if self.config_seeds:
+            out["config_seeds"] = self.config_seeds
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ModuleSeeding":
         return cls(
             fns={name: FunctionFacts.from_json(facts) for name, facts in data["fns"].items()},
-            classes=data.get("classes", {}),
+            classes={name: ClassFacts.from_json(entry) for name, entry in data.get("classes", {}).items()},
             opts={dest: OptionFacts.from_json(option) for dest, option in data.get("opts", {}).items()},
             consts=data.get("consts", {}),
             stars=data.get("stars", []),
             origins=tuple(Origin.from_json(origin) for origin in data.get("origins", ())),
             sunk_options=data.get("sunk_options", []),
             aliases=data.get("aliases", {}),
-            blocks=data.get("blocks", {}),
-            option_blocks=data.get("option_blocks", {}),
+            blocks=_blocks_from_json(data.get("blocks", {})),
+            option_blocks=OptionSeedBlocks.from_json(data["option_blocks"]) if "option_blocks" in data else None,
             config_seeds=data.get("config_seeds", {}),
         )
 

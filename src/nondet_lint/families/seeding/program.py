@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
 from nondet_lint.callargs import UNKNOWN
@@ -36,6 +36,40 @@ FnKey = Tuple[str, str]  # (module path, function name)
 Binding = Tuple[Any, ...]  # what a call binds to a function's parameters (hashable, ``bind``)
 _MAX_DEPTH = 150
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+
+
+@dataclass(frozen=True)
+class FunctionTarget:
+    """A call target that is a project function or method."""
+
+    key: FnKey
+    bound: bool  # a method reached through its object or class, so ``self`` is not among the arguments
+
+
+@dataclass(frozen=True)
+class ClassTarget:
+    """A call target that is a project class (calling it runs its ``__init__``)."""
+
+    path: str  # its module
+    name: str  # its path in the module: ``Outer.Inner``
+
+
+@dataclass(frozen=True)
+class ModuleTarget:
+    """A name that is a project module."""
+
+    path: str
+
+
+Target = Union[FunctionTarget, ClassTarget, ModuleTarget]
+
+
+class Callee(NamedTuple):
+    """A function a call runs now."""
+
+    key: FnKey  # ``("", "")`` for a class with no ``__init__`` of its own in the project
+    bound: bool
+    instantiated: Optional[ClassTarget]  # the class a call instantiates
 
 
 @dataclass
@@ -88,12 +122,21 @@ class OffByDefault:
     why: str
 
 
+@dataclass(frozen=True)
+class NoneSeed:
+    """A seed call given None by default: it seeds from OS entropy."""
+
+    path: str
+    anchor: int
+    why: str  # why the value is None: ``--seed`` defaults to None
+
+
 @dataclass
 class EntryRun:
     path: str
     first_seed: Dict[str, Tuple[str, int]] = field(default_factory=dict)  # rng -> (path, anchor)
     off: List[OffByDefault] = field(default_factory=list)
-    none_seeds: List[Tuple[str, int, str]] = field(default_factory=list)  # (path, anchor, why)
+    none_seeds: List[NoneSeed] = field(default_factory=list)
     final: FrozenSet[str] = frozenset()
     uncovered_rngs: Set[str] = field(default_factory=set)
     reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
@@ -138,7 +181,7 @@ class Program:
             self.full_names.setdefault(module_of[path], path)
         self.external = frozenset(external_roots) | _STDLIB
         self.rng_map = {TF_KERAS: tf_keras_rng}
-        self._lookup_cache: Dict[Tuple[str, str], Any] = {}
+        self._lookup_cache: Dict[Tuple[str, str], Optional[Target]] = {}
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         self._imported_cache: Dict[Tuple[str, str], Tuple[str, ...]] = {}
         self._trains: Dict[Tuple[FnKey, bool], bool] = {}
@@ -236,8 +279,8 @@ class Program:
             return exact
         return max(candidates, key=lambda p: (len(os.path.commonpath([os.path.abspath(p), os.path.abspath(near or p)])), [-ord(c) for c in p]))
 
-    def lookup(self, target: str, near: str, depth: int = 0) -> Any:
-        """What a call target names: ("fn", key, bound) / ("cls", path, name) / ("mod", path)."""
+    def lookup(self, target: str, near: str, depth: int = 0) -> Optional[Target]:
+        """What a call target names in the project: a function, a class or a module."""
         if target.startswith((".", "super:.")):
             target = absolute(target, self.module_of.get(near, ""))
         key = (target, near)
@@ -248,18 +291,18 @@ class Program:
         self._lookup_cache[key] = found
         return found
 
-    def _lookup(self, target: str, near: str, depth: int) -> Any:
+    def _lookup(self, target: str, near: str, depth: int) -> Optional[Target]:
         if depth > 8:
             return None
         if target.startswith("super:"):
             _, cls_target, method = target.split(":", 2)
             owner = self.lookup(cls_target, near, depth + 1)
-            if owner and owner[0] == "cls":
+            if isinstance(owner, ClassTarget):
                 # ``super()`` starts after the class itself (it is first in its own order)
-                for base in self._bases(owner[1], owner[2])[1:]:
+                for base in self._bases(owner.path, owner.name)[1:]:
                     found = self.method(base[0], base[1], method)
                     if found:
-                        return ("fn", found, True)
+                        return FunctionTarget(found, True)
             return None
         if target.startswith("*."):
             return self._from_stars(near, target[2:].split("."), depth)
@@ -272,26 +315,26 @@ class Program:
             return self._inside(path, rest, depth)
         return None
 
-    def _inside(self, path: str, rest: List[str], depth: int) -> Any:
+    def _inside(self, path: str, rest: List[str], depth: int) -> Optional[Target]:
         facts = self.facts.get(path, NO_SEEDING)
         if not rest:
-            return ("mod", path)
+            return ModuleTarget(path)
         name = ".".join(rest)
         if name in facts.fns:
-            return ("fn", (path, name), False)
+            return FunctionTarget((path, name), False)
         if name in facts.classes:
-            return ("cls", path, name)
+            return ClassTarget(path, name)
         if len(rest) >= 2:
             owner = ".".join(rest[:-1])
             if owner in facts.classes:
                 found = self.method(path, owner, rest[-1])
-                return ("fn", found, False) if found else None
+                return FunctionTarget(found, False) if found else None
         alias = facts.aliases.get(rest[0])
         if alias:
             return self.lookup(".".join([alias, *rest[1:]]), path, depth + 1)
         return self._from_stars(path, rest, depth)
 
-    def _from_stars(self, path: str, rest: List[str], depth: int) -> Any:
+    def _from_stars(self, path: str, rest: List[str], depth: int) -> Optional[Target]:
         """``rest`` as one of the modules ``path`` star-imports defines it.
 
         A star import names a module: one the project lacks (an optional module behind
@@ -314,10 +357,11 @@ class Program:
             if current in out:
                 continue
             out.append(current)
-            for base in self.facts.get(current[0], NO_SEEDING).classes.get(current[1], {}).get("bases", ()):
+            entry = self.facts.get(current[0], NO_SEEDING).classes.get(current[1])
+            for base in entry.bases if entry is not None else ():
                 found = self.lookup(base, current[0])
-                if found and found[0] == "cls":
-                    stack.append((found[1], found[2]))
+                if isinstance(found, ClassTarget):
+                    stack.append((found.path, found.name))
         return out
 
     def method(self, path: str, cls: str, name: str) -> Optional[FnKey]:
@@ -330,7 +374,8 @@ class Program:
     def methods(self, path: str, cls: str) -> List[FnKey]:
         seen, out = set(), []
         for base_path, base in self._bases(path, cls):
-            for name in self.facts.get(base_path, NO_SEEDING).classes.get(base, {}).get("methods", ()):
+            entry = self.facts.get(base_path, NO_SEEDING).classes.get(base)
+            for name in entry.methods if entry is not None else ():
                 if name not in seen:
                     seen.add(name)
                     out.append((base_path, f"{base}.{name}"))
@@ -482,16 +527,14 @@ class Program:
             return self.value(event.value, key, binding) is not None
         return True
 
-    def callees(self, target: str, near: str) -> List[Tuple[FnKey, bool, Optional[Tuple[str, str]]]]:
-        """Functions a call runs now: (key, bound, class instantiated or None)."""
+    def callees(self, target: str, near: str) -> List[Callee]:
+        """Functions a call runs now."""
         found = self.lookup(target, near)
-        if not found:
-            return []
-        if found[0] == "fn":
-            return [(found[1], found[2], None)]
-        if found[0] == "cls":
-            init = self.method(found[1], found[2], "__init__")
-            return [(init, True, (found[1], found[2]))] if init else [(("", ""), True, (found[1], found[2]))]
+        if isinstance(found, FunctionTarget):
+            return [Callee(found.key, found.bound, None)]
+        if isinstance(found, ClassTarget):
+            init = self.method(found.path, found.name, "__init__")
+            return [Callee(init or ("", ""), True, found)]
         return []
 
     def imported(self, dotted: str, near: str) -> Tuple[str, ...]:
@@ -595,7 +638,7 @@ class Program:
                     run.off.append(OffByDefault(key[0], guard.anchor, frozenset(event.rngs), self.why_off(guard, key, values)))
                     continue
                 if event.value and event.without == "entropy" and self.value(event.value, key, values) is None:
-                    run.none_seeds.append((key[0], event.cid, self.why_none(event.value, key, values)))
+                    run.none_seeds.append(NoneSeed(key[0], event.cid, self.why_none(event.value, key, values)))
                     run.reseeded.update(event.rngs)
                     state = state - frozenset(event.rngs)
                     continue
@@ -617,13 +660,13 @@ class Program:
                     else:
                         state = after
                     if cls is not None and not dead:  # its other methods run later, from this state on
-                        for method in self.methods(*cls):
+                        for method in self.methods(cls.path, cls.name):
                             if method != callee:
                                 self.visit(method, state, self.unknown(method), run, inner.later(), imported, depth + 1)
             elif kind is EventKind.REFERENCE:
-                found = self.lookup(event.target, key[0])
-                if found and found[0] == "fn":
-                    self.visit(found[1], state, self.unknown(found[1]), run, later, imported, depth + 1)
+                target = self.lookup(event.target, key[0])
+                if isinstance(target, FunctionTarget):
+                    self.visit(target.key, state, self.unknown(target.key), run, later, imported, depth + 1)
             elif kind is EventKind.IMPORT:
                 for module in self.imported(event.target, key[0]):
                     if module in imported:

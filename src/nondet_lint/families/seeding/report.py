@@ -23,10 +23,13 @@ from nondet_lint.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import EventKind
 from nondet_lint.families.seeding.facts import NO_SEEDING, Origin, OriginKind
-from nondet_lint.families.seeding.program import Program, Uncovered
-from nondet_lint.families.seeding.state import MAIN, SeedingPayload
+from nondet_lint.families.seeding.program import ClassTarget, Program, Uncovered
+from nondet_lint.families.seeding.payloads import (
+    Draw, LoaderCall, LoaderFactoryCall, RandomBefore, RandomStateCall, SamplerCall, SeedingPayload,
+)
+from nondet_lint.families.seeding.state import MAIN
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
-from nondet_lint.types import Edit, Fix, Finding
+from nondet_lint.types import Fix, Finding
 
 RNG_CODES = ("ND101", "ND102", "ND104", "ND105")
 _PROGRAM_KEY = "_nondet_lint_seeding_program"
@@ -81,12 +84,13 @@ class Report:
         self.t: Tables = tables_for(rules)
         self.items: Dict[Key, Deferred] = {}
         self.payloads: Dict[Key, SeedingPayload] = {}
+        self.codes: Set[str] = set()
         for item in deferred:
-            payload = SeedingPayload.from_json(item.payload)
-            if payload.cid is not None:
-                self.items[(item.path, payload.cid)] = item
-                self.payloads[(item.path, payload.cid)] = payload
-        self.codes = {item.code for item in deferred if not SeedingPayload.from_json(item.payload).anchor}
+            payload = SeedingPayload.from_json(item.code, item.payload)
+            self.items[(item.path, payload.cid)] = item
+            self.payloads[(item.path, payload.cid)] = payload
+            if not payload.anchor:
+                self.codes.add(item.code)
         self._pin_cache: Optional[Dict[str, str]] = None
         self.program, self.use_rng, self.use_fn = self._runs()
         self.seed_value_draws: Set[Key] = set()
@@ -185,7 +189,7 @@ class Report:
         if off:
             return f"{program} seeds it only when an option is set: {off[0].why} ({self.at(off[0].path, off[0].anchor)}){late}"
         if run.none_seeds:
-            return f"{program} seeds it with None: {run.none_seeds[0][2]}{late}"
+            return f"{program} seeds it with None: {run.none_seeds[0].why}{late}"
         return f"{program} never seeds it{late}"
 
     # ---- findings -----------------------------------------------------------------------
@@ -259,7 +263,8 @@ class Report:
         """A TF-Keras 2 layer or initializer a library module makes at import time: it
         draws nothing then, only when the program builds it (its own use, after the
         program's seeds)."""
-        return bool(self.payloads[key].values.get("built")) and self.use_rng.get(key) == "tf" and key[0] != where.entry
+        values = self.payloads[key].values
+        return isinstance(values, Draw) and values.built and self.use_rng.get(key) == "tf" and key[0] != where.entry
 
     def judged(self, path: str, where: Uncovered) -> bool:
         """Whether the program that ran a use unseeded is one whose randomness matters.
@@ -283,29 +288,24 @@ class Report:
         if not enabled or enabled & run.reseeded:
             return None  # a seed at the top would be undone by the reseed from entropy (ND107)
         facts = self.program.facts.get(path, NO_SEEDING)
-        blocks = facts.blocks
         by_option = facts.option_blocks
-        if by_option and self.offered(by_option.get("needs")) and self.after_option(path, by_option["fn"] or MAIN, enabled):
-            blocks = by_option["blocks"]  # the program's own seed option (docs/contract.md: fixes never break a program)
-        options = []
-        for key, edits in blocks.items():
-            rngs = set(key.split("+"))
-            if enabled <= rngs:
-                options.append((len(rngs), key, edits))
+        if by_option is not None and self.offered(by_option.needs) and self.after_option(path, by_option.function or MAIN, enabled):
+            blocks = by_option.blocks  # the program's own seed option (docs/contract.md: fixes never break a program)
+            title = f"Insert a seed block in {self.show(path)} where its seed option `{by_option.value}` is known"
+        else:
+            blocks = facts.blocks
+            title = self.rules[code].format_fix_title(entry=self.show(path))
+        options = [(len(key.split("+")), key) for key in blocks if enabled <= set(key.split("+"))]
         if not options:
             return None
-        _, _, edits = min(options)
-        title = self.rules[code].format_fix_title(entry=self.show(path))
-        if blocks is not facts.blocks:
-            title = f"Insert a seed block in {self.show(path)} where its seed option `{by_option['value']}` is known"
-        return Fix(title, "safe", tuple(sorted((Edit.from_dict(e) for e in edits), key=lambda e: (e.line, e.col))))
+        edits = blocks[min(options)[1]]
+        return Fix(title, "safe", tuple(sorted(edits, key=lambda e: (e.line, e.col))))
 
-    def offered(self, needs: Optional[Mapping[str, str]]) -> bool:
+    def offered(self, need: Optional[ConfigNeed]) -> bool:
         """Whether the module a seed option relies on has its seed field (``ConfigNeed``):
         the config class of a project module, or the config file at a path."""
-        if needs is None:
+        if need is None:
             return True
-        need = ConfigNeed.from_json(needs)
         if need.module:
             record = self.project.module(need.module)
             path = record.path if record is not None else None
@@ -327,15 +327,15 @@ class Report:
     def call_site_findings(self) -> List[Finding]:
         out: List[Finding] = []
         for key, item in sorted(self.items.items(), key=lambda kv: (kv[1].path, kv[1].line, kv[1].col)):
-            payload = self.payloads[key]
-            if item.code not in CALL_SITE_CODES or payload.anchor:
+            values = self.payloads[key].values
+            if item.code not in CALL_SITE_CODES or values is None:
                 continue
-            if item.code == "ND109" and payload.values.get("workers"):
-                worker = self.workers_finding(item)
+            if isinstance(values, LoaderCall) and values.workers:
+                worker = self.workers_finding(item, values.workers)
                 if worker is not None:
                     out.append(worker)
                     continue
-            if payload.values.get("only_workers"):
+            if isinstance(values, LoaderCall) and values.only_workers:
                 continue
             reached = key in self.program.reached
             where = self.program.uncovered.get(key)
@@ -344,26 +344,27 @@ class Report:
                 continue
             if not reached and (item.code != "ND108" or self.seeded_by_constructor(key, rng)):
                 continue  # library code: its callers seed (see the rule docs)
-            values = dict(payload.values)
             evidence = self.evidence(item.path, rng, where)
-            if item.code == "ND108":
+            if isinstance(values, RandomStateCall):
                 seeded = f", which nothing seeds before it ({evidence})"
-                message = self.rules["ND108"].format_message(seeded=seeded, **values)
-            elif item.code == "ND109" and values.get("factory"):
+                message = self.rules["ND108"].format_message(seeded=seeded, name=values.name, why=values.why, state=values.state)
+            elif isinstance(values, LoaderFactoryCall):
                 message = self.rules["ND109"].format_message(
                     problem=(
-                        f"that `{values['factory']}` builds with `{values['when']}=True` shuffles with the "
+                        f"that `{values.factory}` builds with `{values.when}=True` shuffles with the "
                         f"{self.t.rngs['torch']['label']}, takes no `generator=`, and no `torch.manual_seed` runs before it ({evidence})"
                     ),
                     advice="call `torch.manual_seed(<seed>)` before it",
                 )
-            elif item.code == "ND109":
+            elif isinstance(values, LoaderCall):
                 message = self.rules["ND109"].format_message(
                     problem=f"shuffles with the {self.t.rngs['torch']['label']}: no `generator=` is passed and no `torch.manual_seed` runs before it ({evidence})",
                     advice="pass a seeded generator",
                 )
+            elif isinstance(values, SamplerCall):
+                message = self.rules["ND110"].format_message(rng=self.t.rngs["torch"]["label"], evidence=evidence, name=values.name)
             else:
-                message = self.rules["ND110"].format_message(rng=self.t.rngs["torch"]["label"], evidence=evidence, **values)
+                continue
             out.append(Finding(item.path, item.line, item.col, item.code, message, item.end_line, item.end_col, item.fix))
         return out
 
@@ -376,16 +377,13 @@ class Report:
         init = self.program.method(key[0], cls, "__init__")
         return init is not None and rng in self.program.seeds_of(init, self.program.unknown(init))
 
-    def workers_finding(self, item: Deferred) -> Optional[Finding]:
+    def workers_finding(self, item: Deferred, dataset: str) -> Optional[Finding]:
         if not self._before("torch", self.t.torch_versions, self.t.workers_before):
             return None
-        dataset = SeedingPayload.from_json(item.payload).values.get("workers")
-        if not dataset:
-            return None
         found = self.program.lookup(dataset, item.path)
-        if not found or found[0] != "cls":
+        if not isinstance(found, ClassTarget):
             return None
-        drawn = self.draws_in_class(found[1], found[2])
+        drawn = self.draws_in_class(found.path, found.name)
         if not drawn:
             return None
         label = self.t.rngs.get(drawn, {}).get("label", drawn)
@@ -412,8 +410,6 @@ class Report:
         return None
 
     def off_by_default(self) -> List[Finding]:
-        if "ND106" not in self.codes and not any(code in self.codes for code in RNG_CODES):
-            pass
         out: Dict[Key, Finding] = {}
         drawn: Dict[str, Set[str]] = {}  # entry -> RNGs its program draws from unseeded
         for key, where in self.program.uncovered.items():
@@ -473,21 +469,20 @@ class Report:
                     out.append(Finding(path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         for key, item in sorted(self.items.items(), key=lambda kv: (kv[1].path, kv[1].line, kv[1].col)):
             values = self.payloads[key].values
-            if item.code == "ND107" and "random_before" in values:
-                package, bound, known = values["random_before"]
-                if self._before(package, known, bound):
+            if isinstance(values, RandomBefore):
+                if self._before(values.package, values.known, values.bound):
                     problem = (
-                        f"`{values['name']}` is given {values['given']}: before {package} {bound} it then picks a "
+                        f"`{values.name}` is given {values.given}: before {values.package} {values.bound} it then picks a "
                         "random seed (unless PL_GLOBAL_SEED is set), so it covers nothing"
                     )
                     out.append(Finding(item.path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         for path in sorted(self.program.runs):
-            for seed_path, anchor, why in self.program.runs[path].none_seeds:
-                item = self.items.get((seed_path, anchor))
+            for seed in self.program.runs[path].none_seeds:
+                item = self.items.get((seed.path, seed.anchor))
                 if item is None:
                     continue
-                problem = f"this seed call is given None by default ({why}): it seeds from OS entropy, so it covers nothing"
-                out.append(Finding(seed_path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
+                problem = f"this seed call is given None by default ({seed.why}): it seeds from OS entropy, so it covers nothing"
+                out.append(Finding(seed.path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         return out
 
     def _flows_to_seed(self, path: str, origin: Origin, seed_params: Mapping[Tuple[str, str], Set[str]]) -> bool:

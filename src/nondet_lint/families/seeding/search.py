@@ -34,7 +34,7 @@ from nondet_lint.facts import ModuleFact
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
-from nondet_lint.walk import children
+from nondet_lint.walk import calls_in
 
 CODE = "ND111"
 _MARK = "__nondet_seed__"  # the seed in a deferred fix, replaced in pass 2
@@ -328,7 +328,7 @@ class SeedOptionPasses(Check):
         suffix = dot + rest
         found: List[List[Any]] = []
         for stmt in option.body.body[option.after + 1:]:
-            for call in _calls(stmt):
+            for call in calls_in(stmt, into_definitions=False):
                 callee = self.ctx.qualname(call.func)
                 if callee is None or "." not in callee:
                     continue
@@ -346,20 +346,6 @@ class SeedOptionPasses(Check):
 
 def _params(function: cst.FunctionDef) -> Tuple[str, ...]:
     return tuple(p.name.value for p in (*function.params.posonly_params, *function.params.params, *function.params.kwonly_params))
-
-
-def _calls(node: cst.CSTNode) -> List[cst.Call]:
-    """The calls inside a statement, not entering nested functions or classes."""
-    found: List[cst.Call] = []
-    stack: List[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Call):
-            found.append(current)
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and current is not node:
-            continue
-        stack.extend(children(current))
-    return found
 
 
 def _placeholders(template: str) -> List[str]:

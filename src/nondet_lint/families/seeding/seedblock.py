@@ -15,36 +15,37 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nondet_lint.analysis.seedoption import seed_option
 from nondet_lint.families.seeding.events import EventKind
-from nondet_lint.families.seeding.facts import FunctionFacts
+from nondet_lint.families.seeding.facts import FunctionFacts, OptionSeedBlocks
 from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
 from nondet_lint.fixes.builders import insert_after_imports, insert_in_block, name_for, top_level
 from nondet_lint.positions import node_spans
+from nondet_lint.types import Edit
 
 
 PROGRAM_RNGS = ("python", "numpy", "torch")
 
 
-def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> Dict[str, List[Dict[str, Any]]]:
-    """Block edits (as plain data) keyed by ``"python+numpy"``-style RNG sets."""
-    blocks: Dict[str, List[Dict[str, Any]]] = {}
+def seed_blocks(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> Dict[str, Tuple[Edit, ...]]:
+    """Block edits keyed by ``"python+numpy"``-style RNG sets."""
+    blocks: Dict[str, Tuple[Edit, ...]] = {}
     for chosen in _rng_sets(ctx, tables, fns):
         edits = block_edits(ctx, tables, chosen)
         if edits:
-            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
+            blocks["+".join(chosen)] = tuple(edits)
     return blocks
 
 
-def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> Dict[str, Any]:
+def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> Optional[OptionSeedBlocks]:
     """The same blocks seeded with the entry point's seed option (``args.seed``), placed
-    where its value is known (after ``args = parser.parse_args()``), and the function
-    that holds them (``fn``; "" for the main block), and what another module must offer
-    for the value to exist (``needs``, checked in pass 2); empty without one."""
+    where its value is known (after ``args = parser.parse_args()``), with the function
+    that holds them and what another module must offer for the value to exist (checked
+    in pass 2); None without one."""
     option = seed_option(ctx)
     if option is None:
-        return {}
+        return None
     anchor = option.body.body[max(option.after, 0)]
     spans = node_spans(ctx.module, [anchor], ctx.module.code, ctx.parents)
-    blocks: Dict[str, List[Dict[str, Any]]] = {}
+    blocks: Dict[str, Tuple[Edit, ...]] = {}
     for chosen in _rng_sets(ctx, tables, fns):
         code = _block_code(ctx, tables, chosen, option.value)
         if code is None:
@@ -52,13 +53,10 @@ def option_blocks(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) ->
         statements, imports = code
         edits = insert_in_block(ctx.module, option.body, option.after, statements, imports, spans, top_level(ctx))
         if edits:
-            blocks["+".join(chosen)] = [edit.to_dict() for edit in edits]
+            blocks["+".join(chosen)] = tuple(edits)
     if not blocks:
-        return {}
-    out: Dict[str, Any] = {"fn": option.function, "value": option.value, "blocks": blocks}
-    if option.needs is not None:
-        out["needs"] = option.needs.to_json()
-    return out
+        return None
+    return OptionSeedBlocks(option.function, option.value, blocks, option.needs)
 
 
 def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> List[Sequence[str]]:
@@ -87,7 +85,7 @@ def _rng_sets(ctx: Any, tables: Tables, fns: Mapping[str, FunctionFacts]) -> Lis
     return [(rng,) for rng in ordered] + [tuple(ordered)]
 
 
-def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Any]:
+def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str]) -> List[Edit]:
     """Edits inserting the seed calls of ``rngs`` (none when one cannot be spelled)."""
     code = _block_code(ctx, tables, rngs, str(ctx.config.seed))
     if code is None:

@@ -8,14 +8,15 @@ about the point the walk has reached.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Set, Tuple
+from dataclasses import dataclass, replace
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.context import PendingFix
 from nondet_lint.families.seeding.conditions import Plain, ValueDesc
 from nondet_lint.families.seeding.events import Guard, SeedingEvent
+from nondet_lint.families.seeding.payloads import CandidateValues, Draw
 
 MODULE, MAIN = "<module>", "<main>"
 
@@ -57,28 +58,9 @@ class Candidate:
 
     node: cst.CSTNode
     code: str
-    payload: Dict[str, Any]
+    values: Optional[CandidateValues]  # None for an anchor
     fix: Optional[PendingFix] = None
     live: bool = True  # False: the name it relied on turned out to be shadowed
-
-
-@dataclass(frozen=True)
-class SeedingPayload:
-    """What a seeding candidate carries to pass 2 (its deferred payload): the index events
-    refer to it by, whether it is only an anchor, and its code's own values (message
-    values such as ``name`` and ``why``, ``workers``, ``oid`` of a seed value's origin)."""
-
-    cid: Optional[int]
-    anchor: bool = False
-    values: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> Dict[str, Any]:
-        return {"cid": self.cid, **({"anchor": True} if self.anchor else {}), **self.values}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "SeedingPayload":
-        values = {key: value for key, value in data.items() if key not in ("cid", "anchor")}
-        return cls(data.get("cid"), bool(data.get("anchor")), values)
 
 
 class Candidates:
@@ -89,8 +71,8 @@ class Candidates:
         self.items: List[Candidate] = []
         self.anchor_ids: Dict[int, int] = {}
 
-    def add(self, node: cst.CSTNode, code: str, payload: Mapping[str, Any], fix: Optional[PendingFix] = None) -> int:
-        self.items.append(Candidate(node, code, dict(payload), fix))
+    def add(self, node: cst.CSTNode, code: str, values: Optional[CandidateValues], fix: Optional[PendingFix] = None) -> int:
+        self.items.append(Candidate(node, code, values, fix))
         return len(self.items) - 1
 
     def anchor(self, node: cst.CSTNode) -> int:
@@ -98,12 +80,15 @@ class Candidates:
         key = id(node)
         found = self.anchor_ids.get(key)
         if found is None:
-            found = self.add(node, "", {})
+            found = self.add(node, "", None)
             self.anchor_ids[key] = found
         return found
 
-    def payload(self, cid: int) -> Dict[str, Any]:
-        return self.items[cid].payload
+    def mark_seed_value(self, cid: int) -> None:
+        """The draw ``cid`` makes a value that reaches a seed."""
+        item = self.items[cid]
+        if isinstance(item.values, Draw):
+            item.values = replace(item.values, seed_value=True)
 
     def drop(self, cid: int) -> None:
         """The candidate turned out not to be what it seemed (a shadowed name)."""

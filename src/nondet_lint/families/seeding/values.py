@@ -129,7 +129,7 @@ class ValueFlow:
             origin = Origin(len(self.origins), OriginKind.SOURCE, what=kind[1], anchor=anchor, guards=tuple(self.mark_guards.get(mark, ())))
         else:
             origin = Origin(len(self.origins), OriginKind.DRAW, rng=kind[1], cid=kind[2])
-            self.candidates.payload(kind[2])["seed_value"] = True
+            self.candidates.mark_seed_value(kind[2])
         self.origin_ids[mark] = origin.id
         self.origins.append(origin)
         return origin
