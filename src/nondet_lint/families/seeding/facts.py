@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from nondet_lint.facts import ModuleFact
-from nondet_lint.families.seeding.conditions import Plain
+from nondet_lint.families.seeding.conditions import Plain, ValueDesc
 from nondet_lint.families.seeding.events import Guard, SeedingEvent, guards_from_json, guards_json
 
 ClassEntry = Dict[str, List[str]]  # {"bases": qualified names, "methods": names}
@@ -31,6 +31,7 @@ class FunctionFacts:
     defaults: Mapping[str, Plain] = field(default_factory=dict)  # parameter -> literal default
     cls: Optional[str] = None  # the class path of a method
     sunk: Tuple[str, ...] = ()  # parameters used as a seed, sorted
+    returns: Optional[ValueDesc] = None  # what every ``return`` of it gives, where they agree
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"ev": [event.to_json() for event in self.events]}
@@ -44,6 +45,8 @@ class FunctionFacts:
             out["cls"] = self.cls
         if self.sunk:
             out["sunk"] = list(self.sunk)
+        if self.returns is not None:
+            out["ret"] = self.returns.to_json()
         return out
 
     @classmethod
@@ -54,6 +57,7 @@ class FunctionFacts:
             tuple(map(SeedingEvent.from_json, data["ev"])),
             tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
             data.get("cls"), tuple(data.get("sunk", ())),
+            ValueDesc.from_json(data["ret"]) if "ret" in data else None,
         )
 
 
@@ -153,6 +157,9 @@ class ModuleSeeding(ModuleFact):
     # config classes (and, under "", an ml_collections config file) -> their seed field,
     # for other modules' seed options (``seedoption.config_seeds``)
     config_seeds: Dict[str, str] = field(default_factory=dict)
+    # config classes' fields declared in the class body (``type: str = "bert"``): class path
+    # -> field -> [its literal default], or [] when the default is not a literal
+    fields: Dict[str, Dict[str, List[Plain]]] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"fns": {name: facts.to_json() for name, facts in self.fns.items()}}
@@ -166,7 +173,7 @@ class ModuleSeeding(ModuleFact):
                 out[key] = value
         if self.origins:
             out["origins"] = [origin.to_json() for origin in self.origins]
-        for key in ("sunk_options", "aliases", "blocks", "option_blocks", "config_seeds"):
+        for key in ("sunk_options", "aliases", "blocks", "option_blocks", "config_seeds", "fields"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -186,6 +193,7 @@ class ModuleSeeding(ModuleFact):
             blocks=data.get("blocks", {}),
             option_blocks=data.get("option_blocks", {}),
             config_seeds=data.get("config_seeds", {}),
+            fields=data.get("fields", {}),
         )
 
 
