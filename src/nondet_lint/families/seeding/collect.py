@@ -176,14 +176,10 @@ class Collector:
 
     def leave_If(self, node: cst.If) -> None:
         self._pop(node)
-        body = node.body.body if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
-        if node.orelse is None and len(body) == 1 and self.scope.name not in (MODULE, MAIN):
-            stmt = body[0]
-            smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
-            if len(smalls) == 1 and isinstance(smalls[0], cst.Return):
-                cond = self._guard_cond(node)
-                if cond is not None:  # ``if seed is None: return``: the rest runs when not
-                    self.scope.after.append({"c": negate(cond), "node": node.test})
+        if node.orelse is None and self.scope.name not in (MODULE, MAIN) and _ends_in_return(node.body):
+            cond = self._guard_cond(node)
+            if cond is not None:  # ``if seed is None: return``: the rest runs when not
+                self.scope.after.append({"c": negate(cond), "node": node.test})
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self.pushed.get(id(node)) == -1:

@@ -623,6 +623,13 @@ class Program:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
             run.final = state
 
+    @staticmethod
+    def _ranks_with(run: EntryRun, first: EntryRun) -> bool:
+        """Whether a direct run of a use by ``run`` may replace one through a callback by
+        ``first``, which ran earlier: not when ``first`` matters more (it trains and
+        ``run`` does not, or ``run`` is test code)."""
+        return (run.trains or not first.trains) and (first.test or not run.test)
+
     def _entry_trains(self, path: str) -> bool:
         return self.trains((path, MODULE), entry_mode=True) or any(self.trains((path, name)) for name in self.console[path])
 
@@ -660,7 +667,7 @@ class Program:
                 if rng not in state and not frame.speculative:
                     run.uncovered_rngs.add(rng)
                     found = self.uncovered.get((key[0], event.cid))
-                    if found is None or (found.deferred and not frame.deferred):
+                    if found is None or (found.deferred and not frame.deferred and self._ranks_with(run, self.runs[found.entry])):
                         self.uncovered[(key[0], event.cid)] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
             elif kind is EventKind.WORKERS:
                 self.reached.add((key[0], event.cid))
