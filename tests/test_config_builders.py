@@ -151,3 +151,45 @@ def test_a_use_a_training_program_runs_through_a_callback_stays_its_own(lint):
     found = nd1(lint, CALLBACK)
     assert [(path, line, col, code) for path, line, col, code, _ in found] == [("layers.py", 4, 12, "ND104")]
     assert "(entry point train.py never seeds it)" in found[0][4]
+
+
+SEED_FIELD = """
+import dataclasses
+from typing import Optional
+
+import torch
+
+
+@dataclasses.dataclass
+class Config:
+    seed: Optional[int] = None
+    width: int = 4
+
+
+def train(config):
+    if config.seed is not None:
+        torch.manual_seed(config.seed)
+    model = torch.nn.Linear(config.width, 1)
+    model(torch.ones(1, config.width)).sum().backward()
+
+
+def main():
+    train(Config(width=8))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_seed_field_a_config_leaves_at_none_is_seeding_off_by_default(lint):
+    assert nd1(lint, {"train.py": SEED_FIELD}) == [
+        ("train.py", 14, 8, "ND106", "the seeding under this condition does not run by default (`config.seed` is None by default), "
+                                     "so the run people launch is unseeded; give the option a constant default"),
+        ("train.py", 16, 13, "ND104", "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only "
+                                      "when an option is set: `config.seed` is None by default (train.py:14))"),
+    ]
+
+
+def test_a_seed_field_the_config_call_sets_seeds(lint):
+    assert nd1(lint, {"train.py": SEED_FIELD.replace("Config(width=8)", "Config(seed=0, width=8)")}) == []

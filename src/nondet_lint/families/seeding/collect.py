@@ -63,6 +63,7 @@ class Collector:
         self.calls = CallSites(ctx, self.t, self, self.candidates, self.flow)
         self.consts: Dict[str, Any] = {}
         self.fields: Dict[str, Dict[str, List[Plain]]] = {}  # class path -> declared field -> [literal default]
+        self.callees: Dict[int, Tuple[Optional[str], Optional[str], bool]] = {}  # id(call) -> ``target`` of its callee
         self.stars: List[str] = []
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
@@ -455,7 +456,8 @@ class Collector:
             if isinstance(name, cst.SimpleString) and isinstance(name.evaluated_value, str):
                 return self._describe_field(node.args[0].value, name.evaluated_value)
             return None
-        q, _, bound = self.target(node.func)
+        found = self.callees.get(id(node))  # left before the call or assignment holding it
+        q, _, bound = found if found is not None else self.target(node.func)
         if q is None or bound or q.startswith(("super:", "*.")) or self._outside(q):
             return None
         positional: List[Optional[ValueDesc]] = []
@@ -498,7 +500,7 @@ class Collector:
 
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
-        q, root, bound = self.target(node.func)
+        q, root, bound = self.callees[id(node)] = self.target(node.func)
         t = self.t
         if not self.scope.trains:
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
@@ -800,7 +802,7 @@ class Collector:
 
 
 
-_DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation)
+_DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation, cst.Call)
 # seed values pass 2 values (what a call gives is left unknown there)
 _SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
 
