@@ -63,6 +63,8 @@ class Collector:
         self.flow = ValueFlow(ctx, self, self.candidates)
         self.calls = CallSites(ctx, self.t, self, self.candidates, self.flow)
         self.consts: Dict[str, Any] = {}
+        self.fields: Dict[str, Dict[str, List[Plain]]] = {}  # class path -> declared field -> [literal default]
+        self.callees: Dict[int, Tuple[Optional[str], Optional[str], bool]] = {}  # id(call) -> ``target`` of its callee
         self.stars: List[str] = []
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
@@ -176,19 +178,17 @@ class Collector:
 
     def leave_If(self, node: cst.If) -> None:
         self._pop(node)
-        body = node.body.body if isinstance(node.body, (cst.IndentedBlock, cst.SimpleStatementSuite)) else ()
-        if node.orelse is None and len(body) == 1 and self.scope.name not in (MODULE, MAIN):
-            stmt = body[0]
-            smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else [stmt]
-            if len(smalls) == 1 and isinstance(smalls[0], cst.Return):
-                cond = self._guard_cond(node)
-                if cond is not None:  # ``if seed is None: return``: the rest runs when not
-                    self.scope.after.append({"c": negate(cond), "node": node.test})
+        if node.orelse is None and self.scope.name not in (MODULE, MAIN) and _ends_in_return(node.body):
+            cond = self._guard_cond(node)
+            if cond is not None:  # ``if seed is None: return``: the rest runs when not
+                self.scope.after.append({"c": negate(cond), "node": node.test})
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self.pushed.get(id(node)) == -1:
             del self.pushed[id(node)]
             scope = self.scopes.pop()
+            if scope.returns and not _ends_in_return(node.body):
+                scope.returns.append(None)  # it may also end without a value
             self._finish_scope(scope)
         self.pending_defs.pop(id(node), None)
         if self.scope is self.module_scope and any(
@@ -236,9 +236,13 @@ class Collector:
         for item in node.names:
             self.scope.globals.add(item.name.value)
 
-    def _assign_names(self, target: cst.BaseExpression) -> None:
+    def _assign_names(self, target: cst.BaseExpression, described: bool = False) -> None:
+        """Names ``target`` binds; unless the binding is an assignment whose value
+        ``_bind`` describes, a local's described value is gone."""
         if isinstance(target, cst.Name):
             self.scope.assigned.add(target.value)
+            if not described:
+                self.scope.values[target.value] = None
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._assign_names(element.value)
@@ -256,6 +260,14 @@ class Collector:
         if isinstance(parent, (cst.WithItem, cst.ExceptHandler)):
             self._assign_names(node.name)
 
+    def visit_Return(self, node: cst.Return) -> None:
+        if self.scope.name not in (MODULE, MAIN):
+            value = node.value
+            self.scope.returns.append(self.describe(value) if value is not None else ValueDesc(ValueSource.LITERAL))
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.scope.returns.append(None)  # a generator: a call gives the generator, not what it returns
+
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
         if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
@@ -266,18 +278,34 @@ class Collector:
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._assign_names(target.target)
+            self._assign_names(target.target, described=len(node.targets) == 1)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._assign_names(node.target)
+        self._assign_names(node.target, described=node.value is not None)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._bind(target.target, node.value)
+        if len(node.targets) == 1:
+            self._field(node, node.targets[0].target, node.value)
 
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._bind(node.target, node.value)
+        self._field(node, node.target, node.value)
+
+    def _field(self, node: cst.CSTNode, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        """A field declared in a class body (``type: Optional[str] = "bert"``), with its
+        literal default: what a config object made without it holds."""
+        line = self.ctx.parent(node)
+        block = self.ctx.parent(line) if line is not None else None
+        owner = self.ctx.parent(block) if block is not None else None
+        if not (isinstance(target, cst.Name) and isinstance(owner, cst.ClassDef) and self.class_stack
+                and self.class_stack[-1][0] == id(owner)):
+            return
+        literal = literal_value(value, lambda _: None) if value is not None else UNKNOWN
+        default: List[Plain] = [literal] if literal is not UNKNOWN and literal is not ABSENT and plain(literal) else []
+        self.fields.setdefault(self.class_stack[-1][1], {})[target.value] = default
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         scope = self.scope
@@ -293,6 +321,14 @@ class Collector:
             return
         if isinstance(target, cst.Attribute):
             scope.assigned_attrs.add(key)
+            if scope.values.get(key.partition(".")[0]) is not None:
+                scope.values[key.partition(".")[0]] = None  # ``cfg.type = ...``: no longer as made
+        elif isinstance(target, cst.Name):
+            name = target.value
+            described = name not in scope.values
+            if described and scope.name in (MODULE, MAIN):  # module constants are ``consts``
+                described = isinstance(value, cst.Call)
+            scope.values[name] = self.describe(value) if described else None
         mark = self.flow.value_mark(value)
         if mark is not None:
             scope.taint[key] = mark
@@ -370,13 +406,17 @@ class Collector:
         return f"{self.modq}.{local_path}" if self.modq else local_path
 
     def describe(self, node: cst.BaseExpression) -> Optional[ValueDesc]:
-        """What a guard or an argument reads: a literal, an option, a parameter, a global."""
+        """What a guard or an argument reads: a literal, an option, a parameter, a global,
+        a field of a config object, what a project call gives."""
         value = literal_value(node, lambda _: None)
         if value is not UNKNOWN and value is not ABSENT:
             return ValueDesc(ValueSource.LITERAL, literal=value) if plain(value) else None
         if isinstance(node, cst.Name):
             name = node.value
             scope = self.scope
+            alias = scope.values.get(name)
+            if alias is not None and name not in scope.globals:
+                return alias  # bound once so far: ``encoder_type = config.type``
             if name in scope.params or name in scope.kwonly:
                 # reassigned before this point (``seed = seed or random.randint(...)``): no
                 # longer the argument, and its default says nothing
@@ -385,17 +425,53 @@ class Collector:
                 if self.ctx.qualname(node) is None:
                     return ValueDesc(ValueSource.GLOBAL, name)
             return None
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value not in ("self", "cls"):
-            owner = node.value.value
-            scope = self.scope
-            if f"{owner}.{node.attr.value}" in scope.assigned_attrs or f"{owner}.{node.attr.value}" in self.module_scope.assigned_attrs:
-                return None
-            typed = self.lookup("types", owner)
-            if typed == NAMESPACE or owner in scope.params or (typed is not None and self.ctx.qualname(node.value) is None):
-                return ValueDesc(ValueSource.OPTION, node.attr.value)
-        if isinstance(node, cst.Attribute) and self.t.flag_values and self.ctx.qualname(node.value) == self.t.flag_values:
-            return ValueDesc(ValueSource.OPTION, node.attr.value)  # ``flags.FLAGS.seed``
+        if isinstance(node, cst.Attribute):
+            return self._describe_field(node.value, node.attr.value)
+        if isinstance(node, cst.Call):
+            return self._describe_call(node)
         return None
+
+    def _describe_field(self, owner: cst.BaseExpression, attr: str) -> Optional[ValueDesc]:
+        """``owner.attr`` (or ``getattr(owner, "attr", ...)``): an option of the command
+        line, or a field of the config object ``owner`` holds."""
+        if isinstance(owner, cst.Name) and owner.value not in ("self", "cls"):
+            name = owner.value
+            scope = self.scope
+            if f"{name}.{attr}" in scope.assigned_attrs or f"{name}.{attr}" in self.module_scope.assigned_attrs:
+                return None
+            typed = self.lookup("types", name)
+            held = self.describe(owner) if name in scope.params or name in scope.kwonly or scope.values.get(name) else None
+            if held is not None and held.source not in (ValueSource.PARAMETER, ValueSource.RESULT):
+                held = None
+            if typed == NAMESPACE or held is not None or name in scope.params or (typed is not None and self.ctx.qualname(owner) is None):
+                return ValueDesc(ValueSource.OPTION, attr, owner=held)
+        if self.t.flag_values and self.ctx.qualname(owner) == self.t.flag_values:
+            return ValueDesc(ValueSource.OPTION, attr)  # ``flags.FLAGS.seed``
+        return None
+
+    def _describe_call(self, node: cst.Call) -> Optional[ValueDesc]:
+        """``getattr(args, "name", default)`` as ``args.name``; a call of a project function
+        or class as its result, with its arguments described."""
+        if self.ctx.qualname(node.func) == "builtins.getattr" and len(node.args) in (2, 3):
+            name = node.args[1].value
+            if isinstance(name, cst.SimpleString) and isinstance(name.evaluated_value, str):
+                return self._describe_field(node.args[0].value, name.evaluated_value)
+            return None
+        found = self.callees.get(id(node))  # left before the call or assignment holding it
+        q, _, bound = found if found is not None else self.target(node.func)
+        if q is None or bound or q.startswith(("super:", "*.")) or self._outside(q):
+            return None
+        positional: List[Optional[ValueDesc]] = []
+        keywords: List[Tuple[str, Optional[ValueDesc]]] = []
+        for arg in node.args:
+            if arg.star:
+                return None
+            desc = self.describe(arg.value) if isinstance(arg.value, _DESCRIBABLE) else None
+            if arg.keyword is None:
+                positional.append(desc)
+            else:
+                keywords.append((arg.keyword.value, desc))
+        return ValueDesc(ValueSource.RESULT, relative(q, self.modq), args=(tuple(positional), tuple(keywords)))
 
     # ---- imports ------------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> None:
@@ -425,7 +501,7 @@ class Collector:
 
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
-        q, root, bound = self.target(node.func)
+        q, root, bound = self.callees[id(node)] = self.target(node.func)
         t = self.t
         if not self.scope.trains:
             method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
@@ -561,7 +637,7 @@ class Collector:
         for arg in node.args:
             if arg.star:
                 break
-            desc = self.describe(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation)) else None
+            desc = self.describe(arg.value) if isinstance(arg.value, _DESCRIBABLE) else None
             if arg.keyword is None:
                 positional.append(desc)
             else:
@@ -602,7 +678,7 @@ class Collector:
         desc = self.describe(value) if value is not None else None
         self.flow.sink(value)
         event = SeedingEvent(EventKind.SEED, rngs=tuple(seeder.seeds), cid=self.candidates.anchor(node), guards=tuple(self.guards()),
-                             value=desc if desc is not None and desc.source is not ValueSource.LITERAL else None, without=seeder.without_value)
+                             value=desc if desc is not None and desc.source in _SEED_VALUES else None, without=seeder.without_value)
         self.scope.add(event, root)
 
     def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:
@@ -671,8 +747,10 @@ class Collector:
                     self.candidates.drop(event.cid)
                 continue
             events.append(event)
+        returns = set(scope.returns)
         self.fns[scope.name] = FunctionFacts(tuple(events), tuple(scope.params), tuple(scope.kwonly), scope.defaults,
-                                             scope.cls, tuple(sorted(scope.sunk_params)))
+                                             scope.cls, tuple(sorted(scope.sunk_params)),
+                                             scope.returns[0] if len(returns) == 1 and None not in returns else None)
 
     def finish(self) -> None:
         for scope in reversed(self.scopes):
@@ -697,6 +775,7 @@ class Collector:
             blocks=seed_blocks(self.ctx, self.t, fns) if is_entry else {},
             option_blocks=option_blocks(self.ctx, self.t, fns) if is_entry else None,
             config_seeds=config_seeds(self.ctx),
+            fields=self.fields,
         )
         self.ctx.facts.put(facts)
         self._emit()
@@ -720,6 +799,28 @@ class Collector:
     def _is_entry(self) -> bool:
         return EntryFacts not in self.ctx.facts or is_entry_point(self.ctx.facts)
 
+
+
+_DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation, cst.Call)
+# seed values pass 2 values (what a call gives is left unknown there)
+_SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
+
+
+def _ends_in_return(body: cst.BaseSuite) -> bool:
+    """Whether every way through a function body (or a branch) ends in a return or a raise."""
+    if isinstance(body, cst.SimpleStatementSuite):
+        return bool(body.body) and isinstance(body.body[-1], (cst.Return, cst.Raise))
+    statements = body.body if isinstance(body, cst.IndentedBlock) else ()
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+    if isinstance(last, cst.If):
+        orelse = last.orelse
+        if orelse is None:
+            return False
+        rest = orelse.body if isinstance(orelse, cst.Else) else cst.IndentedBlock(body=[orelse])
+        return _ends_in_return(last.body) and _ends_in_return(rest)
+    return False
 
 
 def _is_gradient_step(node: cst.AugAssign, parent: Any) -> bool:

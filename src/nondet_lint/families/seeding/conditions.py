@@ -7,10 +7,11 @@ Two small languages, both evaluated with three values (True, False, None = unkno
   They are checked in pass 1, on the call in hand.
 * Guards: the condition of an ``if`` around a seed (``Cond``: ``Not``, ``BoolOp``,
   ``Truthy``, ``Compare``) over the values it reads (``ValueDesc``: an argparse option, a
-  parameter, a module constant, a literal).  They are evaluated in pass 2, when the
-  defaults of options and parameters are known.  Their JSON form is a list that starts
-  with the kind: ``["cmp", "is", ["o", "seed"], None]`` (``["o", "seed"]``: the option
-  ``seed``; ``"p"`` a parameter, ``"g"`` a module constant, ``"k"`` a literal).
+  parameter, a module constant, a literal, what a project call returns).  They are
+  evaluated in pass 2, when the defaults of options and parameters are known.  Their JSON
+  form is a list that starts with the kind: ``["cmp", "is", ["o", "seed"], None]``
+  (``["o", "seed"]``: the option ``seed``; ``"p"`` a parameter, ``"g"`` a module
+  constant, ``"k"`` a literal, ``"r"`` a call's result).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import operator
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
-from typing import Any, Callable, List, Mapping, NamedTuple, Optional, Sequence, TypeGuard, Union
+from typing import Any, Callable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, TypeGuard, Union
 
 import libcst as cst
 
@@ -114,26 +115,73 @@ class ValueSource(Enum):
 
     LITERAL = "k"
     PARAMETER = "p"  # a parameter of the function
-    OPTION = "o"  # a command-line option (``args.seed``, ``FLAGS.seed``)
+    OPTION = "o"  # a command-line option (``args.seed``, ``FLAGS.seed``), or a field of ``owner``
     GLOBAL = "g"  # a module-level name
+    RESULT = "r"  # what a call of a project function or class gives (``name``: its target)
+
+
+CallDescs = Tuple[Tuple[Optional["ValueDesc"], ...], Tuple[Tuple[str, Optional["ValueDesc"]], ...]]
 
 
 class ValueDesc(NamedTuple):
     """A value a guard or a call argument reads: a literal, or a name whose value pass 2
-    knows by default (a tuple: a large package has tens of thousands, made fast)."""
+    knows by default (a tuple: a large package has tens of thousands, made fast).
+
+    ``owner``: an OPTION read from a value rather than from the command line
+    (``config.type`` with ``config`` a parameter or a local made by a call): when pass 2
+    knows that value to be a config object (``EncoderConfig(type=FLAGS.encoder)``), its
+    field answers, else the option of that name.  ``args``: a RESULT's call arguments
+    (positional, then keyword items)."""
 
     source: ValueSource
-    name: str = ""  # PARAMETER, OPTION, GLOBAL
+    name: str = ""  # PARAMETER, OPTION, GLOBAL; RESULT: the call's target
     literal: Plain = None  # LITERAL
+    owner: Optional["ValueDesc"] = None  # OPTION
+    args: CallDescs = ((), ())  # RESULT
 
-    def to_json(self) -> List[Plain]:
+    def to_json(self) -> List[Any]:
         source = self.source
-        return [_CODES[source], self.literal if source is ValueSource.LITERAL else self.name]
+        if source is ValueSource.LITERAL:
+            return [_CODES[source], self.literal]
+        if source is ValueSource.RESULT:
+            positional, keywords = self.args
+            return [_CODES[source], self.name, [_json(d) for d in positional], [[k, _json(d)] for k, d in keywords]]
+        if self.owner is not None:
+            return [_CODES[source], self.name, self.owner.to_json()]
+        return [_CODES[source], self.name]
 
     @classmethod
     def from_json(cls, data: Sequence[Any]) -> "ValueDesc":
         source = _SOURCES[data[0]]
-        return cls(source, "", data[1]) if source is ValueSource.LITERAL else cls(source, data[1])
+        if source is ValueSource.LITERAL:
+            return cls(source, "", data[1])
+        if source is ValueSource.RESULT:
+            return cls(source, data[1], args=(tuple(map(_from_json, data[2])), tuple((k, _from_json(d)) for k, d in data[3])))
+        if len(data) > 2:
+            return cls(source, data[1], owner=cls.from_json(data[2]))
+        return cls(source, data[1])
+
+
+def _json(desc: Optional[ValueDesc]) -> Optional[List[Any]]:
+    return desc.to_json() if desc is not None else None
+
+
+def _from_json(data: Optional[Sequence[Any]]) -> Optional[ValueDesc]:
+    return ValueDesc.from_json(data) if data is not None else None
+
+
+def parameters_read(desc: Optional[ValueDesc]) -> Iterator[str]:
+    """The parameters a described value reads, also through owners and call arguments."""
+    if desc is None:
+        return
+    if desc.source is ValueSource.PARAMETER:
+        yield desc.name
+    elif desc.owner is not None:
+        yield from parameters_read(desc.owner)
+    elif desc.source is ValueSource.RESULT:
+        positional, keywords = desc.args
+        for inner in (*positional, *(d for _, d in keywords)):
+            yield from parameters_read(inner)
 
 
 _SOURCES = {source.value: source for source in ValueSource}

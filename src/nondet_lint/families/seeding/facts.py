@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.facts import ModuleFact
-from nondet_lint.families.seeding.conditions import Plain
+from nondet_lint.families.seeding.conditions import Plain, ValueDesc
 from nondet_lint.families.seeding.events import Guard, SeedingEvent, guards_from_json, guards_json
 from nondet_lint.types import Edit
 
@@ -47,6 +47,7 @@ class FunctionFacts:
     defaults: Mapping[str, Plain] = field(default_factory=dict)  # parameter -> literal default
     cls: Optional[str] = None  # the class path of a method
     sunk: Tuple[str, ...] = ()  # parameters used as a seed, sorted
+    returns: Optional[ValueDesc] = None  # what every ``return`` of it gives, where they agree
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"ev": [event.to_json() for event in self.events]}
@@ -60,6 +61,8 @@ class FunctionFacts:
             out["cls"] = self.cls
         if self.sunk:
             out["sunk"] = list(self.sunk)
+        if self.returns is not None:
+            out["ret"] = self.returns.to_json()
         return out
 
     @classmethod
@@ -70,6 +73,7 @@ class FunctionFacts:
             tuple(map(SeedingEvent.from_json, data["ev"])),
             tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
             data.get("cls"), tuple(data.get("sunk", ())),
+            ValueDesc.from_json(data["ret"]) if "ret" in data else None,
         )
 
 
@@ -201,6 +205,9 @@ class ModuleSeeding(ModuleFact):
     # config classes (and, under "", an ml_collections config file) -> their seed field,
     # for other modules' seed options (``seedoption.config_seeds``)
     config_seeds: Dict[str, str] = field(default_factory=dict)
+    # config classes' fields declared in the class body (``type: str = "bert"``): class path
+    # -> field -> [its literal default], or [] when the default is not a literal
+    fields: Dict[str, Dict[str, List[Plain]]] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"fns": {name: facts.to_json() for name, facts in self.fns.items()}}
@@ -224,6 +231,8 @@ class ModuleSeeding(ModuleFact):
             out["option_blocks"] = self.option_blocks.to_json()
         if self.config_seeds:
             out["config_seeds"] = self.config_seeds
+        if self.fields:
+            out["fields"] = self.fields
         return out
 
     @classmethod
@@ -240,6 +249,7 @@ class ModuleSeeding(ModuleFact):
             blocks=_blocks_from_json(data.get("blocks", {})),
             option_blocks=OptionSeedBlocks.from_json(data["option_blocks"]) if "option_blocks" in data else None,
             config_seeds=data.get("config_seeds", {}),
+            fields=data.get("fields", {}),
         )
 
 

@@ -14,6 +14,11 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
   and their seeds are not credited to the caller. So are functions passed as values.
 * Guards (``if args.seed is not None:``) are evaluated with every option, parameter and
   constant at its default; a seed whose guard is false by default does not count.
+* A config object made by a call the program runs (``EncoderConfig(type=FLAGS.encoder)``,
+  also through a function that returns it) is a ``Record`` of the fields the call sets;
+  passed on as an argument, it answers reads of its fields (``config.type``) with them or
+  with the class's declared defaults, so a builder chosen by ``if config.type == ...``
+  runs only where the default run chooses it.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Op
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
-from nondet_lint.families.seeding.conditions import ValueDesc, ValueSource, described_names, evaluate
+from nondet_lint.families.seeding.conditions import CallDescs, Plain, ValueDesc, ValueSource, described_names, evaluate, parameters_read
 from nondet_lint.families.seeding.events import EventKind, Guard, SeedingEvent, absolute
 from nondet_lint.families.seeding.facts import NO_SEEDING, FunctionFacts, ModuleSeeding
 from nondet_lint.families.seeding.state import MAIN, MODULE
@@ -70,6 +75,15 @@ class Callee(NamedTuple):
     key: FnKey  # ``("", "")`` for a class with no ``__init__`` of its own in the project
     bound: bool
     instantiated: Optional[ClassTarget]  # the class a call instantiates
+
+
+@dataclass(frozen=True)
+class Record:
+    """A config object the program makes: its class and the fields its call sets (the
+    others hold the class's declared defaults)."""
+
+    cls: Tuple[str, str]  # (module path, class path)
+    given: Tuple[Tuple[str, Any], ...]  # (field, value), sorted
 
 
 @dataclass
@@ -187,6 +201,8 @@ class Program:
         self._trains: Dict[Tuple[FnKey, bool], bool] = {}
         self._seeds_cache: Dict[Tuple[FnKey, Binding], FrozenSet[str]] = {}
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
+        self._results: Dict[Tuple[FnKey, Binding], Any] = {}  # what a call of a function gives
+        self._fields: Dict[Tuple[str, str], Dict[str, List[Plain]]] = {}
         # (function, state, binding, entry mode, speculative): runs already made
         self.visited: Set[Tuple[FnKey, FrozenSet[str], Binding, bool, bool]] = set()
         self.uncovered: Dict[Tuple[str, int], Uncovered] = {}
@@ -383,24 +399,24 @@ class Program:
 
     # ---- values -----------------------------------------------------------------------
     def relevant(self, key: FnKey) -> FrozenSet[str]:
-        """Parameters whose values matter inside a function (guards, seed values, calls)."""
+        """Parameters whose values matter inside a function (guards, seed values, calls,
+        what it returns)."""
         found = self._relevant.get(key)
         if found is not None:
             return found
         names: Set[str] = set()
         for event in self.events(key):
-            if event.kind is EventKind.SEED:
+            if event.kind is EventKind.SEED or event.kind is EventKind.CALL:
                 for cond, _ in event.guards:
-                    names.update(d.name for d in described_names(cond) if d.source is ValueSource.PARAMETER)
-                if event.value is not None and event.value.source is ValueSource.PARAMETER:
-                    names.add(event.value.name)
-            elif event.kind is EventKind.CALL:
-                for cond, _ in event.guards:
-                    names.update(d.name for d in described_names(cond) if d.source is ValueSource.PARAMETER)
+                    for read in described_names(cond):
+                        names.update(parameters_read(read))
+                names.update(parameters_read(event.value))
                 positional, keywords = event.args
                 for desc in (*positional, *keywords.values()):
-                    if desc is not None and desc.source is ValueSource.PARAMETER:
-                        names.add(desc.name)
+                    names.update(parameters_read(desc))
+        fn = self.fn(key)
+        if fn is not None:
+            names.update(parameters_read(fn.returns))
         found = self._relevant[key] = frozenset(names)
         return found
 
@@ -416,10 +432,65 @@ class Program:
             fn = self.fn(key)
             return fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
         if source is ValueSource.OPTION:
+            if desc.owner is not None:
+                owner = self.value(desc.owner, key, binding)
+                if isinstance(owner, Record):
+                    return self.field(owner, desc.name)
             return self.option_default(desc.name, key[0])
         if source is ValueSource.GLOBAL:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
+        if source is ValueSource.RESULT:
+            return self.result(desc, key, binding)
         return UNKNOWN
+
+    def result(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> Any:
+        """What a call gives: a ``Record`` for a config class (one that declares fields),
+        what a project function returns where all its returns agree, else ``UNKNOWN``."""
+        found = self.lookup(desc.name, key[0])
+        if not found or len(self.stack) > _MAX_DEPTH:
+            return UNKNOWN
+        positional, keywords = desc.args
+        if isinstance(found, ClassTarget):
+            declared = self.fields_of(found.path, found.name)
+            if not declared:
+                return UNKNOWN
+            given = {name: _hashable(self.value(arg, key, binding)) for name, arg in keywords if name in declared}
+            return Record((found.path, found.name), tuple(sorted(given.items())))
+        if not isinstance(found, FunctionTarget) or found.bound:
+            return UNKNOWN
+        callee = found.key
+        fn = self.fn(callee)
+        if fn is None or fn.returns is None:
+            return UNKNOWN
+        sub = self.bind_args(callee, False, (positional, keywords), key, binding)
+        memo = (callee, sub)
+        if memo in self._results:
+            return self._results[memo]
+        self._results[memo] = UNKNOWN  # a function that returns its own call
+        self.stack.append(callee)
+        try:
+            value = self._results[memo] = _hashable(self.value(fn.returns, callee, dict(sub)))
+        finally:
+            self.stack.pop()
+        return value
+
+    def fields_of(self, path: str, cls: str) -> Dict[str, List[Plain]]:
+        """The fields a class and its project bases declare, with their literal defaults."""
+        key = (path, cls)
+        found = self._fields.get(key)
+        if found is None:
+            found = {}
+            for base_path, base in reversed(self._bases(path, cls)):
+                found.update(self.facts.get(base_path, NO_SEEDING).fields.get(base, {}))
+            self._fields[key] = found
+        return found
+
+    def field(self, record: Record, name: str) -> Any:
+        for given, value in record.given:
+            if given == name:
+                return value
+        default = self.fields_of(*record.cls).get(name)
+        return default[0] if default else UNKNOWN
 
     def unknown(self, key: FnKey) -> Binding:
         """The binding of a function called from code we do not see: every argument unknown."""
@@ -427,6 +498,10 @@ class Program:
 
     def bind(self, callee: FnKey, bound: bool, event: SeedingEvent, caller: FnKey, binding: Mapping[str, Any]) -> Binding:
         """The callee's relevant parameters, valued from the call's arguments."""
+        positional, keywords = event.args
+        return self.bind_args(callee, bound, (positional, tuple(keywords.items())), caller, binding)
+
+    def bind_args(self, callee: FnKey, bound: bool, args: CallDescs, caller: FnKey, binding: Mapping[str, Any]) -> Binding:
         wanted = self.relevant(callee)
         if not wanted:
             return ()
@@ -434,16 +509,13 @@ class Program:
         params: Sequence[str] = facts.params if facts is not None else ()
         if bound and params:
             params = params[1:]
-        positional, keywords = event.args
-        values: Dict[str, Any] = {}
-        for name, desc in zip(params, positional):
-            values[name] = self.value(desc, caller, binding)
-        for name, desc in keywords.items():
-            values[name] = self.value(desc, caller, binding)
+        positional, keywords = args
+        given: Dict[str, Optional[ValueDesc]] = dict(zip(params, positional))
+        given.update(keywords)
         out = []
         for name in sorted(wanted):
-            if name in values:
-                value = values[name]
+            if name in given:
+                value = self.value(given[name], caller, binding)
             else:
                 value = facts.defaults.get(name, UNKNOWN) if facts is not None else UNKNOWN
             out.append((name, _hashable(value)))
@@ -467,7 +539,7 @@ class Program:
         """Whether a guard is false whatever the command line says: a literal argument, a
         parameter default or a module constant makes it so."""
         for guard in guards:
-            lookup = lambda desc: UNKNOWN if desc.source is ValueSource.OPTION else self.value(desc, key, binding)  # noqa: E731
+            lookup = lambda desc: UNKNOWN if desc.source in _SET_AT_RUN else self.value(desc, key, binding)  # noqa: E731
             if evaluate(guard.cond, lookup) is False:
                 return True
         return False
@@ -479,7 +551,10 @@ class Program:
             value = self.value(desc, key, binding)
             if value is UNKNOWN:
                 continue
-            if desc.source is ValueSource.OPTION:
+            if desc.source is ValueSource.OPTION and desc.owner is not None and desc.owner.source is ValueSource.PARAMETER \
+                    and isinstance(self.value(desc.owner, key, binding), Record):
+                parts.append(f"`{desc.owner.name}.{desc.name}` is {value!r} by default")
+            elif desc.source is ValueSource.OPTION:
                 parts.append(f"`--{desc.name.replace('_', '-')}` defaults to {value!r}")
             elif desc.source is ValueSource.PARAMETER:
                 parts.append(f"`{desc.name}` is {value!r} by default")
@@ -591,6 +666,13 @@ class Program:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
             run.final = state
 
+    @staticmethod
+    def _ranks_with(run: EntryRun, first: EntryRun) -> bool:
+        """Whether a direct run of a use by ``run`` may replace one through a callback by
+        ``first``, which ran earlier: not when ``first`` matters more (it trains and
+        ``run`` does not, or ``run`` is test code)."""
+        return (run.trains or not first.trains) and (first.test or not run.test)
+
     def _entry_trains(self, path: str) -> bool:
         return self.trains((path, MODULE), entry_mode=True) or any(self.trains((path, name)) for name in self.console[path])
 
@@ -628,7 +710,7 @@ class Program:
                 if rng not in state and not frame.speculative:
                     run.uncovered_rngs.add(rng)
                     found = self.uncovered.get((key[0], event.cid))
-                    if found is None or (found.deferred and not frame.deferred):
+                    if found is None or (found.deferred and not frame.deferred and self._ranks_with(run, self.runs[found.entry])):
                         self.uncovered[(key[0], event.cid)] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
             elif kind is EventKind.WORKERS:
                 self.reached.add((key[0], event.cid))
@@ -753,8 +835,9 @@ def _passes_values_on(event: SeedingEvent) -> bool:
 
 
 _PASSED_ON = (ValueSource.PARAMETER, ValueSource.OPTION)
+_SET_AT_RUN = (ValueSource.OPTION, ValueSource.RESULT)  # the command line may change them
 
 
 def _hashable(value: Any) -> Any:
-    return value if value is UNKNOWN or isinstance(value, (type(None), bool, int, float, str)) else UNKNOWN
+    return value if value is UNKNOWN or isinstance(value, (type(None), bool, int, float, str, Record)) else UNKNOWN
 

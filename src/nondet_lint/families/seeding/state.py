@@ -40,10 +40,15 @@ class Scope:
         self.sunk_params: Set[str] = set()
         self.assigned_attrs: Set[str] = set()  # ``args.seed = ...``: no longer the default
         self.trains = False
+        # what each ``return`` gives (None where it cannot be described)
+        self.returns: List[Optional[ValueDesc]] = []
         # the main block shares the module's names
         self.types: Dict[str, str] = shared.types if shared is not None else {}
         self.taint: Dict[str, int] = shared.taint if shared is not None else {}
         self.local_defs: Dict[str, str] = shared.local_defs if shared is not None else {}
+        # locals bound once so far to a described value (``encoder_type = config.type``);
+        # None once bound again: the value depends on the path taken
+        self.values: Dict[str, Optional[ValueDesc]] = shared.values if shared is not None else {}
 
     def add(self, event: SeedingEvent, root: Optional[str] = None) -> int:
         self.events.append(event)
