@@ -38,6 +38,8 @@ from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
 _MISSING = object()
+# expressions ``describe`` may value (other ones are not described)
+_DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation)
 
 
 class Collector:
@@ -257,6 +259,7 @@ class Collector:
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
+        self._assign_attributes(node.target, None)
         if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
             self.scope.trains = True
             self.scope.add(SeedingEvent(EventKind.TRAINS))
@@ -280,6 +283,7 @@ class Collector:
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         scope = self.scope
+        self._assign_attributes(target, value)
         if isinstance(target, cst.Tuple) and target.elements and isinstance(value, cst.Call):
             # ``args, rest = parser.parse_known_args()``
             if self._is_parse(value):
@@ -318,6 +322,26 @@ class Collector:
                     self.consts[name] = _MISSING
                 else:
                     self.consts[name] = literal
+
+    def _own_attribute(self, node: cst.BaseExpression) -> Optional[str]:
+        """``x`` of ``self.x`` in a method of a class."""
+        if (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+                and self.scope.cls and self.scope.params[:1] == ["self"]):
+            return node.attr.value
+        return None
+
+    def _assign_attributes(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        """``self.seed = seed``: pass 2 values the object's attributes from its constructor's
+        arguments (a value it cannot describe, or an unpacking, makes the attribute unknown)."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._assign_attributes(element.value, None)
+            return
+        name = self._own_attribute(target)
+        if name is None:
+            return
+        desc = self.describe(value) if isinstance(value, _DESCRIBABLE) else None
+        self.scope.add(SeedingEvent(EventKind.ASSIGN, name, guards=tuple(self.guards()), value=desc))
 
     def _is_parse(self, call: cst.Call) -> bool:
         return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.t.parse_methods
@@ -384,6 +408,9 @@ class Collector:
                 if self.ctx.qualname(node) is None:
                     return ValueDesc(ValueSource.GLOBAL, name)
             return None
+        attribute = self._own_attribute(node)
+        if attribute is not None:
+            return ValueDesc(ValueSource.ATTRIBUTE, attribute)
         if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value not in ("self", "cls"):
             owner = node.value.value
             scope = self.scope
@@ -560,7 +587,7 @@ class Collector:
         for arg in node.args:
             if arg.star:
                 break
-            desc = self.describe(arg.value) if isinstance(arg.value, (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation)) else None
+            desc = self.describe(arg.value) if isinstance(arg.value, _DESCRIBABLE) else None
             if arg.keyword is None:
                 positional.append(desc)
             else:

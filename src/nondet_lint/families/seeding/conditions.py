@@ -116,6 +116,7 @@ class ValueSource(Enum):
     PARAMETER = "p"  # a parameter of the function
     OPTION = "o"  # a command-line option (``args.seed``, ``FLAGS.seed``)
     GLOBAL = "g"  # a module-level name
+    ATTRIBUTE = "a"  # an attribute of a method's own object (``self.seed``), as ``__init__`` set it
 
 
 class ValueDesc(NamedTuple):
