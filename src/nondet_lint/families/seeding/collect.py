@@ -17,7 +17,7 @@ facts are a ``facts.ModuleSeeding``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -59,6 +59,7 @@ class Collector:
         self.scopes: List[Scope] = [self.module_scope]
         self.classes: Dict[str, ClassEntry] = {}
         self.class_stack: List[Tuple[int, str]] = []  # (id of ClassDef, path)
+        self.configurable: Set[str] = set()  # classes whose constructor's parameters config files set
         self.fns: Dict[str, FunctionFacts] = {}
         self.candidates = Candidates()
         self.flow = ValueFlow(ctx, self, self.candidates)
@@ -103,9 +104,19 @@ class Collector:
             if target:
                 bases.append(target)
         self.classes[path] = {"bases": bases, "methods": []}
+        if self._configurable(node.decorators):
+            self.configurable.add(path)
         self.class_stack.append((id(node), path))
         if self.scope is not self.module_scope and self.scope.name != MAIN:
             self.scope.local_defs[node.name.value] = path
+
+    def _configurable(self, decorators: Sequence[cst.Decorator]) -> bool:
+        """Whether a decorator lets config files set the parameters (``@gin.configurable``)."""
+        names = self.t.configurable_decorators
+        return bool(names) and any(
+            self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in names
+            for d in decorators
+        )
 
     def class_bases(self) -> List[str]:
         """The qualified bases of the class whose body (or method) the walk is in."""
@@ -141,6 +152,8 @@ class Collector:
         if prefix and self.class_stack and prefix == self.class_stack[-1][1] + ".":
             cls = self.class_stack[-1][1]
             self.classes[cls]["methods"].append(node.name.value)
+        if self._configurable(node.decorators) or (cls in self.configurable and node.name.value == "__init__"):
+            defaults = {}  # a config file binds them (``@gin.configurable``): the run's values are unknown
         scope = Scope(name, positional, defaults, cls)
         scope.kwonly = [p.name.value for p in params.kwonly_params]
         self.pending_defs[id(node)] = scope

@@ -64,6 +64,7 @@ class Tables:
     flag_values: str = ""
     defaults_methods: FrozenSet[str] = frozenset()
     parse_methods: FrozenSet[str] = frozenset()
+    configurable_decorators: FrozenSet[str] = frozenset()  # config files set the parameters (gin)
     restorers: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # qualname -> RNGs
     training_calls: FrozenSet[str] = frozenset()
     training_prefixes: Tuple[str, ...] = ()
@@ -209,6 +210,7 @@ def _build(rules: RuleSet) -> Tables:
     t.flag_values = nd106.get("flag_values", "")
     t.defaults_methods = frozenset(nd106.get("defaults_methods", ()))
     t.parse_methods = frozenset(nd106.get("parse_methods", ()))
+    t.configurable_decorators = frozenset(nd106.get("configurable_decorators", ()))
     return t
 
 
