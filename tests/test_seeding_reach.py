@@ -67,12 +67,17 @@ def test_a_factory_handed_to_a_runner_makes_the_program_a_training_one(tmp_path)
     assert edits(found, tmp_path) == [("train.py", 1, "import random\n\n"), ("train.py", 4, "\nrandom.seed(0)\n")]
 
 
-def test_a_gin_configurable_parameter_is_not_decided_by_its_default(tmp_path):
-    # create_agent(agent_name=None) is @gin.configurable: a config file may choose the
-    # rainbow agent; create_logger(kind=None) is not, and its default keeps SampledLogger's
-    # random.random() out of the run
-    [found] = findings("gin_configurable", tmp_path)
-    assert where(found, tmp_path) == ("agents.py", 9, 22, "ND102")
+
+def test_a_dataset_parameter_shuffled_with_a_seed_left_none_draws_from_the_global_seed(tmp_path):
+    # preprocess(dataset, ..., seed=None): `dataset.shuffle(n, seed=seed)` on a parameter of a
+    # TensorFlow module is a tf.data shuffle; every caller leaves seed at None and the program
+    # seeds only JAX; `rng.shuffle(examples)` on a parameter named otherwise is not reported
+    [found] = findings("dataset_parameter", tmp_path)
+    assert where(found, tmp_path) == ("input_pipeline.py", 6, 19, "ND105")
     assert found.message == (
-        "NumPy global RNG used here with no `np.random.seed` before it (entry point train.py never seeds it)"
+        "TensorFlow global seed used here with no `tf.random.set_seed` before it (entry point train.py never seeds it)"
     )
+
+
+def test_a_dataset_parameter_shuffled_with_a_seed_its_caller_gives_is_seeded(tmp_path):
+    assert findings("dataset_parameter_seeded", tmp_path) == []

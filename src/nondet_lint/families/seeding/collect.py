@@ -17,7 +17,7 @@ facts are a ``facts.ModuleSeeding``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -59,7 +59,6 @@ class Collector:
         self.scopes: List[Scope] = [self.module_scope]
         self.classes: Dict[str, ClassEntry] = {}
         self.class_stack: List[Tuple[int, str]] = []  # (id of ClassDef, path)
-        self.configurable: Set[str] = set()  # classes whose constructor's parameters config files set
         self.fns: Dict[str, FunctionFacts] = {}
         self.candidates = Candidates()
         self.flow = ValueFlow(ctx, self, self.candidates)
@@ -70,6 +69,7 @@ class Collector:
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
         self.mentions_torch = ctx.imports.mentions("torch")
+        self.mentions_tf = ctx.imports.mentions("tensorflow")
         # the code anchors are deferred under (pass 2 needs their positions)
         self.anchor_code = next((c for c in codes if c in ctx.enabled), None)
         self.text_types: Optional[TextTypes] = None
@@ -104,19 +104,9 @@ class Collector:
             if target:
                 bases.append(target)
         self.classes[path] = {"bases": bases, "methods": []}
-        if self._configurable(node.decorators):
-            self.configurable.add(path)
         self.class_stack.append((id(node), path))
         if self.scope is not self.module_scope and self.scope.name != MAIN:
             self.scope.local_defs[node.name.value] = path
-
-    def _configurable(self, decorators: Sequence[cst.Decorator]) -> bool:
-        """Whether a decorator lets config files set the parameters (``@gin.configurable``)."""
-        names = self.t.configurable_decorators
-        return bool(names) and any(
-            self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in names
-            for d in decorators
-        )
 
     def class_bases(self) -> List[str]:
         """The qualified bases of the class whose body (or method) the walk is in."""
@@ -152,8 +142,6 @@ class Collector:
         if prefix and self.class_stack and prefix == self.class_stack[-1][1] + ".":
             cls = self.class_stack[-1][1]
             self.classes[cls]["methods"].append(node.name.value)
-        if self._configurable(node.decorators) or (cls in self.configurable and node.name.value == "__init__"):
-            defaults = {}  # a config file binds them (``@gin.configurable``): the run's values are unknown
         scope = Scope(name, positional, defaults, cls)
         scope.kwonly = [p.name.value for p in params.kwonly_params]
         self.pending_defs[id(node)] = scope
@@ -566,9 +554,10 @@ class Collector:
             if not self._has_value(node, t.generator_keyword):
                 self._use(node, "torch", "ND104", None)
             return True
-        if attr in t.dataset_methods and q is not None and q.startswith(t.dataset_prefixes):
-            if not self._has_value(node, t.op_seed_keyword) and find_arg(node, None, 1) is None:
-                self._use(node, "tf", "ND105", None)
+        if attr in t.dataset_methods and (q.startswith(t.dataset_prefixes) if q is not None else self._untyped_dataset(node)):
+            seeded, seed = self._own_seed(node, t.op_seed_keyword)
+            if (not seeded or seed is not None) and find_arg(node, None, 1) is None:
+                self._use(node, "tf", "ND105", None, own_seed=seed)
             return True
         if attr in t.sink_methods and (q is None or not q.startswith("builtins.")):
             pos, kw = t.sink_methods[attr]
@@ -583,6 +572,34 @@ class Collector:
                     self.calls.declare(arg.keyword.value, arg.value, None, node)
             return True
         return False
+
+    def _untyped_dataset(self, node: cst.Call) -> bool:
+        """``dataset.shuffle(buffer_size)`` on a value pass 1 cannot type (a parameter): a
+        tf.data dataset when the module uses TensorFlow, no other library of the rule data
+        whose objects shuffle, and the receiver is named as a dataset (``ds``, ``train_ds``)."""
+        receivers = self.t.dataset_receivers
+        if not receivers or not self.mentions_tf or self.ctx.imports.mentions(*receivers.get("unless_imports", ())):
+            return False
+        func = node.func
+        receiver = func.value if isinstance(func, cst.Attribute) else None
+        name = receiver.attr.value if isinstance(receiver, cst.Attribute) else receiver.value if isinstance(receiver, cst.Name) else ""
+        words = receivers.get("words", ())
+        return any(word in words for word in name.lower().split("_")) and find_arg(node, "buffer_size", 0) is not None
+
+    def _own_seed(self, node: cst.Call, keyword: Optional[str]) -> Tuple[bool, Optional[ValueDesc]]:
+        """Whether a call passes its own seed (``keyword=`` other than None) and, where that
+        seed is a parameter, an option or an attribute pass 2 can value, its description: the
+        call draws unseeded when that value is None (``shuffle(n, seed=seed)``, ``seed=None``)."""
+        value = find_arg(node, keyword, None) if keyword else None
+        if value is None:
+            return False, None
+        literal = literal_value(value, self.ctx.qualname)
+        if literal is None:
+            return False, None
+        if literal is not UNKNOWN:
+            return True, None
+        desc = self.describe(value) if isinstance(value, _DESCRIBABLE) else None
+        return True, (desc if desc is not None and desc.source is not ValueSource.LITERAL else None)
 
     def _has_value(self, node: cst.Call, keyword: Optional[str]) -> bool:
         """Whether ``keyword=`` is passed with a value other than None."""
@@ -647,7 +664,8 @@ class Collector:
         self.scope.add(event, root)
 
     def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:
-        if consumer.skip_keyword and self._has_value(node, consumer.skip_keyword):
+        seeded, seed = self._own_seed(node, consumer.skip_keyword)
+        if seeded and seed is None:
             return
         if consumer.unless and any_holds(node, consumer.unless, {}, self.ctx.qualname):
             return
@@ -655,7 +673,7 @@ class Collector:
             return
         if self._feeds_no_result(node):
             return
-        self._use(node, consumer.rng, consumer.code, root)
+        self._use(node, consumer.rng, consumer.code, root, own_seed=seed)
 
     def _feeds_no_result(self, node: cst.Call) -> bool:
         """A draw whose value only picks something no result depends on: a network port
@@ -696,9 +714,11 @@ class Collector:
         name = target.attr.value if isinstance(target, cst.Attribute) else target.value if isinstance(target, cst.Name) else ""
         return any(word in table.get("target_words", ()) for word in name.lower().split("_"))
 
-    def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], **payload: Any) -> int:
+    def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], own_seed: Optional[ValueDesc] = None,
+             **payload: Any) -> int:
         cid = self.candidates.add(node, code, payload)
-        self.scope.add(SeedingEvent(EventKind.USE, rng=rng, cid=cid, guards=tuple(self.guards() + self.flow.branch_guards(node))), root)
+        guards = tuple(self.guards() + self.flow.branch_guards(node))
+        self.scope.add(SeedingEvent(EventKind.USE, rng=rng, cid=cid, guards=guards, value=own_seed), root)
         self.flow.draw(node, rng, cid)
         return cid
 

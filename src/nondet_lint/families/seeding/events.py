@@ -93,7 +93,9 @@ class SeedingEvent:
     guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN
     args: CallArgs = NO_ARGS  # CALL
     bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
-    value: Optional[ValueDesc] = None  # SEED: the seed value when it is not a literal; ASSIGN: the value
+    # SEED: the seed value when it is not a literal; ASSIGN: the value; USE: the op's own seed
+    # when pass 2 values it (a use only when that is None)
+    value: Optional[ValueDesc] = None
     without: str = ""  # SEED: what the seeder does given no value (``Seeder.without_value``)
 
     def to_json(self) -> List[Any]:
@@ -105,6 +107,8 @@ class SeedingEvent:
                 out.pop()
             return out
         if kind is EventKind.USE:
+            if self.value is not None:
+                return [code, self.rng, self.cid, guards_json(self.guards), self.value.to_json()]
             return [code, self.rng, self.cid, *_trailing_guards(self.guards)]
         if kind is EventKind.WORKERS:
             return [code, self.cid, *_trailing_guards(self.guards)]
@@ -129,7 +133,8 @@ class SeedingEvent:
             return cls(kind, data[1], (), "", -1, guards_from_json(data[3]) if size > 3 and data[3] else (),
                        CallArgs.from_json(args) if args else NO_ARGS, size > 4 and bool(data[4]))
         if kind is EventKind.USE:
-            return cls(kind, "", (), data[1], data[2], guards_from_json(data[3]) if size > 3 else ())
+            return cls(kind, "", (), data[1], data[2], guards_from_json(data[3]) if size > 3 else (),
+                       value=_desc(data[4]) if size > 4 else None)
         if kind is EventKind.WORKERS:
             return cls(kind, "", (), "", data[1], guards_from_json(data[2]) if size > 2 else ())
         if kind is EventKind.SEED:

@@ -362,6 +362,7 @@ class Program:
             elif kind is EventKind.USE:
                 for cond, _ in event.guards:
                     names.update(_named(d for d in described_names(cond) if d.source is ValueSource.ATTRIBUTE))
+                names.update(_named((event.value,)))
         found = self._relevant[key] = frozenset(names)
         return found
 
@@ -684,6 +685,8 @@ class Program:
             if kind is EventKind.USE:
                 rng = self.rng_map.get(event.rng, event.rng)
                 self.reached.add((key[0], event.cid))
+                if event.value is not None and self.value(event.value, key, values) is not None:
+                    continue  # given its own seed (unless that is None here)
                 if self.guards_off(event.guards, key, values) is not None:
                     continue  # runs only with an option that is off by default
                 if rng not in state and not frame.speculative:
