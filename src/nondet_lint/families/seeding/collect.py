@@ -556,7 +556,8 @@ class Collector:
             return True
         if attr in t.dataset_methods and (q.startswith(t.dataset_prefixes) if q is not None else self._untyped_dataset(node)):
             seeded, seed = self._own_seed(node, t.op_seed_keyword)
-            if (not seeded or seed is not None) and find_arg(node, None, 1) is None:
+            discarded = isinstance(self.ctx.parent(node), cst.Expr)  # a dataset is immutable: nothing is shuffled
+            if (not seeded or seed is not None) and find_arg(node, None, 1) is None and not discarded:
                 self._use(node, "tf", "ND105", None, own_seed=seed)
             return True
         if attr in t.sink_methods and (q is None or not q.startswith("builtins.")):

@@ -692,7 +692,8 @@ class Program:
                 if rng not in state and not frame.speculative:
                     run.uncovered_rngs.add(rng)
                     found = self.uncovered.get((key[0], event.cid))
-                    if found is None or (found.deferred and not frame.deferred):
+                    # a direct run replaces one through a callback, not one of a program that matters more
+                    if found is None or (found.deferred and not frame.deferred and _rank(run) <= _rank(self.runs[found.entry])):
                         self.uncovered[(key[0], event.cid)] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
             elif kind is EventKind.WORKERS:
                 self.reached.add((key[0], event.cid))
@@ -825,6 +826,11 @@ def _passes_values_on(event: SeedingEvent) -> bool:
 
 
 _PASSED_ON = (ValueSource.PARAMETER, ValueSource.OPTION)
+
+
+def _rank(run: EntryRun) -> Tuple[bool, bool]:
+    """Programs that train come first, test code last (``Program.run_all``)."""
+    return (run.test, not run.trains)
 
 
 def _named(descs: Iterable[Optional[ValueDesc]]) -> Iterable[str]:
