@@ -78,16 +78,22 @@ def main() -> int:
         )
         costs["(imports)"] += time.process_time() - clock
         checks = []
+        visitors = [ctx.index]  # as fileanalysis walks: the module index first
         for check_class in active_checks(all_checks(), rules, enabled, ctx):
             clock = time.process_time()
             check = check_class(ctx)
             name = f"{check_class.__module__.rsplit('.', 1)[-1]}.{check_class.__name__}"
             costs[name] += time.process_time() - clock
-            for attribute in dir(check_class):
-                if attribute.startswith(("visit_", "leave_")) or attribute == "finish":
-                    setattr(check, attribute, timed(costs, name, getattr(check, attribute)))
+            setattr(check, "finish", timed(costs, name, check.finish))
+            for visitor in check.visitors():
+                for attribute in dir(type(visitor)):
+                    if attribute.startswith(("visit_", "leave_")):
+                        setattr(visitor, attribute, timed(costs, name, getattr(visitor, attribute)))
+                visitors.append(visitor)
             checks.append(check)
-        walk(module, Dispatch(checks), ctx.ancestors, ctx.parents)
+        clock = time.process_time()
+        walk(module, Dispatch(visitors), ctx.ancestors, ctx.parents)
+        costs["(walk, handlers included)"] += time.process_time() - clock
         for check in checks:
             check.finish()
         nodes = [pending.node for pending in ctx.pending]

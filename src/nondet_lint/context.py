@@ -17,6 +17,7 @@ from nondet_lint.facts import FileFacts
 from nondet_lint.names import ImportBindings, ImportMap, dotted_name
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Edit, Fix
+from nondet_lint.walk import ModuleIndex, calls_in, nodes_in
 
 
 @dataclass
@@ -128,6 +129,7 @@ class FileContext:
         self.imports = ImportMap(module, module_name, is_package, import_bindings(rules))
         self.ancestors: List[cst.CSTNode] = []
         self.parents: Dict[int, cst.CSTNode] = {}
+        self.index = ModuleIndex()  # filled by the walk when it is among the visitors
         # facts for the project index: one typed value per kind
         self.facts = FileFacts()
         self.pending: List[Pending] = []
@@ -137,6 +139,17 @@ class FileContext:
         self._qualnames: Dict[int, Tuple[cst.CSTNode, Optional[str]]] = {}
         # what several checks derive from the same tree, computed once (by key)
         self.shared: Dict[str, Any] = {}
+
+    # ---- the whole module -----------------------------------------------------------
+    def module_calls(self) -> List[cst.Call]:
+        """Every call in the module, in source order (from the walk's index once it ran)."""
+        return self.index.calls if self.index.complete else calls_in(self.module)
+
+    def module_assigns(self) -> List[cst.Assign]:
+        """Every single-target assignment in the module, in source order."""
+        if self.index.complete:
+            return self.index.assigns
+        return [node for node in nodes_in(self.module, cst.Assign) if len(node.targets) == 1]
 
     # ---- names -------------------------------------------------------------------
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:

@@ -108,7 +108,7 @@ def analyze_source(
         rules=rules, config=config, enabled=enabled,
     )
     checks = [check(ctx) for check in active_checks(registry.all_checks(), rules, enabled, ctx)]
-    walk(module, Dispatch([visitor for check in checks for visitor in check.visitors()]), ctx.ancestors, ctx.parents)
+    walk(module, Dispatch([ctx.index, *(visitor for check in checks for visitor in check.visitors())]), ctx.ancestors, ctx.parents)
     for check in checks:
         check.finish()
     result.facts = ctx.facts

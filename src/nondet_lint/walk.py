@@ -10,7 +10,7 @@ a parent map, and the parameter names that shadow imports inside functions.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Callable, Dict, List, Sequence, Tuple, Type, TypeVar
 
 import libcst as cst
 
@@ -51,6 +51,8 @@ _ORDER_OVERRIDES = {
     cst.MatchCase: ("pattern", "guard", "body"),
 }
 
+
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
 _PLAIN_TYPES = (str, bool, int)
@@ -108,14 +110,40 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
 def calls_in(node: cst.CSTNode) -> List[cst.Call]:
     """Every call inside ``node`` (itself included), in source order, nested
     definitions included: the cheap traversal instead of a libcst visitor."""
-    found: List[cst.Call] = []
+    return nodes_in(node, cst.Call)
+
+
+def nodes_in(node: cst.CSTNode, kind: Type[_Node]) -> List[_Node]:
+    """Every node of type ``kind`` inside ``node`` (itself included), in source order."""
+    found: List[_Node] = []
     stack: List[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call):
+        if isinstance(current, kind):
             found.append(current)
         stack.extend(reversed(children(current)))
     return found
+
+
+class ModuleIndex:
+    """The module's calls and single-target assignments, gathered by the walk that feeds
+    the checks, so that analyses asking for "every call in the module" do not walk the
+    whole tree again.  ``complete`` once the walk has left the module."""
+
+    def __init__(self) -> None:
+        self.calls: List[cst.Call] = []
+        self.assigns: List[cst.Assign] = []
+        self.complete = False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1:
+            self.assigns.append(node)
+
+    def leave_Module(self, node: cst.Module) -> None:
+        self.complete = True
 
 
 Handler = Callable[[cst.CSTNode], None]
@@ -172,7 +200,7 @@ def _handler_names(classes: Tuple[type, ...], node_type: type) -> Tuple[List[Tup
 _LEAVE = object()
 
 
-def walk(module: cst.Module, dispatch: Dispatch, ancestors: List[cst.CSTNode], parents: Dict[int, cst.CSTNode]) -> None:
+def walk(module: cst.CSTNode, dispatch: Dispatch, ancestors: List[cst.CSTNode], parents: Dict[int, cst.CSTNode]) -> None:
     """Depth-first, source-order traversal calling handlers; ``ancestors`` is kept current.
 
     This loop runs for every node of every file: handlers are looked up by type in one
@@ -207,3 +235,10 @@ def walk(module: cst.Module, dispatch: Dispatch, ancestors: List[cst.CSTNode], p
         if kids:
             kids.reverse()
             stack.extend(kids)
+
+
+def visit_tree(node: cst.CSTNode, *visitors: object) -> None:
+    """Call the ``visit_<Type>`` / ``leave_<Type>`` handlers of plain visitor objects over
+    ``node`` with the cheap traversal (a libcst visitor costs about as much as the parse).
+    Unlike libcst's, a keyword argument's value is visited before its keyword."""
+    walk(node, Dispatch(visitors), [], {})

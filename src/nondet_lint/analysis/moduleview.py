@@ -4,7 +4,7 @@ rule that asks (through a family's per-file context)."""
 
 from __future__ import annotations
 
-from typing import FrozenSet, Iterable, List, Optional
+from typing import Dict, FrozenSet, Iterable, List, Optional
 
 import libcst as cst
 
@@ -12,42 +12,51 @@ from nondet_lint.analysis.dataflow import ScopeIndex
 from nondet_lint.analysis.texttypes import scope_index_factory
 from nondet_lint.context import FileContext, parameter_names
 from nondet_lint.names import dotted_name
-from nondet_lint.walk import children
 
 
 class ModuleView:
     def __init__(self, ctx: FileContext) -> None:
         self.ctx = ctx
         self.index_for = scope_index_factory(ctx.parent)
-        self._calls: Optional[List[cst.Call]] = None
+        self._parameters: Dict[int, FrozenSet[str]] = {}  # by function node
 
-    def shadowed(self, node: cst.CSTNode) -> FrozenSet[str]:
-        """Parameters of the functions around ``node`` (they hide imported names)."""
-        chain = []
+    def _hidden(self, name: str, node: cst.CSTNode) -> bool:
+        """Whether a parameter of a function around ``node`` is called ``name`` (it hides
+        an import of that name); parameters are read once per function."""
+        cache = self._parameters
         current = self.ctx.parent(node)
         while current is not None:
-            chain.append(current)
+            if type(current) is cst.FunctionDef or type(current) is cst.Lambda:
+                names = cache.get(id(current))
+                if names is None:
+                    names = cache[id(current)] = parameter_names((current,))
+                if name in names:
+                    return True
             current = self.ctx.parent(current)
-        return parameter_names(chain)
+        return False
 
     def qualname(self, expr: cst.BaseExpression) -> Optional[str]:
         """``ctx.qualname`` usable after the walk (shadowing found through the parents)."""
         dotted = dotted_name(expr)
         if dotted is None:
             return None
-        return self.ctx.imports.resolve_dotted(dotted, self.shadowed(expr))
+        resolved = self.ctx.imports.resolve_dotted(dotted)
+        if resolved is None or not self._hidden(dotted.partition(".")[0], expr):
+            return resolved
+        return None  # a parameter hides the import
+
+    def qualname_starting(self, expr: cst.BaseExpression, prefix: str) -> Optional[str]:
+        """``qualname(expr)`` when it starts with ``prefix``, else None: the parents are
+        searched for parameters only for names that could match."""
+        dotted = dotted_name(expr)
+        resolved = self.ctx.imports.resolve_dotted(dotted) if dotted is not None else None
+        if resolved is None or not resolved.startswith(prefix):
+            return None
+        return self.qualname(expr)
 
     def module_calls(self) -> List[cst.Call]:
-        """Every call of the module, in no particular order (found once)."""
-        if self._calls is None:
-            self._calls = []
-            stack: List[cst.CSTNode] = [self.ctx.module]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, cst.Call):
-                    self._calls.append(node)
-                stack.extend(children(node))
-        return self._calls
+        """Every call of the module, in source order."""
+        return self.ctx.module_calls()
 
     def call_sites(self, function: cst.FunctionDef) -> List[cst.Call]:
         """Calls of a function of this module: ``f(...)`` for a top-level function,

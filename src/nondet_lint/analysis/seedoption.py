@@ -39,7 +39,6 @@ from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, is_
 from nondet_lint.callargs import ABSENT, find_arg, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.names import dotted_name
-from nondet_lint.walk import calls_in
 
 # option names that hold the run's seed
 SEED_NAMES = ("seed", "random_seed", "manual_seed", "rng_seed")
@@ -144,7 +143,7 @@ def _option_dest(call: cst.Call) -> Optional[str]:
 # ---------------------------------------------------------------- argparse -----------
 def _argparse(ctx: Any, module: cst.Module, functions: Dict[str, cst.FunctionDef]) -> Optional[SeedOption]:
     dests = [
-        dest for call in calls_in(module)
+        dest for call in ctx.module_calls()
         if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"
         for dest in [_option_dest(call)] if dest is not None and _not_none(find_arg(call, "default", None), ctx)
     ]
@@ -215,7 +214,7 @@ def _smalls(fn: cst.FunctionDef) -> List[cst.BaseSmallStatement]:
 def _launched(ctx: Any, module: cst.Module) -> List[str]:
     """Functions handed to a launcher (``typer.run(main)``, ``app.run(main)``, ``fire.Fire(main)``)."""
     names = []
-    for call in calls_in(module):
+    for call in ctx.module_calls():
         if ctx.qualname(call.func) in LAUNCHERS:
             first = find_arg(call, None, 0)
             if isinstance(first, cst.Name):
@@ -273,7 +272,7 @@ def _command(ctx: Any, module: cst.Module, functions: Dict[str, cst.FunctionDef]
 # ---------------------------------------------------------------- absl ---------------
 def _absl(ctx: Any, module: cst.Module, functions: Dict[str, cst.FunctionDef]) -> Optional[SeedOption]:
     name = None
-    for call in calls_in(module):
+    for call in ctx.module_calls():
         if ctx.qualname(call.func) in _ABSL_DEFINES:
             flag = find_arg(call, "name", 0)  # ``DEFINE_integer("seed", 0, ...)`` or ``name="seed"``
             if (
@@ -325,7 +324,7 @@ def config_seeds(ctx: Any) -> Dict[str, str]:
     out = {name: field for name, (field, _) in _local_classes(ctx, module, data).items()}
     dict_classes = set(data.get("dict_classes", ()))
     made = set()
-    for node in _assignments(module):
+    for node in ctx.module_assigns():
         target = node.targets[0].target
         if isinstance(node.value, cst.Call) and ctx.qualname(node.value.func) in dict_classes and isinstance(target, cst.Name):
             made.add(target.value)
@@ -335,21 +334,6 @@ def config_seeds(ctx: Any) -> Dict[str, str]:
         ):
             out.setdefault("", target.attr.value)
     return out
-
-
-class _Assigns(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: List[cst.Assign] = []
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1:
-            self.found.append(node)
-
-
-def _assignments(node: cst.CSTNode) -> List[cst.Assign]:
-    collector = _Assigns()
-    node.visit(collector)
-    return collector.found
 
 
 def _local_classes(ctx: Any, module: cst.Module, data: Mapping[str, Any]) -> Dict[str, Tuple[str, bool]]:
@@ -472,7 +456,7 @@ def _config_file(ctx: Any, module: cst.Module, functions: Dict[str, cst.Function
     this one's folder as the examples run it) sets ``config.seed``."""
     data = _config_data(ctx)
     flags_defines = set(data.get("file_flags", ()))
-    for call in calls_in(module):
+    for call in ctx.module_calls():
         if ctx.qualname(call.func) not in flags_defines:
             continue
         flag = _string_args(call)[:1]

@@ -182,7 +182,7 @@ class Values:
                     default = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "default"), None)
                     if dest and default is not None:
                         found.setdefault(dest, []).append(self.text(default, 1))
-                elif (self.view.qualname(call.func) or "").startswith(_ABSL_DEFINE):
+                elif self.view.qualname_starting(call.func, _ABSL_DEFINE) is not None:
                     flag, default = _absl_flag(call)
                     if flag and default is not None:
                         found.setdefault(flag, []).append(self.text(default, 1))

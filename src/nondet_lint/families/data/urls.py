@@ -31,6 +31,7 @@ from nondet_lint.analysis.moduleview import call_arg, has_double_star
 from nondet_lint.analysis.values import LITERAL, Values
 from nondet_lint.check import Check
 from nondet_lint.families.data.context import DataContext
+from nondet_lint.walk import children
 
 CODE = "ND303"
 BRANCH_ADVICE = "put a commit hash or a release tag in the URL instead of the branch"
@@ -52,7 +53,6 @@ class _ScopeFacts:
         self.hashes = False  # a hashlib call
         self.compares_digest = False  # ``==`` / ``!=`` of something named like a digest
         self.checked = False  # a checksum helper (``check_integrity``)
-        self.names: List[cst.Name] = []
 
     @property
     def verified(self) -> bool:
@@ -107,9 +107,6 @@ class UrlDownloads(Check):
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.functions.pop()
 
-    def visit_Name(self, node: cst.Name) -> None:
-        self._here().names.append(node)
-
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if any(isinstance(c.operator, (cst.Equal, cst.NotEqual)) for c in node.comparisons):
             text = self.ctx.code_for(node).lower()
@@ -156,7 +153,7 @@ class UrlDownloads(Check):
             mode = row.get("mode", "download")
             if mode != "download" and url is None:
                 continue  # a URL chosen at run time: not known to be data
-            if mode == "fetch" and not self._content_kept(call, facts):
+            if mode == "fetch" and not self._content_kept(call, scope):
                 continue
             self.ctx.report(call, CODE, api=api, target=shown, ref="whatever the URL serves, with nothing that checks what arrived",
                             advice=row.get("advice", "compare a `hashlib` digest of the file after the download, or put a commit hash or a release tag in the URL"))
@@ -181,15 +178,16 @@ class UrlDownloads(Check):
                 return True
         return False
 
-    def _content_kept(self, call: cst.Call, facts: _ScopeFacts) -> bool:
+    def _content_kept(self, call: cst.Call, scope: Optional[cst.FunctionDef]) -> bool:
         """Whether the response's content is saved or parsed in the same function."""
+        scope_names = self._names_in(scope)
         names: Set[str] = set()
         bound = self._bound_name(call)
         if bound:
             names.add(bound)
         uses: List[cst.CSTNode] = [call]
         for _ in range(3):  # the response, then loop variables over its chunks
-            uses += [n for n in facts.names if n.value in names and n not in uses and self._is_load(n)]
+            uses += [n for n in scope_names if n.value in names and n not in uses and self._is_load(n)]
             grown = False
             for use in uses:
                 if self._kept(use):
@@ -201,6 +199,21 @@ class UrlDownloads(Check):
             if not grown:
                 break
         return False
+
+    def _names_in(self, scope: Optional[cst.FunctionDef]) -> List[cst.Name]:
+        """The names of a function (or of the module's own code), in source order, not those
+        of the functions defined in it (found only for the few downloads that need them)."""
+        root: cst.CSTNode = scope if scope is not None else self.ctx.module
+        found: List[cst.Name] = []
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if type(node) is cst.Name:
+                found.append(node)
+            elif type(node) is cst.FunctionDef and node is not root:
+                continue
+            stack.extend(reversed(children(node)))
+        return found
 
     def _bound_name(self, call: cst.Call) -> Optional[str]:
         node: cst.CSTNode = call

@@ -13,6 +13,9 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Set,
 
 import libcst as cst
 
+from nondet_lint.walk import calls_in, visit_tree
+
+
 @dataclass(frozen=True)
 class CpuSide:
     """ND204's ``cpu_side`` and ``no_gradient`` rule data."""
@@ -45,11 +48,10 @@ def _callee_name(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
     """The module's function definitions, the names each calls, and the pipeline roots."""
 
     def __init__(self, side: CpuSide) -> None:
-        super().__init__()
         self.side = side
         self.defs: Dict[str, List[cst.FunctionDef]] = {}
         self.calls: Dict[cst.FunctionDef, Set[str]] = {}
@@ -86,23 +88,14 @@ class _Collector(cst.CSTVisitor):
 
 
 def _names_called(node: cst.CSTNode) -> Set[str]:
-    found: Set[str] = set()
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            name = _callee_name(call.func)
-            if name is not None:
-                found.add(name)
-
-    node.visit(_Calls())
-    return found
+    return {name for call in calls_in(node) for name in [_callee_name(call.func)] if name is not None}
 
 
 def pipeline_functions(module: cst.Module, side: CpuSide) -> Set[Any]:
     """The functions (and lambdas) of ``module`` that run inside a ``tf.data`` pipeline:
     those given to a pipeline method, and the module's functions they call."""
     collector = _Collector(side)
-    module.visit(collector)
+    visit_tree(module, collector)
     reached: Set[Any] = set(collector.lambdas)
     pending = list(collector.roots)
     seen: Set[str] = set()

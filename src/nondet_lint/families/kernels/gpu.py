@@ -101,18 +101,19 @@ class GpuSelectionAnchor:
         return cls(data["gpu_selection"], data.get("unit", MODULE_UNIT), ConditionalGpu.from_json(data.get("gpu_if")))
 
 
-@dataclass(frozen=True)
-class UnitSpan:
-    """The lines of a top-level definition or a method (pass 2 maps an op's line to its unit)."""
-
-    unit: str
-
-    def to_json(self) -> Dict[str, Any]:
-        return {"unit_span": self.unit}
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Optional["UnitSpan"]:
-        return cls(data["unit_span"]) if "unit_span" in data else None
+def unit_of(ancestors: Sequence[cst.CSTNode]) -> str:
+    """The unit code with these ancestors belongs to, as ``GpuUse`` names units while it
+    walks: a top-level function or class, a method of a top-level class
+    (``Class.method``), the main block, else the module's own code."""
+    definitions = [node for node in ancestors if isinstance(node, (cst.FunctionDef, cst.ClassDef))]
+    if definitions:
+        outer = definitions[0]
+        if isinstance(outer, cst.ClassDef) and len(definitions) > 1 and isinstance(definitions[1], cst.FunctionDef):
+            return f"{outer.name.value}.{definitions[1].name.value}"
+        return outer.name.value
+    if any(isinstance(node, cst.If) and is_main_guard(node.test) for node in ancestors):
+        return MAIN_UNIT
+    return MODULE_UNIT
 
 
 @dataclass(frozen=True)
@@ -391,7 +392,7 @@ def _receiver(node: cst.FunctionDef) -> Optional[str]:
 
 def _assigned(node: cst.Attribute, parent: Any) -> bool:
     """``self.device = ...``: a store reads nothing."""
-    return isinstance(parent, (cst.AssignTarget, cst.AnnAssign)) and parent.target is node
+    return (type(parent) is cst.AssignTarget or type(parent) is cst.AnnAssign) and parent.target is node
 
 
 def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
@@ -421,7 +422,10 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 
 
 # ---------------------------------------------------------------- pass 1: the facts ---
-_IMPORT_PARTS = (cst.ImportAlias, cst.AsName, cst.Import, cst.ImportFrom)  # names an import binds, not uses
+# names an import binds, not uses (a set of concrete types: ``type(x) in`` instead of
+# isinstance(), whose ABC checks cost much in handlers that run for every name)
+_IMPORT_PARTS = frozenset({cst.ImportAlias, cst.AsName, cst.Import, cst.ImportFrom})
+_DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef})
 
 class GpuFacts(Check):
     """Records the module's ``GpuModuleFacts``: frameworks used, switches set, the modules
@@ -480,8 +484,6 @@ class GpuFacts(Check):
             name = self.unit_name = f"{self.owner}.{node.name.value}"
             self.unit = self.units.setdefault(name, UnitBuilder())
             self.receiver = _receiver(node)
-        if name is not None and self.anchor_code is not None:
-            self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
         self.depth += 1
 
     def _leave(self) -> None:
@@ -501,8 +503,6 @@ class GpuFacts(Check):
             self.unit_name = MAIN_UNIT
             self.unit = self.units.setdefault(MAIN_UNIT, UnitBuilder())
             self.main_guard = node
-            if self.anchor_code is not None:
-                self.ctx.defer(node, self.anchor_code, **UnitSpan(MAIN_UNIT).to_json())
 
     def leave_If(self, original_node: cst.If) -> None:
         if original_node is self.main_guard:
@@ -560,12 +560,13 @@ class GpuFacts(Check):
         return found
 
     def visit_Name(self, node: cst.Name) -> None:
-        parent = self.ctx.parent(node)
-        if isinstance(parent, cst.Attribute):
+        parent: Any = self.ctx.parent(node)
+        kind = type(parent)
+        if kind is cst.Attribute:
             if parent.value is node and self.ctx.qualname(parent) is None:
                 self.unit.bare.add(node.value)  # ``Helper.build()`` of a class of this module
             return
-        if isinstance(parent, _IMPORT_PARTS) or (isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node):
+        if kind in _IMPORT_PARTS or (kind in _DEFINITIONS and parent.name is node):
             return
         name = self.ctx.qualname(node)
         if name is not None:
@@ -574,10 +575,11 @@ class GpuFacts(Check):
             self.unit.bare.add(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        parent = self.ctx.parent(node)
-        if isinstance(parent, _IMPORT_PARTS):
+        parent: Any = self.ctx.parent(node)
+        kind = type(parent)
+        if kind in _IMPORT_PARTS:
             return  # an import runs nothing
-        if isinstance(parent, cst.Attribute) and parent.value is node:
+        if kind is cst.Attribute and parent.value is node:
             # the outer name is the one that refers to something; on a value, each name is read
             if self.ctx.qualname(parent) is None:
                 self._read(node)

@@ -43,7 +43,8 @@ from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, carries_no_gradient, pipeline_functions
-from nondet_lint.families.kernels.gpu import canonical, program_view
+from nondet_lint.families.kernels.gpu import canonical, program_view, unit_of
+from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.ruledata import RuleSet
@@ -257,17 +258,21 @@ class OpCandidate:
 @dataclass(frozen=True)
 class ImplicitOp:
     """Where a program runs an op the missing switch leaves non-deterministic (an ND205
-    anchor): the op's id and the rule whose table holds it."""
+    anchor): the op's id, the rule whose table holds it, and the unit it is in (the op
+    counts for programs that run that unit)."""
 
     op: str
     op_code: str
+    unit: str
 
     def to_json(self) -> Dict[str, Any]:
-        return {"implicit_op": self.op, "op_code": self.op_code}
+        return {"implicit_op": self.op, "op_code": self.op_code, "unit": self.unit}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Optional["ImplicitOp"]:
-        return cls(data["implicit_op"], data.get("op_code", "")) if "implicit_op" in data else None
+        if "implicit_op" not in data:
+            return None
+        return cls(data["implicit_op"], data.get("op_code", ""), data.get("unit", MODULE_UNIT))
 
 
 class OpCheck(Check):
@@ -371,7 +376,7 @@ class OpCheck(Check):
                 self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node)).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
-                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code).to_json())
+                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, unit_of(self.ctx.ancestors)).to_json())
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Whether a backward-only op may be differentiated here (pass 2 still asks

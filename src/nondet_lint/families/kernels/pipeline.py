@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Opti
 import libcst as cst
 
 from nondet_lint.facts import ModuleFact
-from nondet_lint.walk import calls_in
+from nondet_lint.walk import calls_in, visit_tree
 
 # a reference to a function: ("local", key) a function of the module (``Class.method``,
 # ``outer.inner``), ("qualified", name) a name an import resolves, ("method", name) any method
@@ -56,11 +56,10 @@ class PipelineFacts(ModuleFact):
         )
 
 
-class _Collector(cst.CSTVisitor):
+class _Collector:
     """One walk of a module: its functions, their calls, the pipeline roots and parameters."""
 
     def __init__(self, methods: FrozenSet[str], keywords: FrozenSet[str], qualname: Callable[[cst.BaseExpression], Optional[str]], package: str) -> None:
-        super().__init__()
         self.pipeline_methods, self.pipeline_keywords = methods, keywords
         self.qualname, self.package = qualname, package
         self.scope: List[Tuple[str, bool]] = []  # (name, is a class)
@@ -249,7 +248,7 @@ def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
 def collect(module: cst.Module, methods: FrozenSet[str], keywords: FrozenSet[str], qualname: Callable[[cst.BaseExpression], Optional[str]], module_name: str) -> PipelineFacts:
     """The pipeline facts of one module (its own package's names are the project's)."""
     collector = _Collector(methods, keywords, qualname, module_name.split(".")[0])
-    module.visit(collector)
+    visit_tree(module, collector)
     return collector.facts()
 
 

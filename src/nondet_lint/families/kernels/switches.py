@@ -22,8 +22,7 @@ from nondet_lint.check import Check
 from nondet_lint.context import Deferred, NodeEdit
 from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.families.kernels import ops as kernel_ops
-from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelectionAnchor, ProgramView, UnitSpan, program_view
-from nondet_lint.families.kernels.reach import MODULE_UNIT
+from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelectionAnchor, ProgramView, program_view
 from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.ruledata import RuleSet
@@ -95,7 +94,6 @@ class EntryAnchors:
     candidates: Dict[str, List[Deferred]] = field(default_factory=dict)  # entry -> switch / cuBLAS candidates
     selections: Dict[Tuple[str, str], List[Deferred]] = field(default_factory=dict)  # (module, unit) -> GPU anchors
     implicit: Dict[str, List[Deferred]] = field(default_factory=dict)  # module -> ops the switch covers
-    spans: Dict[str, List[Tuple[int, int, str]]] = field(default_factory=dict)  # module -> (line, end, unit)
     imports: Dict[str, List[Deferred]] = field(default_factory=dict)  # entry -> its top-level imports
 
     @classmethod
@@ -103,11 +101,8 @@ class EntryAnchors:
         out = cls()
         for item in deferred:
             selection = GpuSelectionAnchor.from_json(item.payload)
-            span = UnitSpan.from_json(item.payload)
             if selection is not None:
                 out.selections.setdefault((item.path, selection.unit), []).append(item)
-            elif span is not None:
-                out.spans.setdefault(item.path, []).append((item.line, item.end_line or item.line, span.unit))
             elif ImplicitOp.from_json(item.payload) is not None:
                 out.implicit.setdefault(item.path, []).append(item)
             elif ImportAnchor.from_json(item.payload) is not None:
@@ -115,11 +110,6 @@ class EntryAnchors:
             else:
                 out.candidates.setdefault(item.path, []).append(item)
         return out
-
-    def unit_at(self, path: str, line: int) -> str:
-        """The innermost unit of ``path`` that holds ``line`` (a method, not its class)."""
-        holding = [(start, unit) for start, end, unit in self.spans.get(path, ()) if start <= line <= end]
-        return max(holding)[1] if holding else MODULE_UNIT
 
 
 class ThreadPool(str, Enum):
@@ -637,7 +627,7 @@ def implicit_ops(
             check = OP_CHECKS.get(anchor.op_code) if anchor is not None else None
             if anchor is None or check is None or check.framework not in frameworks:
                 continue
-            if (path, anchors.unit_at(path, item.line)) not in reached:
+            if (path, anchor.unit) not in reached:
                 continue
             entry_data = op_table(rules[check.code].data).by_id.get(anchor.op)
             if entry_data is None or entry_data["api"] in seen:
