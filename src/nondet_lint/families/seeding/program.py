@@ -14,6 +14,10 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
   and their seeds are not credited to the caller. So are functions passed as values.
 * Guards (``if args.seed is not None:``) are evaluated with every option, parameter and
   constant at its default; a seed whose guard is false by default does not count.
+* An object's attributes are values too: what its constructor sets (``self.seed = seed``,
+  through ``super().__init__`` and the methods it calls on itself) is known to the methods
+  run on it later, by its owner (``model = DQN(env); model.learn()``) or as callbacks,
+  unless another method sets them again.
 """
 
 from __future__ import annotations
