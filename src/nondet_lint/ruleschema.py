@@ -96,6 +96,8 @@ DATA: Dict[str, Table] = {
         **RNG_DATA, "dataset_methods": NAMES, "dataset_prefixes": NAMES, "keras_names": NAMES,
         "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})),
         "op_seed_keyword": str, "tensorflow_versions": NAMES, "drawn_when_built": NAMES,
+        "dataset_receivers": Table({"words": NAMES, "unless_imports": NAMES}),
+        "conditional": Tables(Table({"name": str, "when": Tables(CONDITION), "unless": Tables(CONDITION)})),
     }),
     "ND106": Table({
         "defaults_methods": NAMES, "option_decorators": NAMES, "option_methods": NAMES, "parse_methods": NAMES,

@@ -39,6 +39,7 @@ from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
 _MISSING = object()
+# expressions ``describe`` may value (other ones are not described)
 
 
 class Collector:
@@ -70,6 +71,7 @@ class Collector:
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
         self.mentions_torch = ctx.imports.mentions("torch")
+        self.mentions_tf = ctx.imports.mentions("tensorflow")
         # the code anchors are deferred under (pass 2 needs their positions)
         self.anchor_code = next((c for c in codes if c in ctx.enabled), None)
         self.text_types: Optional[TextTypes] = None
@@ -270,6 +272,7 @@ class Collector:
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
+        self._assign_attributes(node.target, None)
         if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
             self.scope.trains = True
             self.scope.add(SeedingEvent(EventKind.TRAINS))
@@ -309,6 +312,7 @@ class Collector:
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         scope = self.scope
+        self._assign_attributes(target, value)
         if isinstance(target, cst.Tuple) and target.elements and isinstance(value, cst.Call):
             # ``args, rest = parser.parse_known_args()``
             if self._is_parse(value):
@@ -355,6 +359,26 @@ class Collector:
                     self.consts[name] = _MISSING
                 else:
                     self.consts[name] = literal
+
+    def _own_attribute(self, node: cst.BaseExpression) -> Optional[str]:
+        """``x`` of ``self.x`` in a method of a class."""
+        if (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+                and self.scope.cls and self.scope.params[:1] == ["self"]):
+            return node.attr.value
+        return None
+
+    def _assign_attributes(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        """``self.seed = seed``: pass 2 values the object's attributes from its constructor's
+        arguments (a value it cannot describe, or an unpacking, makes the attribute unknown)."""
+        if isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._assign_attributes(element.value, None)
+            return
+        name = self._own_attribute(target)
+        if name is None:
+            return
+        desc = self.describe(value) if isinstance(value, _DESCRIBABLE) else None
+        self.scope.add(SeedingEvent(EventKind.ASSIGN, name, guards=tuple(self.guards()), value=desc))
 
     def _is_parse(self, call: cst.Call) -> bool:
         return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.t.parse_methods
@@ -425,6 +449,9 @@ class Collector:
                 if self.ctx.qualname(node) is None:
                     return ValueDesc(ValueSource.GLOBAL, name)
             return None
+        attribute = self._own_attribute(node)
+        if attribute is not None:
+            return ValueDesc(ValueSource.ATTRIBUTE, attribute)
         if isinstance(node, cst.Attribute):
             return self._describe_field(node.value, node.attr.value)
         if isinstance(node, cst.Call):
@@ -603,9 +630,11 @@ class Collector:
             if not self._has_value(node, t.generator_keyword):
                 self._use(node, "torch", "ND104", None)
             return True
-        if attr in t.dataset_methods and q is not None and q.startswith(t.dataset_prefixes):
-            if not self._has_value(node, t.op_seed_keyword) and find_arg(node, None, 1) is None:
-                self._use(node, "tf", "ND105", None)
+        if attr in t.dataset_methods and (q.startswith(t.dataset_prefixes) if q is not None else self._untyped_dataset(node)):
+            seeded, seed = self._own_seed(node, t.op_seed_keyword)
+            discarded = isinstance(self.ctx.parent(node), cst.Expr)  # a dataset is immutable: nothing is shuffled
+            if (not seeded or seed is not None) and find_arg(node, None, 1) is None and not discarded:
+                self._use(node, "tf", "ND105", None, own_seed=seed)
             return True
         if attr in t.sink_methods and (q is None or not q.startswith("builtins.")):
             pos, kw = t.sink_methods[attr]
@@ -620,6 +649,34 @@ class Collector:
                     self.calls.declare(arg.keyword.value, arg.value, None, node)
             return True
         return False
+
+    def _untyped_dataset(self, node: cst.Call) -> bool:
+        """``dataset.shuffle(buffer_size)`` on a value pass 1 cannot type (a parameter): a
+        tf.data dataset when the module uses TensorFlow, no other library of the rule data
+        whose objects shuffle, and the receiver is named as a dataset (``ds``, ``train_ds``)."""
+        receivers = self.t.dataset_receivers
+        if not receivers or not self.mentions_tf or self.ctx.imports.mentions(*receivers.get("unless_imports", ())):
+            return False
+        func = node.func
+        receiver = func.value if isinstance(func, cst.Attribute) else None
+        name = receiver.attr.value if isinstance(receiver, cst.Attribute) else receiver.value if isinstance(receiver, cst.Name) else ""
+        words = receivers.get("words", ())
+        return any(word in words for word in name.lower().split("_")) and find_arg(node, "buffer_size", 0) is not None
+
+    def _own_seed(self, node: cst.Call, keyword: Optional[str]) -> Tuple[bool, Optional[ValueDesc]]:
+        """Whether a call passes its own seed (``keyword=`` other than None) and, where that
+        seed is a parameter, an option or an attribute pass 2 can value, its description: the
+        call draws unseeded when that value is None (``shuffle(n, seed=seed)``, ``seed=None``)."""
+        value = find_arg(node, keyword, None) if keyword else None
+        if value is None:
+            return False, None
+        literal = literal_value(value, self.ctx.qualname)
+        if literal is None:
+            return False, None
+        if literal is not UNKNOWN:
+            return True, None
+        desc = self.describe(value) if isinstance(value, _DESCRIBABLE) else None
+        return True, (desc if desc is not None and desc.source is not ValueSource.LITERAL else None)
 
     def _has_value(self, node: cst.Call, keyword: Optional[str]) -> bool:
         """Whether ``keyword=`` is passed with a value other than None."""
@@ -682,7 +739,8 @@ class Collector:
         self.scope.add(event, root)
 
     def _consumer(self, node: cst.Call, consumer: Consumer, root: Optional[str]) -> None:
-        if consumer.skip_keyword and self._has_value(node, consumer.skip_keyword):
+        seeded, seed = self._own_seed(node, consumer.skip_keyword)
+        if seeded and seed is None:
             return
         if consumer.unless and any_holds(node, consumer.unless, {}, self.ctx.qualname):
             return
@@ -690,7 +748,7 @@ class Collector:
             return
         if self._feeds_no_result(node):
             return
-        self._use(node, consumer.rng, consumer.code, root)
+        self._use(node, consumer.rng, consumer.code, root, own_seed=seed)
 
     def _feeds_no_result(self, node: cst.Call) -> bool:
         """A draw whose value only picks something no result depends on: a network port
@@ -731,9 +789,11 @@ class Collector:
         name = target.attr.value if isinstance(target, cst.Attribute) else target.value if isinstance(target, cst.Name) else ""
         return any(word in table.get("target_words", ()) for word in name.lower().split("_"))
 
-    def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], values: Draw = Draw()) -> int:
+    def _use(self, node: cst.Call, rng: str, code: str, root: Optional[str], values: Draw = Draw(),
+             own_seed: Optional[ValueDesc] = None) -> int:
         cid = self.candidates.add(node, code, values)
-        self.scope.add(SeedingEvent(EventKind.USE, rng=rng, cid=cid, guards=tuple(self.guards() + self.flow.branch_guards(node))), root)
+        guards = tuple(self.guards() + self.flow.branch_guards(node))
+        self.scope.add(SeedingEvent(EventKind.USE, rng=rng, cid=cid, guards=guards, value=own_seed), root)
         self.flow.draw(node, rng, cid)
         return cid
 

@@ -118,6 +118,7 @@ class ValueSource(Enum):
     OPTION = "o"  # a command-line option (``args.seed``, ``FLAGS.seed``), or a field of ``owner``
     GLOBAL = "g"  # a module-level name
     RESULT = "r"  # what a call of a project function or class gives (``name``: its target)
+    ATTRIBUTE = "a"  # an attribute of a method's own object (``self.seed``), as ``__init__`` set it
 
 
 CallDescs = Tuple[Tuple[Optional["ValueDesc"], ...], Tuple[Tuple[str, Optional["ValueDesc"]], ...]]

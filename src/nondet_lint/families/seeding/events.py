@@ -35,6 +35,7 @@ class EventKind(Enum):
     RESTORE = "x"  # an RNG state saved earlier is put back (``np.random.set_state``)
     RESEED = "n"  # ``rngs`` reseeded from OS entropy (``random.seed()``, ``torch.seed()``)
     TRAINS = "t"  # evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``)
+    ASSIGN = "a"  # ``self.<target> = value`` in a method (``value`` None: not describable)
 
 
 class Guard(NamedTuple):
@@ -81,14 +82,16 @@ class SeedingEvent:
     """One event of a function (see ``EventKind`` for which fields each kind uses)."""
 
     kind: EventKind
-    target: str = ""  # CALL, REFERENCE: the function; IMPORT: the module
+    target: str = ""  # CALL, REFERENCE: the function; IMPORT: the module; ASSIGN: the attribute
     rngs: Tuple[str, ...] = ()  # SEED, RESTORE, RESEED
     rng: str = ""  # USE
     cid: int = -1  # SEED: the anchor of the seed call; USE, WORKERS: the candidate
-    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS
+    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN
     args: CallArgs = NO_ARGS  # CALL
     bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
-    value: Optional[ValueDesc] = None  # SEED: the seed value when it is not a literal
+    # SEED: the seed value when it is not a literal; ASSIGN: the value; USE: the op's own seed
+    # when pass 2 values it (a use only when that is None)
+    value: Optional[ValueDesc] = None
     without: str = ""  # SEED: what the seeder does given no value (``Seeder.without_value``)
 
     def to_json(self) -> List[Any]:
@@ -100,6 +103,8 @@ class SeedingEvent:
                 out.pop()
             return out
         if kind is EventKind.USE:
+            if self.value is not None:
+                return [code, self.rng, self.cid, guards_json(self.guards), self.value.to_json()]
             return [code, self.rng, self.cid, *_trailing_guards(self.guards)]
         if kind is EventKind.WORKERS:
             return [code, self.cid, *_trailing_guards(self.guards)]
@@ -107,6 +112,8 @@ class SeedingEvent:
             return [code, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
         if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
             return [code, self.target]
+        if kind is EventKind.ASSIGN:
+            return [code, self.target, _desc_json(self.value), *_trailing_guards(self.guards)]
         if kind is EventKind.RESTORE or kind is EventKind.RESEED:
             return [code, list(self.rngs)]
         return [code]
@@ -122,13 +129,16 @@ class SeedingEvent:
             return cls(kind, data[1], (), "", -1, guards_from_json(data[3]) if size > 3 and data[3] else (),
                        CallArgs.from_json(args) if args else NO_ARGS, size > 4 and bool(data[4]))
         if kind is EventKind.USE:
-            return cls(kind, "", (), data[1], data[2], guards_from_json(data[3]) if size > 3 else ())
+            return cls(kind, "", (), data[1], data[2], guards_from_json(data[3]) if size > 3 else (),
+                       value=_desc(data[4]) if size > 4 else None)
         if kind is EventKind.WORKERS:
             return cls(kind, "", (), "", data[1], guards_from_json(data[2]) if size > 2 else ())
         if kind is EventKind.SEED:
             return cls(kind, "", tuple(data[1]), "", data[2], guards_from_json(data[3]), NO_ARGS, False, _desc(data[4]), data[5])
         if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
             return cls(kind, data[1])
+        if kind is EventKind.ASSIGN:
+            return cls(kind, data[1], guards=guards_from_json(data[3]) if size > 3 else (), value=_desc(data[2]))
         if kind is EventKind.RESTORE or kind is EventKind.RESEED:
             return cls(kind, "", tuple(data[1]))
         return cls(kind)

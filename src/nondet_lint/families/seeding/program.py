@@ -19,6 +19,10 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
   passed on as an argument, it answers reads of its fields (``config.type``) with them or
   with the class's declared defaults, so a builder chosen by ``if config.type == ...``
   runs only where the default run chooses it.
+* An object's attributes are values too: what its constructor sets (``self.seed = seed``,
+  through ``super().__init__`` and the methods it calls on itself) is known to the methods
+  run on it later, by its owner (``model = DQN(env); model.learn()``) or as callbacks,
+  unless another method sets them again.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from nondet_lint.families.seeding.tables import TF_KERAS
 FnKey = Tuple[str, str]  # (module path, function name)
 Binding = Tuple[Any, ...]  # what a call binds to a function's parameters (hashable, ``bind``)
 _MAX_DEPTH = 150
+SELF = "self."  # binding names of a method's own attributes (no parameter name holds a dot)
+_SKIPPED = object()  # an attribute assignment under a guard that is false by default
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
@@ -203,6 +209,7 @@ class Program:
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
         self._results: Dict[Tuple[FnKey, Binding], Any] = {}  # what a call of a function gives
         self._fields: Dict[Tuple[str, str], Dict[str, List[Plain]]] = {}
+        self._assigned_cache: Dict[Tuple[FnKey, Binding], Tuple[Dict[str, Any], FrozenSet[FnKey]]] = {}
         # (function, state, binding, entry mode, speculative): runs already made
         self.visited: Set[Tuple[FnKey, FrozenSet[str], Binding, bool, bool]] = set()
         self.uncovered: Dict[Tuple[str, int], Uncovered] = {}
@@ -400,25 +407,107 @@ class Program:
     # ---- values -----------------------------------------------------------------------
     def relevant(self, key: FnKey) -> FrozenSet[str]:
         """Parameters whose values matter inside a function (guards, seed values, calls,
-        what it returns)."""
+        what it returns), and the attributes of its object (``self.seed``, as
+        ``SELF + "seed"``) that matter there or in the methods it calls on that object."""
         found = self._relevant.get(key)
         if found is not None:
             return found
+        self._relevant[key] = frozenset()  # methods that call each other
         names: Set[str] = set()
         for event in self.events(key):
-            if event.kind is EventKind.SEED or event.kind is EventKind.CALL:
+            kind = event.kind
+            if kind is EventKind.SEED or kind is EventKind.CALL or kind is EventKind.ASSIGN:
                 for cond, _ in event.guards:
-                    for read in described_names(cond):
-                        names.update(parameters_read(read))
-                names.update(parameters_read(event.value))
-                positional, keywords = event.args
-                for desc in (*positional, *keywords.values()):
-                    names.update(parameters_read(desc))
+                    names.update(_named(described_names(cond)))
+                names.update(_named((event.value, *event.args.positional, *event.args.keywords.values())))
+                if kind is EventKind.CALL and event.bound:
+                    for callee, _, _ in self.callees(event.target, key[0]):
+                        if self.on_self(key, callee):
+                            names.update(name for name in self.relevant(callee) if name.startswith(SELF))
+            elif kind is EventKind.USE:
+                for cond, _ in event.guards:
+                    names.update(_named(d for d in described_names(cond) if d.source is ValueSource.ATTRIBUTE))
+                names.update(_named((event.value,)))
         fn = self.fn(key)
         if fn is not None:
             names.update(parameters_read(fn.returns))
         found = self._relevant[key] = frozenset(names)
         return found
+
+    def on_self(self, caller: FnKey, callee: FnKey) -> bool:
+        """Whether a method call from ``caller`` runs on the caller's own object: both are
+        methods of one class lineage (``self.setup_model()``, ``super().__init__()``)."""
+        mine, theirs = self.fn(caller), self.fn(callee)
+        if mine is None or theirs is None or not mine.cls or not theirs.cls:
+            return False
+        return ((callee[0], theirs.cls) in self._bases(caller[0], mine.cls)
+                or (caller[0], mine.cls) in self._bases(callee[0], theirs.cls))
+
+    def assigned(self, key: FnKey, binding: Binding, depth: int = 0) -> Tuple[Dict[str, Any], FrozenSet[FnKey]]:
+        """The attributes a method sets on its object when run with ``binding`` (through the
+        methods it calls on that object too), and the methods that ran."""
+        memo = (key, binding)
+        found = self._assigned_cache.get(memo)
+        if found is not None:
+            return dict(found[0]), found[1]
+        self._assigned_cache[memo] = ({}, frozenset((key,)))
+        values = dict(binding)
+        out: Dict[str, Any] = {}
+        entered: Set[FnKey] = {key}
+        for event in self.events(key) if depth < _MAX_DEPTH else ():
+            if event.kind is EventKind.ASSIGN:
+                value = self.assigned_value(event, key, values)
+                if value is not _SKIPPED:
+                    values[SELF + event.target] = out[SELF + event.target] = value
+            elif event.kind is EventKind.CALL and event.bound and not self.guards_off(event.guards, key, values):
+                for callee, bound, cls in self.callees(event.target, key[0]):
+                    if cls is None and self.on_self(key, callee):
+                        inner, ran = self.assigned(callee, self.bind(callee, bound, event, key, values), depth + 1)
+                        values.update(inner)
+                        out.update(inner)
+                        entered |= ran
+        self._assigned_cache[memo] = (out, frozenset(entered))
+        return dict(out), frozenset(entered)
+
+    def assigned_value(self, event: SeedingEvent, key: FnKey, values: Mapping[str, Any]) -> Any:
+        """What an ``ASSIGN`` sets: ``_SKIPPED`` under a guard false by default, ``UNKNOWN``
+        under one whose value is not known."""
+        for guard in event.guards:
+            holds = evaluate(guard.cond, lambda desc: self.value(desc, key, values))
+            if holds is False:
+                return _SKIPPED
+            if holds is None:
+                return UNKNOWN
+        return _hashable(self.value(event.value, key, values))
+
+    def instance(self, cls: Tuple[str, str], init: FnKey, binding: Binding) -> Dict[str, Any]:
+        """The attributes an object has after its constructor, where no other method of its
+        class sets them again (those are known for every later method)."""
+        if not self.fn(init):
+            return {}
+        attrs, entered = self.assigned(init, binding)
+        for method in self.methods(*cls):
+            if method not in entered:
+                for event in self.events(method):
+                    if event.kind is EventKind.ASSIGN:
+                        attrs.pop(SELF + event.target, None)
+        return attrs
+
+    def receiver(self, callee: FnKey, made: Mapping[Tuple[str, str], Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+        """The attributes of the object a method is called on, when the caller made an
+        object of its class (``model = DQN(env); model.learn()``)."""
+        fn = self.fn(callee)
+        if fn is None or not fn.cls:
+            return None
+        for cls, attrs in made.items():
+            if (callee[0], fn.cls) in self._bases(*cls):
+                return attrs
+        return None
+
+    def later(self, method: FnKey, attrs: Mapping[str, Any]) -> Binding:
+        """The binding of a method its object's owner calls later: its object's attributes
+        as the constructor left them, its arguments unknown."""
+        return tuple((name, attrs.get(name, UNKNOWN)) for name in sorted(self.relevant(method)))
 
     def value(self, desc: Optional[ValueDesc], key: FnKey, binding: Mapping[str, Any]) -> Any:
         if not desc:
@@ -441,6 +530,8 @@ class Program:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
         if source is ValueSource.RESULT:
             return self.result(desc, key, binding)
+        if source is ValueSource.ATTRIBUTE:
+            return binding.get(SELF + desc.name, UNKNOWN)
         return UNKNOWN
 
     def result(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> Any:
@@ -496,12 +587,18 @@ class Program:
         """The binding of a function called from code we do not see: every argument unknown."""
         return tuple((name, UNKNOWN) for name in sorted(self.relevant(key)))
 
-    def bind(self, callee: FnKey, bound: bool, event: SeedingEvent, caller: FnKey, binding: Mapping[str, Any]) -> Binding:
-        """The callee's relevant parameters, valued from the call's arguments."""
+    def bind(self, callee: FnKey, bound: bool, event: SeedingEvent, caller: FnKey, binding: Mapping[str, Any],
+             receiver: Optional[Mapping[str, Any]] = None) -> Binding:
+        """The callee's relevant parameters, valued from the call's arguments, and the
+        attributes of its object: the caller's own (a call on ``self``) or ``receiver``'s
+        (an object the caller made)."""
         positional, keywords = event.args
-        return self.bind_args(callee, bound, (positional, tuple(keywords.items())), caller, binding)
+        return self.bind_args(callee, bound or event.bound, (positional, tuple(keywords.items())), caller, binding,
+                              receiver, on_object=event.bound)
 
-    def bind_args(self, callee: FnKey, bound: bool, args: CallDescs, caller: FnKey, binding: Mapping[str, Any]) -> Binding:
+    def bind_args(self, callee: FnKey, bound: bool, args: CallDescs, caller: FnKey, binding: Mapping[str, Any],
+                  receiver: Optional[Mapping[str, Any]] = None, on_object: bool = False) -> Binding:
+        """``bind`` for described arguments; ``bound``: ``self`` is not among them."""
         wanted = self.relevant(callee)
         if not wanted:
             return ()
@@ -512,9 +609,17 @@ class Program:
         positional, keywords = args
         given: Dict[str, Optional[ValueDesc]] = dict(zip(params, positional))
         given.update(keywords)
+        attributes: Dict[str, Any] = {}
+        if on_object and any(name.startswith(SELF) for name in wanted):
+            if receiver is not None:
+                attributes = dict(receiver)
+            elif self.on_self(caller, callee):
+                attributes = {name: value for name, value in binding.items() if name.startswith(SELF)}
         out = []
         for name in sorted(wanted):
-            if name in given:
+            if name in attributes:
+                value = attributes[name]
+            elif name in given:
                 value = self.value(given[name], caller, binding)
             else:
                 value = facts.defaults.get(name, UNKNOWN) if facts is not None else UNKNOWN
@@ -583,8 +688,15 @@ class Program:
                 elif kind is EventKind.CALL:
                     if self.guards_off(event.guards, key, values):
                         continue
-                    for callee, bound, _ in self.callees(event.target, key[0]):
-                        seeded |= self.seeds_of(callee, self.bind(callee, bound, event, key, values), depth + 1)
+                    for callee, bound, cls in self.callees(event.target, key[0]):
+                        sub = self.bind(callee, bound, event, key, values)
+                        seeded |= self.seeds_of(callee, sub, depth + 1)
+                        if event.bound and cls is None and self.on_self(key, callee):
+                            values.update(self.assigned(callee, sub)[0])
+                elif kind is EventKind.ASSIGN:
+                    value = self.assigned_value(event, key, values)
+                    if value is not _SKIPPED:
+                        values[SELF + event.target] = value
                 elif kind is EventKind.IMPORT:
                     for module in self.imported(event.target, key[0]):
                         seeded |= self.seeds_of((module, MODULE), (), depth + 1)
@@ -629,7 +741,9 @@ class Program:
 
     def trains(self, key: FnKey, entry_mode: bool = False, depth: int = 0) -> bool:
         """Whether running a function reaches evidence of training (``EventKind.TRAINS``) through the
-        calls it makes itself (not through callbacks: a library's methods are many)."""
+        calls it makes itself and the functions it hands on as values (a factory given to a
+        runner, ``Runner(base_dir, create_agent)``, runs when the runner calls it), not through
+        the other methods of the objects it makes (a library's methods are many)."""
         memo = (key, entry_mode)
         found = self._trains.get(memo)
         if found is not None:
@@ -642,6 +756,9 @@ class Program:
                 result = True
             elif kind is EventKind.CALL:
                 result = any(self.trains(callee, False, depth + 1) for callee, _, _ in self.callees(event.target, key[0]))
+            elif kind is EventKind.REFERENCE:
+                target = self.lookup(event.target, key[0])
+                result = isinstance(target, FunctionTarget) and self.trains(target.key, False, depth + 1)
             elif kind is EventKind.MAIN_BLOCK and entry_mode:
                 result = self.trains((key[0], MAIN), False, depth + 1)
             if result:
@@ -698,6 +815,7 @@ class Program:
         values = dict(binding)
         entry_state = state
         later = frame.later()  # callbacks and functions passed as values run later
+        made: Dict[Tuple[str, str], Dict[str, Any]] = {}  # class -> attributes of the object made here last
         for event in facts.events:
             kind = event.kind
             if (kind is EventKind.USE or kind is EventKind.WORKERS) and self.dead(event.guards, key, values):
@@ -705,6 +823,8 @@ class Program:
             if kind is EventKind.USE:
                 rng = self.rng_map.get(event.rng, event.rng)
                 self.reached.add((key[0], event.cid))
+                if event.value is not None and self.value(event.value, key, values) is not None:
+                    continue  # given its own seed (unless that is None here)
                 if self.guards_off(event.guards, key, values) is not None:
                     continue  # runs only with an option that is off by default
                 if rng not in state and not frame.speculative:
@@ -733,7 +853,8 @@ class Program:
                 dead = guard is not None and self.dead(event.guards, key, values)
                 inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
                 for callee, bound, cls in self.callees(event.target, key[0]):
-                    sub = self.bind(callee, bound, event, key, values)
+                    receiver = self.receiver(callee, made) if made and event.bound and cls is None else None
+                    sub = self.bind(callee, bound, event, key, values, receiver)
                     after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
@@ -741,10 +862,17 @@ class Program:
                             run.off.append(OffByDefault(key[0], guard.anchor, seeded, self.why_off(guard, key, values)))
                     else:
                         state = after
+                        if event.bound and cls is None and self.on_self(key, callee):
+                            values.update(self.assigned(callee, sub)[0])
                     if cls is not None and not dead:  # its other methods run later, from this state on
+                        attrs = made[(cls.path, cls.name)] = self.instance((cls.path, cls.name), callee, sub)
                         for method in self.methods(cls.path, cls.name):
                             if method != callee:
-                                self.visit(method, state, self.unknown(method), run, inner.later(), imported, depth + 1)
+                                self.visit(method, state, self.later(method, attrs), run, inner.later(), imported, depth + 1)
+            elif kind is EventKind.ASSIGN:
+                value = self.assigned_value(event, key, values)
+                if value is not _SKIPPED:
+                    values[SELF + event.target] = value
             elif kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
                 if isinstance(target, FunctionTarget):
@@ -811,7 +939,7 @@ class Program:
     def arguments(self, callee: FnKey, bound: bool, event: SeedingEvent) -> List[Tuple[str, Optional[ValueDesc]]]:
         fn = self.fn(callee)
         params: Sequence[str] = fn.params if fn is not None else ()
-        if bound and params:
+        if (bound or event.bound) and params:
             params = params[1:]
         positional, keywords = event.args
         return [*zip(params, positional), *keywords.items()]
@@ -836,6 +964,17 @@ def _passes_values_on(event: SeedingEvent) -> bool:
 
 _PASSED_ON = (ValueSource.PARAMETER, ValueSource.OPTION)
 _SET_AT_RUN = (ValueSource.OPTION, ValueSource.RESULT)  # the command line may change them
+
+
+def _named(descs: Iterable[Optional[ValueDesc]]) -> Iterable[str]:
+    """The binding names of the parameters and own attributes among described values."""
+    for desc in descs:
+        if desc is None:
+            continue
+        if desc.source is ValueSource.ATTRIBUTE:
+            yield SELF + desc.name
+        else:
+            yield from parameters_read(desc)  # also through owners and call arguments
 
 
 def _hashable(value: Any) -> Any:

@@ -35,6 +35,7 @@ class Tables:
     generator_keyword: str = "generator"
     dataset_methods: FrozenSet[str] = frozenset()
     dataset_prefixes: Tuple[str, ...] = ("tensorflow.data.",)
+    dataset_receivers: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)  # untyped datasets by name
     op_seed_keyword: str = "seed"
     keras_names: FrozenSet[str] = frozenset()
     keras_prefixes: Tuple[Tuple[str, str], ...] = ()
@@ -167,6 +168,7 @@ def _build(rules: RuleSet) -> Tables:
     tf_data = _data(rules, "ND105")
     t.dataset_methods = frozenset(tf_data.get("dataset_methods", ()))
     t.dataset_prefixes = tuple(tf_data.get("dataset_prefixes", ("tensorflow.data.",)))
+    t.dataset_receivers = {key: tuple(names) for key, names in tf_data.get("dataset_receivers", {}).items()}
     t.op_seed_keyword = tf_data.get("op_seed_keyword", "seed")
     t.keras_names = frozenset(tf_data.get("keras_names", ()))
     prefixes = []

@@ -1,0 +1,83 @@
+"""What a program runs, for the seeding rules: objects whose constructor decides whether
+they seed (``DQN(env)`` leaves ``seed=None``), methods called on an object the caller made,
+and factories handed on as values (``Runner(create_agent)``).  Each case is a fixture
+project under ``tests/fixtures/seeding``; these tests pin the messages and the fixes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List
+
+from fixture_projects import FIXTURES, lint_case
+from nondet_lint.config import Config, parse_table
+from nondet_lint.engine import run
+from nondet_lint.types import Finding
+
+SELECT = ["ND1"]
+
+
+def findings(name: str, root: Path) -> List[Finding]:
+    lint_case(FIXTURES / "seeding" / name, root, SELECT)
+    config = Config(**parse_table({"select": SELECT}, "fixture"), root=str(root))
+    return sorted(run([str(root)], config).findings, key=lambda f: (f.path, f.line, f.col))
+
+
+def where(finding: Finding, root: Path) -> tuple:
+    return (Path(finding.path).relative_to(root).as_posix(), finding.line, finding.col + 1, finding.code)
+
+
+def edits(finding: Finding, root: Path) -> List[tuple]:
+    """The fix's insertions: (file, line, text); a library module's finding carries its
+    entry point's seed block."""
+    assert finding.fix is not None
+    return [(Path(e.path).relative_to(root).as_posix(), e.line, e.content) for e in finding.fix.edits]
+
+
+def test_a_constructor_left_without_its_seed_seeds_nothing(tmp_path):
+    # DQN(env) keeps seed=None in self.seed; setup_model's self.set_random_seed(self.seed)
+    # returns early, so the buffer's draw runs unseeded
+    [found] = findings("object_attributes", tmp_path)
+    assert where(found, tmp_path) == ("rl/buffers.py", 12, 17, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+    assert found.fix.title == "Insert a seed block after the imports of train.py"
+    assert edits(found, tmp_path) == [("train.py", 2, "import random\n"), ("train.py", 4, "\nrandom.seed(0)\n")]
+
+
+def test_a_constructor_given_a_seed_seeds_through_its_methods(tmp_path):
+    # the same program with DQN(env, seed=0): set_random_seed(self.seed) seeds
+    assert findings("object_attributes_seeded", tmp_path) == []
+
+
+def test_a_branch_on_an_attribute_is_decided_by_the_constructor_arguments(tmp_path):
+    # model.learn() runs on the object main made: prioritized_replay is False, so the
+    # prioritized buffer (a NumPy draw) is never built and nothing is reported for it
+    codes = {f.code for f in findings("object_attributes", tmp_path)}
+    assert "ND102" not in codes
+
+
+def test_a_factory_handed_to_a_runner_makes_the_program_a_training_one(tmp_path):
+    [found] = findings("factory_trains", tmp_path)
+    assert where(found, tmp_path) == ("agents/dqn.py", 16, 12, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it "
+        "(entry point train.py never seeds it); 1 more unseeded use in this module"
+    )
+    assert edits(found, tmp_path) == [("train.py", 1, "import random\n\n"), ("train.py", 4, "\nrandom.seed(0)\n")]
+
+
+
+def test_a_dataset_parameter_shuffled_with_a_seed_left_none_draws_from_the_global_seed(tmp_path):
+    # preprocess(dataset, ..., seed=None): `dataset.shuffle(n, seed=seed)` on a parameter of a
+    # TensorFlow module is a tf.data shuffle; every caller leaves seed at None and the program
+    # seeds only JAX; `rng.shuffle(examples)` on a parameter named otherwise is not reported
+    [found] = findings("dataset_parameter", tmp_path)
+    assert where(found, tmp_path) == ("input_pipeline.py", 6, 19, "ND105")
+    assert found.message == (
+        "TensorFlow global seed used here with no `tf.random.set_seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_dataset_parameter_shuffled_with_a_seed_its_caller_gives_is_seeded(tmp_path):
+    assert findings("dataset_parameter_seeded", tmp_path) == []
