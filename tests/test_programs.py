@@ -99,3 +99,9 @@ def test_an_import_finds_the_module_beside_the_script(tmp_path):
     [(path, line, col, code, message)] = findings("neighbour_modules", tmp_path)
     assert (path, line, col, code) == ("a_trainer/main.py", 1, 1, "ND205")
     assert message.startswith(JAX_SWITCH)
+
+
+def test_a_program_that_loads_a_model_through_a_helper_and_saves_it_converts(tmp_path):
+    found = findings("converter_through_helper", tmp_path)
+    assert [f[:4] for f in found] == [("finetune.py", 4, 1, "ND205"), ("predict.py", 5, 1, "ND205")]
+    assert all(f[4].startswith(TF_SWITCH) for f in found)

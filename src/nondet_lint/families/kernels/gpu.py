@@ -371,6 +371,12 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
     return False
 
 
+def _named_in(name: Optional[str], names: Sequence[str]) -> bool:
+    """``name`` is one of ``names``, or starts with one of them that ends in a dot (a
+    namespace: ``tensorflow.lite.TFLiteConverter.``)."""
+    return name is not None and (name in names or name.startswith(tuple(n for n in names if n.endswith("."))))
+
+
 def _on_super(func: cst.BaseExpression) -> bool:
     """``super().name`` / ``super(Cls, self).name``."""
     return (
@@ -639,9 +645,13 @@ class GpuFacts(Check):
             unit.differentiates = self._differentiates(node, name)
         if not unit.evaluates:
             unit.evaluates = self._evaluates(node, name)
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if not unit.saves_model:
-            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            unit.saves_model = name in self.evaluation.get("save_calls", ()) or method in self.evaluation.get("save_methods", ())
+            unit.saves_model = _named_in(name, self.evaluation.get("save_calls", ())) or method in self.evaluation.get("save_methods", ())
+        if not unit.loads_model:
+            unit.loads_model = name is not None and name in self.evaluation.get("load_calls", ())
+        if not unit.saves_loaded:
+            unit.saves_loaded = name is None and method in self.evaluation.get("save_methods_after_load", ())
         if name in self.seed_calls:
             unit.seeds = True
         if not unit.benchmarks_speed and name is not None and name.startswith(tuple(self.program.get("speed_benchmarks", ()))):
@@ -1025,7 +1035,8 @@ class ProgramView:
             found = cache[entry] = UnitFacts(
                 differentiates=any(u.differentiates for u in units), evaluates=any(u.evaluates for u in units),
                 seeds=any(u.seeds for u in units), saves_model=any(u.saves_model for u in own),
-                benchmarks_speed=any(u.benchmarks_speed for u in own),
+                benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
+                saves_loaded=any(u.saves_loaded for u in own),
             )
         return found
 
@@ -1069,7 +1080,11 @@ class ProgramView:
             return True
         if summary.differentiates or summary.seeds:
             return True
-        return summary.evaluates and not summary.saves_model
+        if summary.saves_model:
+            return False
+        # a program that loads a model and only writes it out again (``model.save(out)``)
+        # converts it; one that loads it and writes no model predicts with it
+        return summary.evaluates or (summary.loads_model and not summary.saves_loaded)
 
     def _summary(self, scope: Iterable[str]) -> "_ScopeSummary":
         """The facts of a set of modules taken together; programs are asked about once per

@@ -101,6 +101,8 @@ class UnitFacts:
     seeds: bool = False
     saves_model: bool = False
     benchmarks_speed: bool = False  # it times code with a benchmark harness
+    loads_model: bool = False  # it loads a trained model (``keras.models.load_model``)
+    saves_loaded: bool = False  # it calls ``.save(...)`` on a value: a model it loaded, or anything
     refs: Tuple[str, ...] = ()  # qualified names it refers to (``.name``: a unit of its module)
     registered_by: Tuple[str, ...] = ()  # decorators that hand it to a registry at import
     switches: Mapping[str, str] = field(default_factory=dict)  # determinism switches it sets (ON / MAYBE)
@@ -124,7 +126,7 @@ class UnitFacts:
             out["switches"] = dict(self.switches)
         if self.version_hints:
             out["version_hints"] = list(self.version_hints)
-        for key in ("differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed"):
+        for key in ("differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded"):
             if getattr(self, key):
                 out[key] = True
         if self.registered_by:
@@ -140,7 +142,8 @@ class UnitFacts:
         return cls(
             data.get("selects_gpu"), ConditionalGpu.from_json(data.get("gpu_if")), bool(data.get("differentiates")),
             bool(data.get("evaluates")), bool(data.get("seeds")), bool(data.get("saves_model")),
-            bool(data.get("benchmarks_speed")), tuple(data.get("refs", ())), tuple(data.get("registered_by", ())),
+            bool(data.get("benchmarks_speed")), bool(data.get("loads_model")), bool(data.get("saves_loaded")),
+            tuple(data.get("refs", ())), tuple(data.get("registered_by", ())),
             dict(data.get("switches", {})), tuple(data.get("version_hints", ())),
             tuple(data.get("reads", ())), tuple(Implicit(kind) for kind in data.get("implicit", ())),
             tuple(data.get("self_reads", ())), tuple(data.get("bases", ())),
@@ -158,6 +161,8 @@ class UnitBuilder:
     seeds: bool = False
     saves_model: bool = False
     benchmarks_speed: bool = False
+    loads_model: bool = False
+    saves_loaded: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -177,7 +182,7 @@ class UnitBuilder:
         bases = [LOCAL + base if base in names else _local(base, module_name) for base in self.bases]
         return UnitFacts(
             self.selects_gpu, self.gpu_if, self.differentiates, self.evaluates, self.seeds, self.saves_model,
-            self.benchmarks_speed, tuple(sorted(refs)), tuple(sorted(self.registered_by)), dict(sorted(self.switches.items())),
+            self.benchmarks_speed, self.loads_model, self.saves_loaded, tuple(sorted(refs)), tuple(sorted(self.registered_by)), dict(sorted(self.switches.items())),
             tuple(sorted(self.version_hints)), tuple(sorted(self.reads)),
             tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
         )
