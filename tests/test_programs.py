@@ -105,3 +105,25 @@ def test_a_program_that_loads_a_model_through_a_helper_and_saves_it_converts(tmp
     found = findings("converter_through_helper", tmp_path)
     assert [f[:4] for f in found] == [("finetune.py", 4, 1, "ND205"), ("predict.py", 5, 1, "ND205")]
     assert all(f[4].startswith(TF_SWITCH) for f in found)
+
+
+def test_a_class_only_listed_is_constructed_once_looked_up_and_called(tmp_path):
+    found = findings("listed_classes", tmp_path)
+    assert [f[:4] for f in found] == [("device_train.py", 2, 1, "ND205"), ("dist_train.py", 2, 1, "ND205")]
+    assert found[0][4].startswith(
+        "this program runs on a GPU (a `\"cuda\"` device in `comp/__init__.py` at line 10) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+    assert found[1][4].startswith(
+        "this program runs on a GPU (`torch.cuda.set_device` in `comp/__init__.py` at line 15) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+
+
+def test_a_class_taken_from_a_module_by_a_computed_name_may_be_any_of_its_classes(tmp_path):
+    [(path, line, col, code, message)] = findings("getattr_lookup", tmp_path)
+    assert (path, line, col, code) == ("predict.py", 4, 1, "ND205")
+    assert message.startswith(
+        "this program runs on a GPU (`.cuda()` in `predictors.py` at line 10) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )

@@ -169,7 +169,10 @@ DATA: Dict[str, Table] = {
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
         "program": Table({
             "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
-            "methods": Table({"with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES)}),
+            "methods": Table({
+                "with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES),
+                "property_decorators": NAMES, "value_types": NAMES,
+            }),
         }),
         "cudnn_covers": NAMES,
         "package_aliases": Map(str),

@@ -377,6 +377,56 @@ def _named_in(name: Optional[str], names: Sequence[str]) -> bool:
     return name is not None and (name in names or name.startswith(tuple(n for n in names if n.endswith("."))))
 
 
+# calls that put a value into a container: the value is listed, not used
+_LISTING_METHODS = frozenset({"append", "appendleft", "add", "insert", "extend"})
+# where a read attribute is used as data (not called, not handed on): it runs a property only
+_DATA_USES = (
+    cst.Attribute, cst.Subscript, cst.Comparison, cst.ComparisonTarget, cst.BinaryOperation, cst.UnaryOperation,
+    cst.BooleanOperation, cst.FormattedStringExpression, cst.If, cst.IfExp, cst.While, cst.Assert,
+)
+
+
+def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
+    """A name kept as a value in a container: ``[ModelA, ModelB]``, ``{"a": ModelA}``,
+    ``models.append(ModelA)``."""
+    parent = parent_of(node)
+    if isinstance(parent, cst.Element):
+        return True
+    if isinstance(parent, cst.DictElement):
+        return parent.value is node
+    if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+        call = parent_of(parent)
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in _LISTING_METHODS)
+    return False
+
+
+def _read_as_data(node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
+    """``x.device.type``, ``x.device[0]``, ``x.device == y``, ``if x.training:``: the
+    attribute's value is used, not called nor handed on."""
+    if isinstance(parent, (cst.Attribute, cst.Subscript)):
+        return parent.value is node
+    if isinstance(parent, (cst.If, cst.IfExp, cst.While)):
+        return parent.test is node
+    return isinstance(parent, _DATA_USES)
+
+
+def _declared_returns(ctx: FileContext) -> Dict[str, str]:
+    """The top-level functions of the module that declare returning one class
+    (``def to_tensor(x) -> torch.Tensor``): name -> the class's qualified name."""
+    found = {}
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.returns is not None:
+            name = ctx.qualname(stmt.returns.annotation)
+            if name is not None:
+                found[stmt.name.value] = name
+    return found
+
+
+def _is_super_call(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
 def _on_super(func: cst.BaseExpression) -> bool:
     """``super().name`` / ``super(Cls, self).name``."""
     return (
@@ -460,7 +510,15 @@ class GpuFacts(Check):
         self.gradient_definitions = 0  # nesting of functions that define a gradient (no training in them)
         self.owner: Optional[str] = None  # the top-level class being walked
         self.receiver: Optional[str] = None  # the instance parameter of the method being walked (``self``)
-        self.getters = frozenset(self.program.get("methods", {}).get("attribute_getters", ()))
+        methods = self.program.get("methods", {})
+        self.getters = frozenset(methods.get("attribute_getters", ()))
+        self.property_decorators = frozenset(methods.get("property_decorators", ()))
+        self.value_types = frozenset(methods.get("value_types", ()))
+        # what a parameter or a local name is annotated with, or gets from a function of
+        # this module that declares what it returns, in the function being walked
+        self.returns = _declared_returns(ctx)
+        self.annotations: List[Dict[str, str]] = [{}]
+        self.looked_up: Dict[str, Set[str]] = {}  # per unit: names bound to a value taken from a container
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
@@ -486,6 +544,9 @@ class GpuFacts(Check):
             name = self.unit_name = f"{self.owner}.{node.name.value}"
             self.unit = self.units.setdefault(name, UnitBuilder())
             self.receiver = _receiver(node)
+            self.unit.is_property = any(
+                self.ctx.qualname(d.decorator) in self.property_decorators for d in node.decorators
+            )
         if name is not None and self.anchor_code is not None:
             self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
         self.depth += 1
@@ -519,9 +580,17 @@ class GpuFacts(Check):
         self._enter(node)
         if self._defines_gradient(node):
             self.gradient_definitions += 1
+        params = node.params
+        annotated = {}
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            kind = self._type_of(param.annotation.annotation) if param.annotation is not None else None
+            if kind is not None:
+                annotated[param.name.value] = kind
+        self.annotations.append(annotated)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._leave()
+        self.annotations.pop()
         if self._defines_gradient(original_node):
             self.gradient_definitions -= 1
 
@@ -574,10 +643,11 @@ class GpuFacts(Check):
         if isinstance(parent, _IMPORT_PARTS) or (isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node):
             return
         name = self.ctx.qualname(node)
+        listed = _listed(node, self.ctx.parent)
         if name is not None:
-            self.unit.refs.add(name)
+            (self.unit.listed if listed else self.unit.refs).add(name)
         else:
-            self.unit.bare.add(node.value)
+            (self.unit.listed_bare if listed else self.unit.bare).add(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent = self.ctx.parent(node)
@@ -590,23 +660,54 @@ class GpuFacts(Check):
             return
         name = self.ctx.qualname(node)
         if name is not None:
-            self.unit.refs.add(name)
+            (self.unit.listed if _listed(node, self.ctx.parent) else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)
 
     def _read(self, node: cst.Attribute) -> None:
-        """``x.name`` read: on the method's own instance (``self.name``) it can only run a
-        method of its class's lineage."""
-        if self.receiver is not None and isinstance(node.value, cst.Name) and node.value.value == self.receiver:
-            self.unit.self_reads.add(node.attr.value)
+        """``x.name`` read.  On the method's own instance (``self.name``, ``super().name``)
+        it can only run a method of its class's lineage; on a value annotated with a type,
+        only one of that type's (none for a tensor's ``.device``); read as data
+        (``x.device.type``, ``x.shape == y``) rather than called or handed on, only a
+        property."""
+        attr = node.attr.value
+        value = node.value
+        if self.receiver is not None and (
+            (isinstance(value, cst.Name) and value.value == self.receiver) or _is_super_call(value)
+        ):
+            self.unit.self_reads.add(attr)
+            return
+        kind = self.annotations[-1].get(value.value) if isinstance(value, cst.Name) else None
+        if kind in self.value_types:
+            return
+        if kind is not None:
+            self.unit.typed_reads.add(f"{kind}:{attr}")
+        elif _read_as_data(node, self.ctx.parent(node)):
+            self.unit.data_reads.add(attr)
         else:
-            self.unit.reads.add(node.attr.value)
+            self.unit.reads.add(attr)
+
+    def _type_of(self, annotation: cst.BaseExpression) -> Optional[str]:
+        """The qualified name of a type annotation naming one class (``torch.Tensor``,
+        ``Model`` of this module)."""
+        name = self.ctx.qualname(annotation)
+        if name is None and isinstance(annotation, cst.Name):
+            name = f"{self.ctx.module_name}.{annotation.value}" if self.ctx.module_name else annotation.value
+        return name
 
     def visit_For(self, node: cst.For) -> None:
         self.unit.implicit.add(Implicit.ITERATE)
+        self._looked_up(node.target)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self.unit.implicit.add(Implicit.ITERATE)
+        self._looked_up(node.target)
+
+    def _looked_up(self, target: cst.BaseExpression) -> None:
+        """``cls`` in ``for cls in MODELS`` / ``cls = MODELS[name]``: calling it constructs
+        what the container holds."""
+        if isinstance(target, cst.Name):
+            self.looked_up.setdefault(self.unit_name, set()).add(target.value)
 
     def visit_With(self, node: cst.With) -> None:
         self.unit.implicit.add(Implicit.WITH)
@@ -620,6 +721,30 @@ class GpuFacts(Check):
         before = dict(self.switches.state)
         self.switches.assign(node)
         self._switched(before)
+        if len(node.targets) == 1 and self._is_lookup(node.value):
+            self._looked_up(node.targets[0].target)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
+            returned = self.returns.get(node.value.func.value) if isinstance(node.value.func, cst.Name) else None
+            if returned is not None:
+                self.annotations[-1][node.targets[0].target.value] = returned
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        kind = self._type_of(node.annotation.annotation)
+        if kind is not None and isinstance(node.target, cst.Name):
+            self.annotations[-1][node.target.value] = kind
+
+    def _is_lookup(self, node: cst.BaseExpression) -> bool:
+        """``MODELS[name]``, ``MODELS.get(name)``, ``getattr(module, cfg.name)``: a value taken
+        from a container by a key."""
+        if isinstance(node, cst.Subscript):
+            return self.ctx.qualname(node.value) is None
+        if not isinstance(node, cst.Call):
+            return False
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get":
+            return True
+        return self.ctx.qualname(node.func) in self.getters and not isinstance(
+            literal_value(find_arg(node, "name", 1), self.ctx.qualname), str
+        )
 
     def _switched(self, before: Mapping[str, str]) -> None:
         """Credit the switches the last statement set to the unit that sets them."""
@@ -632,10 +757,18 @@ class GpuFacts(Check):
         name = self.ctx.qualname(node.func)
         if name is None:
             self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
+            func = node.func
+            if self._is_lookup(func) or (isinstance(func, cst.Name) and func.value in self.looked_up.get(self.unit_name, ())):
+                self.unit.implicit.add(Implicit.LOOKUP_CALL)
         elif name in self.getters:
             read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
             if isinstance(read, str):
                 self.unit.reads.add(read)  # ``getattr(obj, "run")``
+            else:
+                source = find_arg(node, "o", 0)
+                module = self.ctx.qualname(source) if source is not None else None
+                if module is not None:
+                    self.unit.lookups.add(module)  # ``getattr(models, cfg.arch)``: any of its definitions
         before = dict(self.switches.state)
         self.switches.call(node, name)
         self._switched(before)

@@ -41,6 +41,9 @@ class Implicit(str, Enum):
     ITERATE = "iterate"  # ``for``, a comprehension: ``__iter__``, ``__getitem__``
     SUBSCRIPT = "subscript"  # ``x[i]``: ``__getitem__``
     WITH = "with"  # ``with x:``: ``__enter__``, ``__exit__``
+    # a value looked up in a container is called (``MODELS[name](cfg)``, ``cls(cfg)`` for
+    # ``cls`` taken from a registry): the classes the program lists may be constructed
+    LOOKUP_CALL = "lookup_call"
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,14 @@ class UnitFacts:
     implicit: Tuple[Implicit, ...] = ()  # syntax it uses that calls methods unnamed
     self_reads: Tuple[str, ...] = ()  # a method's: names it reads on its own instance (``self.run()``)
     bases: Tuple[str, ...] = ()  # a class's: its base classes, named as ``refs`` are
+    # names it only lists as values (``[ModelA, ModelB]``, ``models.append(ModelA)``): a
+    # class listed so is not constructed until the program looks it up and calls it
+    listed: Tuple[str, ...] = ()
+    data_reads: Tuple[str, ...] = ()  # attribute names read as data (``x.device.type``): properties only
+    # ``Type:name``: a name read on a value whose type is annotated (``tensor: torch.Tensor``)
+    typed_reads: Tuple[str, ...] = ()
+    lookups: Tuple[str, ...] = ()  # modules whose definitions it takes by a computed name (``getattr(mod, cfg.x)``)
+    is_property: bool = False  # a method decorated ``@property``: reading its name runs it
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -122,6 +133,11 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
+        for key in ("listed", "data_reads", "typed_reads", "lookups"):
+            if getattr(self, key):
+                out[key] = list(getattr(self, key))
+        if self.is_property:
+            out["is_property"] = True
         if self.switches:
             out["switches"] = dict(self.switches)
         if self.version_hints:
@@ -146,7 +162,9 @@ class UnitFacts:
             tuple(data.get("refs", ())), tuple(data.get("registered_by", ())),
             dict(data.get("switches", {})), tuple(data.get("version_hints", ())),
             tuple(data.get("reads", ())), tuple(Implicit(kind) for kind in data.get("implicit", ())),
-            tuple(data.get("self_reads", ())), tuple(data.get("bases", ())),
+            tuple(data.get("self_reads", ())), tuple(data.get("bases", ())), tuple(data.get("listed", ())),
+            tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
+            bool(data.get("is_property")),
         )
 
 
@@ -163,6 +181,7 @@ class UnitBuilder:
     benchmarks_speed: bool = False
     loads_model: bool = False
     saves_loaded: bool = False
+    is_property: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -174,17 +193,26 @@ class UnitBuilder:
         self.implicit: Set[Implicit] = set()
         self.self_reads: Set[str] = set()
         self.bases: List[str] = []  # qualified names, or bare names of this module
+        self.listed: Set[str] = set()  # qualified names only listed as values
+        self.listed_bare: Set[str] = set()  # unresolved names only listed as values
+        self.data_reads: Set[str] = set()
+        self.typed_reads: Set[str] = set()
+        self.lookups: Set[str] = set()
 
     def build(self, module_name: str, units: Iterable[str]) -> UnitFacts:
         names = set(units)
         refs = {_local(ref, module_name) for ref in self.refs}
         refs.update(LOCAL + name for name in self.bare.intersection(names))
+        listed = {_local(ref, module_name) for ref in self.listed}
+        listed.update(LOCAL + name for name in self.listed_bare.intersection(names))
         bases = [LOCAL + base if base in names else _local(base, module_name) for base in self.bases]
         return UnitFacts(
             self.selects_gpu, self.gpu_if, self.differentiates, self.evaluates, self.seeds, self.saves_model,
             self.benchmarks_speed, self.loads_model, self.saves_loaded, tuple(sorted(refs)), tuple(sorted(self.registered_by)), dict(sorted(self.switches.items())),
             tuple(sorted(self.version_hints)), tuple(sorted(self.reads)),
             tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
+            tuple(sorted(listed - refs)), tuple(sorted(self.data_reads - self.reads)), tuple(sorted(self.typed_reads)),
+            tuple(sorted(self.lookups)), self.is_property,
         )
 
 
@@ -254,6 +282,11 @@ class Reachability:
                 start.append((path, name))
         seen: Set[UnitKey] = set()
         stack: List[UnitKey] = []
+        # classes the program only lists as values (``[ModelA, ModelB]``, the classes of a
+        # module it takes definitions from by a computed name): their methods run when
+        # read, their constructors once reached code calls a looked-up value
+        unconstructed: Set[UnitKey] = set()
+        looks_up = False
 
         def reach(key: UnitKey) -> None:
             # a name of a module the program never imports (a type checker's import) runs nothing
@@ -261,9 +294,21 @@ class Reachability:
                 seen.add(key)
                 stack.append(key)
 
+        def construct(cls: UnitKey) -> None:
+            unconstructed.discard(cls)
+            for method in self._methods_of(cls):
+                if method[1].partition(".")[2] in self.calls.with_class:
+                    reach(method)
+
+        def listed(key: UnitKey) -> None:
+            if key not in seen and not looks_up and self._methods_of(key):
+                unconstructed.add(key)
+            reach(key)
+
         for key in start:
             reach(key)
         runs: Set[str] = set()  # method names (and patterns) reached code runs
+        properties: Set[str] = set()  # names reached code reads as data: they run properties
         patterns: List[str] = []
         waiting: Dict[str, List[UnitKey]] = {}  # method name -> methods of reached classes not yet run
         scoped: Set[Tuple[UnitKey, str]] = set()  # (class, method name) run on an instance of its lineage
@@ -281,15 +326,43 @@ class Reachability:
                 for method in waiting.pop(name, ()):
                     reach(method)
 
+        def read_as_data(name: str) -> None:
+            if name not in properties:
+                properties.add(name)
+                for method in [m for m in waiting.get(name, ()) if self._is_property(m)]:
+                    waiting[name].remove(method)
+                    reach(method)
+
+        def run_scoped(cls: UnitKey, name: str) -> None:
+            for member in self._lineage(cls):
+                method = (member[0], f"{member[1]}.{name}")
+                if (member, name) not in scoped:
+                    scoped.add((member, name))
+                    if member in seen and method[1] in self.units.get(member[0], {}):
+                        reach(method)
+
         while stack:
             key = stack.pop()
+            unit = self.unit(key)
+            if not looks_up and unit is not None and Implicit.LOOKUP_CALL in unit.implicit:
+                looks_up = True
+                for cls in sorted(unconstructed):
+                    construct(cls)
             uses_registry = key[1] != MODULE_UNIT and key not in decorators
             for nxt in (*self._edges_of(key), *(registered.pop(key[0], ()) if uses_registry else ())):
-                reach(nxt)
+                if nxt in unconstructed:
+                    construct(nxt)  # a listed class named (called, subclassed, ...)
+                else:
+                    reach(nxt)
+            for nxt in self._listed_of(key):
+                listed(nxt)
             for method in self._methods_of(key):
                 name = method[1].partition(".")[2]
+                if name in self.calls.with_class and key in unconstructed:
+                    continue
                 if (name in self.calls.with_class or name in runs or (key, name) in scoped
-                        or any(fnmatchcase(name, p) for p in patterns)):
+                        or any(fnmatchcase(name, p) for p in patterns)
+                        or (name in properties and self._is_property(method))):
                     reach(method)
                 else:
                     waiting.setdefault(name, []).append(method)
@@ -297,17 +370,42 @@ class Reachability:
             for name in self._self_runs_of(key) if dot else ():
                 if "*" in name:
                     run(name)
-                    continue
-                for cls in self._lineage((key[0], owner)):
-                    method = (cls[0], f"{cls[1]}.{name}")
-                    if (cls, name) not in scoped:
-                        scoped.add((cls, name))
-                        if cls in seen and method[1] in self.units.get(cls[0], {}):
-                            reach(method)
+                else:
+                    run_scoped((key[0], owner), name)
+            for typed in unit.typed_reads if unit is not None else ():
+                kind, _, name = typed.rpartition(":")
+                target = self.resolve(kind, near=key[0])
+                if target is not None and self._methods_of(target):
+                    run_scoped(target, name)
             for name in self._runs_of(key):
                 run(name)
+            for name in unit.data_reads if unit is not None else ():
+                read_as_data(name)
         found = self._reached[memo] = frozenset(seen)
         return found
+
+    def _is_property(self, method: UnitKey) -> bool:
+        facts = self.unit(method)
+        return facts is not None and facts.is_property
+
+    def _listed_of(self, key: UnitKey) -> List[UnitKey]:
+        """The definitions ``key`` only lists as values, and every definition of the
+        modules it takes definitions from by a computed name."""
+        facts = self.unit(key)
+        if facts is None:
+            return []
+        found = [target for target in (self._target(ref, key[0]) for ref in facts.listed) if target is not None]
+        for name in facts.lookups:
+            record = self._module(name, key[0])
+            if record is not None:
+                found.extend((record.path, unit) for unit in self.units.get(record.path, {})
+                             if unit not in (MODULE_UNIT, MAIN_UNIT) and "." not in unit)
+        return found
+
+    def _target(self, ref: str, path: str) -> Optional[UnitKey]:
+        if ref.startswith(LOCAL):
+            return (path, ref[1:]) if ref[1:] in self.units.get(path, {}) else None
+        return self.resolve(ref, near=path)
 
     def _methods_of(self, key: UnitKey) -> Tuple[UnitKey, ...]:
         """The method units of ``key`` when it is a class, else ()."""
