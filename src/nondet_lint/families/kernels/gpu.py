@@ -423,6 +423,19 @@ def _declared_returns(ctx: FileContext) -> Dict[str, str]:
     return found
 
 
+def _module_globals(ctx: FileContext) -> FrozenSet[str]:
+    """The names the module's top-level statements assign (registries live there)."""
+    found: Set[str] = set()
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    found.add(small.target.value)
+    return frozenset(found)
+
+
 def _is_super_call(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
@@ -518,7 +531,10 @@ class GpuFacts(Check):
         # this module that declares what it returns, in the function being walked
         self.returns = _declared_returns(ctx)
         self.annotations: List[Dict[str, str]] = [{}]
-        self.looked_up: Dict[str, Set[str]] = {}  # per unit: names bound to a value taken from a container
+        # per unit: local name -> the container it was taken from (``cls`` of ``for cls in MODELS``)
+        self.looked_up: Dict[str, Dict[str, str]] = {}
+        self.globals = _module_globals(ctx)
+        self.annotating = 0  # nesting of type annotations: the names in them run nothing
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
@@ -643,7 +659,7 @@ class GpuFacts(Check):
         if isinstance(parent, _IMPORT_PARTS) or (isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node):
             return
         name = self.ctx.qualname(node)
-        listed = _listed(node, self.ctx.parent)
+        listed = self.annotating > 0 or _listed(node, self.ctx.parent)
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
         else:
@@ -660,7 +676,8 @@ class GpuFacts(Check):
             return
         name = self.ctx.qualname(node)
         if name is not None:
-            (self.unit.listed if _listed(node, self.ctx.parent) else self.unit.refs).add(name)
+            listed = self.annotating > 0 or _listed(node, self.ctx.parent)
+            (self.unit.listed if listed else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)
 
@@ -695,19 +712,43 @@ class GpuFacts(Check):
             name = f"{self.ctx.module_name}.{annotation.value}" if self.ctx.module_name else annotation.value
         return name
 
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self.annotating += 1
+
+    def leave_Annotation(self, original_node: cst.Annotation) -> None:
+        self.annotating -= 1
+
     def visit_For(self, node: cst.For) -> None:
         self.unit.implicit.add(Implicit.ITERATE)
-        self._looked_up(node.target)
+        self._looked_up(node.target, self._iterated(node.iter))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self.unit.implicit.add(Implicit.ITERATE)
-        self._looked_up(node.target)
+        self._looked_up(node.target, self._iterated(node.iter))
 
-    def _looked_up(self, target: cst.BaseExpression) -> None:
+    def _looked_up(self, target: cst.BaseExpression, container: Optional[str]) -> None:
         """``cls`` in ``for cls in MODELS`` / ``cls = MODELS[name]``: calling it constructs
         what the container holds."""
-        if isinstance(target, cst.Name):
-            self.looked_up.setdefault(self.unit_name, set()).add(target.value)
+        if container is None:
+            return
+        targets = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        for name in targets:
+            if isinstance(name, cst.Name):
+                self.looked_up.setdefault(self.unit_name, {})[name.value] = container
+
+    def _container(self, node: cst.BaseExpression) -> Optional[str]:
+        """The qualified name of a container the project may define: an imported name, or
+        a module-level variable of this module (not a local or a parameter)."""
+        name = self.ctx.qualname(node)
+        if name is None and isinstance(node, cst.Name) and node.value in self.globals:
+            name = f"{self.ctx.module_name}.{node.value}" if self.ctx.module_name else node.value
+        return name
+
+    def _iterated(self, node: cst.BaseExpression) -> Optional[str]:
+        """The container a loop goes over: ``MODELS``, ``MODELS.items()``, ``MODELS.values()``."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("items", "values"):
+            node = node.func.value
+        return self._container(node)
 
     def visit_With(self, node: cst.With) -> None:
         self.unit.implicit.add(Implicit.WITH)
@@ -721,8 +762,8 @@ class GpuFacts(Check):
         before = dict(self.switches.state)
         self.switches.assign(node)
         self._switched(before)
-        if len(node.targets) == 1 and self._is_lookup(node.value):
-            self._looked_up(node.targets[0].target)
+        if len(node.targets) == 1:
+            self._looked_up(node.targets[0].target, self._lookup_source(node.value))
         if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
             returned = self.returns.get(node.value.func.value) if isinstance(node.value.func, cst.Name) else None
             if returned is not None:
@@ -733,18 +774,21 @@ class GpuFacts(Check):
         if kind is not None and isinstance(node.target, cst.Name):
             self.annotations[-1][node.target.value] = kind
 
-    def _is_lookup(self, node: cst.BaseExpression) -> bool:
-        """``MODELS[name]``, ``MODELS.get(name)``, ``getattr(module, cfg.name)``: a value taken
-        from a container by a key."""
+    def _lookup_source(self, node: cst.BaseExpression) -> Optional[str]:
+        """The container of ``MODELS[name]``, ``MODELS.get(name)``, ``getattr(module,
+        cfg.name)``: a value taken from it by a key (None: not such a lookup)."""
         if isinstance(node, cst.Subscript):
-            return self.ctx.qualname(node.value) is None
+            return self._container(node.value)
         if not isinstance(node, cst.Call):
-            return False
+            return None
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get":
-            return True
-        return self.ctx.qualname(node.func) in self.getters and not isinstance(
+            return self._container(node.func.value)
+        if self.ctx.qualname(node.func) in self.getters and not isinstance(
             literal_value(find_arg(node, "name", 1), self.ctx.qualname), str
-        )
+        ):
+            source = find_arg(node, "o", 0)
+            return self._container(source) if source is not None else None
+        return None
 
     def _switched(self, before: Mapping[str, str]) -> None:
         """Credit the switches the last statement set to the unit that sets them."""
@@ -758,8 +802,12 @@ class GpuFacts(Check):
         if name is None:
             self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
             func = node.func
-            if self._is_lookup(func) or (isinstance(func, cst.Name) and func.value in self.looked_up.get(self.unit_name, ())):
-                self.unit.implicit.add(Implicit.LOOKUP_CALL)
+            container = (
+                self.looked_up.get(self.unit_name, {}).get(func.value) if isinstance(func, cst.Name)
+                else self._lookup_source(func)
+            )
+            if container is not None:
+                self.unit.lookup_calls.add(container)  # ``MODELS[name](cfg)``
         elif name in self.getters:
             read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
             if isinstance(read, str):

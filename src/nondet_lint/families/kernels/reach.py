@@ -41,9 +41,6 @@ class Implicit(str, Enum):
     ITERATE = "iterate"  # ``for``, a comprehension: ``__iter__``, ``__getitem__``
     SUBSCRIPT = "subscript"  # ``x[i]``: ``__getitem__``
     WITH = "with"  # ``with x:``: ``__enter__``, ``__exit__``
-    # a value looked up in a container is called (``MODELS[name](cfg)``, ``cls(cfg)`` for
-    # ``cls`` taken from a registry): the classes the program lists may be constructed
-    LOOKUP_CALL = "lookup_call"
 
 
 @dataclass(frozen=True)
@@ -121,6 +118,9 @@ class UnitFacts:
     # ``Type:name``: a name read on a value whose type is annotated (``tensor: torch.Tensor``)
     typed_reads: Tuple[str, ...] = ()
     lookups: Tuple[str, ...] = ()  # modules whose definitions it takes by a computed name (``getattr(mod, cfg.x)``)
+    # containers it calls a value taken from (``MODELS[name](cfg)``, ``cls(cfg)`` for ``cls``
+    # of ``for cls in MODELS``): a project's constructs the classes the program lists
+    lookup_calls: Tuple[str, ...] = ()
     is_property: bool = False  # a method decorated ``@property``: reading its name runs it
 
     def to_json(self) -> Dict[str, Any]:
@@ -133,7 +133,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "lookups"):
+        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.is_property:
@@ -164,7 +164,7 @@ class UnitFacts:
             tuple(data.get("reads", ())), tuple(Implicit(kind) for kind in data.get("implicit", ())),
             tuple(data.get("self_reads", ())), tuple(data.get("bases", ())), tuple(data.get("listed", ())),
             tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
-            bool(data.get("is_property")),
+            tuple(data.get("lookup_calls", ())), bool(data.get("is_property")),
         )
 
 
@@ -198,6 +198,7 @@ class UnitBuilder:
         self.data_reads: Set[str] = set()
         self.typed_reads: Set[str] = set()
         self.lookups: Set[str] = set()
+        self.lookup_calls: Set[str] = set()
 
     def build(self, module_name: str, units: Iterable[str]) -> UnitFacts:
         names = set(units)
@@ -212,7 +213,7 @@ class UnitBuilder:
             tuple(sorted(self.version_hints)), tuple(sorted(self.reads)),
             tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
             tuple(sorted(listed - refs)), tuple(sorted(self.data_reads - self.reads)), tuple(sorted(self.typed_reads)),
-            tuple(sorted(self.lookups)), self.is_property,
+            tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property,
         )
 
 
@@ -344,7 +345,7 @@ class Reachability:
         while stack:
             key = stack.pop()
             unit = self.unit(key)
-            if not looks_up and unit is not None and Implicit.LOOKUP_CALL in unit.implicit:
+            if not looks_up and unit is not None and any(self._in_project(c, key[0]) for c in unit.lookup_calls):
                 looks_up = True
                 for cls in sorted(unconstructed):
                     construct(cls)
@@ -383,6 +384,11 @@ class Reachability:
                 read_as_data(name)
         found = self._reached[memo] = frozenset(seen)
         return found
+
+    def _in_project(self, name: str, near: str) -> bool:
+        """Whether a qualified name is defined in the project (a module, or a name in one)."""
+        parts = name.split(".")
+        return any(self._module(".".join(parts[:end]), near) is not None for end in range(len(parts), 0, -1))
 
     def _is_property(self, method: UnitKey) -> bool:
         facts = self.unit(method)
