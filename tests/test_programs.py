@@ -127,3 +127,12 @@ def test_a_class_taken_from_a_module_by_a_computed_name_may_be_any_of_its_classe
         "this program runs on a GPU (`.cuda()` in `predictors.py` at line 10) but never turns on "
         "`torch.use_deterministic_algorithms(True)`"
     )
+
+
+def test_a_method_runs_only_on_a_class_instantiated_that_does_not_override_it(tmp_path):
+    [(path, line, col, code, message)] = findings("overridden_method", tmp_path)
+    assert (path, line, col, code) == ("gpu_train.py", 2, 1, "ND205")
+    assert message.startswith(
+        "this program runs on a GPU (a `\"cuda\"` device in `comp.py` at line 13) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )

@@ -171,7 +171,7 @@ DATA: Dict[str, Table] = {
             "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
             "methods": Table({
                 "with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES),
-                "property_decorators": NAMES, "value_types": NAMES,
+                "property_decorators": NAMES, "class_level_decorators": NAMES, "value_types": NAMES,
             }),
         }),
         "cudnn_covers": NAMES,

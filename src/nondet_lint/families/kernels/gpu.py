@@ -387,8 +387,8 @@ _DATA_USES = (
 
 
 def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
-    """A name kept as a value in a container: ``[ModelA, ModelB]``, ``{"a": ModelA}``,
-    ``models.append(ModelA)``."""
+    """A name kept as a value in a container (``[ModelA, ModelB]``, ``{"a": ModelA}``,
+    ``models.append(ModelA)``) or named as a base class."""
     parent = parent_of(node)
     if isinstance(parent, cst.Element):
         return True
@@ -396,6 +396,8 @@ def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
         return parent.value is node
     if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
         call = parent_of(parent)
+        if isinstance(call, cst.ClassDef):
+            return True  # a base class: subclassing it constructs nothing
         return (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
                 and call.func.attr.value in _LISTING_METHODS)
     return False
@@ -526,6 +528,7 @@ class GpuFacts(Check):
         methods = self.program.get("methods", {})
         self.getters = frozenset(methods.get("attribute_getters", ()))
         self.property_decorators = frozenset(methods.get("property_decorators", ()))
+        self.class_level_decorators = frozenset(methods.get("class_level_decorators", ()))
         self.value_types = frozenset(methods.get("value_types", ()))
         # what a parameter or a local name is annotated with, or gets from a function of
         # this module that declares what it returns, in the function being walked
@@ -560,9 +563,9 @@ class GpuFacts(Check):
             name = self.unit_name = f"{self.owner}.{node.name.value}"
             self.unit = self.units.setdefault(name, UnitBuilder())
             self.receiver = _receiver(node)
-            self.unit.is_property = any(
-                self.ctx.qualname(d.decorator) in self.property_decorators for d in node.decorators
-            )
+            decorators = {self.ctx.qualname(d.decorator) for d in node.decorators}
+            self.unit.is_property = bool(decorators & self.property_decorators)
+            self.unit.class_level = bool(decorators & self.class_level_decorators)
         if name is not None and self.anchor_code is not None:
             self.ctx.defer(node, self.anchor_code, **UnitSpan(name).to_json())
         self.depth += 1

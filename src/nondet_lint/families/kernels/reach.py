@@ -122,6 +122,7 @@ class UnitFacts:
     # of ``for cls in MODELS``): a project's constructs the classes the program lists
     lookup_calls: Tuple[str, ...] = ()
     is_property: bool = False  # a method decorated ``@property``: reading its name runs it
+    class_level: bool = False  # a static or class method: it runs on the class, no instance needed
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -138,6 +139,8 @@ class UnitFacts:
                 out[key] = list(getattr(self, key))
         if self.is_property:
             out["is_property"] = True
+        if self.class_level:
+            out["class_level"] = True
         if self.switches:
             out["switches"] = dict(self.switches)
         if self.version_hints:
@@ -164,7 +167,7 @@ class UnitFacts:
             tuple(data.get("reads", ())), tuple(Implicit(kind) for kind in data.get("implicit", ())),
             tuple(data.get("self_reads", ())), tuple(data.get("bases", ())), tuple(data.get("listed", ())),
             tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
-            tuple(data.get("lookup_calls", ())), bool(data.get("is_property")),
+            tuple(data.get("lookup_calls", ())), bool(data.get("is_property")), bool(data.get("class_level")),
         )
 
 
@@ -182,6 +185,7 @@ class UnitBuilder:
     loads_model: bool = False
     saves_loaded: bool = False
     is_property: bool = False
+    class_level: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -213,7 +217,7 @@ class UnitBuilder:
             tuple(sorted(self.version_hints)), tuple(sorted(self.reads)),
             tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
             tuple(sorted(listed - refs)), tuple(sorted(self.data_reads - self.reads)), tuple(sorted(self.typed_reads)),
-            tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property,
+            tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property, self.class_level,
         )
 
 
@@ -242,6 +246,7 @@ class Reachability:
         self._subclasses: Optional[Dict[UnitKey, List[UnitKey]]] = None
         self._bases: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
         self._lineages: Dict[UnitKey, FrozenSet[UnitKey]] = {}
+        self._belows: Dict[UnitKey, FrozenSet[UnitKey]] = {}
         self._resolved: Dict[Tuple[str, str], Optional[UnitKey]] = {}
         self._reached: Dict[Tuple[FrozenSet[str], Tuple[str, ...]], FrozenSet[UnitKey]] = {}
 
@@ -283,11 +288,18 @@ class Reachability:
                 start.append((path, name))
         seen: Set[UnitKey] = set()
         stack: List[UnitKey] = []
-        # classes the program only lists as values (``[ModelA, ModelB]``, the classes of a
-        # module it takes definitions from by a computed name): their methods run when
-        # read, their constructors once reached code calls a looked-up value
+        # classes the program only lists as values (``[ModelA, ModelB]``, a base class, the
+        # classes of a module it takes definitions from by a computed name): not
+        # instantiated until reached code names them otherwise or calls a value looked up
+        # in a registry of the project
         unconstructed: Set[UnitKey] = set()
+        instantiated: Set[UnitKey] = set()
         looks_up = False
+        runs: Set[str] = set()  # method names (and patterns) reached code runs
+        properties: Set[str] = set()  # names reached code reads as data: they run properties
+        patterns: List[str] = []
+        waiting: Dict[str, List[UnitKey]] = {}  # method name -> methods of reached classes not yet run
+        scoped: Set[Tuple[UnitKey, str]] = set()  # (class, method name) run on an instance of its lineage
 
         def reach(key: UnitKey) -> None:
             # a name of a module the program never imports (a type checker's import) runs nothing
@@ -295,24 +307,50 @@ class Reachability:
                 seen.add(key)
                 stack.append(key)
 
-        def construct(cls: UnitKey) -> None:
-            unconstructed.discard(cls)
-            for method in self._methods_of(cls):
-                if method[1].partition(".")[2] in self.calls.with_class:
+        def called(method: UnitKey) -> bool:
+            """Whether reached code runs ``method``'s name (or reads it as data, for a property)."""
+            name = method[1].partition(".")[2]
+            return (name in runs or any(fnmatchcase(name, p) for p in patterns)
+                    or (name in properties and self._is_property(method)))
+
+        def dispatched(method: UnitKey) -> bool:
+            """A method runs on an instance: of a class instantiated that has it as its own
+            or inherits it (``_SerialModel`` overrides ``all_reduce``: its base's never runs
+            on it); a static or class method on the class itself."""
+            owner = (method[0], method[1].partition(".")[0])
+            if self._class_level(method):
+                return owner in seen
+            name = method[1].partition(".")[2]
+            return any(
+                cls in instantiated and self._resolves(cls, name) == method for cls in self._below(owner)
+            )
+
+        def release(name: str) -> None:
+            for method in list(waiting.get(name, ())):
+                if dispatched(method):
+                    waiting[name].remove(method)
                     reach(method)
 
+        def instantiate(cls: UnitKey) -> None:
+            """``cls`` is constructed: its constructors (its own or inherited) run, and the
+            methods it has whose names reached code runs."""
+            if cls in instantiated or cls in unconstructed or not self._methods_of_lineage(cls):
+                return
+            instantiated.add(cls)
+            for ancestor in self._mro(cls):
+                for method in self._methods_of(ancestor):
+                    name = method[1].partition(".")[2]
+                    if self._resolves(cls, name) == method and (name in self.calls.with_class or called(method)):
+                        reach(method)
+
+        def construct(cls: UnitKey) -> None:
+            unconstructed.discard(cls)
+            instantiate(cls)
+
         def listed(key: UnitKey) -> None:
-            if key not in seen and not looks_up and self._methods_of(key):
+            if key not in seen and not looks_up and self._methods_of_lineage(key):
                 unconstructed.add(key)
             reach(key)
-
-        for key in start:
-            reach(key)
-        runs: Set[str] = set()  # method names (and patterns) reached code runs
-        properties: Set[str] = set()  # names reached code reads as data: they run properties
-        patterns: List[str] = []
-        waiting: Dict[str, List[UnitKey]] = {}  # method name -> methods of reached classes not yet run
-        scoped: Set[Tuple[UnitKey, str]] = set()  # (class, method name) run on an instance of its lineage
 
         def run(name: str) -> None:
             if name in runs:
@@ -321,18 +359,14 @@ class Reachability:
             if "*" in name:
                 patterns.append(name)
                 for method_name in [m for m in waiting if fnmatchcase(m, name)]:
-                    for method in waiting.pop(method_name):
-                        reach(method)
+                    release(method_name)
             else:
-                for method in waiting.pop(name, ()):
-                    reach(method)
+                release(name)
 
         def read_as_data(name: str) -> None:
             if name not in properties:
                 properties.add(name)
-                for method in [m for m in waiting.get(name, ()) if self._is_property(m)]:
-                    waiting[name].remove(method)
-                    reach(method)
+                release(name)
 
         def run_scoped(cls: UnitKey, name: str) -> None:
             for member in self._lineage(cls):
@@ -342,6 +376,8 @@ class Reachability:
                     if member in seen and method[1] in self.units.get(member[0], {}):
                         reach(method)
 
+        for key in start:
+            reach(key)
         while stack:
             key = stack.pop()
             unit = self.unit(key)
@@ -359,14 +395,12 @@ class Reachability:
                 listed(nxt)
             for method in self._methods_of(key):
                 name = method[1].partition(".")[2]
-                if name in self.calls.with_class and key in unconstructed:
-                    continue
-                if (name in self.calls.with_class or name in runs or (key, name) in scoped
-                        or any(fnmatchcase(name, p) for p in patterns)
-                        or (name in properties and self._is_property(method))):
+                if (key, name) in scoped or (called(method) and dispatched(method)):
                     reach(method)
-                else:
+                elif name not in self.calls.with_class:
                     waiting.setdefault(name, []).append(method)
+            if self._methods_of(key) or unit is not None and unit.bases:
+                instantiate(key)
             owner, dot, _ = key[1].partition(".")
             for name in self._self_runs_of(key) if dot else ():
                 if "*" in name:
@@ -389,6 +423,48 @@ class Reachability:
         """Whether a qualified name is defined in the project (a module, or a name in one)."""
         parts = name.split(".")
         return any(self._module(".".join(parts[:end]), near) is not None for end in range(len(parts), 0, -1))
+
+    def _class_level(self, method: UnitKey) -> bool:
+        facts = self.unit(method)
+        return facts is not None and facts.class_level
+
+    def _mro(self, cls: UnitKey) -> List[UnitKey]:
+        """``cls`` and its project bases, nearest first (depth first, left to right: the
+        method resolution order of the hierarchies ML code writes)."""
+        order: List[UnitKey] = []
+        stack = [cls]
+        while stack:
+            current = stack.pop()
+            if current not in order:
+                order.append(current)
+                stack.extend(reversed(self._bases_of(current)))
+        return order
+
+    def _resolves(self, cls: UnitKey, name: str) -> Optional[UnitKey]:
+        """The method ``name`` means on an instance of ``cls``: the first class of its MRO
+        that defines it."""
+        for ancestor in self._mro(cls):
+            if f"{ancestor[1]}.{name}" in self.units.get(ancestor[0], {}):
+                return (ancestor[0], f"{ancestor[1]}.{name}")
+        return None
+
+    def _methods_of_lineage(self, cls: UnitKey) -> bool:
+        """Whether ``cls`` is a class (it or a project base has methods)."""
+        return any(self._methods_of(ancestor) for ancestor in self._mro(cls))
+
+    def _below(self, cls: UnitKey) -> FrozenSet[UnitKey]:
+        """``cls`` and its subclasses in the project."""
+        found = self._belows.get(cls)
+        if found is None:
+            below = {cls}
+            stack = [cls]
+            while stack:
+                for sub in self._subclasses_of(stack.pop()):
+                    if sub not in below:
+                        below.add(sub)
+                        stack.append(sub)
+            found = self._belows[cls] = frozenset(below)
+        return found
 
     def _is_property(self, method: UnitKey) -> bool:
         facts = self.unit(method)
@@ -437,13 +513,7 @@ class Reachability:
         not a sibling that shares a base."""
         found = self._lineages.get(cls)
         if found is None:
-            below = {cls}
-            stack = [cls]
-            while stack:
-                for sub in self._subclasses_of(stack.pop()):
-                    if sub not in below:
-                        below.add(sub)
-                        stack.append(sub)
+            below = self._below(cls)
             lineage = set(below)
             stack = list(below)
             while stack:
