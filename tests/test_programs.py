@@ -136,3 +136,12 @@ def test_a_method_runs_only_on_a_class_instantiated_that_does_not_override_it(tm
         "this program runs on a GPU (a `\"cuda\"` device in `comp.py` at line 13) but never turns on "
         "`torch.use_deterministic_algorithms(True)`"
     )
+
+
+def test_an_import_finds_the_module_in_the_folder_the_script_puts_on_sys_path(tmp_path):
+    found = findings("sys_path_entries", tmp_path)
+    assert [f[:4] for f in found] == [("scripts/train_gpu.py", 7, 1, "ND205"), ("scripts/train_pathlib.py", 7, 1, "ND205")]
+    assert all(f[4].startswith(
+        "this program runs on a GPU (`.cuda()` in `lib_b/helpers.py` at line 2) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    ) for f in found)

@@ -20,7 +20,6 @@ thread no program starts.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
@@ -247,7 +246,7 @@ class Reachability:
         self._bases: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
         self._lineages: Dict[UnitKey, FrozenSet[UnitKey]] = {}
         self._belows: Dict[UnitKey, FrozenSet[UnitKey]] = {}
-        self._resolved: Dict[Tuple[str, str], Optional[UnitKey]] = {}
+        self._resolved: Dict[Tuple[str, Tuple[str, ...]], Optional[UnitKey]] = {}
         self._reached: Dict[Tuple[FrozenSet[str], Tuple[str, ...]], FrozenSet[UnitKey]] = {}
 
     def unit(self, key: UnitKey) -> Optional[UnitFacts]:
@@ -594,7 +593,7 @@ class Reachability:
         re-exports and star imports; None for names outside the project.  ``near``: the
         module whose code names it (its imports find its neighbours first,
         ``Project.module_near``)."""
-        memo = (name, os.path.dirname(near))
+        memo = (name, tuple(self.project.search_path(near)) if near else ())
         if depth == 0 and memo in self._resolved:
             return self._resolved[memo]
         found = self._resolve(name, depth, near)
