@@ -11,7 +11,9 @@ top-level loops, or top-level calls that are not the bookkeeping library modules
 at import (logging setup, warnings filters, registries, ``sys.path`` edits).  Library
 modules also fill registries in top-level loops, so a would-be script that another module
 of the project imports is library code: the ``Project`` marks it ``imported`` once every
-module is indexed (``mark_imported_scripts``).
+module is indexed (``mark_imported_scripts``).  The folders a module's top-level code
+puts on ``sys.path`` are recorded here too (``EntryFacts.path_entries``): the project's
+imports look there after the module's own folder.
 """
 
 from __future__ import annotations

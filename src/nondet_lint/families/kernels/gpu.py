@@ -1249,11 +1249,12 @@ class ProgramView:
     def entry_matters(self, entry: str) -> bool:
         """docs/contract.md "programs that matter", for ND205 / ND209: never test code nor
         a speed benchmark (named one and reading a clock, or timing code with a benchmark
-        harness); a program whose
-        code trains or seeds (it wants repeatable runs), one whose own module puts work
-        on the GPU, and one that evaluates or samples from a model without saving one (a
-        converter loads a checkpoint, checks a few outputs and saves it).  Only code the
-        program runs counts: a library function it never calls does not make it train."""
+        harness); a program whose code trains or seeds (it wants repeatable runs), one
+        whose own module puts work on the GPU, and one that evaluates or samples from a
+        model without saving one.  A converter loads a model, maybe checks a few outputs,
+        and writes it out (``torch.save``, the TFLite converter; ``model.save(out)`` where
+        loading it is all the program did with it).  Only code the program runs counts: a
+        library function it never calls does not make it train."""
         if self.project.is_test_code(entry) or self.project.is_speed_benchmark(entry):
             return False
         summary = self.reached_summary(entry)

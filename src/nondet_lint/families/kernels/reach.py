@@ -3,19 +3,25 @@
 A module is cut into *units*: its module-level code (``""``, run at import, the main
 block included), each top-level function, each top-level class (its body) and each
 method of one (``Class.method``).  Pass 1 records, per unit, how it selects the GPU,
-whether it trains, evaluates, seeds or saves a model, the names it refers to, the
-attribute names it reads or calls (``x.run``, ``self.device``), a class's bases, and
-the syntax that calls methods without naming them (calling a value, iterating,
-``with``).  Pass 2 (``Reachability``) starts from the module-level code of every module an entry point
+whether it trains, evaluates, seeds, loads or saves a model, the names it refers to,
+the names it only lists as values (``[ModelA, ModelB]``, a base class), the attribute
+names it reads or calls (``x.run``, ``self.device``), a class's bases, and the syntax
+that calls methods without naming them (calling a value, iterating, ``with``).  Pass 2
+(``Reachability``) starts from the module-level code of every module an entry point
 imports and follows the names each reached unit refers to (called, instantiated, or
-handed on as a value), through re-exports and star imports.  A reached class runs its
-constructors; any other method runs once reached code reads its name (a method reading
-it on its own instance, ``self.run()``, reaches only its class's lineage), or reads a
-name or uses syntax that the rule data says calls it (``.start()`` runs ``run``).  A
-function no reached code names is not run: the default argument
-``device=torch.device("cuda")`` of a class that no program instantiates does not make
-its importers GPU programs, nor does ``torch.cuda.set_device`` in the ``run`` of a
-thread no program starts.
+handed on as a value), through re-exports and star imports.  A class a reached unit
+names is instantiated: its constructors run; one it only lists is not, until reached
+code calls a value it looked up in a registry of the project (``MODELS[name](cfg)``,
+``getattr(models, cfg.arch)(...)``).  A method runs once reached code calls or hands on
+its name (a property: reads it at all) and an instantiated class has it as its own or
+inherits it (an override hides the base's; a static or class method needs no
+instance).  A name read on the method's own instance (``self.run()``, ``super().x``)
+reaches only its class's lineage; one read on a value annotated with a type, only that
+type's (a tensor's ``.device``: none of the project's); rule data adds what Python or a
+framework calls unnamed (``.start()`` runs ``run``).  A function no reached code names
+is not run: the default argument ``device=torch.device("cuda")`` of a class that no
+program instantiates does not make its importers GPU programs, nor does
+``torch.cuda.set_device`` in the ``run`` of a thread no program starts.
 """
 
 from __future__ import annotations
