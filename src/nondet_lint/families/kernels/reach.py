@@ -252,6 +252,7 @@ class Reachability:
         self._bases: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
         self._lineages: Dict[UnitKey, FrozenSet[UnitKey]] = {}
         self._belows: Dict[UnitKey, FrozenSet[UnitKey]] = {}
+        self._mros: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
         self._resolved: Dict[Tuple[str, Tuple[str, ...]], Optional[UnitKey]] = {}
         self._reached: Dict[Tuple[FrozenSet[str], Tuple[str, ...]], FrozenSet[UnitKey]] = {}
 
@@ -433,17 +434,20 @@ class Reachability:
         facts = self.unit(method)
         return facts is not None and facts.class_level
 
-    def _mro(self, cls: UnitKey) -> List[UnitKey]:
+    def _mro(self, cls: UnitKey) -> Tuple[UnitKey, ...]:
         """``cls`` and its project bases, nearest first (depth first, left to right: the
         method resolution order of the hierarchies ML code writes)."""
-        order: List[UnitKey] = []
-        stack = [cls]
-        while stack:
-            current = stack.pop()
-            if current not in order:
-                order.append(current)
-                stack.extend(reversed(self._bases_of(current)))
-        return order
+        found = self._mros.get(cls)
+        if found is None:
+            order: List[UnitKey] = []
+            stack = [cls]
+            while stack:
+                current = stack.pop()
+                if current not in order:
+                    order.append(current)
+                    stack.extend(reversed(self._bases_of(current)))
+            found = self._mros[cls] = tuple(order)
+        return found
 
     def _resolves(self, cls: UnitKey, name: str) -> Optional[UnitKey]:
         """The method ``name`` means on an instance of ``cls``: the first class of its MRO
