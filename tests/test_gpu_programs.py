@@ -478,3 +478,20 @@ def test_a_listed_class_the_program_names_is_instantiated(tmp_path):
     [(path, code, line, col, message)] = lint(tmp_path, {**SUPER_LIBRARY, "train.py": main})
     assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
     assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `lib/models.py` at line 16)")
+
+
+FACTORY_LIBRARY = {
+    "lib/__init__.py": "",
+    "lib/models.py": (
+        "import torch\n\n\nclass Net:\n    def __init__(self):\n        torch.cuda.set_device(0)\n\n"
+        "    @classmethod\n    def from_name(cls, name):\n        return cls()\n\n\n"
+        "def get_models():\n    return {\"net\": Net.from_name}\n"
+    ),
+}
+
+
+def test_a_class_method_a_registry_lists_instantiates_its_class(tmp_path):
+    main = "import torch\nfrom lib.models import get_models\n\nif __name__ == '__main__':\n    get_models()['net']('a')\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    [(path, code, line, col, message)] = lint(tmp_path, {**FACTORY_LIBRARY, "train.py": main})
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `lib/models.py` at line 6)")

@@ -426,10 +426,13 @@ def _declared_returns(ctx: FileContext) -> Dict[str, str]:
 
 
 def _module_globals(ctx: FileContext) -> FrozenSet[str]:
-    """The names the module's top-level statements assign (registries live there)."""
+    """The names the module's top-level statements assign or define (registries, and the
+    functions that build them, live there)."""
     found: Set[str] = set()
     for stmt in ctx.module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            found.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Assign):
                     found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
@@ -740,8 +743,11 @@ class GpuFacts(Check):
                 self.looked_up.setdefault(self.unit_name, {})[name.value] = container
 
     def _container(self, node: cst.BaseExpression) -> Optional[str]:
-        """The qualified name of a container the project may define: an imported name, or
-        a module-level variable of this module (not a local or a parameter)."""
+        """The qualified name of a container the project may define: an imported name, a
+        module-level variable of this module (not a local or a parameter), or the function
+        that builds it (``get_models()[name]``)."""
+        if isinstance(node, cst.Call):
+            node = node.func
         name = self.ctx.qualname(node)
         if name is None and isinstance(node, cst.Name) and node.value in self.globals:
             name = f"{self.ctx.module_name}.{node.value}" if self.ctx.module_name else node.value
@@ -811,6 +817,8 @@ class GpuFacts(Check):
             )
             if container is not None:
                 self.unit.lookup_calls.add(container)  # ``MODELS[name](cfg)``
+            if self.unit.class_level and self.owner is not None and isinstance(func, cst.Name) and func.value == self.receiver:
+                self.unit.bare.add(self.owner)  # ``cls(...)`` in a class method instantiates its class
         elif name in self.getters:
             read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
             if isinstance(read, str):
