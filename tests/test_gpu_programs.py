@@ -454,3 +454,44 @@ def test_names_behind_star_imports_of_missing_modules_resolve_without_blowing_up
     found = lint(tmp_path, files, ("ND205",))
     assert where(found) == [(f"run_{i}.py", "ND205", 1, 1) for i in (0, 2, 4)]
     assert "(`.cuda()` in `pkg/util/devices.py` at line 2)" in found[0][4]
+
+
+# ----------------------------------------------------------- which class a read reaches -
+SUPER_LIBRARY = {
+    "lib/__init__.py": "",
+    "lib/models.py": (
+        "import torch\n\n\nclass Base:\n    def __init__(self):\n        self.ready = True\n\n\n"
+        "class Quiet(Base):\n    def __init__(self):\n        super().__init__()\n\n\n"
+        "class Other:\n    def __init__(self):\n        torch.cuda.set_device(0)\n\n\n"
+        "KNOWN = (Quiet, Other)\n"
+    ),
+}
+
+
+def test_super_init_runs_the_bases_constructor_only(tmp_path):
+    main = "import torch\nfrom lib.models import Quiet\n\nif __name__ == '__main__':\n    Quiet()\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    assert lint(tmp_path, {**SUPER_LIBRARY, "train.py": main}) == []
+
+
+def test_a_listed_class_the_program_names_is_instantiated(tmp_path):
+    main = "import torch\nfrom lib.models import Other\n\nif __name__ == '__main__':\n    Other()\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    [(path, code, line, col, message)] = lint(tmp_path, {**SUPER_LIBRARY, "train.py": main})
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `lib/models.py` at line 16)")
+
+
+FACTORY_LIBRARY = {
+    "lib/__init__.py": "",
+    "lib/models.py": (
+        "import torch\n\n\nclass Net:\n    def __init__(self):\n        torch.cuda.set_device(0)\n\n"
+        "    @classmethod\n    def from_name(cls, name):\n        return cls()\n\n\n"
+        "def get_models():\n    return {\"net\": Net.from_name}\n"
+    ),
+}
+
+
+def test_a_class_method_a_registry_lists_instantiates_its_class(tmp_path):
+    main = "import torch\nfrom lib.models import get_models\n\nif __name__ == '__main__':\n    get_models()['net']('a')\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN
+    [(path, code, line, col, message)] = lint(tmp_path, {**FACTORY_LIBRARY, "train.py": main})
+    assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
+    assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `lib/models.py` at line 6)")

@@ -99,3 +99,49 @@ def test_an_import_finds_the_module_beside_the_script(tmp_path):
     [(path, line, col, code, message)] = findings("neighbour_modules", tmp_path)
     assert (path, line, col, code) == ("a_trainer/main.py", 1, 1, "ND205")
     assert message.startswith(JAX_SWITCH)
+
+
+def test_a_program_that_loads_a_model_through_a_helper_and_saves_it_converts(tmp_path):
+    found = findings("converter_through_helper", tmp_path)
+    assert [f[:4] for f in found] == [("finetune.py", 4, 1, "ND205"), ("predict.py", 5, 1, "ND205")]
+    assert all(f[4].startswith(TF_SWITCH) for f in found)
+
+
+def test_a_class_only_listed_is_constructed_once_looked_up_and_called(tmp_path):
+    found = findings("listed_classes", tmp_path)
+    assert [f[:4] for f in found] == [("device_train.py", 2, 1, "ND205"), ("dist_train.py", 2, 1, "ND205")]
+    assert found[0][4].startswith(
+        "this program runs on a GPU (a `\"cuda\"` device in `comp/__init__.py` at line 10) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+    assert found[1][4].startswith(
+        "this program runs on a GPU (`torch.cuda.set_device` in `comp/__init__.py` at line 15) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+
+
+def test_a_class_taken_from_a_module_by_a_computed_name_may_be_any_of_its_classes(tmp_path):
+    [(path, line, col, code, message)] = findings("getattr_lookup", tmp_path)
+    assert (path, line, col, code) == ("predict.py", 4, 1, "ND205")
+    assert message.startswith(
+        "this program runs on a GPU (`.cuda()` in `predictors.py` at line 10) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+
+
+def test_a_method_runs_only_on_a_class_instantiated_that_does_not_override_it(tmp_path):
+    [(path, line, col, code, message)] = findings("overridden_method", tmp_path)
+    assert (path, line, col, code) == ("gpu_train.py", 2, 1, "ND205")
+    assert message.startswith(
+        "this program runs on a GPU (a `\"cuda\"` device in `comp.py` at line 13) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+
+
+def test_an_import_finds_the_module_in_the_folder_the_script_puts_on_sys_path(tmp_path):
+    found = findings("sys_path_entries", tmp_path)
+    assert [f[:4] for f in found] == [("scripts/train_gpu.py", 7, 1, "ND205"), ("scripts/train_pathlib.py", 7, 1, "ND205")]
+    assert all(f[4].startswith(
+        "this program runs on a GPU (`.cuda()` in `lib_b/helpers.py` at line 2) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    ) for f in found)

@@ -147,7 +147,10 @@ DATA: Dict[str, Table] = {
     }),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES}),
-        "evaluation": Table({"calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES}),
+        "evaluation": Table({
+            "calls": NAMES, "load_calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES,
+            "save_methods_after_load": NAMES,
+        }),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
             "switch_texts": Tables(Table({"versions": str, "text": str})),
@@ -170,7 +173,10 @@ DATA: Dict[str, Table] = {
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
         "program": Table({
             "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
-            "methods": Table({"with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES)}),
+            "methods": Table({
+                "with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES),
+                "property_decorators": NAMES, "class_level_decorators": NAMES, "value_types": NAMES,
+            }),
         }),
         "cudnn_covers": NAMES,
         "package_aliases": Map(str),

@@ -11,12 +11,15 @@ top-level loops, or top-level calls that are not the bookkeeping library modules
 at import (logging setup, warnings filters, registries, ``sys.path`` edits).  Library
 modules also fill registries in top-level loops, so a would-be script that another module
 of the project imports is library code: the ``Project`` marks it ``imported`` once every
-module is indexed (``mark_imported_scripts``).
+module is indexed (``mark_imported_scripts``).  The folders a module's top-level code
+puts on ``sys.path`` are recorded here too (``EntryFacts.path_entries``): the project's
+imports look there after the module's own folder.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
@@ -105,6 +108,9 @@ class EntryFacts(ModuleFact):
     imported: bool = False  # a would-be script another project module imports: library code
     console: Tuple[str, ...] = ()  # its functions the packaging names as console scripts
     speed_benchmark: bool = False  # named a benchmark and reads a clock: it measures speed
+    # folders its top-level code puts on ``sys.path``, relative to its own folder
+    # (``sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))``: ``..``)
+    path_entries: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {
@@ -117,6 +123,8 @@ class EntryFacts(ModuleFact):
             out["console"] = list(self.console)
         if self.speed_benchmark:
             out["speed_benchmark"] = True
+        if self.path_entries:
+            out["path_entries"] = list(self.path_entries)
         return out
 
     @classmethod
@@ -124,7 +132,7 @@ class EntryFacts(ModuleFact):
         return cls(
             bool(data["main_guard"]), bool(data["script"]), bool(data["notebook"]), bool(data["launcher"]),
             bool(data["test_runner"]), tuple(data["imports"]), bool(data.get("imported")),
-            tuple(data.get("console", ())), bool(data.get("speed_benchmark")),
+            tuple(data.get("console", ())), bool(data.get("speed_benchmark")), tuple(data.get("path_entries", ())),
         )
 
 
@@ -167,8 +175,90 @@ def entry_facts(ctx: FileContext) -> EntryFacts:
         launcher=launcher,
         test_runner=test_runner,
         imports=tuple(sorted(ctx.imports.imported_modules)),
+        path_entries=_path_entries(ctx),
     )
     return found
+
+
+_PATH_ADDERS = {"sys.path.insert": 1, "sys.path.append": 0}
+_FILE = "__file__"  # the module's own file, in the relative paths ``_folder`` computes
+
+
+def _path_entries(ctx: FileContext) -> Tuple[str, ...]:
+    """The folders the module's top-level code (and the blocks of its top-level ``if``
+    statements) adds to ``sys.path``, relative to its own folder; literal relative paths
+    are relative to the project root, where scripts are started (``root:`` prefix)."""
+    statements: List[cst.BaseStatement] = []
+    for stmt in ctx.module.body:
+        statements.append(stmt)
+        if isinstance(stmt, cst.If) and isinstance(stmt.body, cst.IndentedBlock):
+            statements.extend(stmt.body.body)
+    found: List[str] = []
+    for line in statements:
+        if not isinstance(line, cst.SimpleStatementLine):
+            continue
+        for small in line.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if not isinstance(call, cst.Call):
+                continue
+            pos = _PATH_ADDERS.get(ctx.qualname(call.func) or "")
+            if pos is None or len(call.args) <= pos:
+                continue
+            folder = _folder(call.args[pos].value, ctx)
+            if folder is not None and folder not in found:
+                found.append(folder)
+    return tuple(found)
+
+
+def _folder(node: cst.BaseExpression, ctx: FileContext) -> Optional[str]:
+    """A path expression built from ``__file__`` (``os.path.dirname``, ``join``,
+    ``abspath``, ``pathlib.Path(__file__).parent / "x"``) relative to the module's folder,
+    or a literal relative path (``root:`` + the path); None for anything else."""
+    if isinstance(node, cst.Name) and node.value == _FILE:
+        return _FILE
+    if isinstance(node, cst.SimpleString):
+        literal = node.evaluated_value
+        if isinstance(literal, str) and not os.path.isabs(literal):
+            return "root:" + posixpath.normpath(literal)
+        return None
+    if isinstance(node, cst.Attribute) and node.attr.value == "parent":
+        inner = _folder(node.value, ctx)
+        return _parent(inner) if inner is not None else None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Divide):
+        left, right = _folder(node.left, ctx), node.right
+        if left is not None and isinstance(right, cst.SimpleString) and isinstance(right.evaluated_value, str):
+            return _join(left, right.evaluated_value)
+        return None
+    if not isinstance(node, cst.Call):
+        return None
+    name = ctx.qualname(node.func)
+    if name is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("resolve", "absolute"):
+        return _folder(node.func.value, ctx)  # ``Path(__file__).resolve()``
+    if not node.args:
+        return None
+    first = _folder(node.args[0].value, ctx)
+    if name == "os.path.dirname":
+        return _parent(first) if first is not None else None
+    if name in ("os.path.abspath", "os.path.realpath", "os.path.normpath", "builtins.str", "pathlib.Path"):
+        return first
+    if name == "os.path.join" and first is not None:
+        for arg in node.args[1:]:
+            part = arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) else None
+            if not isinstance(part, str):
+                return None
+            first = _join(first, part)
+        return first
+    return None
+
+
+def _parent(path: str) -> str:
+    return _join(path, "..")
+
+
+def _join(path: str, part: str) -> str:
+    """Paths join as text: ``__file__/..`` is the module's folder."""
+    prefix = "root:" if path.startswith("root:") else ""
+    return prefix + posixpath.normpath(posixpath.join(path[len(prefix):], part))
 
 
 class EntryPoints(Check):

@@ -117,10 +117,26 @@ class Project:
         """The module an import of ``dotted`` in the module at ``near`` finds.  A script's
         folder comes first on ``sys.path``, so a neighbour (``import train`` beside
         ``main.py``) wins over a module of the same name elsewhere in the project (each
-        example folder of a repository has its ``train.py``); else ``module``."""
+        example folder of a repository has its ``train.py``); then the folders the module
+        itself puts on ``sys.path``; else ``module``."""
+        parts = dotted.split(".")
+        for folder in self.search_path(near):
+            found = self.by_file.get(os.path.join(folder, *parts))
+            if found is not None:
+                return found
+        return self.module(dotted)
+
+    def search_path(self, near: str) -> List[str]:
+        """The folders an import in the module at ``near`` looks in first: its own, and
+        those its top-level code adds to ``sys.path`` (``EntryFacts.path_entries``)."""
         folder = os.path.dirname(os.path.abspath(near))
-        found = self.by_file.get(os.path.join(folder, *dotted.split(".")))
-        return found if found is not None else self.module(dotted)
+        record = self.modules.get(near)
+        entry = record.facts.get(EntryFacts) if record is not None else None
+        folders = [folder]
+        for added in entry.path_entries if entry is not None else ():
+            base, relative = (os.path.abspath(self.root or "."), added[len("root:"):]) if added.startswith("root:") else (folder, added)
+            folders.append(os.path.normpath(os.path.join(base, relative)))
+        return folders
 
     def facts(self, kind: Type[FactT]) -> List[FactT]:
         """Every module's fact of one kind, in path order (modules without one left out)."""

@@ -372,6 +372,82 @@ def on_option_branch(node: cst.CSTNode, parent: Any) -> bool:
     return False
 
 
+def _named_in(name: Optional[str], names: Sequence[str]) -> bool:
+    """``name`` is one of ``names``, or starts with one of them that ends in a dot (a
+    namespace: ``tensorflow.lite.TFLiteConverter.``)."""
+    return name is not None and (name in names or name.startswith(tuple(n for n in names if n.endswith("."))))
+
+
+# calls that put a value into a container: the value is listed, not used
+_LISTING_METHODS = frozenset({"append", "appendleft", "add", "insert", "extend"})
+# where a read attribute is used as data (not called, not handed on): it runs a property only
+_DATA_USES = (
+    cst.Attribute, cst.Subscript, cst.Comparison, cst.ComparisonTarget, cst.BinaryOperation, cst.UnaryOperation,
+    cst.BooleanOperation, cst.FormattedStringExpression, cst.If, cst.IfExp, cst.While, cst.Assert,
+)
+
+
+def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
+    """A name kept as a value in a container (``[ModelA, ModelB]``, ``{"a": ModelA}``,
+    ``models.append(ModelA)``) or named as a base class.  (``type() is``: this runs for
+    every name, and isinstance() against libcst's ABCs costs much when it fails.)"""
+    parent = parent_of(node)
+    kind = type(parent)
+    if kind is cst.Element:
+        return True
+    if kind is cst.DictElement:
+        return bool(parent.value is node)
+    if kind is cst.Arg and parent.keyword is None and not parent.star:
+        call = parent_of(parent)
+        if type(call) is cst.ClassDef:
+            return True  # a base class: subclassing it constructs nothing
+        return (type(call) is cst.Call and type(call.func) is cst.Attribute
+                and call.func.attr.value in _LISTING_METHODS)
+    return False
+
+
+def _read_as_data(node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
+    """``x.device.type``, ``x.device[0]``, ``x.device == y``, ``if x.training:``: the
+    attribute's value is used, not called nor handed on."""
+    if isinstance(parent, (cst.Attribute, cst.Subscript)):
+        return parent.value is node
+    if isinstance(parent, (cst.If, cst.IfExp, cst.While)):
+        return parent.test is node
+    return isinstance(parent, _DATA_USES)
+
+
+def _declared_returns(ctx: FileContext) -> Dict[str, str]:
+    """The top-level functions of the module that declare returning one class
+    (``def to_tensor(x) -> torch.Tensor``): name -> the class's qualified name."""
+    found = {}
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.returns is not None:
+            name = ctx.qualname(stmt.returns.annotation)
+            if name is not None:
+                found[stmt.name.value] = name
+    return found
+
+
+def _module_globals(ctx: FileContext) -> FrozenSet[str]:
+    """The names the module's top-level statements assign or define (registries, and the
+    functions that build them, live there)."""
+    found: Set[str] = set()
+    for stmt in ctx.module.body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            found.add(stmt.name.value)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    found.update(t.target.value for t in small.targets if isinstance(t.target, cst.Name))
+                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    found.add(small.target.value)
+    return frozenset(found)
+
+
+def _is_super_call(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
 def _on_super(func: cst.BaseExpression) -> bool:
     """``super().name`` / ``super(Cls, self).name``."""
     return (
@@ -458,7 +534,19 @@ class GpuFacts(Check):
         self.gradient_definitions = 0  # nesting of functions that define a gradient (no training in them)
         self.owner: Optional[str] = None  # the top-level class being walked
         self.receiver: Optional[str] = None  # the instance parameter of the method being walked (``self``)
-        self.getters = frozenset(self.program.get("methods", {}).get("attribute_getters", ()))
+        methods = self.program.get("methods", {})
+        self.getters = frozenset(methods.get("attribute_getters", ()))
+        self.property_decorators = frozenset(methods.get("property_decorators", ()))
+        self.class_level_decorators = frozenset(methods.get("class_level_decorators", ()))
+        self.value_types = frozenset(methods.get("value_types", ()))
+        # what a parameter or a local name is annotated with, or gets from a function of
+        # this module that declares what it returns, in the function being walked
+        self.returns = _declared_returns(ctx)
+        self.annotations: List[Dict[str, str]] = [{}]
+        # per unit: local name -> the container it was taken from (``cls`` of ``for cls in MODELS``)
+        self.looked_up: Dict[str, Dict[str, str]] = {}
+        self.globals = _module_globals(ctx)
+        self.annotating = 0  # nesting of type annotations: the names in them run nothing
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
@@ -484,6 +572,9 @@ class GpuFacts(Check):
             name = self.unit_name = f"{self.owner}.{node.name.value}"
             self.unit = self.units.setdefault(name, UnitBuilder())
             self.receiver = _receiver(node)
+            decorators = {self.ctx.qualname(d.decorator) for d in node.decorators}
+            self.unit.is_property = bool(decorators & self.property_decorators)
+            self.unit.class_level = bool(decorators & self.class_level_decorators)
         self.depth += 1
 
     def _leave(self) -> None:
@@ -513,9 +604,17 @@ class GpuFacts(Check):
         self._enter(node)
         if self._defines_gradient(node):
             self.gradient_definitions += 1
+        params = node.params
+        annotated = {}
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+            kind = self._type_of(param.annotation.annotation) if param.annotation is not None else None
+            if kind is not None:
+                annotated[param.name.value] = kind
+        self.annotations.append(annotated)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._leave()
+        self.annotations.pop()
         if self._defines_gradient(original_node):
             self.gradient_definitions -= 1
 
@@ -569,10 +668,11 @@ class GpuFacts(Check):
         if kind in _IMPORT_PARTS or (kind in _DEFINITIONS and parent.name is node):
             return
         name = self.ctx.qualname(node)
+        listed = self.annotating > 0 or _listed(node, self.ctx.parent)
         if name is not None:
-            self.unit.refs.add(name)
+            (self.unit.listed if listed else self.unit.refs).add(name)
         else:
-            self.unit.bare.add(node.value)
+            (self.unit.listed_bare if listed else self.unit.bare).add(node.value)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         parent: Any = self.ctx.parent(node)
@@ -586,23 +686,82 @@ class GpuFacts(Check):
             return
         name = self.ctx.qualname(node)
         if name is not None:
-            self.unit.refs.add(name)
+            listed = self.annotating > 0 or _listed(node, self.ctx.parent)
+            (self.unit.listed if listed else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)
 
     def _read(self, node: cst.Attribute) -> None:
-        """``x.name`` read: on the method's own instance (``self.name``) it can only run a
-        method of its class's lineage."""
-        if self.receiver is not None and isinstance(node.value, cst.Name) and node.value.value == self.receiver:
-            self.unit.self_reads.add(node.attr.value)
+        """``x.name`` read.  On the method's own instance (``self.name``, ``super().name``)
+        it can only run a method of its class's lineage; on a value annotated with a type,
+        only one of that type's (none for a tensor's ``.device``); read as data
+        (``x.device.type``, ``x.shape == y``) rather than called or handed on, only a
+        property."""
+        attr = node.attr.value
+        value = node.value
+        if self.receiver is not None and (
+            (isinstance(value, cst.Name) and value.value == self.receiver) or _is_super_call(value)
+        ):
+            self.unit.self_reads.add(attr)
+            return
+        kind = self.annotations[-1].get(value.value) if isinstance(value, cst.Name) else None
+        if kind in self.value_types:
+            return
+        if kind is not None:
+            self.unit.typed_reads.add(f"{kind}:{attr}")
+        elif _read_as_data(node, self.ctx.parent(node)):
+            self.unit.data_reads.add(attr)
         else:
-            self.unit.reads.add(node.attr.value)
+            self.unit.reads.add(attr)
+
+    def _type_of(self, annotation: cst.BaseExpression) -> Optional[str]:
+        """The qualified name of a type annotation naming one class (``torch.Tensor``,
+        ``Model`` of this module)."""
+        name = self.ctx.qualname(annotation)
+        if name is None and isinstance(annotation, cst.Name):
+            name = f"{self.ctx.module_name}.{annotation.value}" if self.ctx.module_name else annotation.value
+        return name
+
+    def visit_Annotation(self, node: cst.Annotation) -> None:
+        self.annotating += 1
+
+    def leave_Annotation(self, original_node: cst.Annotation) -> None:
+        self.annotating -= 1
 
     def visit_For(self, node: cst.For) -> None:
         self.unit.implicit.add(Implicit.ITERATE)
+        self._looked_up(node.target, self._iterated(node.iter))
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self.unit.implicit.add(Implicit.ITERATE)
+        self._looked_up(node.target, self._iterated(node.iter))
+
+    def _looked_up(self, target: cst.BaseExpression, container: Optional[str]) -> None:
+        """``cls`` in ``for cls in MODELS`` / ``cls = MODELS[name]``: calling it constructs
+        what the container holds."""
+        if container is None:
+            return
+        targets = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        for name in targets:
+            if isinstance(name, cst.Name):
+                self.looked_up.setdefault(self.unit_name, {})[name.value] = container
+
+    def _container(self, node: cst.BaseExpression) -> Optional[str]:
+        """The qualified name of a container the project may define: an imported name, a
+        module-level variable of this module (not a local or a parameter), or the function
+        that builds it (``get_models()[name]``)."""
+        if isinstance(node, cst.Call):
+            node = node.func
+        name = self.ctx.qualname(node)
+        if name is None and isinstance(node, cst.Name) and node.value in self.globals:
+            name = f"{self.ctx.module_name}.{node.value}" if self.ctx.module_name else node.value
+        return name
+
+    def _iterated(self, node: cst.BaseExpression) -> Optional[str]:
+        """The container a loop goes over: ``MODELS``, ``MODELS.items()``, ``MODELS.values()``."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("items", "values"):
+            node = node.func.value
+        return self._container(node)
 
     def visit_With(self, node: cst.With) -> None:
         self.unit.implicit.add(Implicit.WITH)
@@ -616,6 +775,33 @@ class GpuFacts(Check):
         before = dict(self.switches.state)
         self.switches.assign(node)
         self._switched(before)
+        if len(node.targets) == 1:
+            self._looked_up(node.targets[0].target, self._lookup_source(node.value))
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and isinstance(node.value, cst.Call):
+            returned = self.returns.get(node.value.func.value) if isinstance(node.value.func, cst.Name) else None
+            if returned is not None:
+                self.annotations[-1][node.targets[0].target.value] = returned
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        kind = self._type_of(node.annotation.annotation)
+        if kind is not None and isinstance(node.target, cst.Name):
+            self.annotations[-1][node.target.value] = kind
+
+    def _lookup_source(self, node: cst.BaseExpression) -> Optional[str]:
+        """The container of ``MODELS[name]``, ``MODELS.get(name)``, ``getattr(module,
+        cfg.name)``: a value taken from it by a key (None: not such a lookup)."""
+        if isinstance(node, cst.Subscript):
+            return self._container(node.value)
+        if not isinstance(node, cst.Call):
+            return None
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get":
+            return self._container(node.func.value)
+        if self.ctx.qualname(node.func) in self.getters and not isinstance(
+            literal_value(find_arg(node, "name", 1), self.ctx.qualname), str
+        ):
+            source = find_arg(node, "o", 0)
+            return self._container(source) if source is not None else None
+        return None
 
     def _switched(self, before: Mapping[str, str]) -> None:
         """Credit the switches the last statement set to the unit that sets them."""
@@ -628,10 +814,24 @@ class GpuFacts(Check):
         name = self.ctx.qualname(node.func)
         if name is None:
             self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
+            func = node.func
+            container = (
+                self.looked_up.get(self.unit_name, {}).get(func.value) if isinstance(func, cst.Name)
+                else self._lookup_source(func)
+            )
+            if container is not None:
+                self.unit.lookup_calls.add(container)  # ``MODELS[name](cfg)``
+            if self.unit.class_level and self.owner is not None and isinstance(func, cst.Name) and func.value == self.receiver:
+                self.unit.bare.add(self.owner)  # ``cls(...)`` in a class method instantiates its class
         elif name in self.getters:
             read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
             if isinstance(read, str):
                 self.unit.reads.add(read)  # ``getattr(obj, "run")``
+            else:
+                source = find_arg(node, "o", 0)
+                module = self.ctx.qualname(source) if source is not None else None
+                if module is not None:
+                    self.unit.lookups.add(module)  # ``getattr(models, cfg.arch)``: any of its definitions
         before = dict(self.switches.state)
         self.switches.call(node, name)
         self._switched(before)
@@ -641,9 +841,13 @@ class GpuFacts(Check):
             unit.differentiates = self._differentiates(node, name)
         if not unit.evaluates:
             unit.evaluates = self._evaluates(node, name)
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if not unit.saves_model:
-            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
-            unit.saves_model = name in self.evaluation.get("save_calls", ()) or method in self.evaluation.get("save_methods", ())
+            unit.saves_model = _named_in(name, self.evaluation.get("save_calls", ())) or method in self.evaluation.get("save_methods", ())
+        if not unit.loads_model:
+            unit.loads_model = name is not None and name in self.evaluation.get("load_calls", ())
+        if not unit.saves_loaded:
+            unit.saves_loaded = name is None and method in self.evaluation.get("save_methods_after_load", ())
         if name in self.seed_calls:
             unit.seeds = True
         if not unit.benchmarks_speed and name is not None and name.startswith(tuple(self.program.get("speed_benchmarks", ()))):
@@ -1027,7 +1231,8 @@ class ProgramView:
             found = cache[entry] = UnitFacts(
                 differentiates=any(u.differentiates for u in units), evaluates=any(u.evaluates for u in units),
                 seeds=any(u.seeds for u in units), saves_model=any(u.saves_model for u in own),
-                benchmarks_speed=any(u.benchmarks_speed for u in own),
+                benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
+                saves_loaded=any(u.saves_loaded for u in own),
             )
         return found
 
@@ -1056,11 +1261,12 @@ class ProgramView:
     def entry_matters(self, entry: str) -> bool:
         """docs/contract.md "programs that matter", for ND205 / ND209: never test code nor
         a speed benchmark (named one and reading a clock, or timing code with a benchmark
-        harness); a program whose
-        code trains or seeds (it wants repeatable runs), one whose own module puts work
-        on the GPU, and one that evaluates or samples from a model without saving one (a
-        converter loads a checkpoint, checks a few outputs and saves it).  Only code the
-        program runs counts: a library function it never calls does not make it train."""
+        harness); a program whose code trains or seeds (it wants repeatable runs), one
+        whose own module puts work on the GPU, and one that evaluates or samples from a
+        model without saving one.  A converter loads a model, maybe checks a few outputs,
+        and writes it out (``torch.save``, the TFLite converter; ``model.save(out)`` where
+        loading it is all the program did with it).  Only code the program runs counts: a
+        library function it never calls does not make it train."""
         if self.project.is_test_code(entry) or self.project.is_speed_benchmark(entry):
             return False
         summary = self.reached_summary(entry)
@@ -1071,7 +1277,11 @@ class ProgramView:
             return True
         if summary.differentiates or summary.seeds:
             return True
-        return summary.evaluates and not summary.saves_model
+        if summary.saves_model:
+            return False
+        # a program that loads a model and only writes it out again (``model.save(out)``)
+        # converts it; one that loads it and writes no model predicts with it
+        return summary.evaluates or (summary.loads_model and not summary.saves_loaded)
 
     def _summary(self, scope: Iterable[str]) -> "_ScopeSummary":
         """The facts of a set of modules taken together; programs are asked about once per

@@ -3,24 +3,29 @@
 A module is cut into *units*: its module-level code (``""``, run at import, the main
 block included), each top-level function, each top-level class (its body) and each
 method of one (``Class.method``).  Pass 1 records, per unit, how it selects the GPU,
-whether it trains, evaluates, seeds or saves a model, the names it refers to, the
-attribute names it reads or calls (``x.run``, ``self.device``), a class's bases, and
-the syntax that calls methods without naming them (calling a value, iterating,
-``with``).  Pass 2 (``Reachability``) starts from the module-level code of every module an entry point
+whether it trains, evaluates, seeds, loads or saves a model, the names it refers to,
+the names it only lists as values (``[ModelA, ModelB]``, a base class), the attribute
+names it reads or calls (``x.run``, ``self.device``), a class's bases, and the syntax
+that calls methods without naming them (calling a value, iterating, ``with``).  Pass 2
+(``Reachability``) starts from the module-level code of every module an entry point
 imports and follows the names each reached unit refers to (called, instantiated, or
-handed on as a value), through re-exports and star imports.  A reached class runs its
-constructors; any other method runs once reached code reads its name (a method reading
-it on its own instance, ``self.run()``, reaches only its class's lineage), or reads a
-name or uses syntax that the rule data says calls it (``.start()`` runs ``run``).  A
-function no reached code names is not run: the default argument
-``device=torch.device("cuda")`` of a class that no program instantiates does not make
-its importers GPU programs, nor does ``torch.cuda.set_device`` in the ``run`` of a
-thread no program starts.
+handed on as a value), through re-exports and star imports.  A class a reached unit
+names is instantiated: its constructors run; one it only lists is not, until reached
+code calls a value it looked up in a registry of the project (``MODELS[name](cfg)``,
+``getattr(models, cfg.arch)(...)``).  A method runs once reached code calls or hands on
+its name (a property: reads it at all) and an instantiated class has it as its own or
+inherits it (an override hides the base's; a static or class method needs no
+instance).  A name read on the method's own instance (``self.run()``, ``super().x``)
+reaches only its class's lineage; one read on a value annotated with a type, only that
+type's (a tensor's ``.device``: none of the project's); rule data adds what Python or a
+framework calls unnamed (``.start()`` runs ``run``).  A function no reached code names
+is not run: the default argument ``device=torch.device("cuda")`` of a class that no
+program instantiates does not make its importers GPU programs, nor does
+``torch.cuda.set_device`` in the ``run`` of a thread no program starts.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
@@ -101,6 +106,8 @@ class UnitFacts:
     seeds: bool = False
     saves_model: bool = False
     benchmarks_speed: bool = False  # it times code with a benchmark harness
+    loads_model: bool = False  # it loads a trained model (``keras.models.load_model``)
+    saves_loaded: bool = False  # it calls ``.save(...)`` on a value: a model it loaded, or anything
     refs: Tuple[str, ...] = ()  # qualified names it refers to (``.name``: a unit of its module)
     registered_by: Tuple[str, ...] = ()  # decorators that hand it to a registry at import
     switches: Mapping[str, str] = field(default_factory=dict)  # determinism switches it sets (ON / MAYBE)
@@ -109,6 +116,18 @@ class UnitFacts:
     implicit: Tuple[Implicit, ...] = ()  # syntax it uses that calls methods unnamed
     self_reads: Tuple[str, ...] = ()  # a method's: names it reads on its own instance (``self.run()``)
     bases: Tuple[str, ...] = ()  # a class's: its base classes, named as ``refs`` are
+    # names it only lists as values (``[ModelA, ModelB]``, ``models.append(ModelA)``): a
+    # class listed so is not constructed until the program looks it up and calls it
+    listed: Tuple[str, ...] = ()
+    data_reads: Tuple[str, ...] = ()  # attribute names read as data (``x.device.type``): properties only
+    # ``Type:name``: a name read on a value whose type is annotated (``tensor: torch.Tensor``)
+    typed_reads: Tuple[str, ...] = ()
+    lookups: Tuple[str, ...] = ()  # modules whose definitions it takes by a computed name (``getattr(mod, cfg.x)``)
+    # containers it calls a value taken from (``MODELS[name](cfg)``, ``cls(cfg)`` for ``cls``
+    # of ``for cls in MODELS``): a project's constructs the classes the program lists
+    lookup_calls: Tuple[str, ...] = ()
+    is_property: bool = False  # a method decorated ``@property``: reading its name runs it
+    class_level: bool = False  # a static or class method: it runs on the class, no instance needed
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -120,11 +139,18 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
+        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls"):
+            if getattr(self, key):
+                out[key] = list(getattr(self, key))
+        if self.is_property:
+            out["is_property"] = True
+        if self.class_level:
+            out["class_level"] = True
         if self.switches:
             out["switches"] = dict(self.switches)
         if self.version_hints:
             out["version_hints"] = list(self.version_hints)
-        for key in ("differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed"):
+        for key in ("differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded"):
             if getattr(self, key):
                 out[key] = True
         if self.registered_by:
@@ -140,10 +166,13 @@ class UnitFacts:
         return cls(
             data.get("selects_gpu"), ConditionalGpu.from_json(data.get("gpu_if")), bool(data.get("differentiates")),
             bool(data.get("evaluates")), bool(data.get("seeds")), bool(data.get("saves_model")),
-            bool(data.get("benchmarks_speed")), tuple(data.get("refs", ())), tuple(data.get("registered_by", ())),
+            bool(data.get("benchmarks_speed")), bool(data.get("loads_model")), bool(data.get("saves_loaded")),
+            tuple(data.get("refs", ())), tuple(data.get("registered_by", ())),
             dict(data.get("switches", {})), tuple(data.get("version_hints", ())),
             tuple(data.get("reads", ())), tuple(Implicit(kind) for kind in data.get("implicit", ())),
-            tuple(data.get("self_reads", ())), tuple(data.get("bases", ())),
+            tuple(data.get("self_reads", ())), tuple(data.get("bases", ())), tuple(data.get("listed", ())),
+            tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
+            tuple(data.get("lookup_calls", ())), bool(data.get("is_property")), bool(data.get("class_level")),
         )
 
 
@@ -158,6 +187,10 @@ class UnitBuilder:
     seeds: bool = False
     saves_model: bool = False
     benchmarks_speed: bool = False
+    loads_model: bool = False
+    saves_loaded: bool = False
+    is_property: bool = False
+    class_level: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -169,17 +202,27 @@ class UnitBuilder:
         self.implicit: Set[Implicit] = set()
         self.self_reads: Set[str] = set()
         self.bases: List[str] = []  # qualified names, or bare names of this module
+        self.listed: Set[str] = set()  # qualified names only listed as values
+        self.listed_bare: Set[str] = set()  # unresolved names only listed as values
+        self.data_reads: Set[str] = set()
+        self.typed_reads: Set[str] = set()
+        self.lookups: Set[str] = set()
+        self.lookup_calls: Set[str] = set()
 
     def build(self, module_name: str, units: Iterable[str]) -> UnitFacts:
         names = set(units)
         refs = {_local(ref, module_name) for ref in self.refs}
         refs.update(LOCAL + name for name in self.bare.intersection(names))
+        listed = {_local(ref, module_name) for ref in self.listed}
+        listed.update(LOCAL + name for name in self.listed_bare.intersection(names))
         bases = [LOCAL + base if base in names else _local(base, module_name) for base in self.bases]
         return UnitFacts(
             self.selects_gpu, self.gpu_if, self.differentiates, self.evaluates, self.seeds, self.saves_model,
-            self.benchmarks_speed, tuple(sorted(refs)), tuple(sorted(self.registered_by)), dict(sorted(self.switches.items())),
+            self.benchmarks_speed, self.loads_model, self.saves_loaded, tuple(sorted(refs)), tuple(sorted(self.registered_by)), dict(sorted(self.switches.items())),
             tuple(sorted(self.version_hints)), tuple(sorted(self.reads)),
             tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
+            tuple(sorted(listed - refs)), tuple(sorted(self.data_reads - self.reads)), tuple(sorted(self.typed_reads)),
+            tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property, self.class_level,
         )
 
 
@@ -208,7 +251,9 @@ class Reachability:
         self._subclasses: Optional[Dict[UnitKey, List[UnitKey]]] = None
         self._bases: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
         self._lineages: Dict[UnitKey, FrozenSet[UnitKey]] = {}
-        self._resolved: Dict[Tuple[str, str], Optional[UnitKey]] = {}
+        self._belows: Dict[UnitKey, FrozenSet[UnitKey]] = {}
+        self._mros: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
+        self._resolved: Dict[Tuple[str, Tuple[str, ...]], Optional[UnitKey]] = {}
         self._reached: Dict[Tuple[FrozenSet[str], Tuple[str, ...]], FrozenSet[UnitKey]] = {}
 
     def unit(self, key: UnitKey) -> Optional[UnitFacts]:
@@ -249,6 +294,18 @@ class Reachability:
                 start.append((path, name))
         seen: Set[UnitKey] = set()
         stack: List[UnitKey] = []
+        # classes the program only lists as values (``[ModelA, ModelB]``, a base class, the
+        # classes of a module it takes definitions from by a computed name): not
+        # instantiated until reached code names them otherwise or calls a value looked up
+        # in a registry of the project
+        unconstructed: Set[UnitKey] = set()
+        instantiated: Set[UnitKey] = set()
+        looks_up = False
+        runs: Set[str] = set()  # method names (and patterns) reached code runs
+        properties: Set[str] = set()  # names reached code reads as data: they run properties
+        patterns: List[str] = []
+        waiting: Dict[str, List[UnitKey]] = {}  # method name -> methods of reached classes not yet run
+        scoped: Set[Tuple[UnitKey, str]] = set()  # (class, method name) run on an instance of its lineage
 
         def reach(key: UnitKey) -> None:
             # a name of a module the program never imports (a type checker's import) runs nothing
@@ -256,12 +313,50 @@ class Reachability:
                 seen.add(key)
                 stack.append(key)
 
-        for key in start:
+        def called(method: UnitKey) -> bool:
+            """Whether reached code runs ``method``'s name (or reads it as data, for a property)."""
+            name = method[1].partition(".")[2]
+            return (name in runs or any(fnmatchcase(name, p) for p in patterns)
+                    or (name in properties and self._is_property(method)))
+
+        def dispatched(method: UnitKey) -> bool:
+            """A method runs on an instance: of a class instantiated that has it as its own
+            or inherits it (``_SerialModel`` overrides ``all_reduce``: its base's never runs
+            on it); a static or class method on the class itself."""
+            owner = (method[0], method[1].partition(".")[0])
+            if self._class_level(method):
+                return owner in seen
+            name = method[1].partition(".")[2]
+            return any(
+                cls in instantiated and self._resolves(cls, name) == method for cls in self._below(owner)
+            )
+
+        def release(name: str) -> None:
+            for method in list(waiting.get(name, ())):
+                if dispatched(method):
+                    waiting[name].remove(method)
+                    reach(method)
+
+        def instantiate(cls: UnitKey) -> None:
+            """``cls`` is constructed: its constructors (its own or inherited) run, and the
+            methods it has whose names reached code runs."""
+            if cls in instantiated or cls in unconstructed or not self._methods_of_lineage(cls):
+                return
+            instantiated.add(cls)
+            for ancestor in self._mro(cls):
+                for method in self._methods_of(ancestor):
+                    name = method[1].partition(".")[2]
+                    if self._resolves(cls, name) == method and (name in self.calls.with_class or called(method)):
+                        reach(method)
+
+        def construct(cls: UnitKey) -> None:
+            unconstructed.discard(cls)
+            instantiate(cls)
+
+        def listed(key: UnitKey) -> None:
+            if key not in seen and not looks_up and self._methods_of_lineage(key):
+                unconstructed.add(key)
             reach(key)
-        runs: Set[str] = set()  # method names (and patterns) reached code runs
-        patterns: List[str] = []
-        waiting: Dict[str, List[UnitKey]] = {}  # method name -> methods of reached classes not yet run
-        scoped: Set[Tuple[UnitKey, str]] = set()  # (class, method name) run on an instance of its lineage
 
         def run(name: str) -> None:
             if name in runs:
@@ -270,39 +365,138 @@ class Reachability:
             if "*" in name:
                 patterns.append(name)
                 for method_name in [m for m in waiting if fnmatchcase(m, name)]:
-                    for method in waiting.pop(method_name):
-                        reach(method)
+                    release(method_name)
             else:
-                for method in waiting.pop(name, ()):
-                    reach(method)
+                release(name)
 
+        def read_as_data(name: str) -> None:
+            if name not in properties:
+                properties.add(name)
+                release(name)
+
+        def run_scoped(cls: UnitKey, name: str) -> None:
+            for member in self._lineage(cls):
+                method = (member[0], f"{member[1]}.{name}")
+                if (member, name) not in scoped:
+                    scoped.add((member, name))
+                    if member in seen and method[1] in self.units.get(member[0], {}):
+                        reach(method)
+
+        for key in start:
+            reach(key)
         while stack:
             key = stack.pop()
+            unit = self.unit(key)
+            if not looks_up and unit is not None and any(self._in_project(c, key[0]) for c in unit.lookup_calls):
+                looks_up = True
+                for cls in sorted(unconstructed):
+                    construct(cls)
             uses_registry = key[1] != MODULE_UNIT and key not in decorators
             for nxt in (*self._edges_of(key), *(registered.pop(key[0], ()) if uses_registry else ())):
-                reach(nxt)
+                if nxt in unconstructed:
+                    construct(nxt)  # a listed class named (called, subclassed, ...)
+                else:
+                    reach(nxt)
+            for nxt in self._listed_of(key):
+                listed(nxt)
             for method in self._methods_of(key):
                 name = method[1].partition(".")[2]
-                if (name in self.calls.with_class or name in runs or (key, name) in scoped
-                        or any(fnmatchcase(name, p) for p in patterns)):
+                if (key, name) in scoped or (called(method) and dispatched(method)):
                     reach(method)
-                else:
+                elif name not in self.calls.with_class:
                     waiting.setdefault(name, []).append(method)
+            if self._methods_of(key) or unit is not None and unit.bases:
+                instantiate(key)
             owner, dot, _ = key[1].partition(".")
             for name in self._self_runs_of(key) if dot else ():
                 if "*" in name:
                     run(name)
-                    continue
-                for cls in self._lineage((key[0], owner)):
-                    method = (cls[0], f"{cls[1]}.{name}")
-                    if (cls, name) not in scoped:
-                        scoped.add((cls, name))
-                        if cls in seen and method[1] in self.units.get(cls[0], {}):
-                            reach(method)
+                else:
+                    run_scoped((key[0], owner), name)
+            for typed in unit.typed_reads if unit is not None else ():
+                kind, _, name = typed.rpartition(":")
+                target = self.resolve(kind, near=key[0])
+                if target is not None and self._methods_of(target):
+                    run_scoped(target, name)
             for name in self._runs_of(key):
                 run(name)
+            for name in unit.data_reads if unit is not None else ():
+                read_as_data(name)
         found = self._reached[memo] = frozenset(seen)
         return found
+
+    def _in_project(self, name: str, near: str) -> bool:
+        """Whether a qualified name is defined in the project (a module, or a name in one)."""
+        parts = name.split(".")
+        return any(self._module(".".join(parts[:end]), near) is not None for end in range(len(parts), 0, -1))
+
+    def _class_level(self, method: UnitKey) -> bool:
+        facts = self.unit(method)
+        return facts is not None and facts.class_level
+
+    def _mro(self, cls: UnitKey) -> Tuple[UnitKey, ...]:
+        """``cls`` and its project bases, nearest first (depth first, left to right: the
+        method resolution order of the hierarchies ML code writes)."""
+        found = self._mros.get(cls)
+        if found is None:
+            order: List[UnitKey] = []
+            stack = [cls]
+            while stack:
+                current = stack.pop()
+                if current not in order:
+                    order.append(current)
+                    stack.extend(reversed(self._bases_of(current)))
+            found = self._mros[cls] = tuple(order)
+        return found
+
+    def _resolves(self, cls: UnitKey, name: str) -> Optional[UnitKey]:
+        """The method ``name`` means on an instance of ``cls``: the first class of its MRO
+        that defines it."""
+        for ancestor in self._mro(cls):
+            if f"{ancestor[1]}.{name}" in self.units.get(ancestor[0], {}):
+                return (ancestor[0], f"{ancestor[1]}.{name}")
+        return None
+
+    def _methods_of_lineage(self, cls: UnitKey) -> bool:
+        """Whether ``cls`` is a class (it or a project base has methods)."""
+        return any(self._methods_of(ancestor) for ancestor in self._mro(cls))
+
+    def _below(self, cls: UnitKey) -> FrozenSet[UnitKey]:
+        """``cls`` and its subclasses in the project."""
+        found = self._belows.get(cls)
+        if found is None:
+            below = {cls}
+            stack = [cls]
+            while stack:
+                for sub in self._subclasses_of(stack.pop()):
+                    if sub not in below:
+                        below.add(sub)
+                        stack.append(sub)
+            found = self._belows[cls] = frozenset(below)
+        return found
+
+    def _is_property(self, method: UnitKey) -> bool:
+        facts = self.unit(method)
+        return facts is not None and facts.is_property
+
+    def _listed_of(self, key: UnitKey) -> List[UnitKey]:
+        """The definitions ``key`` only lists as values, and every definition of the
+        modules it takes definitions from by a computed name."""
+        facts = self.unit(key)
+        if facts is None:
+            return []
+        found = [target for target in (self._target(ref, key[0]) for ref in facts.listed) if target is not None]
+        for name in facts.lookups:
+            record = self._module(name, key[0])
+            if record is not None:
+                found.extend((record.path, unit) for unit in self.units.get(record.path, {})
+                             if unit not in (MODULE_UNIT, MAIN_UNIT) and "." not in unit)
+        return found
+
+    def _target(self, ref: str, path: str) -> Optional[UnitKey]:
+        if ref.startswith(LOCAL):
+            return (path, ref[1:]) if ref[1:] in self.units.get(path, {}) else None
+        return self.resolve(ref, near=path)
 
     def _methods_of(self, key: UnitKey) -> Tuple[UnitKey, ...]:
         """The method units of ``key`` when it is a class, else ()."""
@@ -328,13 +522,7 @@ class Reachability:
         not a sibling that shares a base."""
         found = self._lineages.get(cls)
         if found is None:
-            below = {cls}
-            stack = [cls]
-            while stack:
-                for sub in self._subclasses_of(stack.pop()):
-                    if sub not in below:
-                        below.add(sub)
-                        stack.append(sub)
+            below = self._below(cls)
             lineage = set(below)
             stack = list(below)
             while stack:
@@ -415,7 +603,7 @@ class Reachability:
         re-exports and star imports; None for names outside the project.  ``near``: the
         module whose code names it (its imports find its neighbours first,
         ``Project.module_near``)."""
-        memo = (name, os.path.dirname(near))
+        memo = (name, tuple(self.project.search_path(near)) if near else ())
         if depth == 0 and memo in self._resolved:
             return self._resolved[memo]
         found = self._resolve(name, depth, near)
