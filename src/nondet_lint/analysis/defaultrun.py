@@ -16,7 +16,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from nondet_lint.analysis.values import argparse_dest
-from nondet_lint.walk import children
+from nondet_lint.walk import calls_in, children
 
 UNKNOWN = object()
 MAX_DEPTH = 8
@@ -112,7 +112,7 @@ class DefaultRun:
         if self._options is None:
             self._options = {}
             seen: Dict[str, List[object]] = {}
-            for call in _calls(self.module):
+            for call in calls_in(self.module):
                 if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
                     continue
                 dest = argparse_dest(call)
@@ -189,14 +189,5 @@ def _assignments_before(scope: cst.CSTNode, path: List[cst.CSTNode], name: str) 
     for node, guards in stack:
         visit(node, guards)
     yield from ordered
-
-
-def _calls(module: cst.Module) -> Iterator[cst.Call]:
-    stack: List[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Call):
-            yield node
-        stack.extend(children(node))
 
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
 MODULE_UNIT = ""  # the unit of a module's own top-level code
 MAIN_UNIT = "__main__"  # its ``if __name__ == "__main__":`` block: run only as the entry point
@@ -465,14 +465,7 @@ class Reachability:
         """``cls`` and its subclasses in the project."""
         found = self._belows.get(cls)
         if found is None:
-            below = {cls}
-            stack = [cls]
-            while stack:
-                for sub in self._subclasses_of(stack.pop()):
-                    if sub not in below:
-                        below.add(sub)
-                        stack.append(sub)
-            found = self._belows[cls] = frozenset(below)
+            found = self._belows[cls] = _closure({cls}, self._subclasses_of)
         return found
 
     def _is_property(self, method: UnitKey) -> bool:
@@ -522,15 +515,7 @@ class Reachability:
         not a sibling that shares a base."""
         found = self._lineages.get(cls)
         if found is None:
-            below = self._below(cls)
-            lineage = set(below)
-            stack = list(below)
-            while stack:
-                for base in self._bases_of(stack.pop()):
-                    if base not in lineage:
-                        lineage.add(base)
-                        stack.append(base)
-            found = self._lineages[cls] = frozenset(lineage)
+            found = self._lineages[cls] = _closure(self._below(cls), self._bases_of)
         return found
 
     def _bases_of(self, cls: UnitKey) -> Tuple[UnitKey, ...]:
@@ -638,3 +623,15 @@ class Reachability:
                     return found
             return None
         return None
+
+
+def _closure(start: Iterable[UnitKey], step: Callable[[UnitKey], Iterable[UnitKey]]) -> FrozenSet[UnitKey]:
+    """``start`` and everything ``step`` reaches from it (subclasses, or bases)."""
+    found = set(start)
+    stack = list(found)
+    while stack:
+        for item in step(stack.pop()):
+            if item not in found:
+                found.add(item)
+                stack.append(item)
+    return frozenset(found)
