@@ -307,3 +307,20 @@ def test_cells_are_numbered_among_all_cells_as_ruff_does(tmp_path):
     assert finding["fix"]["edits"][0]["cell"] == 2  # edits address code cells, as before
     plain = json.loads(run_cli(["--format", "json", str(tmp_path)])[1])
     assert all(("notebook_cell" in f) == (f["cell"] is not None) for f in plain["findings"])
+
+
+def test_program_messages_name_notebook_places_by_cell(tmp_path):
+    """ND205's message names the GPU line and the ops as the finding's own location is
+    shown (cell, counting every cell, and the line in it), not as lines of the joined program."""
+    nb = write_notebook(tmp_path / "gpu.ipynb", [
+        ("md", "# demo"),
+        "import torch",
+        "idx = torch.tensor([[1, 2]])\nmodel = torch.nn.EmbeddingBag(10, 3, mode='sum').cuda()\n"
+        "loss = model(idx.cuda()).sum()\nloss.backward()",
+    ])
+    [finding] = [f for f in lint(nb) if f.code == "ND205"]
+    assert (finding.shown_cell, finding.line) == (3, 2)
+    assert finding.message.startswith(
+        "this program runs on a GPU (`.cuda()` in `gpu.ipynb` at cell 3, line 2) but never turns on"
+    )
+    assert "it runs `torch.nn.functional.embedding_bag` (gpu.ipynb:cell 3:2)" in finding.message

@@ -321,13 +321,25 @@ def cell_position(cells: Sequence[CellSpan], line: int) -> Tuple[Optional[int], 
     return span.cell, line - span.start + 1
 
 
-def place_text(shown: str, line: int, facts: FileFacts) -> str:
-    """``shown:line`` for a line of a module, ``shown:cell N:line`` in a notebook (N
-    counting every cell, as locations are shown): how a message names a place in another
-    module, given that module's project facts."""
+def shown_cell_line(line: int, facts: FileFacts) -> Tuple[Optional[int], int]:
+    """A line of a module as ``(cell, line in the cell)`` when the module is a notebook
+    (the cell counting every cell, as locations are shown), else ``(None, line)``."""
     cells = facts.get(NotebookCells)
     span = span_at(cells.spans if cells is not None else (), line)
-    return f"{shown}:{line}" if span is None else f"{shown}:cell {span.index + 1}:{line - span.start + 1}"
+    return (None, line) if span is None else (span.index + 1, line - span.start + 1)
+
+
+def place_text(shown: str, line: int, facts: FileFacts) -> str:
+    """``shown:line`` for a line of a module, ``shown:cell N:line`` in a notebook: how a
+    message names a place in another module, given that module's project facts."""
+    cell, in_cell = shown_cell_line(line, facts)
+    return f"{shown}:{line}" if cell is None else f"{shown}:cell {cell}:{in_cell}"
+
+
+def line_words(line: int, facts: FileFacts) -> str:
+    """``line 12``, or ``cell 3, line 2`` in a notebook: a line of a module in a sentence."""
+    cell, in_cell = shown_cell_line(line, facts)
+    return f"line {line}" if cell is None else f"cell {cell}, line {in_cell}"
 
 
 def _edit_in_cells(edit: Edit, cells: Sequence[CellSpan]) -> Edit:

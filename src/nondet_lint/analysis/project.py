@@ -15,6 +15,7 @@ from nondet_lint.analysis.entrypoints import EntryFacts, is_speed_benchmark, is_
 from nondet_lint.analysis.packaging import console_scripts
 from nondet_lint.config import Config
 from nondet_lint.facts import FactT, FileFacts
+from nondet_lint.notebooks import line_words, place_text
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,23 @@ class Project:
         """Whether an entry point measures speed (spec "Programs that matter": it does not)."""
         record = self.modules.get(path)
         return record is not None and is_speed_benchmark(record.facts)
+
+    def show(self, path: str) -> str:
+        """A module's path relative to the project root, with forward slashes."""
+        root = os.path.abspath(self.root or ".")
+        full = os.path.abspath(path)
+        shown = os.path.relpath(full, root) if full == root or full.startswith(root + os.sep) else path
+        return shown.replace(os.sep, "/")
+
+    def place(self, path: str, line: int) -> str:
+        """``train.py:12``, or ``demo.ipynb:cell 3:2`` for a notebook: a place in a message."""
+        record = self.modules.get(path)
+        return place_text(self.show(path), line, record.facts) if record is not None else f"{self.show(path)}:{line}"
+
+    def line_words(self, path: str, line: int) -> str:
+        """``line 12``, or ``cell 3, line 2`` for a notebook: a line of a module in a sentence."""
+        record = self.modules.get(path)
+        return line_words(line, record.facts) if record is not None else f"line {line}"
 
     def __iter__(self) -> Iterator[ModuleRecord]:
         return iter(self.modules[path] for path in sorted(self.modules))

@@ -24,6 +24,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
+from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.families.kernels.reach import (
@@ -1041,7 +1042,7 @@ class ProgramView:
     program, whether the project is a GPU program, which switches a program sets, and
     the target version of each framework."""
 
-    def __init__(self, project: Any, data: Mapping[str, Any]) -> None:
+    def __init__(self, project: Project, data: Mapping[str, Any]) -> None:
         self.project = project
         self.data = data
         self.records = {record.path: record for record in project}
@@ -1314,11 +1315,7 @@ class ProgramView:
         return self._summary(scope).differentiates
 
     def show(self, path: str) -> str:
-        """A module's path relative to the project root, with forward slashes."""
-        root = os.path.abspath(self.project.root or ".")
-        full = os.path.abspath(path)
-        shown = os.path.relpath(full, root) if full.startswith(root + os.sep) else path
-        return shown.replace(os.sep, "/")
+        return self.project.show(path)
 
     # -- versions
     def pins(self, entry: Optional[str] = None) -> Dict[str, str]:
@@ -1436,7 +1433,7 @@ def read_pins_near(root: str, folder: str, files: Sequence[str]) -> Dict[str, st
 _VIEW_KEY = "_nondet_lint_gpu_view"
 
 
-def program_view(project: Any, rules: RuleSet) -> ProgramView:
+def program_view(project: Project, rules: RuleSet) -> ProgramView:
     """The ``ProgramView`` of a project, built once per run and shared by the kernel rules."""
     view = project.__dict__.get(_VIEW_KEY)
     if isinstance(view, ProgramView):

@@ -564,7 +564,7 @@ def gpu_reason(view: ProgramView, path: str, anchors: EntryAnchors) -> Tuple[str
     ]
     anchor, key = min(holding, key=lambda pair: (pair[0].line, pair[0].col)) if holding else (None, key)
     how = view.unit_selects(key, path)
-    line = f" at line {anchor.line}" if anchor is not None else ""
+    line = f" at {view.project.line_words(key[0], anchor.line)}" if anchor is not None else ""
     reason = f"{how} in `{view.show(key[0])}`{line}"
     own = [
         item for (module, unit), found in anchors.selections.items()
@@ -645,7 +645,7 @@ def ops_text(view: ProgramView, ops: List[Tuple[str, Deferred]], limit: int = 3)
     """``; it runs `torch.nn.EmbeddingBag` (train.py:6), ...`` for the message."""
     if not ops:
         return ""
-    shown = ", ".join(f"`{api}` ({view.show(item.path)}:{item.line})" for api, item in ops[:limit])
+    shown = ", ".join(f"`{api}` ({view.project.place(item.path, item.line)})" for api, item in ops[:limit])
     more = f" and {len(ops) - limit} more" if len(ops) > limit else ""
     return f"; it runs {shown}{more}"
 

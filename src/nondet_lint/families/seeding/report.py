@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nondet_lint.analysis.packaging import metadata_requirements
+from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
@@ -37,11 +38,11 @@ CALL_SITE_CODES = ("ND108", "ND109", "ND110")
 Key = Tuple[str, int]
 
 
-def seeding_findings(project: Any, deferred: Sequence[Deferred], rules: Any) -> List[Finding]:
+def seeding_findings(project: Project, deferred: Sequence[Deferred], rules: Any) -> List[Finding]:
     return Report(project, deferred, rules).findings()
 
 
-def module_names(project: Any) -> Dict[str, List[str]]:
+def module_names(project: Project) -> Dict[str, List[str]]:
     """Every dotted name a module may be imported as (each suffix of its name, and of its
     path from the project root: ``examples/rnn/dataset.py`` is ``examples.rnn.dataset`` when
     the repository root is on ``sys.path``, even with no ``__init__.py`` in ``examples``)
@@ -78,7 +79,7 @@ def _pins(root: str) -> Dict[str, str]:
 
 
 class Report:
-    def __init__(self, project: Any, deferred: Sequence[Deferred], rules: Any) -> None:
+    def __init__(self, project: Project, deferred: Sequence[Deferred], rules: Any) -> None:
         self.project = project
         self.rules = rules
         self.t: Tables = tables_for(rules)
@@ -158,11 +159,7 @@ class Report:
 
     # ---- text -----------------------------------------------------------------------
     def show(self, path: str) -> str:
-        root = os.path.abspath(self.project.root or ".")
-        full = os.path.abspath(path)
-        if full == root or full.startswith(root + os.sep):
-            return os.path.relpath(full, root).replace(os.sep, "/")
-        return path.replace(os.sep, "/")
+        return self.project.show(path)
 
     def line(self, path: str, anchor: Optional[int]) -> Optional[int]:
         item = self.items.get((path, anchor)) if anchor is not None else None
@@ -170,7 +167,7 @@ class Report:
 
     def at(self, path: str, anchor: Optional[int]) -> str:
         line = self.line(path, anchor)
-        return f"{self.show(path)}:{line}" if line else self.show(path)
+        return self.project.place(path, line) if line else self.show(path)
 
     def evidence(self, use_path: str, rng: str, where: Optional[Uncovered]) -> str:
         """Why no seed covers a use: which program runs it, and what that program seeds."""
