@@ -53,7 +53,7 @@ Schema = Union[Scalar, List, Table, Tables, Map, _Any]
 NAMES = List(str)
 ARG = Table({"kw": str, "pos": int})  # where a call takes an argument: keyword, position
 SCALAR = (bool, int, str)
-CONDITION = Map(Table({"given": bool, "in": List(SCALAR), "not_in": List(SCALAR), "pos": int}))  # by argument name
+CONDITION = Map(Table({"given": bool, "in": List(SCALAR), "not_in": List(SCALAR), "type": str, "pos": int}))  # by argument name
 STATUS = Tables(Table({"kind": str, "versions": str, "advice": str, "report": str}))
 OP_WHEN = Tables(Table({
     "arg": str, "pos": int, "default": (bool, str), "in": List(SCALAR), "is": bool, "present": bool,
@@ -112,7 +112,8 @@ DATA: Dict[str, Table] = {
         "sinks": Tables(Table({"name": str, "kw": str, "pos": int})),
         "sink_methods": Tables(Table({"name": str, "kw": str, "pos": int})),
     }),
-    "ND108": Table({"ensembles": NAMES, "apis": Tables(Table({
+    "ND108": Table({"ensembles": NAMES, "parametrize": NAMES, "inspections": NAMES,
+                    "seeds_members": Tables(Table({"names": NAMES, "arguments": Tables(ARG)})), "apis": Tables(Table({
         "name": str, "random_state_default": str, "why": str, "defaults": Map(str),
         "when": Tables(CONDITION), "unless": Tables(CONDITION),
     }))}),

@@ -23,6 +23,7 @@ from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
 from nondet_lint.families.seeding.events import EventKind, SeedingEvent
 from nondet_lint.families.seeding.facts import OptionFacts
+from nondet_lint.families.seeding.members import MemberTemplates
 from nondet_lint.families.seeding.payloads import LoaderCall, LoaderFactoryCall, RandomStateCall, SamplerCall
 from nondet_lint.families.seeding.state import Candidates, WalkPosition
 from nondet_lint.families.seeding.tables import Tables, short_name
@@ -58,6 +59,7 @@ class CallSites:
         self.flow = flow
         self.opts: Dict[str, OptionFacts] = {}
         self.default_run = DefaultRun(ctx.module, ctx.qualname)
+        self.sklearn_cids: List[int] = []  # ND108 candidates, judged again at the end (member templates)
 
     def constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
         value = find_arg(node, kw, pos)
@@ -115,7 +117,20 @@ class CallSites:
         why = api.get("why")
         values = RandomStateCall(short_name(q), f"({why})" if why else "with these arguments", "None" if state is not None else "omitted")
         cid = self.candidates.add(node, "ND108", values, fix)
+        self.sklearn_cids.append(cid)
         self.walk.scope.add(SeedingEvent(EventKind.USE, rng="numpy", cid=cid, guards=tuple(self.walk.guards())), root)
+
+    def drop_member_templates(self) -> None:
+        """At the end of the module (every parent known): an ND108 call whose value only
+        becomes the member template of an ensemble that seeds its members is no finding."""
+        if not self.sklearn_cids or not self.t.sklearn_members.ensembles:
+            return
+        index_for = self.ctx.shared.setdefault("seeding_scope_index", scope_index_factory(self.ctx.parent))
+        templates = MemberTemplates(self.t.sklearn_members, self.t.reports_unseeded, self.ctx.qualname, self.ctx.parent, index_for)
+        for cid in self.sklearn_cids:
+            node = self.candidates.items[cid].node
+            if isinstance(node, cst.Call) and templates.seeded_by_ensemble(node):
+                self.candidates.drop(cid)
 
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
         if has_star_args(node):

@@ -813,6 +813,7 @@ class Collector:
                                              scope.returns[0] if len(returns) == 1 and None not in returns else None)
 
     def finish(self) -> None:
+        self.calls.drop_member_templates()
         for scope in reversed(self.scopes):
             self._finish_scope(scope)
         self.scopes = [self.module_scope]
@@ -824,7 +825,7 @@ class Collector:
         consts = {name: value for name, value in self.consts.items()
                   if value is not _MISSING and not (isinstance(value, str) and len(value) > 40)}
         is_entry = self._is_entry()
-        fns = {name: replace(facts, events=prune(facts.events, self.modq, self.classes, self.outside))
+        fns = {name: replace(facts, events=prune(self._live(facts.events), self.modq, self.classes, self.outside))
                for name, facts in self.fns.items()}
         facts = ModuleSeeding(
             fns=fns, classes=self.classes, opts=self.calls.opts, consts=consts,
@@ -839,6 +840,11 @@ class Collector:
         )
         self.ctx.facts.put(facts)
         self._emit()
+
+    def _live(self, events: Sequence[SeedingEvent]) -> Tuple[SeedingEvent, ...]:
+        """Events without the uses whose candidate was dropped after its scope ended."""
+        items = self.candidates.items
+        return tuple(e for e in events if e.kind is not EventKind.USE or e.cid < 0 or items[e.cid].live)
 
     def _emit(self) -> None:
         """Hand candidates and anchors to the engine, which positions them."""

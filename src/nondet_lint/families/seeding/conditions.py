@@ -3,7 +3,7 @@
 Two small languages, both evaluated with three values (True, False, None = unknown):
 
 * Argument conditions (``[NDxxx.data]``): ``{arg = {in = [...], not_in = [...], given =
-  true, pos = N}}`` tables, values written as Python literal text (TOML has no None).
+  true, type = "float", pos = N}}`` tables, values written as Python literal text (TOML has no None).
   They are checked in pass 1, on the call in hand.
 * Guards: the condition of an ``if`` around a seed (``Cond``: ``Not``, ``BoolOp``,
   ``Truthy``, ``Compare``) over the values it reads (``ValueDesc``: an argparse option, a
@@ -50,6 +50,11 @@ def _arg_holds(call: cst.Call, name: str, spec: Mapping[str, Any], defaults: Map
         if value is ABSENT or value is None:
             return False
     known = value is not UNKNOWN and value is not ABSENT
+    if "type" in spec:  # a literal of that Python type (``float``: ``n_components=0.95``)
+        if not known:
+            return None if value is UNKNOWN else False
+        if type(value).__name__ != spec["type"]:
+            return False
     if "in" in spec:
         if value is ABSENT:
             return False

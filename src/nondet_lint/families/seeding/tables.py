@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
 from nondet_lint.analysis.seeds import Seeder, seed_helpers
+from nondet_lint.families.seeding.members import MemberTables
 from nondet_lint.ruledata import RuleSet
 
 RNG_ORDER = ("python", "numpy", "torch", "tf", "keras")
@@ -42,6 +43,8 @@ class Tables:
     keras_version_switch: Mapping[str, Any] = field(default_factory=dict)
     tensorflow_versions: Tuple[str, ...] = ()
     sklearn_ensembles: FrozenSet[str] = frozenset()  # an estimator made in their subclasses is a template
+    # ensembles that set the random_state of the members they clone from an argument
+    sklearn_members: MemberTables = field(default_factory=lambda: MemberTables({}, frozenset(), frozenset()))
     keras_drawn_when_built: Tuple[str, ...] = ()  # Keras names TF-Keras 2 constructs without drawing
     constructors: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     sources: FrozenSet[str] = frozenset()
@@ -91,6 +94,12 @@ class Tables:
         names = [*self.seeders, *self.consumers, *self.restorers, *self.constructors, *self.sources, *self.sinks,
                  *self.sklearn, *self.loaders, *self.loader_factories, *self.samplers, *(p for p, _ in self.keras_prefixes)]
         return frozenset(name.split(".")[0] for name in names if name)
+
+    def reports_unseeded(self, qualname: str) -> bool:
+        """An ND108 API that is random with any arguments and whose default random_state
+        is None: reported itself wherever it runs unseeded."""
+        api = self.sklearn.get(qualname)
+        return api is not None and not api.get("when") and api.get("random_state_default", "None") == "None"
 
     def knows(self, qualname: str) -> bool:
         """Whether the tables say anything about a qualified name."""
@@ -194,6 +203,7 @@ def _build(rules: RuleSet) -> Tables:
     for entry in _data(rules, "ND108").get("apis", ()):
         t.sklearn[entry["name"]] = entry
     t.sklearn_ensembles = frozenset(_data(rules, "ND108").get("ensembles", ()))
+    t.sklearn_members = MemberTables.from_data(_data(rules, "ND108"))
     nd109 = _data(rules, "ND109")
     t.loaders = frozenset(nd109.get("loaders", ()))
     t.loader_args = {key: nd109[key] for key in ("shuffle", "generator", "num_workers", "worker_init_fn") if key in nd109}
