@@ -10,7 +10,7 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 
 import pytest
 
-from tests.conftest import lint_files
+from conftest import lint_files
 
 TRAIN = """
     opt = torch.optim.SGD(model.parameters(), lr=0.1)

@@ -12,7 +12,7 @@ from typing import List, Mapping, Optional, Sequence, Tuple
 
 import pytest
 
-from tests.conftest import lint_files, run_cli
+from conftest import lint_files, run_cli
 
 SEEDING = ["ND101", "ND102", "ND104", "ND105", "ND106"]
 PROGRAM = ["ND205", "ND209"]
@@ -196,7 +196,7 @@ def test_nd205_message_names_the_gpu_line_and_implicit_ops(tmp_path):
 def test_nd205_related_locations_in_sarif(tmp_path):
     import json
 
-    from tests.conftest import write_project
+    from conftest import write_project
 
     write_project(tmp_path, {
         "train.py": (
