@@ -548,10 +548,11 @@ class Collector:
         if not handled and q is not None and not self._outside(q):
             self._call_event(node, q, root, bound)
         launched = self._launch(node, q) if q in LAUNCHERS else None
+        inspects = isinstance(node.func, cst.Name) and node.func.value in _INSPECTING and self.lookup("local_defs", node.func.value) is None
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
                 self.flow.sink(arg.value)
-            elif arg is not launched and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
+            elif arg is not launched and not arg.star and not inspects and isinstance(arg.value, (cst.Name, cst.Attribute)):
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq)), ref_root)
@@ -958,4 +959,6 @@ def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str
     return tuple(out)
 
 
+# builtins that look at the function or class they are given without calling it
+_INSPECTING = frozenset({"isinstance", "issubclass", "super", "type", "id", "repr", "str", "print", "getattr", "hasattr", "setattr", "vars", "dir"})
 _REPEATABLE = (EventKind.CALL, EventKind.REFERENCE, EventKind.IMPORT)

@@ -758,6 +758,8 @@ class Program:
                 result = any(self.trains(callee, False, depth + 1) for callee, _, _ in self.callees(event.target, key[0]))
             elif kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
+                if isinstance(target, ClassTarget):
+                    target = FunctionTarget(self.method(target.path, target.name, "__init__") or ("", ""), True)
                 result = isinstance(target, FunctionTarget) and self.trains(target.key, False, depth + 1)
             elif kind is EventKind.MAIN_BLOCK and entry_mode:
                 result = self.trains((key[0], MAIN), False, depth + 1)
@@ -866,9 +868,7 @@ class Program:
                             values.update(self.assigned(callee, sub)[0])
                     if cls is not None and not dead:  # its other methods run later, from this state on
                         attrs = made[(cls.path, cls.name)] = self.instance((cls.path, cls.name), callee, sub)
-                        for method in self.methods(cls.path, cls.name):
-                            if method != callee:
-                                self.visit(method, state, self.later(method, attrs), run, inner.later(), imported, depth + 1)
+                        self._methods_later(cls, callee, attrs, state, run, inner.later(), imported, depth)
             elif kind is EventKind.ASSIGN:
                 value = self.assigned_value(event, key, values)
                 if value is not _SKIPPED:
@@ -877,6 +877,12 @@ class Program:
                 target = self.lookup(event.target, key[0])
                 if isinstance(target, FunctionTarget):
                     self.visit(target.key, state, self.unknown(target.key), run, later, imported, depth + 1)
+                elif isinstance(target, ClassTarget):  # ``DQN(policy=MlpPolicy)``: whoever holds it makes one later
+                    init = self.method(target.path, target.name, "__init__") or ("", "")
+                    binding = self.unknown(init)
+                    self.visit(init, state, binding, run, later, imported, depth + 1)
+                    attrs = self.instance((target.path, target.name), init, binding)
+                    self._methods_later(target, init, attrs, state, run, later, imported, depth)
             elif kind is EventKind.IMPORT:
                 for module in self.imported(event.target, key[0]):
                     if module in imported:
@@ -891,6 +897,14 @@ class Program:
             elif kind is EventKind.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
         return state
+
+    def _methods_later(self, cls: ClassTarget, init: FnKey, attrs: Mapping[str, Any], state: FrozenSet[str],
+                       run: EntryRun, frame: "Frame", imported: Set[str], depth: int) -> None:
+        """Run the methods of an object other than its constructor, as its owner calls them
+        later: from ``state``, with the attributes the constructor left (``attrs``)."""
+        for method in self.methods(cls.path, cls.name):
+            if method != init:
+                self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
 
     def why_none(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> str:
         if desc.source is ValueSource.OPTION:
