@@ -146,9 +146,26 @@ class Collector:
             self.classes[cls].methods.append(node.name.value)
         scope = Scope(name, positional, defaults, cls)
         scope.kwonly = [p.name.value for p in params.kwonly_params]
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+            annotated = self._annotated_class(p.annotation.annotation) if p.annotation is not None else None
+            if annotated is not None:
+                scope.typed[p.name.value] = relative(annotated, self.modq)
         self.pending_defs[id(node)] = scope
         if self.scope is not self.module_scope and self.scope.name != MAIN and cls is None:
             self.scope.local_defs[node.name.value] = name
+
+    def _annotated_class(self, annotation: cst.BaseExpression) -> Optional[str]:
+        """The project class a parameter's annotation names (``params: cfg.DataConfig``,
+        also inside ``Optional[...]``)."""
+        if isinstance(annotation, cst.Subscript) and len(annotation.slice) == 1 and self.ctx.qualname(annotation.value) == "typing.Optional":
+            element = annotation.slice[0].slice
+            if not isinstance(element, cst.Index):
+                return None
+            annotation = element.value
+        if not isinstance(annotation, (cst.Name, cst.Attribute)):
+            return None
+        q = self.target(annotation)[0]
+        return q if q is not None and not q.startswith(("super:", "*.")) and not self._outside(q) else None
 
     def visit_BaseSuite(self, node: cst.BaseSuite) -> None:
         parent = self.ctx.parent(node)
@@ -811,7 +828,8 @@ class Collector:
         returns = set(scope.returns)
         self.fns[scope.name] = FunctionFacts(tuple(events), tuple(scope.params), tuple(scope.kwonly), scope.defaults,
                                              scope.cls, tuple(sorted(scope.sunk_params)),
-                                             scope.returns[0] if len(returns) == 1 and None not in returns else None)
+                                             scope.returns[0] if len(returns) == 1 and None not in returns else None,
+                                             scope.typed)
 
     def finish(self) -> None:
         self.calls.drop_member_templates()

@@ -48,6 +48,7 @@ class FunctionFacts:
     cls: Optional[str] = None  # the class path of a method
     sunk: Tuple[str, ...] = ()  # parameters used as a seed, sorted
     returns: Optional[ValueDesc] = None  # what every ``return`` of it gives, where they agree
+    typed: Mapping[str, str] = field(default_factory=dict)  # parameter -> the class its annotation names
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"ev": [event.to_json() for event in self.events]}
@@ -63,6 +64,8 @@ class FunctionFacts:
             out["sunk"] = list(self.sunk)
         if self.returns is not None:
             out["ret"] = self.returns.to_json()
+        if self.typed:
+            out["typed"] = dict(self.typed)
         return out
 
     @classmethod
@@ -73,7 +76,7 @@ class FunctionFacts:
             tuple(map(SeedingEvent.from_json, data["ev"])),
             tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
             data.get("cls"), tuple(data.get("sunk", ())),
-            ValueDesc.from_json(data["ret"]) if "ret" in data else None,
+            ValueDesc.from_json(data["ret"]) if "ret" in data else None, data.get("typed", {}),
         )
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
+from nondet_lint.analysis.seedoption import SEED_NAMES
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import CallDescs, Plain, ValueDesc, ValueSource, described_names, evaluate, parameters_read
@@ -90,6 +91,9 @@ class Record:
 
     cls: Tuple[str, str]  # (module path, class path)
     given: Tuple[Tuple[str, Any], ...]  # (field, value), sorted
+    # known only from a parameter's annotation (``params: DataConfig``), not from a call the
+    # program made: it answers its seed field and the fields whose default is not None
+    assumed: bool = False
 
 
 @dataclass
@@ -516,10 +520,14 @@ class Program:
         if source is ValueSource.LITERAL:
             return desc.literal
         if source is ValueSource.PARAMETER:
-            if desc.name in binding:
-                return binding[desc.name]
             fn = self.fn(key)
-            return fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
+            if desc.name in binding:
+                found = binding[desc.name]
+            else:
+                found = fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
+            if found is UNKNOWN and fn is not None and desc.name in fn.typed:
+                return self.assumed_record(fn.typed[desc.name], key[0])
+            return found
         if source is ValueSource.OPTION:
             if desc.owner is not None:
                 owner = self.value(desc.owner, key, binding)
@@ -576,12 +584,24 @@ class Program:
             self._fields[key] = found
         return found
 
+    def assumed_record(self, annotation: str, near: str) -> Any:
+        """A config object a parameter's annotation names, its fields at their defaults
+        (``Record.assumed``); UNKNOWN where the annotation is not a config class."""
+        found = self.lookup(annotation, near)
+        if not isinstance(found, ClassTarget) or not self.fields_of(found.path, found.name):
+            return UNKNOWN
+        return Record((found.path, found.name), (), assumed=True)
+
     def field(self, record: Record, name: str) -> Any:
         for given, value in record.given:
             if given == name:
                 return value
         default = self.fields_of(*record.cls).get(name)
-        return default[0] if default else UNKNOWN
+        if not default:
+            return UNKNOWN
+        if record.assumed and default[0] is None and name not in SEED_NAMES:
+            return UNKNOWN  # ``is_training: Optional[bool] = None``: the experiment fills it in
+        return default[0]
 
     def unknown(self, key: FnKey) -> Binding:
         """The binding of a function called from code we do not see: every argument unknown."""
