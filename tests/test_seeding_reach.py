@@ -109,3 +109,17 @@ def test_a_config_parameter_seed_field_left_at_its_none_default_leaves_the_shuff
 
 def test_a_config_parameter_seed_field_with_a_default_seeds_the_shuffle(tmp_path):
     assert findings("config_field_seed_set", tmp_path) == []
+
+
+def test_a_definition_a_decorator_files_in_a_registry_runs_when_the_program_looks_it_up(tmp_path):
+    # @task_factory.register_task_cls(Config) stores the class (registry.register's inner
+    # decorator: collection[key] = fn_or_cls); get_task, in the same module, finds it
+    [found] = findings("decorator_registry", tmp_path)
+    assert where(found, tmp_path) == ("tasks/classification.py", 17, 9, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_registry_holds_only_what_the_program_imported(tmp_path):
+    assert findings("decorator_registry_not_imported", tmp_path) == []

@@ -17,7 +17,7 @@ facts are a ``facts.ModuleSeeding``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -67,6 +67,8 @@ class Collector:
         self.fields: Dict[str, Dict[str, List[Plain]]] = {}  # class path -> declared field -> [literal default]
         self.callees: Dict[int, Tuple[Optional[str], Optional[str], bool]] = {}  # id(call) -> ``target`` of its callee
         self.stars: List[str] = []
+        self.registered: List[List[str]] = []  # [decorator, definition] of module-level decorated definitions
+        self.registering: List[str] = []  # functions that store a parameter into a mapping
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
@@ -106,6 +108,7 @@ class Collector:
             if target:
                 bases.append(target)
         self.classes[path] = ClassFacts(bases)
+        self._register(node, path)
         self.class_stack.append((id(node), path))
         if self.scope is not self.module_scope and self.scope.name != MAIN:
             self.scope.local_defs[node.name.value] = path
@@ -144,6 +147,7 @@ class Collector:
         if prefix and self.class_stack and prefix == self.class_stack[-1][1] + ".":
             cls = self.class_stack[-1][1]
             self.classes[cls].methods.append(node.name.value)
+        self._register(node, name)
         scope = Scope(name, positional, defaults, cls)
         scope.kwonly = [p.name.value for p in params.kwonly_params]
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -153,6 +157,18 @@ class Collector:
         self.pending_defs[id(node)] = scope
         if self.scope is not self.module_scope and self.scope.name != MAIN and cls is None:
             self.scope.local_defs[node.name.value] = name
+
+    def _register(self, node: Union[cst.FunctionDef, cst.ClassDef], path: str) -> None:
+        """A module-level definition under a project decorator (``@register_task_cls(Config)``,
+        ``@registry.register("resnet")``): pass 2 decides whether the decorator files it in
+        a registry (``registering``)."""
+        if "." in path or self.scope is not self.module_scope:
+            return
+        for decorator in node.decorators:
+            func = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            q = self.target(func)[0] if isinstance(func, (cst.Name, cst.Attribute)) else None
+            if q is not None and not q.startswith(("super:", "*.")) and not self._outside(q):
+                self.registered.append([relative(q, self.modq), path])
 
     def _annotated_class(self, annotation: cst.BaseExpression) -> Optional[str]:
         """The project class a parameter's annotation names (``params: cfg.DataConfig``,
@@ -306,6 +322,9 @@ class Collector:
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._bind(target.target, node.value)
+            if (isinstance(target.target, cst.Subscript) and isinstance(node.value, cst.Name)
+                    and node.value.value in self.scope.params and self.scope.name not in self.registering):
+                self.registering.append(self.scope.name)  # ``collection[key] = fn_or_cls``
         if len(node.targets) == 1:
             self._field(node, node.targets[0].target, node.value)
 
@@ -856,6 +875,8 @@ class Collector:
             option_blocks=option_blocks(self.ctx, self.t, fns) if is_entry else None,
             config_seeds=config_seeds(self.ctx),
             fields=self.fields,
+            registered=self.registered,
+            registering=self.registering,
         )
         self.ctx.facts.put(facts)
         self._emit()

@@ -211,6 +211,10 @@ class ModuleSeeding(ModuleFact):
     # config classes' fields declared in the class body (``type: str = "bert"``): class path
     # -> field -> [its literal default], or [] when the default is not a literal
     fields: Dict[str, Dict[str, List[Plain]]] = field(default_factory=dict)
+    # module-level definitions under a project decorator: [the decorator, the definition]
+    registered: List[List[str]] = field(default_factory=list)
+    # functions that store a parameter into a mapping (``collection[key] = fn_or_cls``)
+    registering: List[str] = field(default_factory=list)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"fns": {name: facts.to_json() for name, facts in self.fns.items()}}
@@ -234,8 +238,10 @@ class ModuleSeeding(ModuleFact):
             out["option_blocks"] = self.option_blocks.to_json()
         if self.config_seeds:
             out["config_seeds"] = self.config_seeds
-        if self.fields:
-            out["fields"] = self.fields
+        for key in ("fields", "registered", "registering"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value
         return out
 
     @classmethod
@@ -253,6 +259,8 @@ class ModuleSeeding(ModuleFact):
             option_blocks=OptionSeedBlocks.from_json(data["option_blocks"]) if "option_blocks" in data else None,
             config_seeds=data.get("config_seeds", {}),
             fields=data.get("fields", {}),
+            registered=data.get("registered", []),
+            registering=data.get("registering", []),
         )
 
 

@@ -166,6 +166,9 @@ class EntryRun:
     reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
     trains: bool = False
     test: bool = False  # test code: not a program whose randomness matters
+    # registry module -> the definitions its decorators filed when their modules were imported
+    registered: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
+    looked_up: Set[Tuple[Tuple[str, str], bool]] = field(default_factory=set)  # (definition, speculative) already run
 
 
 def _console(facts: FileFacts) -> List[str]:
@@ -224,6 +227,7 @@ class Program:
         self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where all agree, else UNKNOWN)
         self._folders: Dict[str, str] = {}
         self._seed_params: Optional[Tuple[Dict[FnKey, Set[str]], Set[str]]] = None
+        self._registries: Dict[Tuple[str, str], Optional[str]] = {}
 
     def same_inputs(self, other: "Program") -> bool:
         """Whether ``other`` was made from the same facts (then its runs are this one's)."""
@@ -838,6 +842,11 @@ class Program:
         entry_state = state
         later = frame.later()  # callbacks and functions passed as values run later
         made: Dict[Tuple[str, str], Dict[str, Any]] = {}  # class -> attributes of the object made here last
+        if key[1] == MODULE:
+            for decorator, definition in self.facts.get(key[0], NO_SEEDING).registered:
+                registry = self.registry(decorator, key[0])
+                if registry is not None:
+                    run.registered.setdefault(registry, []).append((key[0], definition))
         for event in facts.events:
             kind = event.kind
             if (kind is EventKind.USE or kind is EventKind.WORKERS) and self.dead(event.guards, key, values):
@@ -875,6 +884,8 @@ class Program:
                 dead = guard is not None and self.dead(event.guards, key, values)
                 inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
                 for callee, bound, cls in self.callees(event.target, key[0]):
+                    if callee[0] in run.registered and not dead:
+                        self._look_up(callee[0], state, run, later, imported, depth)
                     receiver = self.receiver(callee, made) if made and event.bound and cls is None else None
                     sub = self.bind(callee, bound, event, key, values, receiver)
                     after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
@@ -898,11 +909,7 @@ class Program:
                 if isinstance(target, FunctionTarget):
                     self.visit(target.key, state, self.unknown(target.key), run, later, imported, depth + 1)
                 elif isinstance(target, ClassTarget):  # ``DQN(policy=MlpPolicy)``: whoever holds it makes one later
-                    init = self.method(target.path, target.name, "__init__") or ("", "")
-                    binding = self.unknown(init)
-                    self.visit(init, state, binding, run, later, imported, depth + 1)
-                    attrs = self.instance((target.path, target.name), init, binding)
-                    self._methods_later(target, init, attrs, state, run, later, imported, depth)
+                    self._made_later(target, state, run, later, imported, depth)
             elif kind is EventKind.IMPORT:
                 for module in self.imported(event.target, key[0]):
                     if module in imported:
@@ -917,6 +924,49 @@ class Program:
             elif kind is EventKind.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
         return state
+
+    def _made_later(self, cls: ClassTarget, state: FrozenSet[str], run: EntryRun, frame: "Frame",
+                    imported: Set[str], depth: int) -> None:
+        """An object of ``cls`` made later, with arguments we do not see, and its methods run."""
+        init = self.method(cls.path, cls.name, "__init__") or ("", "")
+        binding = self.unknown(init)
+        self.visit(init, state, binding, run, frame, imported, depth + 1)
+        self._methods_later(cls, init, self.instance((cls.path, cls.name), init, binding), state, run, frame, imported, depth)
+
+    def registry(self, decorator: str, near: str) -> Optional[str]:
+        """The module of a decorator that files what it decorates in a mapping (it, a
+        function it defines or one it calls stores a parameter under a key), else None."""
+        memo = (decorator, near)
+        if memo not in self._registries:
+            found = self.lookup(decorator, near)
+            files = isinstance(found, FunctionTarget) and self._files_away(found.key, 0)
+            self._registries[memo] = found.key[0] if files and isinstance(found, FunctionTarget) else None
+        return self._registries[memo]
+
+    def _files_away(self, key: FnKey, depth: int) -> bool:
+        registering = self.facts.get(key[0], NO_SEEDING).registering
+        if any(name == key[1] or name.startswith(key[1] + ".") for name in registering):
+            return True
+        return depth < 2 and any(
+            self._files_away(callee, depth + 1)
+            for event in self.events(key) if event.kind is EventKind.CALL
+            for callee, _, cls in self.callees(event.target, key[0]) if cls is None
+        )
+
+    def _look_up(self, registry: str, state: FrozenSet[str], run: EntryRun, frame: "Frame",
+                 imported: Set[str], depth: int) -> None:
+        """A call into a registry's module (``get_task(config)``, ``build_backbone(...)``):
+        any definition filed there may be the one the program's config names, so each
+        runs (a class is made, a function called) with arguments we do not see."""
+        for definition in run.registered[registry]:
+            if (definition, frame.speculative) in run.looked_up:
+                continue  # import-time code (a decorator applied) may look up without running what it finds
+            run.looked_up.add((definition, frame.speculative))
+            target = self._inside(definition[0], definition[1].split("."), 0)
+            if isinstance(target, FunctionTarget):
+                self.visit(target.key, state, self.unknown(target.key), run, frame, imported, depth + 1)
+            elif isinstance(target, ClassTarget):
+                self._made_later(target, state, run, frame, imported, depth)
 
     def _methods_later(self, cls: ClassTarget, init: FnKey, attrs: Mapping[str, Any], state: FrozenSet[str],
                        run: EntryRun, frame: "Frame", imported: Set[str], depth: int) -> None:
