@@ -591,7 +591,7 @@ class Collector:
             elif arg is not launched and not arg.star and not inspects and isinstance(arg.value, (cst.Name, cst.Attribute)):
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
-                    self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq)), ref_root)
+                    self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards())), ref_root)
 
     def _launch(self, node: cst.Call, q: str) -> Optional[cst.Arg]:
         """A launcher (``absl.app.run(main)``, ``fire.Fire(main)``, ``mp.spawn(main)``) runs

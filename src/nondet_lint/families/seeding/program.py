@@ -424,7 +424,7 @@ class Program:
         names: Set[str] = set()
         for event in self.events(key):
             kind = event.kind
-            if kind is EventKind.SEED or kind is EventKind.CALL or kind is EventKind.ASSIGN:
+            if kind is EventKind.SEED or kind is EventKind.CALL or kind is EventKind.ASSIGN or kind is EventKind.REFERENCE:
                 for cond, _ in event.guards:
                     names.update(_named(described_names(cond)))
                 names.update(_named((event.value, *event.args.positional, *event.args.keywords.values())))
@@ -906,10 +906,12 @@ class Program:
                     values[SELF + event.target] = value
             elif kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
+                guard = self.guards_off(event.guards, key, values) if event.guards else None
+                held = later.switched_off() if self.not_run_by_default(guard, key, values) else later
                 if isinstance(target, FunctionTarget):
-                    self.visit(target.key, state, self.unknown(target.key), run, later, imported, depth + 1)
+                    self.visit(target.key, state, self.unknown(target.key), run, held, imported, depth + 1)
                 elif isinstance(target, ClassTarget):  # ``DQN(policy=MlpPolicy)``: whoever holds it makes one later
-                    self._made_later(target, state, run, later, imported, depth)
+                    self._made_later(target, state, run, held, imported, depth)
             elif kind is EventKind.IMPORT:
                 for module in self.imported(event.target, key[0]):
                     if module in imported:
