@@ -168,6 +168,7 @@ class EntryRun:
     test: bool = False  # test code: not a program whose randomness matters
     # registry module -> the definitions its decorators filed when their modules were imported
     registered: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
+    filed: Set[str] = field(default_factory=set)  # modules whose registrations are in ``registered``
     looked_up: Set[Tuple[Tuple[str, str], bool]] = field(default_factory=set)  # (definition, speculative) already run
 
 
@@ -804,6 +805,7 @@ class Program:
             run = EntryRun(path, trains=trains[path], test=path in self.test_code)
             self.runs[path] = run
             imported: Set[str] = set()
+            self._file_registered(path, run)
             state = self.visit((path, MODULE), frozenset(), (), run, Frame(), imported, 0, entry_mode=True)
             for name in self.console[path]:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
@@ -842,11 +844,6 @@ class Program:
         entry_state = state
         later = frame.later()  # callbacks and functions passed as values run later
         made: Dict[Tuple[str, str], Dict[str, Any]] = {}  # class -> attributes of the object made here last
-        if key[1] == MODULE:
-            for decorator, definition in self.facts.get(key[0], NO_SEEDING).registered:
-                registry = self.registry(decorator, key[0])
-                if registry is not None:
-                    run.registered.setdefault(registry, []).append((key[0], definition))
         for event in facts.events:
             kind = event.kind
             if (kind is EventKind.USE or kind is EventKind.WORKERS) and self.dead(event.guards, key, values):
@@ -917,6 +914,7 @@ class Program:
                     if module in imported:
                         continue
                     imported.add(module)
+                    self._file_registered(module, run)
                     state = self.visit((module, MODULE), state, (), run, frame.importing(module), imported, depth + 1)
             elif kind is EventKind.MAIN_BLOCK and entry_mode:
                 state = self.visit((key[0], MAIN), state, (), run, frame, imported, depth + 1)
@@ -934,6 +932,24 @@ class Program:
         binding = self.unknown(init)
         self.visit(init, state, binding, run, frame, imported, depth + 1)
         self._methods_later(cls, init, self.instance((cls.path, cls.name), init, binding), state, run, frame, imported, depth)
+
+    def _file_registered(self, path: str, run: EntryRun) -> None:
+        """What the decorators of a module and of the modules its body imports file in
+        registries when ``run`` imports it (worked out apart from the visits, which may be
+        memos of another program's)."""
+        stack = [path]
+        while stack:
+            current = stack.pop()
+            if current in run.filed:
+                continue
+            run.filed.add(current)
+            for decorator, definition in self.facts.get(current, NO_SEEDING).registered:
+                registry = self.registry(decorator, current)
+                if registry is not None:
+                    run.registered.setdefault(registry, []).append((current, definition))
+            for event in self.events((current, MODULE)):
+                if event.kind is EventKind.IMPORT:
+                    stack.extend(self.imported(event.target, current))
 
     def registry(self, decorator: str, near: str) -> Optional[str]:
         """The module of a decorator that files what it decorates in a mapping (it, a
