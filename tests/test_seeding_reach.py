@@ -123,3 +123,8 @@ def test_a_definition_a_decorator_files_in_a_registry_runs_when_the_program_look
 
 def test_a_registry_holds_only_what_the_program_imported(tmp_path):
     assert findings("decorator_registry_not_imported", tmp_path) == []
+
+
+def test_a_closure_of_a_method_reads_the_object_of_the_method_that_hands_it_on(tmp_path):
+    [found] = findings("config_field_seed_closure", tmp_path)
+    assert where(found, tmp_path) == ("input_reader.py", 15, 20, "ND105")

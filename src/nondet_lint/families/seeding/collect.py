@@ -403,6 +403,18 @@ class Collector:
             return node.attr.value
         return None
 
+    def _enclosing_attribute(self, node: cst.BaseExpression) -> Optional[str]:
+        """``x`` of ``self.x`` read in a function nested in a method (a closure handed to
+        ``tf.nest.map_structure``), where ``self`` is the method's own."""
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"):
+            return None
+        for scope in reversed(self.scopes[1:-1]):
+            if "self" in self.scopes[-1].params or "self" in self.scopes[-1].assigned or scope.name in (MODULE, MAIN):
+                return None
+            if scope.cls:
+                return node.attr.value if scope.params[:1] == ["self"] else None
+        return None
+
     def _assign_attributes(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
         """``self.seed = seed``: pass 2 values the object's attributes from its constructor's
         arguments (a value it cannot describe, or an unpacking, makes the attribute unknown)."""
@@ -485,7 +497,7 @@ class Collector:
                 if self.ctx.qualname(node) is None:
                     return ValueDesc(ValueSource.GLOBAL, name)
             return None
-        attribute = self._own_attribute(node)
+        attribute = self._own_attribute(node) or self._enclosing_attribute(node)
         if attribute is not None:
             return ValueDesc(ValueSource.ATTRIBUTE, attribute)
         if isinstance(node, cst.Attribute):

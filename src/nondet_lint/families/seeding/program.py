@@ -437,6 +437,10 @@ class Program:
                 for cond, _ in event.guards:
                     names.update(_named(d for d in described_names(cond) if d.source is ValueSource.ATTRIBUTE))
                 names.update(_named((event.value,)))
+            if kind is EventKind.REFERENCE:
+                target = self.lookup(event.target, key[0])
+                if isinstance(target, FunctionTarget) and _nested(target.key, key):
+                    names.update(name for name in self.relevant(target.key) if name.startswith(SELF))
         fn = self.fn(key)
         if fn is not None:
             names.update(parameters_read(fn.returns))
@@ -607,6 +611,13 @@ class Program:
         if record.assumed and default[0] is None and name not in SEED_NAMES:
             return UNKNOWN  # ``is_training: Optional[bool] = None``: the experiment fills it in
         return default[0]
+
+    def handed_on(self, key: FnKey, holder: FnKey, values: Mapping[str, Any]) -> Binding:
+        """The binding of a function handed on as a value: its arguments unknown; a closure
+        of the method handing it on reads that method's object (``self._seed``)."""
+        if not _nested(key, holder):
+            return self.unknown(key)
+        return tuple((name, values.get(name, UNKNOWN) if name.startswith(SELF) else UNKNOWN) for name in sorted(self.relevant(key)))
 
     def unknown(self, key: FnKey) -> Binding:
         """The binding of a function called from code we do not see: every argument unknown."""
@@ -906,7 +917,7 @@ class Program:
                 guard = self.guards_off(event.guards, key, values) if event.guards else None
                 held = later.switched_off() if self.not_run_by_default(guard, key, values) else later
                 if isinstance(target, FunctionTarget):
-                    self.visit(target.key, state, self.unknown(target.key), run, held, imported, depth + 1)
+                    self.visit(target.key, state, self.handed_on(target.key, key, values), run, held, imported, depth + 1)
                 elif isinstance(target, ClassTarget):  # ``DQN(policy=MlpPolicy)``: whoever holds it makes one later
                     self._made_later(target, state, run, held, imported, depth)
             elif kind is EventKind.IMPORT:
@@ -1077,6 +1088,11 @@ def _named(descs: Iterable[Optional[ValueDesc]]) -> Iterable[str]:
             yield SELF + desc.name
         else:
             yield from parameters_read(desc)  # also through owners and call arguments
+
+
+def _nested(inner: FnKey, outer: FnKey) -> bool:
+    """Whether ``inner`` is a function defined in the body of ``outer``."""
+    return inner[0] == outer[0] and inner[1].startswith(outer[1] + ".") and outer[1] not in (MODULE, MAIN)
 
 
 def _hashable(value: Any) -> Any:
