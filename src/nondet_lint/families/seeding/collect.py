@@ -213,7 +213,9 @@ class Collector:
 
     def leave_If(self, node: cst.If) -> None:
         self._pop(node)
-        if node.orelse is None and self.scope.name not in (MODULE, MAIN) and _ends_in_return(node.body):
+        if (node.orelse is None and self.scope.name not in (MODULE, MAIN) and _ends_in_return(node.body)
+                and not _ends_in_return(node.body, (cst.Raise,))):
+            # a check that raises says nothing of the run that goes on: that run passed it
             cond = self._guard_cond(node)
             if cond is not None:  # ``if seed is None: return``: the rest runs when not
                 self.scope.after.append({"c": negate(cond), "node": node.test})
@@ -924,20 +926,21 @@ _DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Floa
 _SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
 
 
-def _ends_in_return(body: cst.BaseSuite) -> bool:
-    """Whether every way through a function body (or a branch) ends in a return or a raise."""
+def _ends_in_return(body: cst.BaseSuite, ends: Tuple[type, ...] = (cst.Return, cst.Raise)) -> bool:
+    """Whether every way through a function body (or a branch) ends in a return or a raise
+    (in one of ``ends``)."""
     if isinstance(body, cst.SimpleStatementSuite):
-        return bool(body.body) and isinstance(body.body[-1], (cst.Return, cst.Raise))
+        return bool(body.body) and isinstance(body.body[-1], ends)
     statements = body.body if isinstance(body, cst.IndentedBlock) else ()
     last = statements[-1] if statements else None
     if isinstance(last, cst.SimpleStatementLine):
-        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+        return isinstance(last.body[-1], ends)
     if isinstance(last, cst.If):
         orelse = last.orelse
         if orelse is None:
             return False
         rest = orelse.body if isinstance(orelse, cst.Else) else cst.IndentedBlock(body=[orelse])
-        return _ends_in_return(last.body) and _ends_in_return(rest)
+        return _ends_in_return(last.body, ends) and _ends_in_return(rest, ends)
     return False
 
 
