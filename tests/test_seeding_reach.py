@@ -128,3 +128,16 @@ def test_a_registry_holds_only_what_the_program_imported(tmp_path):
 def test_a_closure_of_a_method_reads_the_object_of_the_method_that_hands_it_on(tmp_path):
     [found] = findings("config_field_seed_closure", tmp_path)
     assert where(found, tmp_path) == ("input_reader.py", 15, 20, "ND105")
+
+
+def test_a_seed_drawn_through_a_helper_of_the_module_is_reported_where_the_helper_is_called(tmp_path):
+    _, found = findings("seed_from_helper_draw", tmp_path)
+    assert where(found, tmp_path) == ("pipeline.py", 14, 20, "ND107")
+    assert found.message == (
+        "this draw from the Python `random` module RNG runs before anything seeds that RNG, and its result is used "
+        "as a seed; use a fixed value (log it if it varies on purpose)"
+    )
+
+
+def test_a_seed_drawn_through_a_helper_after_random_is_seeded_is_repeatable(tmp_path):
+    assert findings("seed_from_helper_draw_seeded", tmp_path) == []

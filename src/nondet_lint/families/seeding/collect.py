@@ -69,6 +69,9 @@ class Collector:
         self.stars: List[str] = []
         self.registered: List[List[str]] = []  # [decorator, definition] of module-level decorated definitions
         self.registering: List[str] = []  # functions that store a parameter into a mapping
+        # module-level functions that return a draw (``return random.randint(...)``): name -> its candidate
+        self.returned_draws: Dict[str, int] = {}
+        self.helper_draws: List[int] = []  # the candidates of calls of those functions
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
@@ -301,6 +304,12 @@ class Collector:
         if self.scope.name not in (MODULE, MAIN):
             value = node.value
             self.scope.returns.append(self.describe(value) if value is not None else ValueDesc(ValueSource.LITERAL))
+
+    def leave_Return(self, node: cst.Return) -> None:
+        value = node.value
+        if (value is not None and "." not in self.scope.name and self.scope.name not in (MODULE, MAIN)
+                and self.flow.marks.get(id(value), ("",))[0] == "draw"):
+            self.returned_draws.setdefault(self.scope.name, self.flow.marks[id(value)][2])
 
     def visit_Yield(self, node: cst.Yield) -> None:
         self.scope.returns.append(None)  # a generator: a call gives the generator, not what it returns
@@ -597,6 +606,10 @@ class Collector:
             handled = self._method_call(node, node.func.attr.value, q)
         if not handled and q is not None and not self._outside(q):
             self._call_event(node, q, root, bound)
+            drawn = self.returned_draws.get(relative(q, self.modq)[1:]) if relative(q, self.modq).startswith(".") else None
+            if drawn is not None:  # ``seed = _get_random_integer()``: the helper's draw, made here
+                inner = self.candidates.items[drawn]
+                self.helper_draws.append(self._use(node, self.flow.marks[id(inner.node)][1], inner.code, root))
         launched = self._launch(node, q) if q in LAUNCHERS else None
         inspects = isinstance(node.func, cst.Name) and node.func.value in _INSPECTING and self.lookup("local_defs", node.func.value) is None
         for arg in node.args:
@@ -868,6 +881,11 @@ class Collector:
         self.calls.drop_member_templates()
         for scope in reversed(self.scopes):
             self._finish_scope(scope)
+        for cid in self.helper_draws:  # a helper's draw counts at its call only where it becomes a seed
+            found = self.flow.origin_ids.get(id(self.candidates.items[cid].node))
+            origin = self.flow.origins[found] if found is not None else None
+            if origin is None or not (origin.sunk or origin.flows):
+                self.candidates.drop(cid)
         self.scopes = [self.module_scope]
         for name in self.flow.sunk_globals:
             mark = self.module_scope.taint.get(name)
