@@ -19,6 +19,13 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
   passed on as an argument, it answers reads of its fields (``config.type``) with them or
   with the class's declared defaults, so a builder chosen by ``if config.type == ...``
   runs only where the default run chooses it.
+* A class handed on as a value (``DQN(policy=MlpPolicy)``) is made later by whoever holds
+  it, as a function handed on is called later; not where it is handed on only in a branch
+  the default run does not take.  A definition a project decorator files in a registry
+  runs when the program, having imported its module, calls into the registry's module.
+* A parameter annotated with a config class (``params: DataConfig``) whose value is not
+  known is an assumed ``Record``: its seed field and its fields with a default other than
+  None hold their declared defaults.
 * An object's attributes are values too: what its constructor sets (``self.seed = seed``,
   through ``super().__init__`` and the methods it calls on itself) is known to the methods
   run on it later, by its owner (``model = DQN(env); model.learn()``) or as callbacks,
@@ -969,10 +976,13 @@ class Program:
         if memo not in self._registries:
             found = self.lookup(decorator, near)
             files = isinstance(found, FunctionTarget) and self._files_away(found.key, 0)
-            self._registries[memo] = found.key[0] if files and isinstance(found, FunctionTarget) else None
+            self._registries[memo] = found.key[0] if isinstance(found, FunctionTarget) and files else None
         return self._registries[memo]
 
     def _files_away(self, key: FnKey, depth: int) -> bool:
+        """Whether a function, one it defines, or one it calls (two calls deep) stores a
+        parameter under a key: ``register_task_cls`` calls ``registry.register``, whose
+        inner ``decorator`` does ``collection[key] = fn_or_cls``."""
         registering = self.facts.get(key[0], NO_SEEDING).registering
         if any(name == key[1] or name.startswith(key[1] + ".") for name in registering):
             return True
