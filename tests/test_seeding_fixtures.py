@@ -25,3 +25,33 @@ def test_fixture_project(name, tmp_path):
 
 def test_there_are_fixture_projects():
     assert len(CASES) >= 10
+
+
+def test_findings_do_not_depend_on_the_order_programs_run(tmp_path, monkeypatch):
+    """A sampling script and two training scripts share an unseeded draw in library code:
+    whichever program runs first, the draw is charged to a training program (the first by
+    path), with the same message."""
+    import itertools
+    import os
+    from pathlib import Path
+
+    from nondet_lint.config import Config, parse_table
+    from nondet_lint.engine import run
+    from nondet_lint.families.seeding.program import Program
+
+    root = tmp_path / "project"
+    lint_case(FIXTURES / "order_independent", root, SELECT)
+    config = Config(**parse_table({"select": SELECT}, "fixture"), root=str(root))
+    results = set()
+    for order in itertools.permutations(["sample.py", "train.py", "finetune.py"]):
+        def visit_order(self, order=order):
+            assert sorted(os.path.basename(path) for path in self.entry_paths) == sorted(order)
+            return sorted(self.entry_paths, key=lambda path: order.index(os.path.basename(path)))
+
+        monkeypatch.setattr(Program, "visit_order", visit_order)
+        findings = run([str(root)], config).findings
+        results.add(tuple(sorted((Path(f.path).name, f.line, f.col + 1, f.code, f.message) for f in findings)))
+    assert results == {(
+        ("lib.py", 5, 20, "ND102",
+         "NumPy global RNG used here with no `np.random.seed` before it (entry point finetune.py never seeds it)"),
+    )}
