@@ -84,6 +84,10 @@ DATA: Dict[str, Table] = {
             "random_without_value_before": Map(str), "known_versions": NAMES,
         })),
         "training": Table({"calls": NAMES, "methods": NAMES}),
+        "weights": Table({
+            "restore_calls": NAMES, "restore_methods": NAMES, "partial": Tables(CONDITION),
+            "initializers": NAMES, "keras_initializers": NAMES,
+        }),
         "no_result": Table({"env_vars": NAMES, "target_words": NAMES, "keywords": NAMES, "wrappers": NAMES}),
     }),
     "ND102": Table(RNG_DATA),

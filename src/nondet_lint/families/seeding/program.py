@@ -175,7 +175,12 @@ class _Reseeded:
     rngs: FrozenSet[str]  # reseeded from OS entropy
 
 
-Effect = Union[_Unseeded, _Seeded, _Reseeded, OffByDefault, NoneSeed]  # what running code records for its program
+@dataclass(frozen=True)
+class _RestoresWeights:
+    """The program restores a model's weights from a checkpoint."""
+
+
+Effect = Union[_Unseeded, _Seeded, _Reseeded, _RestoresWeights, OffByDefault, NoneSeed]  # what running code records for its program
 
 
 @dataclass
@@ -183,13 +188,15 @@ class _Trace:
     """What one run of a function (a memo key of ``Program.visit``) recorded, in order, and
     the state after it.  ``pure``: it followed from the memo key alone (it imported
     nothing, met no call already running and no depth limit), so another program that
-    makes the same call gets the same, and is given this by replay."""
+    makes the same call gets the same, and is given this by replay, when the modules it
+    found imported already (``imported``) are imported there too."""
 
     memo: Tuple[FnKey, FrozenSet[str], Binding, bool, Frame]
     base: int  # the call stack's depth below the function
     items: List[Union[Effect, "_Nested"]] = field(default_factory=list)
     final: FrozenSet[str] = frozenset()
     pure: bool = True
+    imported: Set[str] = field(default_factory=set)  # project modules it found imported already
 
 
 @dataclass(frozen=True)
@@ -213,6 +220,7 @@ class EntryRun:
     reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
     trains: bool = False
     test: bool = False  # test code: not a program whose randomness matters
+    restores_weights: bool = False  # it restores a model's weights in the default run
 
 
 def _console(facts: FileFacts) -> List[str]:
@@ -878,11 +886,15 @@ class Program:
               frame: "Frame", imported: Set[str], depth: int, entry_mode: bool = False) -> FrozenSet[str]:
         """Run a function from ``state``; returns the state after it."""
         facts = self.fn(key)
-        if facts is None or depth > _MAX_DEPTH:
+        if facts is None:
+            return state
+        if depth > _MAX_DEPTH:
             self._taint()  # the depth reached decides
             return state
         memo = (key, state, binding, entry_mode, frame)
         trace = self._traces.get(memo)
+        if trace is not None and not trace.imported <= imported:
+            trace = None  # made where more was imported
         if memo in run.visited:
             if trace is None or not trace.pure:
                 self._taint()  # running now, or its run depended on this program's past
@@ -917,6 +929,7 @@ class Program:
         if self._open:
             caller = self._open[-1]
             caller.pure = caller.pure and trace.pure
+            caller.imported |= trace.imported
             if trace.items:
                 caller.items.append(_Nested(tuple(self.stack[caller.base:]), trace))
 
@@ -952,6 +965,8 @@ class Program:
             run.first_seed.setdefault(effect.rng, effect.place)
         elif isinstance(effect, _Reseeded):
             run.reseeded.update(effect.rngs)
+        elif isinstance(effect, _RestoresWeights):
+            run.restores_weights = True
         elif isinstance(effect, OffByDefault):
             run.off.append(effect)
         else:
@@ -1024,8 +1039,11 @@ class Program:
                     self.visit(target.key, state, self.unknown(target.key), run, later, imported, depth + 1)
             elif kind is EventKind.IMPORT:
                 modules = self.imported(event.target, key[0])
-                if modules:
-                    self._taint()  # what it runs depends on what this program imported before
+                if modules and self._open:
+                    if imported.issuperset(modules):  # nothing runs, where these are imported
+                        self._open[-1].imported.update(modules)
+                    else:
+                        self._taint()  # what it runs depends on what this program imported before
                 for module in modules:
                     if module in imported:
                         continue
@@ -1036,6 +1054,9 @@ class Program:
             elif kind is EventKind.RESEED:  # reseeded from OS entropy: unseeded from here on
                 self._record(run, _Reseeded(frozenset(event.rngs)))
                 state = state - frozenset(event.rngs)
+            elif kind is EventKind.RESTORES_WEIGHTS:
+                if not frame.speculative and self.guards_off(event.guards, key, values) is None:
+                    self._record(run, _RestoresWeights())
             elif kind is EventKind.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
         return state

@@ -206,7 +206,7 @@ class Report:
             where = self.program.uncovered.get(key)
             if where is None:
                 continue
-            if not self.judged(item.path, where) or self.built_later(key, where):
+            if not self.judged(item.path, where) or self.built_later(key, where) or self.overwritten(key, where):
                 continue
             groups.setdefault((item.path, self.use_rng.get(key, "")), []).append((key, item))
         out: List[Finding] = []
@@ -262,6 +262,13 @@ class Report:
         program's seeds)."""
         values = self.payloads[key].values
         return isinstance(values, Draw) and values.built and self.use_rng.get(key) == "tf" and key[0] != where.entry
+
+    def overwritten(self, key: Key, where: Uncovered) -> bool:
+        """A draw of initial weights in a program that does not train and restores its
+        model's weights from a checkpoint: the restore overwrites what it drew."""
+        values = self.payloads[key].values
+        run = self.program.runs[where.entry]
+        return isinstance(values, Draw) and values.weights and run.restores_weights and not run.trains
 
     def judged(self, path: str, where: Uncovered) -> bool:
         """Whether the program that ran a use unseeded is one whose randomness matters.
