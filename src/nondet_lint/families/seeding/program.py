@@ -133,6 +133,9 @@ class Frame:
         return Frame(self.via_import, self.deferred, True)
 
 
+VisitKey = Tuple[FnKey, FrozenSet[str], Binding, bool, Frame]  # (function, state, binding, entry mode, frame)
+
+
 @dataclass
 class OffByDefault:
     """A seed (or a call that seeds) whose guard is false with every default."""
@@ -191,7 +194,7 @@ class _Trace:
     makes the same call gets the same, and is given this by replay, when the modules it
     found imported already (``imported``) are imported there too."""
 
-    memo: Tuple[FnKey, FrozenSet[str], Binding, bool, Frame]
+    memo: "VisitKey"
     base: int  # the call stack's depth below the function
     items: List[Union[Effect, "_Nested"]] = field(default_factory=list)
     final: FrozenSet[str] = frozenset()
@@ -210,8 +213,7 @@ class _Nested:
 @dataclass
 class EntryRun:
     path: str
-    # (function, state, binding, entry mode, frame): the runs this program made
-    visited: Set[Tuple[FnKey, FrozenSet[str], Binding, bool, Frame]] = field(default_factory=set)
+    visited: Set["VisitKey"] = field(default_factory=set)  # the runs of functions this program made
     first_seed: Dict[str, Tuple[str, int]] = field(default_factory=dict)  # rng -> (path, anchor)
     off: List[OffByDefault] = field(default_factory=list)
     none_seeds: List[NoneSeed] = field(default_factory=list)
@@ -270,7 +272,7 @@ class Program:
         self._fields: Dict[Tuple[str, str], Dict[str, List[Plain]]] = {}
         self._assigned_cache: Dict[Tuple[FnKey, Binding], Tuple[Dict[str, Any], FrozenSet[FnKey]]] = {}
         # runs of functions, by memo key (``EntryRun.visited``), to replay in other programs
-        self._traces: Dict[Tuple[FnKey, FrozenSet[str], Binding, bool, Frame], _Trace] = {}
+        self._traces: Dict[VisitKey, _Trace] = {}
         self._open: List[_Trace] = []  # the traces of the functions running now, innermost last
         self.uncovered: Dict[Tuple[str, int], Uncovered] = {}
         self.reached: Set[Tuple[str, int]] = set()
