@@ -899,7 +899,7 @@ class Program:
             trace = None  # made where more was imported
         if memo in run.visited:
             if trace is None or not trace.pure:
-                self._taint()  # running now, or its run depended on this program's past
+                self._taint(self._running(memo))  # its run depended on this program's past, or it is running
                 return state | self.seeds_of(key, binding, entry_mode=entry_mode)
             self._embed(trace)  # already recorded for this program
             return trace.final
@@ -916,15 +916,26 @@ class Program:
         finally:
             self.stack.pop()
             self._open.pop()
-        self._traces[memo] = trace
+        if trace.pure or memo not in self._traces:  # a pure one stays: another program may replay it
+            self._traces[memo] = trace
         self._embed(trace)
         return trace.final
 
     # ---- what a run records, and its replay ------------------------------------------------
-    def _taint(self) -> None:
-        """The function being run depends on more than its memo key: no open run is shared."""
-        for trace in self._open:
+    def _taint(self, since: int = 0) -> None:
+        """The function being run depends on more than its memo key: the open runs from
+        ``since`` on are not shared."""
+        for trace in self._open[since:]:
             trace.pure = False
+
+    def _running(self, memo: VisitKey) -> int:
+        """Where the open runs that a recursive call of ``memo`` makes depend on more than
+        their keys begin: after the run of ``memo`` itself, which any program that makes it
+        reaches the same way (0 when ``memo`` is not running: every open run)."""
+        for index in range(len(self._open) - 1, -1, -1):
+            if self._open[index].memo == memo:
+                return index + 1
+        return 0
 
     def _embed(self, trace: "_Trace") -> None:
         """A finished run of a callee: its effects are part of its caller's."""
