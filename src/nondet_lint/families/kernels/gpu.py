@@ -1044,7 +1044,8 @@ class ProgramView:
 
     ``earlier``: the view of the last project over the same files (a language server's):
     the import edges of the modules whose imports are as they were are taken over, and
-    with them, when no edge changed, the programs."""
+    with them, when no edge changed, the programs; so are the declared versions
+    (``engine.Decisions.forget`` drops the earlier view when a file changes on disk)."""
 
     def __init__(self, project: Project, data: Mapping[str, Any], earlier: Optional["ProgramView"] = None) -> None:
         self.project = project
@@ -1074,6 +1075,8 @@ class ProgramView:
         self._pins: Optional[Dict[str, str]] = None
         self._near_pins: Dict[str, Dict[str, str]] = {}
         self._files: Optional[List[str]] = None
+        if earlier is not None:  # read from files that did not change: a change on disk drops the earlier view
+            self._pins, self._near_pins, self._files = earlier._pins, earlier._near_pins, earlier._files
         self._everything = frozenset(self.records)
         self._programs: Dict[str, FrozenSet[str]] = {}
         self._scopes: Dict[str, List[FrozenSet[str]]] = {}

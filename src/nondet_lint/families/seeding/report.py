@@ -88,6 +88,7 @@ class ProgramRuns:
     program: Program
     use_rng: Dict[Key, str]
     use_fn: Dict[Key, str]
+    pins: Optional[Dict[str, str]]  # the project's declared versions, if read
 
 
 class Report:
@@ -120,6 +121,8 @@ class Report:
         runs = self.project.analysis(_PROGRAM_KEY, self._run_programs)
         if runs.rules is not self.rules:  # another rule set asks about the same project
             runs = self.project.analyses[_PROGRAM_KEY] = self._run_programs(None)
+        if self._pin_cache is None:
+            self._pin_cache = runs.pins
         return runs.program.fork(), runs.use_rng, runs.use_fn
 
     def _run_programs(self, earlier: Optional["ProgramRuns"]) -> "ProgramRuns":
@@ -127,6 +130,10 @@ class Report:
         if earlier is not None and (earlier.rules is not self.rules or earlier.program.module_of != module_of
                                     or earlier.root != self.project.root):
             earlier = None  # other modules answer to an import
+        elif earlier is not None:
+            # the pins were read from files that did not change: a file changed on disk
+            # drops the earlier analyses (``engine.Decisions.forget``)
+            self._pin_cache = earlier.pins
         program = Program(
             {record.path: record.facts for record in self.project},
             module_of,
@@ -148,7 +155,7 @@ class Report:
                     if event.kind is EventKind.USE:
                         use_rng[(path, event.cid)] = program.rng_map.get(event.rng, event.rng)
                         use_fn[(path, event.cid)] = name
-        return ProgramRuns(self.rules, self.project.root, program, use_rng, use_fn)
+        return ProgramRuns(self.rules, self.project.root, program, use_rng, use_fn, self._pin_cache)
 
     # ---- versions -------------------------------------------------------------------
     def _pins(self) -> Dict[str, str]:
