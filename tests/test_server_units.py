@@ -214,6 +214,22 @@ def test_diagnostics_after_edits_inside_and_outside_a_programs_reach_equal_a_col
     assert seen[-1] == seen[0]
 
 
+def test_versions_pinned_on_disk_are_read_again_after_the_earlier_analyses_took_them_over(tmp_path, monkeypatch, capsys):
+    shutil.copytree(REACH_PROJECT, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    server, _ = linter(tmp_path)
+    server.refresh([snapshot(tmp_path / name, (tmp_path / name).read_text()) for name in REACH_FILES])
+    model = (tmp_path / "model.py").read_text()
+    server.refresh([snapshot(tmp_path / "model.py", model + "# an edit\n")])  # the earlier analyses hold the pins
+    (tmp_path / "requirements.txt").write_text("numpy==1.26.4\ntorch==1.6.0\n")
+    server.disk_changed([str(tmp_path / "requirements.txt")])
+    (tmp_path / "model.py").write_text(model + SWITCH)
+    server.refresh([snapshot(tmp_path / "model.py", model + SWITCH)])  # facts changed: a new project
+    found = _server_findings(server)
+    assert found == _cli_findings(capsys, REACH_FILES)
+    assert any("on torch 1.6.0" in finding["message"] for finding in found)
+
+
 def test_the_program_view_takes_over_the_import_edges_an_edit_left_alone(tmp_path, monkeypatch):
     from nondet_lint.config import Config
     from nondet_lint.families.kernels import gpu
