@@ -169,7 +169,7 @@ def test_diagnostics_after_each_edit_equal_a_fresh_cli_run(tmp_path, monkeypatch
 
 
 REACH_PROJECT = Path(__file__).parent / "fixtures" / "server" / "reach_project"
-REACH_FILES = ("train.py", "model.py", "seed.py", "tools/finetune.py", "tools/helpers.py", "plugins/extra.py")
+REACH_FILES = ("train.py", "model.py", "seed.py", "check.py", "tools/finetune.py", "tools/helpers.py", "plugins/extra.py")
 SWITCH = "torch.use_deterministic_algorithms(True)\n"
 
 
@@ -190,9 +190,11 @@ def _reach_edits() -> List[Tuple[str, Dict[str, str]]]:
         ("model.py, in both programs, seeds NumPy itself",
          {"model.py": text["model.py"].replace("        self.scale = ", "        np.random.seed(1)\n        self.scale = ")}),
         ("a comment that moves every line of model.py (no fact changes)", {"model.py": "# the model\n" + text["model.py"]}),
+        ("check.py, test code, becomes a program that trains",
+         {"check.py": text["check.py"].replace("    unittest.main()", "    train_once()")}),
         ("the module no program imports loses its switch, train.py its import",
          {"plugins/extra.py": text["plugins/extra.py"], "train.py": text["train.py"]}),
-        ("back to the start", {name: text[name] for name in ("seed.py", "tools/helpers.py", "model.py")}),
+        ("back to the start", {name: text[name] for name in ("seed.py", "check.py", "tools/helpers.py", "model.py")}),
     ]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Type, TypeVar
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Type, TypeVar
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_speed_benchmark, is_test_code, mark_imported_scripts
 from nondet_lint.analysis.packaging import console_scripts
@@ -26,6 +26,19 @@ class ModuleRecord:
     module_name: str
     is_package: bool
     facts: FileFacts
+
+
+@dataclass(frozen=True)
+class TestModules:
+    """``Project.test_modules``, with what it was worked out from."""
+
+    root: str
+    test_code: str  # the setting
+    entries: Dict[str, Optional[EntryFacts]]  # each module's, by path
+    paths: FrozenSet[str]
+
+
+_TEST_MODULES_KEY = "test modules"
 
 
 @dataclass
@@ -87,6 +100,23 @@ class Project:
         inside = root + os.sep
         relative = full[len(inside):] if full.startswith(inside) else path  # the relpath, at a tenth of its cost
         return is_test_code(relative, record.facts)
+
+    def test_modules(self) -> FrozenSet[str]:
+        """The modules that are test code (``is_test_code``), worked out once per project;
+        a module with the entry facts it had in the last project (``earlier``) keeps its
+        answer (the same modules, so the same paths relative to the root)."""
+        return self.analysis(_TEST_MODULES_KEY, self._find_test_modules).paths
+
+    def _find_test_modules(self, earlier: Optional["TestModules"]) -> "TestModules":
+        entries = {path: record.facts.get(EntryFacts) for path, record in self.modules.items()}
+        made_from = (self.root, self.config.test_code, list(entries))
+        if earlier is not None and (earlier.root, earlier.test_code, list(earlier.entries)) != made_from:
+            earlier = None
+        paths = frozenset(
+            path for path, entry in entries.items()
+            if (path in earlier.paths if earlier is not None and earlier.entries[path] is entry else self.is_test_code(path))
+        )
+        return TestModules(self.root, self.config.test_code, entries, paths)
 
     def is_speed_benchmark(self, path: str) -> bool:
         """Whether an entry point measures speed (spec "Programs that matter": it does not)."""

@@ -140,7 +140,7 @@ class Report:
             earlier.program.names if earlier is not None else module_names(self.project),
             self.t.external_roots(),
             self._tf_keras_rng(),
-            frozenset(record.path for record in self.project if self.project.is_test_code(record.path)),
+            self.project.test_modules(),
             previous=earlier.program if earlier is not None else None,
         )
         if earlier is not None and program.same_inputs(earlier.program):
