@@ -1151,8 +1151,33 @@ class ProgramView:
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
-            found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(self.frameworks(program))
+            computing = self.frameworks(program) - self.io_only_frameworks(entry)
+            found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(computing)
         return found
+
+    def io_only_frameworks(self, entry: str) -> FrozenSet[str]:
+        """The frameworks the program of ``entry`` uses only to read and write files
+        (rule data ``io_only``: ``tf.io.gfile``, ``TFRecordWriter``, ``tf.train.Example``):
+        the code it runs refers to names of theirs, and to none other.  They run no
+        computation, on the GPU or elsewhere (docs/contract.md "GPU program")."""
+        cache: Dict[str, FrozenSet[str]] = self.memo.setdefault("io_only_frameworks", {})
+        found = cache.get(entry)
+        if found is None:
+            io_only = self.data.get("io_only", {})
+            only: Dict[str, bool] = {}  # framework -> every name of it referred to is file I/O
+            for unit in (self.reach.unit(key) for key in self.reached_units(entry)):
+                for name in (*unit.refs, *unit.listed, *unit.bases) if unit is not None else ():
+                    framework = self._framework_of(name)
+                    if framework is not None:
+                        only[framework] = only.get(framework, True) and _named_in(name, io_only.get(framework, ()))
+            found = cache[entry] = frozenset(framework for framework, io in only.items() if io)
+        return found
+
+    def _framework_of(self, name: str) -> Optional[str]:
+        for framework, spec in self.data["frameworks"].items():
+            if any(name == module or name.startswith(module + ".") for module in spec["modules"]):
+                return str(framework)
+        return None
 
     def reached_units(self, entry: str) -> FrozenSet[UnitKey]:
         """The units the program of ``entry`` runs: the module code of every module it
