@@ -480,7 +480,7 @@ def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -
     table = op_table(rules[code].data)
     allowed = view.allowed(framework, entry)
     program = view.closures.get(entry, frozenset({entry}))
-    differentiates = view.reached_summary(entry).differentiates
+    differentiates = may_differentiate(view, entry)
     found: Dict[str, List[Version]] = {}
     for path in sorted(program):
         ops = view.records[path].facts.get(KernelOps)
@@ -534,14 +534,20 @@ def implied_autotuning(table: OpTable, op_id: str) -> Optional[Mapping[str, Any]
     return next((entry for entry in table.by_id.values() if op_id in entry.get("implied_by", ())), None)
 
 
+def may_differentiate(view: ProgramView, entry: str) -> bool:
+    """Whether the program of ``entry`` may run a backward pass: code it runs trains, or a
+    module it imports holds training code (a task's ``train_step`` that a trainer outside
+    the project calls is not seen to be reached)."""
+    return view.reached_summary(entry).differentiates or view.differentiates(view.closures.get(entry, frozenset({entry})))
+
+
 def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
     """docs/contract.md "Programs that matter": the switch would change nothing the
     program of ``entry`` runs.  It never differentiates (no backward pass, no optimizer
     step, no trainer or ``learn``), loads no model whose ops the code does not show, does
     not turn cuDNN autotuning on, and calls no op whose forward pass the switch changes
     (op tables: ``phase``, and an autotuning entry a forward convolution implies)."""
-    summary = view.reached_summary(entry)
-    if summary.differentiates or summary.loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
+    if may_differentiate(view, entry) or view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
         return False
     return not any(switch_ops(view, entry, rules, framework, forward_only=True) for framework in frameworks)
 
@@ -649,7 +655,7 @@ def implicit_ops(
     target versions: first place of each op, entry module first, then by path and line."""
     program = view.closures.get(entry, frozenset({entry}))
     reached = view.reached_units(entry)
-    differentiates = view.reached_summary(entry).differentiates
+    differentiates = may_differentiate(view, entry)
     out: List[Tuple[str, Deferred]] = []
     seen: Set[str] = set()
     for path in sorted(program, key=lambda p: (p != entry, p)):
