@@ -17,6 +17,7 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
@@ -1259,6 +1260,22 @@ class ProgramView:
                 seeds=any(u.seeds for u in units), saves_model=any(u.saves_model for u in own),
                 benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
                 saves_loaded=any(u.saves_loaded for u in own),
+            )
+        return found
+
+    def hooks_differentiate(self, entry: str) -> bool:
+        """A class the program of ``entry`` reaches has a framework hook that trains (a
+        method rule data's implied lists name, ``train_step``, ``training_step``): a trainer
+        outside the project, which the code does not show, may call it."""
+        cache: Dict[str, bool] = self.memo.setdefault("hooks_differentiate", {})
+        found = cache.get(entry)
+        if found is None:
+            hooks = tuple({name for names in self.reach.calls.implied.values() for name in names})
+            found = cache[entry] = any(
+                unit.differentiates and fnmatch.fnmatchcase(name.split(".", 1)[1], hook)
+                for path, cls in self.reached_units(entry) if "." not in cls
+                for name, unit in self.facts[path].units.items() if name.startswith(cls + ".")
+                for hook in hooks
             )
         return found
 

@@ -569,9 +569,9 @@ def implied_autotuning(table: OpTable, op_id: str) -> Optional[Mapping[str, Any]
 
 def may_differentiate(view: ProgramView, entry: str) -> bool:
     """Whether the program of ``entry`` may run a backward pass: code it runs trains, or a
-    module it imports holds training code (a task's ``train_step`` that a trainer outside
-    the project calls is not seen to be reached)."""
-    return view.reached_summary(entry).differentiates or view.differentiates(view.closures.get(entry, frozenset({entry})))
+    class it reaches has a training hook (a task's ``train_step`` that a trainer outside
+    the project calls)."""
+    return view.reached_summary(entry).differentiates or view.hooks_differentiate(entry)
 
 
 def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
