@@ -594,6 +594,7 @@ class Collector:
             if t.is_training(q, method):
                 self.scope.trains = True
                 self.scope.add(SeedingEvent(EventKind.TRAINS))
+        self._restores_weights(node, q)
         handled = False
         if q is not None and not q.startswith(("super:", "*.")):
             seeder = t.seeders.get(q)
@@ -619,6 +620,16 @@ class Collector:
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards())), ref_root)
+
+    def _restores_weights(self, node: cst.Call, q: Optional[str]) -> None:
+        """A call that restores all of a model's weights (``model.load_state_dict(...)``,
+        ``saver.restore(sess, path)``; not ``strict=False``): an event pass 2 notes for the program."""
+        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        if not self.t.restores_weights(q, method):
+            return
+        if self.t.partial_restore and any_holds(node, self.t.partial_restore, {}, self.ctx.qualname) is not False:
+            return
+        self.scope.add(SeedingEvent(EventKind.RESTORES_WEIGHTS, guards=tuple(self.guards())))
 
     def _launch(self, node: cst.Call, q: str) -> Optional[cst.Arg]:
         """A launcher (``absl.app.run(main)``, ``fire.Fire(main)``, ``mp.spawn(main)``) runs
@@ -648,10 +659,11 @@ class Collector:
         keras = t.keras_rng(q)
         if keras is not None:
             if not self._has_value(node, t.op_seed_keyword):
+                weights = t.draws_weights(q)
                 if t.keras_built(q) and self.scope is self.module_scope:
-                    self._use(node, keras, "ND105", root, Draw(built=True))  # made at import: pass 2 knows the Keras
+                    self._use(node, keras, "ND105", root, Draw(built=True, weights=weights))  # made at import: pass 2 knows the Keras
                 else:
-                    self._use(node, keras, "ND105", root)
+                    self._use(node, keras, "ND105", root, Draw(weights=weights))
             return True
         if q in t.constructors:
             pos, kw = t.constructors[q]
@@ -812,7 +824,7 @@ class Collector:
             return
         if self._feeds_no_result(node):
             return
-        self._use(node, consumer.rng, consumer.code, root, own_seed=seed)
+        self._use(node, consumer.rng, consumer.code, root, Draw(weights=consumer.weights), own_seed=seed)
 
     def _feeds_no_result(self, node: cst.Call) -> bool:
         """A draw whose value only picks something no result depends on: a network port
