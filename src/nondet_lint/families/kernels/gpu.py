@@ -388,11 +388,11 @@ _DATA_USES = (
 )
 
 
-def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
+def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
     """A name kept as a value in a container (``[ModelA, ModelB]``, ``{"a": ModelA}``,
-    ``models.append(ModelA)``) or named as a base class.  (``type() is``: this runs for
-    every name, and isinstance() against libcst's ABCs costs much when it fails.)"""
-    parent = parent_of(node)
+    ``models.append(ModelA)``) or named as a base class; ``parent`` is the node's.
+    (``type() is``: this runs for every name, and isinstance() against libcst's ABCs
+    costs much when it fails.)"""
     kind = type(parent)
     if kind is cst.Element:
         return True
@@ -660,7 +660,7 @@ class GpuFacts(Check):
         return found
 
     def visit_Name(self, node: cst.Name) -> None:
-        parent: Any = self.ctx.parent(node)
+        parent: Any = self.ctx.parents.get(id(node))  # runs for every name: no method call
         kind = type(parent)
         if kind is cst.Attribute:
             if parent.value is node and self.ctx.qualname(parent) is None:
@@ -669,7 +669,7 @@ class GpuFacts(Check):
         if kind in _IMPORT_PARTS or (kind in _DEFINITIONS and parent.name is node):
             return
         name = self.ctx.qualname(node)
-        listed = self.annotating > 0 or _listed(node, self.ctx.parent)
+        listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
         else:
@@ -687,7 +687,7 @@ class GpuFacts(Check):
             return
         name = self.ctx.qualname(node)
         if name is not None:
-            listed = self.annotating > 0 or _listed(node, self.ctx.parent)
+            listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
             (self.unit.listed if listed else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)
