@@ -153,6 +153,15 @@ def test_no_syntax_tree_outlives_its_file(tmp_path):
     before = trees()  # other tests may keep trees of their own
     parallel.analyze_files(paths, config, rules, enabled)
     assert trees() - before == set()
+    # nor waits for the garbage collector: a tree in a cycle is scanned by it once more
+    # (paused while a file is analyzed, it would find every tree of the run in one go)
+    gc.disable()
+    try:
+        parallel.analyze_files(paths, config, rules, enabled)
+        left = {id(obj) for obj in gc.get_objects() if isinstance(obj, cst.Module)}
+    finally:
+        gc.enable()
+    assert left - before == set()
 
 
 
