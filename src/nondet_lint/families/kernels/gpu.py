@@ -382,10 +382,10 @@ def _named_in(name: Optional[str], names: Sequence[str]) -> bool:
 # calls that put a value into a container: the value is listed, not used
 _LISTING_METHODS = frozenset({"append", "appendleft", "add", "insert", "extend"})
 # where a read attribute is used as data (not called, not handed on): it runs a property only
-_DATA_USES = (
+_DATA_USES = frozenset({
     cst.Attribute, cst.Subscript, cst.Comparison, cst.ComparisonTarget, cst.BinaryOperation, cst.UnaryOperation,
     cst.BooleanOperation, cst.FormattedStringExpression, cst.If, cst.IfExp, cst.While, cst.Assert,
-)
+})
 
 
 def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
@@ -409,12 +409,14 @@ def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
 
 def _read_as_data(node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
     """``x.device.type``, ``x.device[0]``, ``x.device == y``, ``if x.training:``: the
-    attribute's value is used, not called nor handed on."""
-    if isinstance(parent, (cst.Attribute, cst.Subscript)):
-        return parent.value is node
-    if isinstance(parent, (cst.If, cst.IfExp, cst.While)):
-        return parent.test is node
-    return isinstance(parent, _DATA_USES)
+    attribute's value is used, not called nor handed on.  (``type() is``, as in
+    ``_listed``: none of these classes has subclasses.)"""
+    kind = type(parent)
+    if kind is cst.Attribute or kind is cst.Subscript:
+        return parent.value is node  # type: ignore[union-attr]
+    if kind is cst.If or kind is cst.IfExp or kind is cst.While:
+        return parent.test is node  # type: ignore[union-attr]
+    return kind in _DATA_USES
 
 
 def _declared_returns(ctx: FileContext) -> Dict[str, str]:
