@@ -222,6 +222,21 @@ def test_cli_cache_location_from_flag_env_and_config(tmp_path, monkeypatch):
     assert entries(tmp_path / "from-flag")
 
 
+def test_cli_caches_a_lone_file_in_the_current_folder_not_beside_it(tmp_path, monkeypatch):
+    """A file with no project marker above it (a script in /tmp or Downloads): its folder is
+    not a project of ours to write into; the cache goes in the current folder, as ruff's."""
+    monkeypatch.delenv(cache_module.ENV_DIR, raising=False)
+    write_project(tmp_path / "downloads", PROJECT)
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    lone = tmp_path / "downloads" / "train.py"
+    code, out, _ = run_cli([str(lone)])
+    assert code == 1 and out
+    assert not (tmp_path / "downloads" / ".nondet_lint_cache").exists()
+    assert entries(tmp_path / "work" / ".nondet_lint_cache")
+    assert run_cli([str(lone)]) == (code, out, "")  # warm: the same bytes
+
+
 # ---- pass 2 ------------------------------------------------------------------------------
 
 @pytest.fixture

@@ -95,3 +95,29 @@ def test_a_program_named_a_benchmark_that_reads_a_clock_does_not_matter(tmp_path
         assert [(f.code, f.line, f.col + 1) for f in findings] == expected, path
         if judged:
             assert findings[1].message == "NumPy global RNG used here with no `np.random.seed` before it (this program never seeds it)"
+
+
+
+def test_a_speed_benchmark_may_autotune_cudnn_but_nothing_else_may(tmp_path):
+    """ND201 is a call-site rule, but cuDNN autotuning is what a speed benchmark measures
+    (spec: benchmarks of speed do not matter): not reported in a speed benchmark, still
+    reported in a module that is only named like one, or only reads a clock."""
+    tuned = BENCH.replace("def main():\n", "def main():\n    torch.backends.cudnn.benchmark = True\n")
+    tuned = tuned.replace("    opt.step()\n", "    opt.step()\n    torch.backends.cudnn.flags(benchmark=True)\n")
+    untimed = tuned.replace("time.perf_counter() - t0", "0").replace("t0 = time.perf_counter()", "t0 = 0")
+    message = (
+        "`torch.backends.cudnn.benchmark = True` lets cuDNN pick convolution algorithms by timing, so two runs "
+        "can use different algorithms and get different results; set it to False (convolutions with varying "
+        "input shapes may run slower)"
+    )
+    cases = [
+        ("benchmarks/step_speed.py", tuned, False), ("tools/amp_benchmark/run_fp32.py", tuned, False),
+        ("benchmarks/step_speed.py", untimed, True), ("train.py", tuned, True),
+    ]
+    for number, (path, source, reported) in enumerate(cases):
+        findings = lint_files(tmp_path / str(number), {path: source}, {"select": ["ND201"]})
+        expected = [("ND201", 6, 5), ("ND201", 13, 5)] if reported else []
+        assert [(f.code, f.line, f.col + 1) for f in findings] == expected, path
+        if reported:
+            assert findings[0].message == message
+            assert findings[0].fix is not None and findings[1].fix is not None

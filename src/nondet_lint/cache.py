@@ -91,11 +91,14 @@ def _dist_version(name: str) -> str:
 
 def resolve_dir(config: Any, override: Optional[str] = None) -> str:
     """The cache folder: ``--cache-dir``, else ``$NONDET_LINT_CACHE_DIR``, else the
-    configured ``cache-dir`` (relative to the project root)."""
+    configured ``cache-dir`` (relative to the project root). A file with no project marker
+    above it is its own project, but its folder (``/tmp``, a downloads folder) is not ours
+    to write in: as ruff does, the cache then goes in the current folder."""
     chosen = override or os.environ.get(ENV_DIR) or config.cache_dir
     if os.path.isabs(chosen):
         return chosen
-    base = os.getcwd() if override or os.environ.get(ENV_DIR) else config.root
+    explicit = bool(override or os.environ.get(ENV_DIR))
+    base = config.root if config.project_found and not explicit else os.getcwd()
     return os.path.join(base, chosen)
 
 

@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
     parser.add_argument(
         "--cache-dir", metavar="DIR",
-        help="cache folder (default: $NONDET_LINT_CACHE_DIR, else cache-dir from config: .nondet_lint_cache in the project root)",
+        help="cache folder (default: $NONDET_LINT_CACHE_DIR, else cache-dir from config: .nondet_lint_cache in the project root, or in the current folder for files outside any project)",
     )
 
 

@@ -13,13 +13,13 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set,
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import entry_facts, is_entry_point
+from nondet_lint.analysis.entrypoints import entry_facts, is_entry_point, named_as_benchmark
 from nondet_lint.analysis.switches import value_in
 from nondet_lint.versions import Version, format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.check import Check
-from nondet_lint.context import Deferred, NodeEdit
+from nondet_lint.context import Deferred, FileContext, NodeEdit
 from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.families.kernels import ops as kernel_ops
 from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelectionAnchor, ProgramView, program_view, unit_of
@@ -169,13 +169,42 @@ class StarCandidate:
         return cls(data["spelled"], tuple(data["modules"]))
 
 
+@dataclass(frozen=True)
+class BenchmarkCandidate:
+    """An ND201 setting in a module named like a speed benchmark (its deferred payload):
+    reported in pass 2 unless the module is one (it also reads a clock), since autotuning
+    is what a speed benchmark measures (spec: benchmarks of speed do not matter)."""
+
+    setting: str  # the message's setting, "`torch.backends.cudnn.benchmark = True`"
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"setting": self.setting}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "BenchmarkCandidate":
+        return cls(data["setting"])
+
+
 class CudnnBenchmark(Check):
     """ND201: ``torch.backends.cudnn.benchmark = True`` (also through aliases and star
     imports), and the calls that set it: ``cudnn.flags(benchmark=True)``, Lightning
     ``Trainer(benchmark=True)``.  A name bound by a star import of a project module is
-    resolved in pass 2, from what that module binds (its ``star_bindings`` fact)."""
+    resolved in pass 2, from what that module binds (its ``star_bindings`` fact); so is a
+    setting in a module named like a speed benchmark, which is not reported when the module
+    is one."""
 
     codes = ("ND201",)
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.named_benchmark = named_as_benchmark(ctx)
+
+    def _report(self, node: cst.CSTNode, value: cst.BaseExpression, setting: str) -> None:
+        fix = self.ctx.fix("ND201", [NodeEdit(value, "False")])
+        if self.named_benchmark:
+            self.ctx.defer(node, "ND201", fix=fix, **BenchmarkCandidate(setting).to_json())
+        else:
+            self.ctx.report(node, "ND201", fix=fix, setting=setting)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if not is_true_literal(node.value):
@@ -184,8 +213,7 @@ class CudnnBenchmark(Check):
         for target in node.targets:
             name = self.ctx.qualname(target.target)
             if name in attributes:
-                fix = self.ctx.fix("ND201", [NodeEdit(node.value, "False")])
-                self.ctx.report(target.target, "ND201", fix=fix, setting=f"`{name} = True`")
+                self._report(target.target, node.value, f"`{name} = True`")
             elif name is None and self.ctx.imports.unknown_stars:
                 spelled = dotted_name(target.target)
                 if spelled is not None and any(a.endswith("." + spelled.split(".", 1)[-1]) for a in attributes):
@@ -211,6 +239,12 @@ class CudnnBenchmark(Check):
         attributes = rule.data["attributes"]
         findings = []
         for item in deferred:
+            if project.is_speed_benchmark(item.path):
+                continue
+            if "setting" in item.payload:
+                setting = BenchmarkCandidate.from_json(item.payload).setting
+                findings.append(Finding(item.path, item.line, item.col, "ND201", rule.format_message(setting=setting), item.end_line, item.end_col, item.fix))
+                continue
             candidate = StarCandidate.from_json(item.payload)
             root, _, rest = candidate.spelled.partition(".")
             for module in candidate.modules:
@@ -230,8 +264,7 @@ class CudnnBenchmark(Check):
             if name in spec["names"]:
                 value = _flag_argument(node, spec["arg"])
                 if value is not None and is_true_literal(value):
-                    fix = self.ctx.fix("ND201", [NodeEdit(value, "False")])
-                    self.ctx.report(node, "ND201", fix=fix, setting=f"`benchmark=True` in `{name}`")
+                    self._report(node, value, f"`benchmark=True` in `{name}`")
 
 
 class CudnnDeterministicOff(Check):
@@ -286,7 +319,7 @@ class ProgramSwitches(Check):
     def runs_on(cls, ctx: Any) -> bool:
         return is_entry_point(FileFacts((entry_facts(ctx),)))
 
-    def __init__(self, ctx: Any) -> None:
+    def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.frameworks = ctx.rules[DATA_RULE].data["frameworks"]
         self.framework_imports: Dict[str, cst.CSTNode] = {}
