@@ -25,3 +25,48 @@ def test_fixture_project(name, tmp_path):
 
 def test_there_are_fixture_projects():
     assert len(CASES) >= 10
+
+
+def test_findings_do_not_depend_on_the_order_programs_run(tmp_path, monkeypatch):
+    """A sampling script and two training scripts share an unseeded draw in library code:
+    whichever program runs first, the draw is charged to a training program (the first by
+    path), with the same message."""
+    import itertools
+    import os
+    from pathlib import Path
+
+    from nondet_lint.config import Config, parse_table
+    from nondet_lint.engine import run
+    from nondet_lint.families.seeding.program import Program
+
+    root = tmp_path / "project"
+    lint_case(FIXTURES / "order_independent", root, SELECT)
+    config = Config(**parse_table({"select": SELECT}, "fixture"), root=str(root))
+    results = set()
+    for order in itertools.permutations(["sample.py", "train.py", "finetune.py"]):
+        def visit_order(self, order=order):
+            assert sorted(os.path.basename(path) for path in self.entry_paths) == sorted(order)
+            return sorted(self.entry_paths, key=lambda path: order.index(os.path.basename(path)))
+
+        monkeypatch.setattr(Program, "visit_order", visit_order)
+        findings = run([str(root)], config).findings
+        results.add(tuple(sorted((Path(f.path).name, f.line, f.col + 1, f.code, f.message) for f in findings)))
+    assert results == {(
+        ("lib.py", 5, 20, "ND102",
+         "NumPy global RNG used here with no `np.random.seed` before it (entry point finetune.py never seeds it)"),
+    )}
+
+
+def test_a_program_that_restores_its_weights_is_judged_on_its_other_draws(tmp_path):
+    """The sampling script's layer is overwritten by the restore; its noise is not, and the
+    message counts only that draw."""
+    from pathlib import Path
+
+    from nondet_lint.config import Config, parse_table
+    from nondet_lint.engine import run
+
+    root = tmp_path / "project"
+    lint_case(FIXTURES / "weights_restored", root, SELECT)
+    config = Config(**parse_table({"select": SELECT}, "fixture"), root=str(root))
+    found = [(Path(f.path).name, f.line, f.col + 1, f.message) for f in run([str(root)], config).findings if f.path.endswith("sample.py")]
+    assert found == [("sample.py", 9, 17, "PyTorch global RNG used here with no `torch.manual_seed` before it (this program never seeds it)")]

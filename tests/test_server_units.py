@@ -133,11 +133,12 @@ def _edits() -> List[Tuple[str, Dict[str, str]]]:
     ]
 
 
-def _cli_findings(root: Path, capsys) -> List[Dict[str, Any]]:
+def _cli_findings(capsys, paths: Tuple[str, ...] = OPEN) -> List[Dict[str, Any]]:
+    """The findings of a cold run of the command line (no cache, no earlier analysis)."""
     from nondet_lint.cli import main
 
     capsys.readouterr()
-    main([*OPEN, "--no-cache", "--output-format", "json"])
+    main([*paths, "--no-cache", "--output-format", "json"])
     return json.loads(capsys.readouterr().out)["findings"]
 
 
@@ -156,15 +157,114 @@ def test_diagnostics_after_each_edit_equal_a_fresh_cli_run(tmp_path, monkeypatch
     server, _ = linter(tmp_path)
     server.refresh([snapshot(tmp_path / name, (tmp_path / name).read_text()) for name in OPEN])
     seen = [_server_findings(server)]
-    assert seen[0] == _cli_findings(tmp_path, capsys)
+    assert seen[0] == _cli_findings(capsys)
     for what, files in _edits():
         for name, text in files.items():
             (tmp_path / name).write_text(text)
         server.refresh([snapshot(tmp_path / name, text) for name, text in files.items()])
         seen.append(_server_findings(server))
-        assert seen[-1] == _cli_findings(tmp_path, capsys), what
+        assert seen[-1] == _cli_findings(capsys), what
     assert len({json.dumps(findings, sort_keys=True) for findings in seen}) >= 4  # the edits changed the findings
     assert seen[-1] == seen[0]
+
+
+REACH_PROJECT = Path(__file__).parent / "fixtures" / "server" / "reach_project"
+REACH_FILES = ("train.py", "model.py", "seed.py", "check.py", "tools/finetune.py", "tools/helpers.py", "plugins/extra.py")
+SWITCH = "torch.use_deterministic_algorithms(True)\n"
+
+
+def _reach_edits() -> List[Tuple[str, Dict[str, str]]]:
+    """Edits inside and outside the reach of the project's two programs (train.py reaches
+    model.py and seed.py, tools/finetune.py reaches tools/helpers.py and model.py, no
+    program imports plugins/extra.py)."""
+    text = {name: (REACH_PROJECT / name).read_text() for name in REACH_FILES}
+    extra_on = text["plugins/extra.py"] + SWITCH
+    train_imports = text["train.py"].replace("import torch\n", "import torch\n\nimport plugins.extra\n", 1)
+    return [
+        ("a switch in a module no program imports (it counts for every program)", {"plugins/extra.py": extra_on}),
+        ("train.py imports that module: the switch is its program's alone", {"train.py": train_imports}),
+        ("seed.py, in train.py's program only, stops seeding NumPy",
+         {"seed.py": text["seed.py"].replace("    np.random.seed(seed)\n", "")}),
+        ("tools/helpers.py, in tools/finetune.py's program only, seeds torch",
+         {"tools/helpers.py": text["tools/helpers.py"].replace("    return x", "    torch.manual_seed(0)\n    return x")}),
+        ("model.py, in both programs, seeds NumPy itself",
+         {"model.py": text["model.py"].replace("        self.scale = ", "        np.random.seed(1)\n        self.scale = ")}),
+        ("a comment that moves every line of model.py (no fact changes)", {"model.py": "# the model\n" + text["model.py"]}),
+        ("check.py, test code, becomes a program that trains",
+         {"check.py": text["check.py"].replace("    unittest.main()", "    train_once()")}),
+        ("the module no program imports loses its switch, train.py its import",
+         {"plugins/extra.py": text["plugins/extra.py"], "train.py": text["train.py"]}),
+        ("back to the start", {name: text[name] for name in ("seed.py", "check.py", "tools/helpers.py", "model.py")}),
+    ]
+
+
+def test_diagnostics_after_edits_inside_and_outside_a_programs_reach_equal_a_cold_run(tmp_path, monkeypatch, capsys):
+    shutil.copytree(REACH_PROJECT, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    server, logged = linter(tmp_path)
+    server.refresh([snapshot(tmp_path / name, (tmp_path / name).read_text()) for name in REACH_FILES])
+    seen = [_server_findings(server)]
+    assert seen[0] == _cli_findings(capsys, REACH_FILES)
+    for what, files in _reach_edits():
+        for name, text in files.items():
+            (tmp_path / name).write_text(text)
+        server.refresh([snapshot(tmp_path / name, text) for name, text in files.items()])
+        seen.append(_server_findings(server))
+        assert seen[-1] == _cli_findings(capsys, REACH_FILES), what
+    assert [level for level, _ in logged if level == types.MessageType.Error] == []
+    assert len({json.dumps(findings, sort_keys=True) for findings in seen}) >= 5  # the edits changed the findings
+    assert seen[-1] == seen[0]
+
+
+def test_versions_pinned_on_disk_are_read_again_after_the_earlier_analyses_took_them_over(tmp_path, monkeypatch, capsys):
+    shutil.copytree(REACH_PROJECT, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    server, _ = linter(tmp_path)
+    server.refresh([snapshot(tmp_path / name, (tmp_path / name).read_text()) for name in REACH_FILES])
+    model = (tmp_path / "model.py").read_text()
+    server.refresh([snapshot(tmp_path / "model.py", model + "# an edit\n")])  # the earlier analyses hold the pins
+    (tmp_path / "requirements.txt").write_text("numpy==1.26.4\ntorch==1.6.0\n")
+    server.disk_changed([str(tmp_path / "requirements.txt")])
+    (tmp_path / "model.py").write_text(model + SWITCH)
+    server.refresh([snapshot(tmp_path / "model.py", model + SWITCH)])  # facts changed: a new project
+    found = _server_findings(server)
+    assert found == _cli_findings(capsys, REACH_FILES)
+    assert any("on torch 1.6.0" in finding["message"] for finding in found)
+
+
+def test_the_program_view_takes_over_the_import_edges_an_edit_left_alone(tmp_path, monkeypatch):
+    from nondet_lint.config import Config
+    from nondet_lint.families.kernels import gpu
+
+    shutil.copytree(REACH_PROJECT, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    views: List[gpu.ProgramView] = []
+    made = gpu.ProgramView.__init__
+
+    def noted(view: gpu.ProgramView, *args: Any) -> None:
+        made(view, *args)
+        views.append(view)
+
+    monkeypatch.setattr(gpu.ProgramView, "__init__", noted)
+    project = ProjectFacts(Config(root=str(tmp_path)), workers=0)
+    project.index()
+    model = (tmp_path / "model.py").read_text()
+
+    def edit(name: str, text: str) -> Tuple[gpu.ProgramView, gpu.ProgramView]:
+        project.update(name, text.encode())
+        project.findings(["train.py", "tools/finetune.py"])
+        return views[-2], views[-1]
+
+    project.findings(["train.py", "tools/finetune.py"])
+    before, after = edit("model.py", model + SWITCH)  # facts changed, imports did not
+    assert after is not before
+    assert all(after.edges[path] is before.edges[path] for path in before.edges)
+    assert after.closures is before.closures and after.orphans is before.orphans
+    before, after = edit("model.py", model + SWITCH + "import plugins.extra\n")  # an import more
+    assert after.edges["model.py"] == before.edges["model.py"] | {"plugins/extra.py"}
+    assert all(after.edges[path] is before.edges[path] for path in before.edges if path != "model.py")
+    assert after.closures["train.py"] == before.closures["train.py"] | {"plugins/extra.py"}
+    assert after.orphans == frozenset()
 
 
 def test_pass_2_decides_again_only_what_an_edit_can_change(tmp_path, monkeypatch):

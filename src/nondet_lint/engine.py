@@ -9,7 +9,7 @@ apply suppressions and per-file ignores, sort.
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional, Protocol, Sequence, Tuple, Type
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple, Type
 
 from nondet_lint import fileanalysis, notebooks
 from nondet_lint.analysis.project import ModuleRecord, Project
@@ -37,8 +37,9 @@ def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSe
     return kept_findings(findings, results, config, project, rules)
 
 
-def build_project(results: Sequence[FileResult], config: Config, previous: Optional[Project] = None) -> Project:
-    """The project index of pass 2: every parsed module's facts."""
+def build_project(results: Sequence[FileResult], config: Config, earlier: Optional[Mapping[str, Any]] = None) -> Project:
+    """The project index of pass 2: every parsed module's facts (``earlier``: the analyses
+    of the last project over the same files, ``Project.earlier``)."""
     return Project(
         root=config.root,
         config=config,
@@ -46,7 +47,7 @@ def build_project(results: Sequence[FileResult], config: Config, previous: Optio
             r.path: ModuleRecord(r.path, r.module_name, r.is_package, r.facts)
             for r in results if r.parsed
         },
-        previous=previous,
+        earlier=dict(earlier or {}),
     )
 
 
@@ -176,10 +177,12 @@ class Decisions:
     by value; an unchanged file keeps its facts object) and that check's deferred
     candidates.  An edit that leaves its file's facts alone so costs only the checks whose
     candidates it changed.  One that changes facts decides every check again, on a new
-    ``Project`` that knows the last one (``Project.previous``): the seeding check runs
-    again only the programs that read a module whose facts changed.  Pass 2 also
-    reads a few files outside the facts (requirement pins, packaging entry points):
-    ``forget`` after such a file changed on disk.
+    ``Project`` that knows the last one's analyses (``Project.earlier``): the kernel
+    rules' program view takes over the import edges of the modules whose imports did not
+    change (and the programs, if no edge changed), the seeding check its programs' runs
+    when no seeding fact changed.  Pass 2 also reads a few files outside the facts
+    (requirement pins, packaging entry points), and the analyses taken over keep what
+    they read: ``forget`` after such a file changed on disk.
     """
 
     def __init__(self, config: Config, rules: RuleSet, enabled: FrozenSet[str]) -> None:
@@ -206,7 +209,7 @@ class Decisions:
                 decided[check] = (items, decide_check(check, project, items, self.rules, self.enabled))
             findings.extend(decided[check][1])
         self._decided = decided
-        project.previous = None  # taken over where it could be
+        project.earlier = {}  # taken over where it could be
         placed = notebooks.place_findings(kept_findings(findings, everything, self.config, project, self.rules), everything)
         return dedupe(placed)
 
@@ -215,7 +218,7 @@ class Decisions:
         new one (and no decision of the last call holds)."""
         modules = {r.path: (r.module_name, r.is_package, r.facts) for r in results if r.parsed}
         if self._project is None or not _same_modules(self._modules, modules):
-            self._project = build_project(results, self.config, self._project)
+            self._project = build_project(results, self.config, self._project.analyses if self._project else None)
             self._decided = {}
         self._modules = modules
         return self._project

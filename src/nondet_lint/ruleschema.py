@@ -63,7 +63,7 @@ OP_WHEN = Tables(Table({
 OPS = Tables(Table({
     "id": str, "api": str, "names": NAMES, "methods": NAMES, "generic_methods": NAMES, "source": str,
     "phase": str, "report": str, "advice": str, "device": str, "min_args": int, "tensor_op": bool,
-    "status": STATUS, "when": OP_WHEN,
+    "status": STATUS, "when": OP_WHEN, "implied_by": NAMES,
 }))
 KINDS = Table({"raises": str, "switch": str, "unfixed": str})
 CODE_FIX = Table({"imports": NAMES, "statements": str})
@@ -84,6 +84,10 @@ DATA: Dict[str, Table] = {
             "random_without_value_before": Map(str), "known_versions": NAMES,
         })),
         "training": Table({"calls": NAMES, "methods": NAMES}),
+        "weights": Table({
+            "restore_calls": NAMES, "restore_methods": NAMES, "partial": Tables(CONDITION),
+            "initializers": NAMES, "keras_initializers": NAMES,
+        }),
         "no_result": Table({"env_vars": NAMES, "target_words": NAMES, "keywords": NAMES, "wrappers": NAMES}),
     }),
     "ND102": Table(RNG_DATA),
@@ -180,6 +184,7 @@ DATA: Dict[str, Table] = {
             }),
         }),
         "cudnn_covers": NAMES,
+        "io_only": Map(NAMES),
         "package_aliases": Map(str),
         "raising": Map(str),
         "raising_fix_title": Map(str),

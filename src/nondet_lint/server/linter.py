@@ -24,6 +24,7 @@ from nondet_lint.discovery import is_checkable, is_requirements_file
 from nondet_lint.docs import explain
 from nondet_lint.fixes.loop import FixSession
 from nondet_lint.fixes.verify import FixError, fixed_bytes
+from nondet_lint.parallel import settle_heap
 from nondet_lint.results import RunResult
 from nondet_lint.ruledata import load_rules
 from nondet_lint.server.documents import Lines, Snapshot, Units, text_edit
@@ -122,6 +123,9 @@ class Linter:
                                                     f"{project.helper_status}; files were analyzed here instead")
             if count:
                 self.log(types.MessageType.Info, f"nondet-lint: indexed {count} files of {config.root} in {time.perf_counter() - started:.2f} s")
+                # the index lives as long as the project: frozen, the collector stops
+                # rescanning it after each edit's parse (full collections took seconds)
+                settle_heap()
         return project
 
     # ---- analysis -----------------------------------------------------------------------

@@ -8,7 +8,9 @@ an edit replaces the pass-1 result of the one file edited (analyzed from the uns
 buffer, in this process) and pass 2 runs again for the open files, with the rest of
 the project as facts only.  Pass 2 is incremental (``engine.Decisions``): while the
 edit leaves the file's facts as they were, the project-wide decisions of the checks
-whose candidates it did not change are kept, so such a keystroke costs one parse.
+whose candidates it did not change are kept, so such a keystroke costs one parse; one
+that changes them takes over what the project-wide analyses worked out for the modules
+it left alone (``Project.earlier``).
 
 Nothing here knows about the protocol: paths in, findings out.
 """

@@ -17,6 +17,7 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
@@ -1042,25 +1043,43 @@ class _ScopeSummary:
 class ProgramView:
     """Project-wide answers for the kernel rules: which modules form each entry point's
     program, whether the project is a GPU program, which switches a program sets, and
-    the target version of each framework."""
+    the target version of each framework.
 
-    def __init__(self, project: Project, data: Mapping[str, Any]) -> None:
+    ``earlier``: the view of the last project over the same files (a language server's):
+    the import edges of the modules whose imports are as they were are taken over, and
+    with them, when no edge changed, the programs; so are the declared versions
+    (``engine.Decisions.forget`` drops the earlier view when a file changes on disk)."""
+
+    def __init__(self, project: Project, data: Mapping[str, Any], earlier: Optional["ProgramView"] = None) -> None:
         self.project = project
         self.data = data
         self.records = {record.path: record for record in project}
         self.facts = {path: record.facts.get(GpuModuleFacts) or GpuModuleFacts() for path, record in self.records.items()}
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
-        self.edges = {path: self._imports_of(path) for path in self.records}
-        self.closures = {path: self._closure(path) for path in self.entries}
-        self.closures_of_modules: Dict[str, FrozenSet[str]] = {}
-        reached: Set[str] = set().union(*self.closures.values()) if self.closures else set()
-        # modules no entry point reaches (imported dynamically, or library code): their
-        # switches count for every program, to give the benefit of the doubt
-        self.orphans = frozenset(path for path in self.records if path not in reached)
+        self.names = [(path, record.module_name) for path, record in self.records.items()]
+        if earlier is not None and (earlier.data is not data or earlier.names != self.names or earlier.project.root != project.root):
+            earlier = None  # other modules answer to an import
+        self.edges: Dict[str, FrozenSet[str]] = {path: self._imports_of(path, earlier) for path in self.records}
+        self.closures: Dict[str, FrozenSet[str]]
+        self.closures_of_modules: Dict[str, FrozenSet[str]]
+        self.orphans: FrozenSet[str]
+        if earlier is not None and earlier.entries == self.entries and earlier.edges == self.edges:
+            self.closures = earlier.closures
+            self.closures_of_modules = earlier.closures_of_modules
+            self.orphans = earlier.orphans
+        else:
+            self.closures = {path: self._closure(path) for path in self.entries}
+            self.closures_of_modules = {}
+            reached: Set[str] = set().union(*self.closures.values()) if self.closures else set()
+            # modules no entry point reaches (imported dynamically, or library code): their
+            # switches count for every program, to give the benefit of the doubt
+            self.orphans = frozenset(path for path in self.records if path not in reached)
         self._targets: Dict[Tuple[str, Optional[str], Optional[str]], Optional[Version]] = {}
         self._pins: Optional[Dict[str, str]] = None
         self._near_pins: Dict[str, Dict[str, str]] = {}
         self._files: Optional[List[str]] = None
+        if earlier is not None:  # read from files that did not change: a change on disk drops the earlier view
+            self._pins, self._near_pins, self._files = earlier._pins, earlier._near_pins, earlier._files
         self._everything = frozenset(self.records)
         self._programs: Dict[str, FrozenSet[str]] = {}
         self._scopes: Dict[str, List[FrozenSet[str]]] = {}
@@ -1081,15 +1100,27 @@ class ProgramView:
             self._kinds.setdefault(kind, (fact, set()))[1].add(path)
 
     # -- imports and programs
-    def _imports_of(self, path: str) -> FrozenSet[str]:
+    def _imports_of(self, path: str, earlier: Optional["ProgramView"]) -> FrozenSet[str]:
+        """The project modules ``path`` imports (``Project.module_near``), or, when its
+        imports and search path are as in ``earlier``, the modules they found there."""
+        imports = self.facts[path].imports
+        if (earlier is not None and path in earlier.edges and earlier.facts[path].imports == imports
+                and earlier._path_entries(path) == self._path_entries(path)):
+            return earlier.edges[path]
+        folders = self.project.search_path(path)
         found = set()
-        for name in self.facts[path].imports:
+        for name in imports:
             parts = name.split(".")
             for end in range(len(parts), 0, -1):
-                record = self.project.module_near(".".join(parts[:end]), path)
+                record = self.project.module_on_path(".".join(parts[:end]), folders)
                 if record is not None and record.path != path:
                     found.add(record.path)
         return frozenset(found)
+
+    def _path_entries(self, path: str) -> Tuple[str, ...]:
+        """What the module adds to ``sys.path`` (its search path, ``Project.search_path``)."""
+        entry = self.records[path].facts.get(EntryFacts)
+        return entry.path_entries if entry is not None else ()
 
     def _closure(self, start: str) -> FrozenSet[str]:
         seen = {start}
@@ -1153,8 +1184,33 @@ class ProgramView:
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
-            found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(self.frameworks(program))
+            computing = self.frameworks(program) - self.io_only_frameworks(entry)
+            found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(computing)
         return found
+
+    def io_only_frameworks(self, entry: str) -> FrozenSet[str]:
+        """The frameworks the program of ``entry`` uses only to read and write files
+        (rule data ``io_only``: ``tf.io.gfile``, ``TFRecordWriter``, ``tf.train.Example``):
+        the code it runs refers to names of theirs, and to none other.  They run no
+        computation, on the GPU or elsewhere (docs/contract.md "GPU program")."""
+        cache: Dict[str, FrozenSet[str]] = self.memo.setdefault("io_only_frameworks", {})
+        found = cache.get(entry)
+        if found is None:
+            io_only = self.data.get("io_only", {})
+            only: Dict[str, bool] = {}  # framework -> every name of it referred to is file I/O
+            for unit in (self.reach.unit(key) for key in self.reached_units(entry)):
+                for name in (*unit.refs, *unit.listed, *unit.bases) if unit is not None else ():
+                    framework = self._framework_of(name)
+                    if framework is not None:
+                        only[framework] = only.get(framework, True) and _named_in(name, io_only.get(framework, ()))
+            found = cache[entry] = frozenset(framework for framework, io in only.items() if io)
+        return found
+
+    def _framework_of(self, name: str) -> Optional[str]:
+        for framework, spec in self.data["frameworks"].items():
+            if any(name == module or name.startswith(module + ".") for module in spec["modules"]):
+                return str(framework)
+        return None
 
     def reached_units(self, entry: str) -> FrozenSet[UnitKey]:
         """The units the program of ``entry`` runs: the module code of every module it
@@ -1236,6 +1292,22 @@ class ProgramView:
                 seeds=any(u.seeds for u in units), saves_model=any(u.saves_model for u in own),
                 benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
                 saves_loaded=any(u.saves_loaded for u in own),
+            )
+        return found
+
+    def hooks_differentiate(self, entry: str) -> bool:
+        """A class the program of ``entry`` reaches has a framework hook that trains (a
+        method rule data's implied lists name, ``train_step``, ``training_step``): a trainer
+        outside the project, which the code does not show, may call it."""
+        cache: Dict[str, bool] = self.memo.setdefault("hooks_differentiate", {})
+        found = cache.get(entry)
+        if found is None:
+            hooks = tuple({name for names in self.reach.calls.implied.values() for name in names})
+            found = cache[entry] = any(
+                unit.differentiates and fnmatch.fnmatchcase(name.split(".", 1)[1], hook)
+                for path, cls in self.reached_units(entry) if "." not in cls
+                for name, unit in self.facts[path].units.items() if name.startswith(cls + ".")
+                for hook in hooks
             )
         return found
 
@@ -1437,11 +1509,7 @@ _VIEW_KEY = "_nondet_lint_gpu_view"
 
 def program_view(project: Project, rules: RuleSet) -> ProgramView:
     """The ``ProgramView`` of a project, built once per run and shared by the kernel rules."""
-    view = project.__dict__.get(_VIEW_KEY)
-    if isinstance(view, ProgramView):
-        return view
-    view = project.__dict__[_VIEW_KEY] = ProgramView(project, rules[DATA_RULE].data)
-    return view
+    return project.analysis(_VIEW_KEY, lambda earlier: ProgramView(project, rules[DATA_RULE].data, earlier))
 
 
 def canonical(name: str, aliases: Mapping[str, str]) -> str:

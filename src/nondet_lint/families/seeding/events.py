@@ -36,6 +36,7 @@ class EventKind(Enum):
     RESEED = "n"  # ``rngs`` reseeded from OS entropy (``random.seed()``, ``torch.seed()``)
     TRAINS = "t"  # evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``)
     ASSIGN = "a"  # ``self.<target> = value`` in a method (``value`` None: not describable)
+    RESTORES_WEIGHTS = "l"  # a model's weights are restored from a checkpoint (unless ``guards`` are off)
 
 
 class Guard(NamedTuple):
@@ -86,7 +87,7 @@ class SeedingEvent:
     rngs: Tuple[str, ...] = ()  # SEED, RESTORE, RESEED
     rng: str = ""  # USE
     cid: int = -1  # SEED: the anchor of the seed call; USE, WORKERS: the candidate
-    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN
+    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, REFERENCE, RESTORES_WEIGHTS
     args: CallArgs = NO_ARGS  # CALL
     bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
     # SEED: the seed value when it is not a literal; ASSIGN: the value; USE: the op's own seed
@@ -108,9 +109,13 @@ class SeedingEvent:
             return [code, self.rng, self.cid, *_trailing_guards(self.guards)]
         if kind is EventKind.WORKERS:
             return [code, self.cid, *_trailing_guards(self.guards)]
+        if kind is EventKind.RESTORES_WEIGHTS:
+            return [code, *_trailing_guards(self.guards)]
         if kind is EventKind.SEED:
             return [code, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
-        if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
+        if kind is EventKind.REFERENCE:
+            return [code, self.target, *_trailing_guards(self.guards)]
+        if kind is EventKind.IMPORT:
             return [code, self.target]
         if kind is EventKind.ASSIGN:
             return [code, self.target, _desc_json(self.value), *_trailing_guards(self.guards)]
@@ -133,9 +138,13 @@ class SeedingEvent:
                        value=_desc(data[4]) if size > 4 else None)
         if kind is EventKind.WORKERS:
             return cls(kind, "", (), "", data[1], guards_from_json(data[2]) if size > 2 else ())
+        if kind is EventKind.RESTORES_WEIGHTS:
+            return cls(kind, guards=guards_from_json(data[1]) if size > 1 else ())
         if kind is EventKind.SEED:
             return cls(kind, "", tuple(data[1]), "", data[2], guards_from_json(data[3]), NO_ARGS, False, _desc(data[4]), data[5])
-        if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
+        if kind is EventKind.REFERENCE:
+            return cls(kind, data[1], guards=guards_from_json(data[2]) if size > 2 else ())
+        if kind is EventKind.IMPORT:
             return cls(kind, data[1])
         if kind is EventKind.ASSIGN:
             return cls(kind, data[1], guards=guards_from_json(data[3]) if size > 3 else (), value=_desc(data[2]))

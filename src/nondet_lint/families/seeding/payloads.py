@@ -22,6 +22,7 @@ class Draw:
     built: bool = False  # a TF-Keras layer or initializer made at import time (it draws when built)
     seed_value: bool = False  # its result reaches a seed
     origin: Optional[int] = None  # then: the ``Origin`` that value is (its id in the module)
+    weights: bool = False  # it draws only initial weights (a layer, a variable, an initializer)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
@@ -31,11 +32,13 @@ class Draw:
             out["seed_value"] = True
         if self.origin is not None:
             out["oid"] = self.origin
+        if self.weights:
+            out["weights"] = 1
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Draw":
-        return cls(bool(data.get("built")), bool(data.get("seed_value")), data.get("oid"))
+        return cls(bool(data.get("built")), bool(data.get("seed_value")), data.get("oid"), bool(data.get("weights")))
 
 
 @dataclass(frozen=True)

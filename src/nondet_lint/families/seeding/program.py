@@ -19,6 +19,13 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
   passed on as an argument, it answers reads of its fields (``config.type``) with them or
   with the class's declared defaults, so a builder chosen by ``if config.type == ...``
   runs only where the default run chooses it.
+* A class handed on as a value (``DQN(policy=MlpPolicy)``) is made later by whoever holds
+  it, as a function handed on is called later; not where it is handed on only in a branch
+  the default run does not take.  A definition a project decorator files in a registry
+  runs when the program, having imported its module, calls into the registry's module.
+* A parameter annotated with a config class (``params: DataConfig``) whose value is not
+  known is an assumed ``Record``: its seed field and its fields with a default other than
+  None hold their declared defaults.
 * An object's attributes are values too: what its constructor sets (``self.seed = seed``,
   through ``super().__init__`` and the methods it calls on itself) is known to the methods
   run on it later, by its owner (``model = DQN(env); model.learn()``) or as callbacks,
@@ -29,10 +36,11 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from dataclasses import dataclass, field, replace
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
+from nondet_lint.analysis.seedoption import SEED_NAMES
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import CallDescs, Plain, ValueDesc, ValueSource, described_names, evaluate, parameters_read
@@ -47,6 +55,7 @@ _MAX_DEPTH = 150
 SELF = "self."  # binding names of a method's own attributes (no parameter name holds a dot)
 _SKIPPED = object()  # an attribute assignment under a guard that is false by default
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+_TRAINS = object()  # a step of ``Program._training_steps``: evidence of training
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,9 @@ class Record:
 
     cls: Tuple[str, str]  # (module path, class path)
     given: Tuple[Tuple[str, Any], ...]  # (field, value), sorted
+    # known only from a parameter's annotation (``params: DataConfig``), not from a call the
+    # program made: it answers its seed field and the fields whose default is not None
+    assumed: bool = False
 
 
 @dataclass
@@ -132,6 +144,9 @@ class Frame:
         return Frame(self.via_import, self.deferred, True)
 
 
+VisitKey = Tuple[FnKey, FrozenSet[str], Binding, bool, Frame]  # (function, state, binding, entry mode, frame)
+
+
 @dataclass
 class OffByDefault:
     """A seed (or a call that seeds) whose guard is false with every default."""
@@ -151,9 +166,65 @@ class NoneSeed:
     why: str  # why the value is None: ``--seed`` defaults to None
 
 
+@dataclass(frozen=True)
+class _Unseeded:
+    """A use that ran with its RNG unseeded (``chain``: the functions that led there)."""
+
+    path: str
+    cid: int
+    rng: str
+    via_import: Optional[str]
+    chain: Tuple[FnKey, ...]
+    deferred: bool
+
+
+@dataclass(frozen=True)
+class _Seeded:
+    rng: str
+    place: Tuple[str, int]  # (path, anchor) of the seed
+
+
+@dataclass(frozen=True)
+class _Reseeded:
+    rngs: FrozenSet[str]  # reseeded from OS entropy
+
+
+@dataclass(frozen=True)
+class _RestoresWeights:
+    """The program restores a model's weights from a checkpoint."""
+
+
+Effect = Union[_Unseeded, _Seeded, _Reseeded, _RestoresWeights, OffByDefault, NoneSeed]  # what running code records for its program
+
+
+@dataclass
+class _Trace:
+    """What one run of a function (a memo key of ``Program.visit``) recorded, in order, and
+    the state after it.  ``pure``: it followed from the memo key alone (it imported
+    nothing, met no call already running and no depth limit), so another program that
+    makes the same call gets the same, and is given this by replay, when the modules it
+    found imported already (``imported``) are imported there too."""
+
+    memo: "VisitKey"
+    base: int  # the call stack's depth below the function
+    items: List[Union[Effect, "_Nested"]] = field(default_factory=list)
+    final: FrozenSet[str] = frozenset()
+    pure: bool = True
+    imported: Set[str] = field(default_factory=set)  # project modules it found imported already
+
+
+@dataclass(frozen=True)
+class _Nested:
+    """A callee's run inside a traced run, reached through ``chain``."""
+
+    chain: Tuple[FnKey, ...]
+    trace: _Trace
+
+
 @dataclass
 class EntryRun:
     path: str
+    visited: Set["VisitKey"] = field(default_factory=set)  # the runs of functions this program made
     first_seed: Dict[str, Tuple[str, int]] = field(default_factory=dict)  # rng -> (path, anchor)
     off: List[OffByDefault] = field(default_factory=list)
     none_seeds: List[NoneSeed] = field(default_factory=list)
@@ -162,6 +233,11 @@ class EntryRun:
     reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
     trains: bool = False
     test: bool = False  # test code: not a program whose randomness matters
+    restores_weights: bool = False  # it restores a model's weights in the default run
+    # registry module -> the definitions its decorators filed when their modules were imported
+    registered: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
+    filed: Set[str] = field(default_factory=set)  # modules whose registrations are in ``registered``
+    looked_up: Set[Tuple[Tuple[str, str], bool]] = field(default_factory=set)  # (definition, speculative) already run
 
 
 def _console(facts: FileFacts) -> List[str]:
@@ -210,8 +286,9 @@ class Program:
         self._results: Dict[Tuple[FnKey, Binding], Any] = {}  # what a call of a function gives
         self._fields: Dict[Tuple[str, str], Dict[str, List[Plain]]] = {}
         self._assigned_cache: Dict[Tuple[FnKey, Binding], Tuple[Dict[str, Any], FrozenSet[FnKey]]] = {}
-        # (function, state, binding, entry mode, speculative): runs already made
-        self.visited: Set[Tuple[FnKey, FrozenSet[str], Binding, bool, bool]] = set()
+        # runs of functions, by memo key (``EntryRun.visited``), to replay in other programs
+        self._traces: Dict[VisitKey, _Trace] = {}
+        self._open: List[_Trace] = []  # the traces of the functions running now, innermost last
         self.uncovered: Dict[Tuple[str, int], Uncovered] = {}
         self.reached: Set[Tuple[str, int]] = set()
         self.runs: Dict[str, EntryRun] = {}
@@ -220,6 +297,7 @@ class Program:
         self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where all agree, else UNKNOWN)
         self._folders: Dict[str, str] = {}
         self._seed_params: Optional[Tuple[Dict[FnKey, Set[str]], Set[str]]] = None
+        self._registries: Dict[Tuple[str, str], Optional[str]] = {}
 
     def same_inputs(self, other: "Program") -> bool:
         """Whether ``other`` was made from the same facts (then its runs are this one's)."""
@@ -416,7 +494,7 @@ class Program:
         names: Set[str] = set()
         for event in self.events(key):
             kind = event.kind
-            if kind is EventKind.SEED or kind is EventKind.CALL or kind is EventKind.ASSIGN:
+            if kind is EventKind.SEED or kind is EventKind.CALL or kind is EventKind.ASSIGN or kind is EventKind.REFERENCE:
                 for cond, _ in event.guards:
                     names.update(_named(described_names(cond)))
                 names.update(_named((event.value, *event.args.positional, *event.args.keywords.values())))
@@ -428,6 +506,10 @@ class Program:
                 for cond, _ in event.guards:
                     names.update(_named(d for d in described_names(cond) if d.source is ValueSource.ATTRIBUTE))
                 names.update(_named((event.value,)))
+            if kind is EventKind.REFERENCE:
+                target = self.lookup(event.target, key[0])
+                if isinstance(target, FunctionTarget) and _nested(target.key, key):
+                    names.update(name for name in self.relevant(target.key) if name.startswith(SELF))
         fn = self.fn(key)
         if fn is not None:
             names.update(parameters_read(fn.returns))
@@ -516,10 +598,14 @@ class Program:
         if source is ValueSource.LITERAL:
             return desc.literal
         if source is ValueSource.PARAMETER:
-            if desc.name in binding:
-                return binding[desc.name]
             fn = self.fn(key)
-            return fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
+            if desc.name in binding:
+                found = binding[desc.name]
+            else:
+                found = fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
+            if found is UNKNOWN and fn is not None and desc.name in fn.typed:
+                return self.assumed_record(fn.typed[desc.name], key[0])
+            return found
         if source is ValueSource.OPTION:
             if desc.owner is not None:
                 owner = self.value(desc.owner, key, binding)
@@ -576,12 +662,31 @@ class Program:
             self._fields[key] = found
         return found
 
+    def assumed_record(self, annotation: str, near: str) -> Any:
+        """A config object a parameter's annotation names, its fields at their defaults
+        (``Record.assumed``); UNKNOWN where the annotation is not a config class."""
+        found = self.lookup(annotation, near)
+        if not isinstance(found, ClassTarget) or not self.fields_of(found.path, found.name):
+            return UNKNOWN
+        return Record((found.path, found.name), (), assumed=True)
+
     def field(self, record: Record, name: str) -> Any:
         for given, value in record.given:
             if given == name:
                 return value
         default = self.fields_of(*record.cls).get(name)
-        return default[0] if default else UNKNOWN
+        if not default:
+            return UNKNOWN
+        if record.assumed and default[0] is None and name not in SEED_NAMES:
+            return UNKNOWN  # ``is_training: Optional[bool] = None``: the experiment fills it in
+        return default[0]
+
+    def handed_on(self, key: FnKey, holder: FnKey, values: Mapping[str, Any]) -> Binding:
+        """The binding of a function handed on as a value: its arguments unknown; a closure
+        of the method handing it on reads that method's object (``self._seed``)."""
+        if not _nested(key, holder):
+            return self.unknown(key)
+        return tuple((name, values.get(name, UNKNOWN) if name.startswith(SELF) else UNKNOWN) for name in sorted(self.relevant(key)))
 
     def unknown(self, key: FnKey) -> Binding:
         """The binding of a function called from code we do not see: every argument unknown."""
@@ -739,56 +844,90 @@ class Program:
         found = self._imported_cache[key] = tuple(out)
         return found
 
-    def trains(self, key: FnKey, entry_mode: bool = False, depth: int = 0) -> bool:
+    def trains(self, key: FnKey, entry_mode: bool = False) -> bool:
         """Whether running a function reaches evidence of training (``EventKind.TRAINS``) through the
         calls it makes itself and the functions it hands on as values (a factory given to a
         runner, ``Runner(base_dir, create_agent)``, runs when the runner calls it), not through
-        the other methods of the objects it makes (a library's methods are many)."""
-        memo = (key, entry_mode)
-        found = self._trains.get(memo)
-        if found is not None:
-            return found
-        self._trains[memo] = False
-        result = False
-        for event in self.events(key) if depth < _MAX_DEPTH else ():
+        the other methods of the objects it makes (a library's methods are many).
+
+        A search of the call graph from ``key``: only whole answers are kept (every function
+        it saw, when none trains; those on the path to training, when one does), so what
+        was asked before never changes an answer (cycles included)."""
+        root = (key, entry_mode)
+        known = self._trains.get(root)
+        if known is not None:
+            return known
+        seen = {root}
+        path = [(root, self._training_steps(key, entry_mode))]
+        while path:
+            step = next(path[-1][1], None)
+            if step is None:
+                path.pop()
+                continue
+            if step is not _TRAINS:
+                known = self._trains.get(step)
+                if known is None and step not in seen:
+                    seen.add(step)
+                    path.append((step, self._training_steps(*step)))
+                if not known:
+                    continue
+            for node, _ in path:
+                self._trains[node] = True
+            return True
+        for node in seen:
+            self._trains[node] = False
+        return False
+
+    def _training_steps(self, key: FnKey, entry_mode: bool) -> Iterator[Any]:
+        """What running a function leads to, in order: ``_TRAINS`` for evidence of training,
+        else the (function, entry mode) it runs next."""
+        for event in self.events(key):
             kind = event.kind
             if kind is EventKind.TRAINS:
-                result = True
+                yield _TRAINS
             elif kind is EventKind.CALL:
-                result = any(self.trains(callee, False, depth + 1) for callee, _, _ in self.callees(event.target, key[0]))
+                for callee, _, _ in self.callees(event.target, key[0]):
+                    yield (callee, False)
             elif kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
-                result = isinstance(target, FunctionTarget) and self.trains(target.key, False, depth + 1)
+                if isinstance(target, ClassTarget):  # a class handed on: whoever holds it makes one
+                    init = self.method(target.path, target.name, "__init__")
+                    if init is not None:
+                        yield (init, False)
+                elif isinstance(target, FunctionTarget):
+                    yield (target.key, False)
             elif kind is EventKind.MAIN_BLOCK and entry_mode:
-                result = self.trains((key[0], MAIN), False, depth + 1)
-            if result:
-                break
-        self._trains[memo] = result
-        return result
+                yield ((key[0], MAIN), False)
 
     # ---- running entry points -----------------------------------------------------------
+    def visit_order(self) -> List[str]:
+        """The order in which entry points run.  Nothing may depend on it (the findings are
+        a function of which programs exist): a test permutes it."""
+        return list(self.entry_paths)
+
     def run_all(self) -> None:
-        """Run every entry point.  A use is charged to the first program that runs it
-        unseeded, so programs that matter run first (training ones, then the others,
-        test code last): which programs exist decides the findings, not the order in
-        which their files were found."""
+        """Run every entry point, each program on its own (``EntryRun.visited``): what one
+        program runs is recorded for it whatever ran before.  A use that several programs
+        run unseeded is charged to the one ``_charge_rank`` puts first.  A run of a function
+        whose result and effects follow from its memo key alone (``_Trace.pure``) is
+        replayed into later programs rather than run again."""
         trains = {path: self._entry_trains(path) for path in self.entry_paths}
-        order = sorted(self.entry_paths, key=lambda p: (p in self.test_code, not trains[p], p))
-        for path in order:
+        for path in self.visit_order():
             run = EntryRun(path, trains=trains[path], test=path in self.test_code)
             self.runs[path] = run
             imported: Set[str] = set()
+            self._file_registered(path, run)
             state = self.visit((path, MODULE), frozenset(), (), run, Frame(), imported, 0, entry_mode=True)
             for name in self.console[path]:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
             run.final = state
 
     @staticmethod
-    def _ranks_with(run: EntryRun, first: EntryRun) -> bool:
-        """Whether a direct run of a use by ``run`` may replace one through a callback by
-        ``first``, which ran earlier: not when ``first`` matters more (it trains and
-        ``run`` does not, or ``run`` is test code)."""
-        return (run.trains or not first.trains) and (first.test or not run.test)
+    def _charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, str]:
+        """Which program a use that several run unseeded is charged to (lowest first):
+        programs that matter before the others (training ones first, test code last), a
+        direct run before one through a callback, then by path."""
+        return (run.test, not run.trains, found.deferred, run.path)
 
     def _entry_trains(self, path: str) -> bool:
         return self.trains((path, MODULE), entry_mode=True) or any(self.trains((path, name)) for name in self.console[path])
@@ -796,18 +935,103 @@ class Program:
     def visit(self, key: FnKey, state: FrozenSet[str], binding: Binding, run: EntryRun,
               frame: "Frame", imported: Set[str], depth: int, entry_mode: bool = False) -> FrozenSet[str]:
         """Run a function from ``state``; returns the state after it."""
-        memo = (key, state, binding, entry_mode, frame.speculative)
         facts = self.fn(key)
-        if facts is None or depth > _MAX_DEPTH:
+        if facts is None:
             return state
-        if memo in self.visited:
-            return state | self.seeds_of(key, binding, entry_mode=entry_mode)
-        self.visited.add(memo)
+        if depth > _MAX_DEPTH:
+            self._taint()  # the depth reached decides
+            return state
+        memo = (key, state, binding, entry_mode, frame)
+        trace = self._traces.get(memo)
+        if trace is not None and not trace.imported <= imported:
+            trace = None  # made where more was imported
+        if memo in run.visited:
+            if trace is None or not trace.pure:
+                self._taint(self._running(memo))  # its run depended on this program's past, or it is running
+                return state | self.seeds_of(key, binding, entry_mode=entry_mode)
+            self._embed(trace)  # already recorded for this program
+            return trace.final
+        run.visited.add(memo)
+        if trace is not None and trace.pure:
+            self._replay(trace, run, tuple(self.stack))
+            self._embed(trace)
+            return trace.final
+        trace = _Trace(memo, len(self.stack))
+        self._open.append(trace)
         self.stack.append(key)
         try:
-            return self._run_events(key, facts, state, binding, run, frame, imported, depth, entry_mode)
+            trace.final = self._run_events(key, facts, state, binding, run, frame, imported, depth, entry_mode)
         finally:
             self.stack.pop()
+            self._open.pop()
+        if trace.pure or memo not in self._traces:  # a pure one stays: another program may replay it
+            self._traces[memo] = trace
+        self._embed(trace)
+        return trace.final
+
+    # ---- what a run records, and its replay ------------------------------------------------
+    def _taint(self, since: int = 0) -> None:
+        """The function being run depends on more than its memo key: the open runs from
+        ``since`` on are not shared."""
+        for trace in self._open[since:]:
+            trace.pure = False
+
+    def _running(self, memo: VisitKey) -> int:
+        """Where the open runs that a recursive call of ``memo`` makes depend on more than
+        their keys begin: after the run of ``memo`` itself, which any program that makes it
+        reaches the same way (0 when ``memo`` is not running: every open run)."""
+        for index in range(len(self._open) - 1, -1, -1):
+            if self._open[index].memo == memo:
+                return index + 1
+        return 0
+
+    def _embed(self, trace: "_Trace") -> None:
+        """A finished run of a callee: its effects are part of its caller's."""
+        if self._open:
+            caller = self._open[-1]
+            caller.pure = caller.pure and trace.pure
+            caller.imported |= trace.imported
+            if trace.items:
+                caller.items.append(_Nested(tuple(self.stack[caller.base:]), trace))
+
+    def _record(self, run: EntryRun, effect: "Effect") -> None:
+        """Apply an effect of the code being run to ``run``, and note it in the open run."""
+        self._apply(run, effect, ())
+        if self._open:
+            trace = self._open[-1]
+            if isinstance(effect, _Unseeded):  # its chain is kept from the traced function on
+                effect = replace(effect, chain=effect.chain[trace.base:])
+            trace.items.append(effect)
+
+    def _replay(self, trace: "_Trace", run: EntryRun, prefix: Tuple[FnKey, ...]) -> None:
+        """Record a run made for another program into ``run``, as if made here: a callee
+        this program ran before records nothing again."""
+        for item in trace.items:
+            if isinstance(item, _Nested):
+                if item.trace.memo not in run.visited:
+                    run.visited.add(item.trace.memo)
+                    self._replay(item.trace, run, prefix + item.chain)
+            else:
+                self._apply(run, item, prefix)
+
+    def _apply(self, run: EntryRun, effect: "Effect", prefix: Tuple[FnKey, ...]) -> None:
+        if isinstance(effect, _Unseeded):
+            run.uncovered_rngs.add(effect.rng)
+            found = Uncovered(run.path, effect.via_import, prefix + effect.chain, effect.deferred)
+            use = (effect.path, effect.cid)
+            before = self.uncovered.get(use)
+            if before is None or self._charge_rank(run, found) < self._charge_rank(self.runs[before.entry], before):
+                self.uncovered[use] = found
+        elif isinstance(effect, _Seeded):
+            run.first_seed.setdefault(effect.rng, effect.place)
+        elif isinstance(effect, _Reseeded):
+            run.reseeded.update(effect.rngs)
+        elif isinstance(effect, _RestoresWeights):
+            run.restores_weights = True
+        elif isinstance(effect, OffByDefault):
+            run.off.append(effect)
+        else:
+            run.none_seeds.append(effect)
 
     def _run_events(self, key: FnKey, facts: FunctionFacts, state: FrozenSet[str], binding: Binding,
                     run: EntryRun, frame: "Frame", imported: Set[str], depth: int,
@@ -828,69 +1052,152 @@ class Program:
                 if self.guards_off(event.guards, key, values) is not None:
                     continue  # runs only with an option that is off by default
                 if rng not in state and not frame.speculative:
-                    run.uncovered_rngs.add(rng)
-                    found = self.uncovered.get((key[0], event.cid))
-                    if found is None or (found.deferred and not frame.deferred and self._ranks_with(run, self.runs[found.entry])):
-                        self.uncovered[(key[0], event.cid)] = Uncovered(run.path, frame.via_import, tuple(self.stack), frame.deferred)
+                    self._record(run, _Unseeded(key[0], event.cid, rng, frame.via_import, tuple(self.stack), frame.deferred))
             elif kind is EventKind.WORKERS:
                 self.reached.add((key[0], event.cid))
             elif kind is EventKind.SEED:
                 guard = self.guards_off(event.guards, key, values)
                 if guard is not None:
-                    run.off.append(OffByDefault(key[0], guard.anchor, frozenset(event.rngs), self.why_off(guard, key, values)))
+                    self._record(run, OffByDefault(key[0], guard.anchor, frozenset(event.rngs), self.why_off(guard, key, values)))
                     continue
                 if event.value and event.without == "entropy" and self.value(event.value, key, values) is None:
-                    run.none_seeds.append(NoneSeed(key[0], event.cid, self.why_none(event.value, key, values)))
-                    run.reseeded.update(event.rngs)
+                    self._record(run, NoneSeed(key[0], event.cid, self.why_none(event.value, key, values)))
+                    self._record(run, _Reseeded(frozenset(event.rngs)))
                     state = state - frozenset(event.rngs)
                     continue
                 if not frame.deferred:  # a worker_init_fn seeds the workers, not the program
                     for rng in event.rngs:
-                        run.first_seed.setdefault(rng, (key[0], event.cid))
+                        self._record(run, _Seeded(rng, (key[0], event.cid)))
                 state = state | frozenset(event.rngs)
             elif kind is EventKind.CALL:
                 guard = self.guards_off(event.guards, key, values)
                 dead = guard is not None and self.dead(event.guards, key, values)
                 inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
                 for callee, bound, cls in self.callees(event.target, key[0]):
+                    if callee[0] in run.registered and not dead:
+                        self._look_up(callee[0], state, run, later, imported, depth)
                     receiver = self.receiver(callee, made) if made and event.bound and cls is None else None
                     sub = self.bind(callee, bound, event, key, values, receiver)
                     after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
                         if seeded:
-                            run.off.append(OffByDefault(key[0], guard.anchor, seeded, self.why_off(guard, key, values)))
+                            self._record(run, OffByDefault(key[0], guard.anchor, seeded, self.why_off(guard, key, values)))
                     else:
                         state = after
                         if event.bound and cls is None and self.on_self(key, callee):
                             values.update(self.assigned(callee, sub)[0])
                     if cls is not None and not dead:  # its other methods run later, from this state on
                         attrs = made[(cls.path, cls.name)] = self.instance((cls.path, cls.name), callee, sub)
-                        for method in self.methods(cls.path, cls.name):
-                            if method != callee:
-                                self.visit(method, state, self.later(method, attrs), run, inner.later(), imported, depth + 1)
+                        self._methods_later(cls, callee, attrs, state, run, inner.later(), imported, depth)
             elif kind is EventKind.ASSIGN:
                 value = self.assigned_value(event, key, values)
                 if value is not _SKIPPED:
                     values[SELF + event.target] = value
             elif kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
+                guard = self.guards_off(event.guards, key, values) if event.guards else None
+                held = later.switched_off() if self.not_run_by_default(guard, key, values) else later
                 if isinstance(target, FunctionTarget):
-                    self.visit(target.key, state, self.unknown(target.key), run, later, imported, depth + 1)
+                    self.visit(target.key, state, self.handed_on(target.key, key, values), run, held, imported, depth + 1)
+                elif isinstance(target, ClassTarget):  # ``DQN(policy=MlpPolicy)``: whoever holds it makes one later
+                    self._made_later(target, state, run, held, imported, depth)
             elif kind is EventKind.IMPORT:
-                for module in self.imported(event.target, key[0]):
+                modules = self.imported(event.target, key[0])
+                if modules and self._open:
+                    if imported.issuperset(modules):  # nothing runs, where these are imported
+                        self._open[-1].imported.update(modules)
+                    else:
+                        self._taint()  # what it runs depends on what this program imported before
+                for module in modules:
                     if module in imported:
                         continue
                     imported.add(module)
+                    self._file_registered(module, run)
                     state = self.visit((module, MODULE), state, (), run, frame.importing(module), imported, depth + 1)
             elif kind is EventKind.MAIN_BLOCK and entry_mode:
                 state = self.visit((key[0], MAIN), state, (), run, frame, imported, depth + 1)
             elif kind is EventKind.RESEED:  # reseeded from OS entropy: unseeded from here on
-                run.reseeded.update(event.rngs)
+                self._record(run, _Reseeded(frozenset(event.rngs)))
                 state = state - frozenset(event.rngs)
+            elif kind is EventKind.RESTORES_WEIGHTS:
+                if not frame.speculative and self.guards_off(event.guards, key, values) is None:
+                    self._record(run, _RestoresWeights())
             elif kind is EventKind.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
         return state
+
+    def _made_later(self, cls: ClassTarget, state: FrozenSet[str], run: EntryRun, frame: "Frame",
+                    imported: Set[str], depth: int) -> None:
+        """An object of ``cls`` made later, with arguments we do not see, and its methods run."""
+        init = self.method(cls.path, cls.name, "__init__") or ("", "")
+        binding = self.unknown(init)
+        self.visit(init, state, binding, run, frame, imported, depth + 1)
+        self._methods_later(cls, init, self.instance((cls.path, cls.name), init, binding), state, run, frame, imported, depth)
+
+    def _file_registered(self, path: str, run: EntryRun) -> None:
+        """What the decorators of a module and of the modules its body imports file in
+        registries when ``run`` imports it (worked out apart from the visits, which may be
+        memos of another program's)."""
+        stack = [path]
+        while stack:
+            current = stack.pop()
+            if current in run.filed:
+                continue
+            run.filed.add(current)
+            for decorator, definition in self.facts.get(current, NO_SEEDING).registered:
+                registry = self.registry(decorator, current)
+                if registry is not None:
+                    run.registered.setdefault(registry, []).append((current, definition))
+            for event in self.events((current, MODULE)):
+                if event.kind is EventKind.IMPORT:
+                    stack.extend(self.imported(event.target, current))
+
+    def registry(self, decorator: str, near: str) -> Optional[str]:
+        """The module of a decorator that files what it decorates in a mapping (it, a
+        function it defines or one it calls stores a parameter under a key), else None."""
+        memo = (decorator, near)
+        if memo not in self._registries:
+            found = self.lookup(decorator, near)
+            files = isinstance(found, FunctionTarget) and self._files_away(found.key, 0)
+            self._registries[memo] = found.key[0] if isinstance(found, FunctionTarget) and files else None
+        return self._registries[memo]
+
+    def _files_away(self, key: FnKey, depth: int) -> bool:
+        """Whether a function, one it defines, or one it calls (two calls deep) stores a
+        parameter under a key: ``register_task_cls`` calls ``registry.register``, whose
+        inner ``decorator`` does ``collection[key] = fn_or_cls``."""
+        registering = self.facts.get(key[0], NO_SEEDING).registering
+        if any(name == key[1] or name.startswith(key[1] + ".") for name in registering):
+            return True
+        return depth < 2 and any(
+            self._files_away(callee, depth + 1)
+            for event in self.events(key) if event.kind is EventKind.CALL
+            for callee, _, cls in self.callees(event.target, key[0]) if cls is None
+        )
+
+    def _look_up(self, registry: str, state: FrozenSet[str], run: EntryRun, frame: "Frame",
+                 imported: Set[str], depth: int) -> None:
+        """A call into a registry's module (``get_task(config)``, ``build_backbone(...)``):
+        any definition filed there may be the one the program's config names, so each
+        runs (a class is made, a function called) with arguments we do not see."""
+        for definition in run.registered[registry]:
+            if (definition, frame.speculative) in run.looked_up:
+                continue  # import-time code (a decorator applied) may look up without running what it finds
+            run.looked_up.add((definition, frame.speculative))
+            target = self._inside(definition[0], definition[1].split("."), 0)
+            if isinstance(target, FunctionTarget):
+                self.visit(target.key, state, self.unknown(target.key), run, frame, imported, depth + 1)
+            elif isinstance(target, ClassTarget):
+                self._made_later(target, state, run, frame, imported, depth)
+
+    def _methods_later(self, cls: ClassTarget, init: FnKey, attrs: Mapping[str, Any], state: FrozenSet[str],
+                       run: EntryRun, frame: "Frame", imported: Set[str], depth: int) -> None:
+        """Run the methods of an object other than its constructor, as its owner calls them
+        later: from ``state``, with the attributes the constructor left (``attrs``)."""
+        for method in self.methods(cls.path, cls.name):
+            if method != init:
+                self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
 
     def why_none(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> str:
         if desc.source is ValueSource.OPTION:
@@ -975,6 +1282,11 @@ def _named(descs: Iterable[Optional[ValueDesc]]) -> Iterable[str]:
             yield SELF + desc.name
         else:
             yield from parameters_read(desc)  # also through owners and call arguments
+
+
+def _nested(inner: FnKey, outer: FnKey) -> bool:
+    """Whether ``inner`` is a function defined in the body of ``outer``."""
+    return inner[0] == outer[0] and inner[1].startswith(outer[1] + ".") and outer[1] not in (MODULE, MAIN)
 
 
 def _hashable(value: Any) -> Any:

@@ -14,7 +14,7 @@ the candidates pass 1 deferred.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from nondet_lint.analysis.packaging import metadata_requirements
@@ -78,6 +78,19 @@ def _pins(root: str) -> Dict[str, str]:
         return declared
 
 
+@dataclass(frozen=True)
+class ProgramRuns:
+    """The project's programs, run (never asked directly: each report asks a fork), and
+    the RNG and function of each use."""
+
+    rules: Any  # the rule set they were run with
+    root: str  # the project's
+    program: Program
+    use_rng: Dict[Key, str]
+    use_fn: Dict[Key, str]
+    pins: Optional[Dict[str, str]]  # the project's declared versions, if read
+
+
 class Report:
     def __init__(self, project: Project, deferred: Sequence[Deferred], rules: Any) -> None:
         self.project = project
@@ -101,38 +114,48 @@ class Report:
         and the RNG and function of each use.  A language server keeps the project while
         an edit leaves every file's facts as they were, and decides the candidates the
         edit moved again without running the programs; after an edit that changed facts
-        the new project knows the last one (``Project.previous``): its programs are kept
-        when no seeding fact changed (an edit of a determinism switch).  Each report asks its
-        questions of a fork, so what one report asked leaves no trace in what the next is
-        told."""
-        cached = self.project.__dict__.get(_PROGRAM_KEY)
-        if cached is None or cached[0] is not self.rules:
-            before = self.project.previous.__dict__.get(_PROGRAM_KEY) if self.project.previous is not None else None
-            previous = before[1] if before is not None and before[0] is self.rules else None
-            program = Program(
-                {record.path: record.facts for record in self.project},
-                {record.path: record.module_name for record in self.project},
-                module_names(self.project),
-                self.t.external_roots(),
-                self._tf_keras_rng(),
-                frozenset(record.path for record in self.project if self.project.is_test_code(record.path)),
-                previous=previous,
-            )
-            if before is not None and previous is not None and program.same_inputs(previous):
-                self.project.__dict__[_PROGRAM_KEY] = (self.rules, previous, before[2], before[3])
-                return previous.fork(), before[2], before[3]
-            program.run_all()
-            program.seed_params()
-            use_rng: Dict[Key, str] = {}
-            use_fn: Dict[Key, str] = {}
-            for path, facts in program.facts.items():
-                for name, fn in facts.fns.items():
-                    for event in fn.events:
-                        if event.kind is EventKind.USE:
-                            use_rng[(path, event.cid)] = program.rng_map.get(event.rng, event.rng)
-                            use_fn[(path, event.cid)] = name
-            cached = self.project.__dict__[_PROGRAM_KEY] = (self.rules, program, use_rng, use_fn)
-        return cached[1].fork(), cached[2], cached[3]
+        the new project knows the last one's analyses (``Project.earlier``): its programs
+        are kept when no seeding fact changed (an edit of a determinism switch).  Each
+        report asks its questions of a fork, so what one report asked leaves no trace in
+        what the next is told."""
+        runs = self.project.analysis(_PROGRAM_KEY, self._run_programs)
+        if runs.rules is not self.rules:  # another rule set asks about the same project
+            runs = self.project.analyses[_PROGRAM_KEY] = self._run_programs(None)
+        if self._pin_cache is None:
+            self._pin_cache = runs.pins
+        return runs.program.fork(), runs.use_rng, runs.use_fn
+
+    def _run_programs(self, earlier: Optional["ProgramRuns"]) -> "ProgramRuns":
+        module_of = {record.path: record.module_name for record in self.project}
+        if earlier is not None and (earlier.rules is not self.rules or earlier.program.module_of != module_of
+                                    or earlier.root != self.project.root):
+            earlier = None  # other modules answer to an import
+        elif earlier is not None:
+            # the pins were read from files that did not change: a file changed on disk
+            # drops the earlier analyses (``engine.Decisions.forget``)
+            self._pin_cache = earlier.pins
+        program = Program(
+            {record.path: record.facts for record in self.project},
+            module_of,
+            earlier.program.names if earlier is not None else module_names(self.project),
+            self.t.external_roots(),
+            self._tf_keras_rng(),
+            self.project.test_modules(),
+            previous=earlier.program if earlier is not None else None,
+        )
+        if earlier is not None and program.same_inputs(earlier.program):
+            return earlier
+        program.run_all()
+        program.seed_params()
+        use_rng: Dict[Key, str] = {}
+        use_fn: Dict[Key, str] = {}
+        for path, facts in program.facts.items():
+            for name, fn in facts.fns.items():
+                for event in fn.events:
+                    if event.kind is EventKind.USE:
+                        use_rng[(path, event.cid)] = program.rng_map.get(event.rng, event.rng)
+                        use_fn[(path, event.cid)] = name
+        return ProgramRuns(self.rules, self.project.root, program, use_rng, use_fn, self._pin_cache)
 
     # ---- versions -------------------------------------------------------------------
     def _pins(self) -> Dict[str, str]:
@@ -206,7 +229,7 @@ class Report:
             where = self.program.uncovered.get(key)
             if where is None:
                 continue
-            if not self.judged(item.path, where) or self.built_later(key, where):
+            if not self.judged(item.path, where) or self.built_later(key, where) or self.overwritten(key, where):
                 continue
             groups.setdefault((item.path, self.use_rng.get(key, "")), []).append((key, item))
         out: List[Finding] = []
@@ -262,6 +285,13 @@ class Report:
         program's seeds)."""
         values = self.payloads[key].values
         return isinstance(values, Draw) and values.built and self.use_rng.get(key) == "tf" and key[0] != where.entry
+
+    def overwritten(self, key: Key, where: Uncovered) -> bool:
+        """A draw of initial weights in a program that does not train and restores its
+        model's weights from a checkpoint: the restore overwrites what it drew."""
+        values = self.payloads[key].values
+        run = self.program.runs[where.entry]
+        return isinstance(values, Draw) and values.weights and run.restores_weights and not run.trains
 
     def judged(self, path: str, where: Uncovered) -> bool:
         """Whether the program that ran a use unseeded is one whose randomness matters.

@@ -25,6 +25,7 @@ class Consumer:
     unless: Tuple[Mapping[str, Any], ...] = ()
     when: Tuple[Mapping[str, Any], ...] = ()
     skip_keyword: Optional[str] = None  # generator= / seed= makes it not a use
+    weights: bool = False  # it draws only a layer's or variable's initial weights
 
 
 @dataclass
@@ -72,6 +73,12 @@ class Tables:
     training_calls: FrozenSet[str] = frozenset()
     training_prefixes: Tuple[str, ...] = ()
     training_methods: FrozenSet[str] = frozenset()
+    weight_restorers: FrozenSet[str] = frozenset()  # calls that restore a model's weights
+    weight_restorer_prefixes: Tuple[str, ...] = ()
+    weight_restore_methods: FrozenSet[str] = frozenset()
+    partial_restore: Tuple[Mapping[str, Any], ...] = ()  # arguments that restore only some weights
+    initializers: Tuple[str, ...] = ()  # draws of initial weights (names; a trailing "." a prefix)
+    keras_initializers: Tuple[str, ...] = ()
 
     def is_training(self, qualname: Optional[str], method: Optional[str]) -> bool:
         """Whether a call is evidence that the program trains."""
@@ -80,6 +87,19 @@ class Tables:
         if qualname is None:
             return False
         return qualname in self.training_calls or qualname.startswith(self.training_prefixes)
+
+    def restores_weights(self, qualname: Optional[str], method: Optional[str]) -> bool:
+        """Whether a call restores a model's weights from a checkpoint (whatever its arguments)."""
+        if method is not None and method in self.weight_restore_methods:
+            return True
+        return qualname is not None and (qualname in self.weight_restorers or qualname.startswith(self.weight_restorer_prefixes))
+
+    def draws_weights(self, qualname: str) -> bool:
+        """Whether a draw only initializes weights (a layer, a variable, an initializer)."""
+        if _named_in(qualname, self.initializers):
+            return True
+        return any(qualname.startswith(prefix) and _named_in(qualname[len(prefix):], self.keras_initializers)
+                   for prefix, _ in self.keras_prefixes)
 
     @property
     def outside_roots(self) -> FrozenSet[str]:
@@ -125,6 +145,11 @@ class Tables:
         return False
 
 
+def _named_in(name: str, names: Tuple[str, ...]) -> bool:
+    """``name`` is one of ``names``, or below one ending in "."."""
+    return any(name == entry or (entry.endswith(".") and name.startswith(entry)) for entry in names)
+
+
 def _place(spec: Mapping[str, Any]) -> Tuple[Optional[int], Optional[str]]:
     return spec.get("pos"), spec.get("kw")
 
@@ -157,6 +182,13 @@ def _build(rules: RuleSet) -> Tables:
     t.training_calls = frozenset(n for n in training.get("calls", ()) if not n.endswith("."))
     t.training_prefixes = tuple(n for n in training.get("calls", ()) if n.endswith("."))
     t.training_methods = frozenset(training.get("methods", ()))
+    weights = shared.get("weights", {})
+    t.weight_restorers = frozenset(n for n in weights.get("restore_calls", ()) if not n.endswith("."))
+    t.weight_restorer_prefixes = tuple(n for n in weights.get("restore_calls", ()) if n.endswith("."))
+    t.weight_restore_methods = frozenset(weights.get("restore_methods", ()))
+    t.partial_restore = tuple(weights.get("partial", ()))
+    t.initializers = tuple(weights.get("initializers", ()))
+    t.keras_initializers = tuple(weights.get("keras_initializers", ()))
     t.no_result = {key: frozenset(names) for key, names in shared.get("no_result", {}).items()}
     t.seeders = dict(seed_helpers(rules))
     for code in ("ND101", "ND102", "ND104", "ND105"):
@@ -166,10 +198,11 @@ def _build(rules: RuleSet) -> Tables:
             continue
         skip = {"torch": data.get("generator_keyword"), "tf": data.get("op_seed_keyword")}.get(rng)
         for name in data.get("consumers", ()):
-            t.consumers[name] = Consumer(rng, code, skip_keyword=skip)
+            t.consumers[name] = Consumer(rng, code, skip_keyword=skip, weights=_named_in(name, t.initializers))
         for entry in data.get("conditional", ()):
             t.consumers[entry["name"]] = Consumer(
                 rng, code, tuple(entry.get("unless", ())), tuple(entry.get("when", ())), skip,
+                _named_in(entry["name"], t.initializers),
             )
     torch_data = _data(rules, "ND104")
     t.tensor_methods = frozenset(torch_data.get("tensor_methods", ()))
