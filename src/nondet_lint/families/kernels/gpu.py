@@ -383,17 +383,17 @@ def _named_in(name: Optional[str], names: Sequence[str]) -> bool:
 # calls that put a value into a container: the value is listed, not used
 _LISTING_METHODS = frozenset({"append", "appendleft", "add", "insert", "extend"})
 # where a read attribute is used as data (not called, not handed on): it runs a property only
-_DATA_USES = (
+_DATA_USES = frozenset({
     cst.Attribute, cst.Subscript, cst.Comparison, cst.ComparisonTarget, cst.BinaryOperation, cst.UnaryOperation,
     cst.BooleanOperation, cst.FormattedStringExpression, cst.If, cst.IfExp, cst.While, cst.Assert,
-)
+})
 
 
-def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
+def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
     """A name kept as a value in a container (``[ModelA, ModelB]``, ``{"a": ModelA}``,
-    ``models.append(ModelA)``) or named as a base class.  (``type() is``: this runs for
-    every name, and isinstance() against libcst's ABCs costs much when it fails.)"""
-    parent = parent_of(node)
+    ``models.append(ModelA)``) or named as a base class; ``parent`` is the node's.
+    (``type() is``: this runs for every name, and isinstance() against libcst's ABCs
+    costs much when it fails.)"""
     kind = type(parent)
     if kind is cst.Element:
         return True
@@ -410,12 +410,14 @@ def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
 
 def _read_as_data(node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
     """``x.device.type``, ``x.device[0]``, ``x.device == y``, ``if x.training:``: the
-    attribute's value is used, not called nor handed on."""
-    if isinstance(parent, (cst.Attribute, cst.Subscript)):
-        return parent.value is node
-    if isinstance(parent, (cst.If, cst.IfExp, cst.While)):
-        return parent.test is node
-    return isinstance(parent, _DATA_USES)
+    attribute's value is used, not called nor handed on.  (``type() is``, as in
+    ``_listed``: none of these classes has subclasses.)"""
+    kind = type(parent)
+    if kind is cst.Attribute or kind is cst.Subscript:
+        return parent.value is node  # type: ignore[union-attr]
+    if kind is cst.If or kind is cst.IfExp or kind is cst.While:
+        return parent.test is node  # type: ignore[union-attr]
+    return kind in _DATA_USES
 
 
 def _declared_returns(ctx: FileContext) -> Dict[str, str]:
@@ -661,7 +663,7 @@ class GpuFacts(Check):
         return found
 
     def visit_Name(self, node: cst.Name) -> None:
-        parent: Any = self.ctx.parent(node)
+        parent: Any = self.ctx.parents.get(id(node))  # runs for every name: no method call
         kind = type(parent)
         if kind is cst.Attribute:
             if parent.value is node and self.ctx.qualname(parent) is None:
@@ -670,7 +672,7 @@ class GpuFacts(Check):
         if kind in _IMPORT_PARTS or (kind in _DEFINITIONS and parent.name is node):
             return
         name = self.ctx.qualname(node)
-        listed = self.annotating > 0 or _listed(node, self.ctx.parent)
+        listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
         else:
@@ -688,7 +690,7 @@ class GpuFacts(Check):
             return
         name = self.ctx.qualname(node)
         if name is not None:
-            listed = self.annotating > 0 or _listed(node, self.ctx.parent)
+            listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
             (self.unit.listed if listed else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)

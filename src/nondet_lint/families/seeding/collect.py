@@ -39,6 +39,7 @@ from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
 _MISSING = object()
+_NAMES = frozenset({cst.Name, cst.Attribute})  # (neither has subclasses)
 # expressions ``describe`` may value (other ones are not described)
 
 
@@ -94,13 +95,15 @@ class Collector:
         return self.scopes[-1]
 
     def lookup(self, table: str, name: str) -> Any:
-        for scope in (self.scope, self.module_scope):
-            found = getattr(scope, table).get(name)
-            if found is not None:
-                return found
-            if name in scope.assigned and scope is not self.module_scope and name not in scope.globals:
-                return None
-        return None
+        """``name`` in ``table`` of the current scope, else of the module's unless a local
+        of the current function hides it.  (Runs for most names called.)"""
+        scope, module = self.scopes[-1], self.module_scope
+        found = getattr(scope, table).get(name)
+        if found is not None or scope is module:
+            return found
+        if name in scope.assigned and name not in scope.globals:
+            return None
+        return getattr(module, table).get(name)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         prefix = self._prefix()
@@ -443,10 +446,12 @@ class Collector:
         return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.t.parse_methods
 
     def target(self, func: cst.BaseExpression) -> Tuple[Optional[str], Optional[str], bool]:
-        """(qualified name, import root it relied on, bound method call) of a callee."""
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+        """(qualified name, import root it relied on, bound method call) of a callee.
+        (``type() is``: this runs for every call, and isinstance() against libcst's
+        classes, ABCs, costs much.)"""
+        if type(func) is cst.Attribute and type(func.value) is cst.Call:
             inner = func.value
-            if isinstance(inner.func, cst.Name) and inner.func.value == "super" and self.scope.cls:
+            if type(inner.func) is cst.Name and inner.func.value == "super" and self.scope.cls:
                 return f"super:{self._qual(self.scope.cls)}:{func.attr.value}", None, True
             made = self.target(inner.func)[0]
             if made:
@@ -590,7 +595,7 @@ class Collector:
         q, root, bound = self.callees[id(node)] = self.target(node.func)
         t = self.t
         if not self.scope.trains:
-            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            method = node.func.attr.value if type(node.func) is cst.Attribute else None
             if t.is_training(q, method):
                 self.scope.trains = True
                 self.scope.add(SeedingEvent(EventKind.TRAINS))
@@ -603,7 +608,7 @@ class Collector:
                 handled = True
             else:
                 handled = self._known_call(node, q, root)
-        if not handled and isinstance(node.func, cst.Attribute):
+        if not handled and type(node.func) is cst.Attribute:
             handled = self._method_call(node, node.func.attr.value, q)
         if not handled and q is not None and not self._outside(q):
             self._call_event(node, q, root, bound)
@@ -616,7 +621,7 @@ class Collector:
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
                 self.flow.sink(arg.value)
-            elif arg is not launched and not arg.star and not inspects and isinstance(arg.value, (cst.Name, cst.Attribute)):
+            elif arg is not launched and not arg.star and not inspects and type(arg.value) in _NAMES:
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards())), ref_root)
