@@ -17,8 +17,7 @@ over standard input and output), and prints:
     .venv/bin/python benchmarks/bench_server.py --keep-cache       # again, with the cache warm
 
 A subset of transformers (``--files 1000``) is a project whose imports point at modules
-that are missing; on it the engine's project-wide seeding analysis does not finish (nor
-does ``nondet-lint .``), so the whole package is the default.
+that are missing; the whole package, the larger project, is the default.
 
 Needs the ``server`` extra (pygls).  Wall times on a shared machine vary with its load:
 compare runs taken side by side.
