@@ -27,6 +27,7 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
 
 from __future__ import annotations
 
+import bisect
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -287,6 +288,7 @@ class Program:
         self._seed_params: Optional[Tuple[Dict[FnKey, Set[str]], Set[str]]] = None
         self._previous = previous  # whose runs ``run_all`` may keep
         self._reads: Dict[str, FrozenSet[str]] = {}  # path -> the modules its facts name (``_named_modules``)
+        self._sorted_names: Optional[List[str]] = None
         if previous is not None and previous.names is names and previous.module_of == module_of:
             self._reads = {path: found for path, found in previous._reads.items() if self.facts.get(path) is previous.facts[path]}
 
@@ -931,17 +933,33 @@ class Program:
 
     def _named_modules(self, path: str) -> FrozenSet[str]:
         """Every project module a name in a module's facts may be looked up in (each
-        module answering to each leading part of the name), kept while its facts are."""
+        module answering to each leading part of the name; for a star import or an alias,
+        whose names are looked up with more parts after them, every module inside it too),
+        kept while its facts are."""
         found = self._reads.get(path)
         if found is None:
             module = self.module_of.get(path, "")
+            facts = self.facts[path]
             out: Set[str] = set()
-            for name in _names_in(self.facts[path]):
+            for name in _names_in(facts):
                 parts = absolute(name, module).split(".")
                 for cut in range(1, len(parts) + 1):
                     out.update(self.names.get(".".join(parts[:cut]), ()))
+            for name in (*facts.stars, *facts.aliases.values()):
+                out.update(self._inside_package(absolute(name, module)))
             found = self._reads[path] = frozenset(out)
         return found
+
+    def _inside_package(self, dotted: str) -> Iterator[str]:
+        """The modules answering to a name that starts with ``dotted.``."""
+        if self._sorted_names is None:
+            self._sorted_names = sorted(self.names)
+        start = dotted + "."
+        for index in range(bisect.bisect_left(self._sorted_names, start), len(self._sorted_names)):
+            name = self._sorted_names[index]
+            if not name.startswith(start):
+                break
+            yield from self.names[name]
 
     @staticmethod
     def _charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, str]:
