@@ -932,26 +932,26 @@ class Program:
         return found
 
     def _named_modules(self, path: str) -> FrozenSet[str]:
-        """Every project module a name in a module's facts may be looked up in (each
-        module answering to each leading part of the name; for a star import or an alias,
-        whose names are looked up with more parts after them, every module inside it too),
-        kept while its facts are."""
+        """Every project module a name in a module's facts finds (``lookup`` looks each
+        leading part of a name up from that module; for a star import or an alias, whose
+        names are looked up with more parts after them, every module inside it too), kept
+        while its facts are."""
         found = self._reads.get(path)
         if found is None:
             module = self.module_of.get(path, "")
             facts = self.facts[path]
-            out: Set[str] = set()
+            dotted: Set[str] = set()
             for name in _names_in(facts):
                 parts = absolute(name, module).split(".")
-                for cut in range(1, len(parts) + 1):
-                    out.update(self.names.get(".".join(parts[:cut]), ()))
+                dotted.update(".".join(parts[:cut]) for cut in range(1, len(parts) + 1))
             for name in (*facts.stars, *facts.aliases.values()):
-                out.update(self._inside_package(absolute(name, module)))
-            found = self._reads[path] = frozenset(out)
+                dotted.update(self._inside_package(absolute(name, module)))
+            modules = (self.module_path(name, path) for name in dotted)
+            found = self._reads[path] = frozenset(module for module in modules if module is not None)
         return found
 
     def _inside_package(self, dotted: str) -> Iterator[str]:
-        """The modules answering to a name that starts with ``dotted.``."""
+        """The module names that start with ``dotted.``."""
         if self._sorted_names is None:
             self._sorted_names = sorted(self.names)
         start = dotted + "."
@@ -959,7 +959,7 @@ class Program:
             name = self._sorted_names[index]
             if not name.startswith(start):
                 break
-            yield from self.names[name]
+            yield name
 
     @staticmethod
     def _charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, str]:
