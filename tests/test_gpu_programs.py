@@ -52,10 +52,10 @@ def test_a_function_the_program_calls_selects_the_gpu(tmp_path):
 
 def test_the_main_block_of_an_imported_module_does_not_run(tmp_path):
     files = {
-        "other.py": "import torch\n\nif __name__ == '__main__':\n    torch.nn.Linear(1, 1).cuda()\n",
+        "other.py": "import torch\n\nif __name__ == '__main__':\n    model = torch.nn.Linear(1, 1).cuda()\n" + TRAIN,
         "train.py": "import torch\nimport other\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN,
     }
-    assert where(lint(tmp_path, files)) == [("other.py", "ND205", 4, 5)]  # other.py is its own program
+    assert where(lint(tmp_path, files)) == [("other.py", "ND205", 4, 13)]  # other.py is its own program
 
 
 def test_a_switch_in_a_function_the_program_never_calls_does_not_count(tmp_path):

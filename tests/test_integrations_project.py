@@ -47,6 +47,7 @@ from utils import make_deterministic
 def main():
     make_deterministic(0)
     model = torch.nn.Linear(3, 4).cuda()
+    model(torch.ones(1, 3)).sum().backward()
 
 
 if __name__ == "__main__":

@@ -188,6 +188,7 @@ def test_nd205_once_per_entry_point_at_the_first_gpu_selection(lint):
             model = Net()
             model.to("cuda")
             batch = batch.cuda()
+            model(batch).sum().backward()
 
         if __name__ == "__main__":
             main()
@@ -262,7 +263,7 @@ def fix_of(findings, code):
 
 def test_nd205_fix_uses_the_module_alias_and_adds_no_duplicate(lint):
     # torch 2.10: no CUBLAS_WORKSPACE_CONFIG needed
-    findings = lint({"train.py": "import torch as T\nimport numpy as np\n\nmodel = Net().cuda()\ntrain(model)\n"},
+    findings = lint({"train.py": "import torch as T\nimport numpy as np\n\nmodel = Net().cuda()\nmodel(x).sum().backward()\n"},
                     {"target-versions": {"torch": "2.10"}})
     [(line, col, _, _, text)] = fix_of(findings, "ND205")
     assert line == 3 and text.strip() == "T.use_deterministic_algorithms(True)"
@@ -278,8 +279,8 @@ def test_nd205_fix_for_old_tensorflow_sets_the_environment_variable(lint):
 
 def test_nd205_fix_imports_torch_when_only_a_module_does(lint):
     findings = lint({
-        "train.py": "from model import Net\nnet = Net().cuda()\ntrain(net)\n",
-        "model.py": "import torch\nclass Net(torch.nn.Module):\n    pass\n",
+        "train.py": "from model import Net, train\nnet = Net().cuda()\ntrain(net)\n",
+        "model.py": "import torch\nclass Net(torch.nn.Module):\n    pass\ndef train(net):\n    net(1).sum().backward()\n",
     })
     text = "".join(edit[-1] for edit in fix_of(findings, "ND205"))
     assert "import torch" in text and "torch.use_deterministic_algorithms(True)" in text
@@ -328,7 +329,7 @@ def test_nd205_evidence_comes_from_the_entry_points_own_program(lint):
             import torch
             model = torch.nn.Linear(4, 2).to("cuda")
             if __name__ == "__main__":
-                model(torch.zeros(1, 4))
+                model(torch.zeros(1, 4)).sum().backward()
         """,
         "scratch/old_tf.py": """
             import tensorflow as tf

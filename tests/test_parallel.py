@@ -153,6 +153,15 @@ def test_no_syntax_tree_outlives_its_file(tmp_path):
     before = trees()  # other tests may keep trees of their own
     parallel.analyze_files(paths, config, rules, enabled)
     assert trees() - before == set()
+    # nor waits for the garbage collector: a tree in a cycle is scanned by it once more
+    # (paused while a file is analyzed, it would find every tree of the run in one go)
+    gc.disable()
+    try:
+        parallel.analyze_files(paths, config, rules, enabled)
+        left = {id(obj) for obj in gc.get_objects() if isinstance(obj, cst.Module)}
+    finally:
+        gc.enable()
+    assert left - before == set()
 
 
 
@@ -168,6 +177,22 @@ def test_the_collector_is_tuned_only_in_our_own_process(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.stderr.strip().splitlines()[-1] == str(parallel.GC_THRESHOLD)
+
+
+def test_files_are_analyzed_with_the_collector_paused_only_in_a_tuned_process(tmp_path, monkeypatch):
+    (tmp_path / "a.py").write_text("import random\nrandom.random()\n")
+    job = parallel.Job(0, str(tmp_path / "a.py"), "a", False, b"import random\n", "")
+    seen = []
+    analyze = fileanalysis.analyze_file
+    monkeypatch.setattr(fileanalysis, "analyze_file", lambda *args, **kwargs: seen.append(gc.isenabled()) or analyze(*args, **kwargs))
+    config = Config(root=str(tmp_path))
+    rules = engine.load_rules()
+    enabled = engine.selected_codes(config, rules)
+    parallel.analyze_job(job, config, rules, enabled)  # a host's process: its collector runs
+    monkeypatch.setattr(parallel, "_pausing", True)  # as settle_heap leaves it
+    parallel.analyze_job(job, config, rules, enabled)
+    assert seen == [True, False]
+    assert gc.isenabled()
 
 
 def test_a_worker_gives_memory_back_when_its_files_get_much_smaller(monkeypatch):

@@ -379,7 +379,11 @@ LIBRARY_GPU = {
     "lib/__init__.py": "",
     "lib/devices.py": "import torch\n\ndef available():\n    found = {'cpu'}\n    found.add('cuda')\n    return found\n",
     # the constructor puts the model on the GPU: it runs wherever a ``Net`` is made
-    "lib/model.py": "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.cuda()\n",
+    # its forward pass copies by index, an op the switch makes deterministic
+    "lib/model.py": (
+        "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.cuda()\n\n"
+        "    def forward(self, x):\n        return x.index_copy_(0, x.long(), x)\n"
+    ),
 }
 
 

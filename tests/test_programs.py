@@ -145,3 +145,14 @@ def test_an_import_finds_the_module_in_the_folder_the_script_puts_on_sys_path(tm
         "this program runs on a GPU (`.cuda()` in `lib_b/helpers.py` at line 2) but never turns on "
         "`torch.use_deterministic_algorithms(True)`"
     ) for f in found)
+
+
+def test_nd205_only_where_the_switch_changes_something_the_program_runs(tmp_path):
+    found = {f[0]: f[4] for f in findings("switch_changes_nothing", tmp_path) if f[3] == "ND205"}
+    assert "extract_features.py" not in found and "rl_enjoy.py" not in found and "write_records.py" not in found
+    # training runs the backward passes: the convolution's and the embedding's are named
+    assert "; it runs `torch.nn.Conv1d` (model.py:8), `torch.nn.Embedding` (model.py:9); turn it on" in found["train.py"]
+    # inference names only what its forward pass runs
+    assert "; it runs `torch.Tensor.index_copy_` (scatter_eval.py:7); turn it on" in found["scatter_eval.py"]
+    assert "; it runs `cuDNN convolution autotuning` (keras_predict.py:7); turn it on" in found["keras_predict.py"]
+    assert "; it runs" not in found["extract_autotuned.py"] and "; it runs" not in found["hub_eval.py"]

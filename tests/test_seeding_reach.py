@@ -81,3 +81,63 @@ def test_a_dataset_parameter_shuffled_with_a_seed_left_none_draws_from_the_globa
 
 def test_a_dataset_parameter_shuffled_with_a_seed_its_caller_gives_is_seeded(tmp_path):
     assert findings("dataset_parameter_seeded", tmp_path) == []
+
+
+def test_a_class_handed_on_as_a_value_is_made_by_whoever_holds_it(tmp_path):
+    # DQN(policy=MlpPolicy) keeps the class; learn() calls self.policy_class(self.env), so
+    # MlpPolicy.__init__ draws its weights in this program
+    [found] = findings("class_as_value", tmp_path)
+    assert where(found, tmp_path) == ("rl/policies.py", 7, 25, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_class_only_checked_with_issubclass_is_not_made(tmp_path):
+    assert findings("class_as_value_inspected", tmp_path) == []
+
+
+def test_a_config_parameter_seed_field_left_at_its_none_default_leaves_the_shuffle_unseeded(tmp_path):
+    # InputReader(params: DataConfig) stores params.seed; whatever the caller passes is
+    # unknown, so the field holds its declared default, None: shuffle(seed=None)
+    [found] = findings("config_field_seed", tmp_path)
+    assert where(found, tmp_path) == ("input_reader.py", 13, 16, "ND105")
+    assert found.message == (
+        "TensorFlow global seed used here with no `tf.random.set_seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_config_parameter_seed_field_with_a_default_seeds_the_shuffle(tmp_path):
+    assert findings("config_field_seed_set", tmp_path) == []
+
+
+def test_a_definition_a_decorator_files_in_a_registry_runs_when_the_program_looks_it_up(tmp_path):
+    # @task_factory.register_task_cls(Config) stores the class (registry.register's inner
+    # decorator: collection[key] = fn_or_cls); get_task, in the same module, finds it
+    [found] = findings("decorator_registry", tmp_path)
+    assert where(found, tmp_path) == ("tasks/classification.py", 17, 9, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_registry_holds_only_what_the_program_imported(tmp_path):
+    assert findings("decorator_registry_not_imported", tmp_path) == []
+
+
+def test_a_closure_of_a_method_reads_the_object_of_the_method_that_hands_it_on(tmp_path):
+    [found] = findings("config_field_seed_closure", tmp_path)
+    assert where(found, tmp_path) == ("input_reader.py", 15, 20, "ND105")
+
+
+def test_a_seed_drawn_through_a_helper_of_the_module_is_reported_where_the_helper_is_called(tmp_path):
+    _, found = findings("seed_from_helper_draw", tmp_path)
+    assert where(found, tmp_path) == ("pipeline.py", 14, 20, "ND107")
+    assert found.message == (
+        "this draw from the Python `random` module RNG runs before anything seeds that RNG, and its result is used "
+        "as a seed; use a fixed value (log it if it varies on purpose)"
+    )
+
+
+def test_a_seed_drawn_through_a_helper_after_random_is_seeded_is_repeatable(tmp_path):
+    assert findings("seed_from_helper_draw_seeded", tmp_path) == []

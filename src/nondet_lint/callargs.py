@@ -9,7 +9,9 @@ and rules stay silent on unknown values rather than guess.
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Tuple
+from ast import literal_eval
+from functools import lru_cache
+from typing import Any, Callable, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -42,27 +44,45 @@ def literal_value(node: Optional[cst.BaseExpression], qualname: Callable[[cst.Ba
     """The value of a literal (bool, None, int, float, str, or a qualified name as str).
 
     Returns ``ABSENT`` for None (no argument) and ``UNKNOWN`` for computed values.
+    (``type() is``: this runs for most arguments of most calls, and isinstance() against
+    libcst's node classes, ABCs, costs much; none of these classes has subclasses.)
     """
     if node is None:
         return ABSENT
-    if isinstance(node, cst.Name):
-        if node.value in ("True", "False", "None"):
-            return {"True": True, "False": False, "None": None}[node.value]
+    kind = type(node)
+    if kind is cst.Name:
+        if node.value in _CONSTANTS:  # type: ignore[attr-defined]
+            return _CONSTANTS[node.value]  # type: ignore[attr-defined]
         return qualname(node) or UNKNOWN
-    if isinstance(node, cst.Attribute):
+    if kind is cst.Attribute:
         return qualname(node) or UNKNOWN
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
-        value = node.evaluated_value
+    if kind is cst.SimpleString:
+        value = _string_value(node.value)  # type: ignore[attr-defined]
         return value if isinstance(value, str) else UNKNOWN
-    if isinstance(node, (cst.Integer, cst.Float)):
+    if kind is cst.ConcatenatedString:
+        value = node.evaluated_value  # type: ignore[attr-defined]
+        return value if isinstance(value, str) else UNKNOWN
+    if kind is cst.Integer or kind is cst.Float:
         try:
-            return node.evaluated_value
+            return node.evaluated_value  # type: ignore[attr-defined]
         except (ValueError, SyntaxError):
             return UNKNOWN
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = literal_value(node.expression, qualname)
+    if kind is cst.UnaryOperation and type(node.operator) is cst.Minus:  # type: ignore[attr-defined]
+        inner = literal_value(node.expression, qualname)  # type: ignore[attr-defined]
         return -inner if isinstance(inner, (int, float)) and not isinstance(inner, bool) else UNKNOWN
     return UNKNOWN
+
+
+_CONSTANTS = {"True": True, "False": False, "None": None}
+
+
+@lru_cache(maxsize=4096)
+def _string_value(token: str) -> Union[str, bytes]:
+    """``SimpleString.evaluated_value`` by the token's text: the same few strings (``"cuda"``,
+    ``"mean"``) come back in call after call, and each evaluation runs ``ast.literal_eval``
+    (as ``evaluated_value`` does)."""
+    value: Union[str, bytes] = literal_eval(token)
+    return value
 
 
 def string_parts(node: cst.BaseExpression) -> Tuple[str, bool]:

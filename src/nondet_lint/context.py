@@ -158,6 +158,8 @@ class FileContext:
         known = self._qualnames.get(id(node))
         if known is not None:
             return known[1]
+        if type(node) is cst.Name and not self.imports.binds(node.value):
+            return None  # most names are local: nothing to resolve, nor to remember
         name = self._qualname(node)
         if self.ancestors:  # before the walk, the parameters around a node are not known yet
             self._qualnames[id(node)] = (node, name)

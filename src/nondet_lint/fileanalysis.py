@@ -17,6 +17,7 @@ from typing import FrozenSet, Optional, Tuple
 import libcst as cst
 
 from nondet_lint import notebooks
+from nondet_lint.analysis.moduleview import ModuleView
 from nondet_lint.config import Config
 from nondet_lint.context import Deferred, FileContext, NodeEdit, to_edits
 from nondet_lint.families import registry
@@ -108,7 +109,8 @@ def analyze_source(
         rules=rules, config=config, enabled=enabled,
     )
     checks = [check(ctx) for check in active_checks(registry.all_checks(), rules, enabled, ctx)]
-    walk(module, Dispatch([ctx.index, *(visitor for check in checks for visitor in check.visitors())]), ctx.ancestors, ctx.parents)
+    visitors = [ctx.index, *(visitor for check in checks for visitor in check.visitors())]
+    walk(module, Dispatch(visitors), ctx.ancestors, ctx.parents)
     for check in checks:
         check.finish()
     result.facts = ctx.facts
@@ -125,10 +127,12 @@ def analyze_source(
                 result.deferred.append(Deferred(path, pending.code, line, col, end_line, end_col, dict(pending.payload), fix))
             else:
                 result.findings.append(Finding(path, line, col, pending.code, pending.message, end_line, end_col, fix))
-    # checks, caches and the context refer to each other: without these cycles the tree
-    # is freed as soon as the file is done, not at the next full garbage collection
-    for check in checks:
-        check.__dict__.clear()
+    # checks, their parts, the views they share and the context refer to each other:
+    # without these cycles the tree is freed as soon as the file is done, not by the
+    # garbage collector (which would scan it once more)
+    views = [value for value in ctx.shared.values() if isinstance(value, ModuleView)]
+    for part in (*checks, *visitors, *views):
+        part.__dict__.clear()
     ctx.__dict__.clear()
     return result
 

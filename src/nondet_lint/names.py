@@ -230,6 +230,10 @@ class ImportMap:
                         if resolved and target not in self.aliases:
                             self.aliases[target] = resolved
 
+    def binds(self, name: str) -> bool:
+        """Whether a bare ``name`` may resolve (``resolve_dotted`` gives None for any other)."""
+        return name in self.aliases or name in self.definitions or name in BUILTIN_NAMES
+
     def resolve_dotted(self, dotted: str, shadowed: FrozenSet[str] = frozenset()) -> Optional[str]:
         """Qualify a dotted spelling; None when its root is local or unknown."""
         if not dotted:

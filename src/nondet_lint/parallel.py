@@ -171,7 +171,8 @@ def to_json(result: FileResult) -> str:
 def analyze_job(job: Job, config: Any, rules: Any, enabled: FrozenSet[str]) -> Tuple[str, bool]:
     """(JSON text of the file's ``FileResult``, whether it may be cached)."""
     try:
-        return to_json(fileanalysis.analyze_file(job.path, config, rules, enabled, stdin=job.raw)), True
+        with _collector_paused():
+            return to_json(fileanalysis.analyze_file(job.path, config, rules, enabled, stdin=job.raw)), True
     except RecursionError:
         # libcst's code generation and some analyses recurse once or twice per level
         reason, cacheable = "cannot parse: code is nested too deeply", True
@@ -198,6 +199,7 @@ _STARTED, _FINISHED = 1, 2
 
 
 GC_THRESHOLD = (10_000, 20, 10)
+_pausing = False  # whether files are analyzed with the collector paused (settle_heap)
 
 
 def settle_heap() -> None:
@@ -205,9 +207,29 @@ def settle_heap() -> None:
     workers, never a host such as flake8).  What is alive now (modules, rule data) lives
     for the whole run: frozen, the collector stops rescanning it.  A parsed module is a
     million objects freed by reference counting, so collecting every 700 allocations
-    (the default) mostly scans live trees: every 10,000 cost a fifth as much on timm."""
+    (the default) mostly scans live trees: every 10,000 cost a fifth as much on timm.
+    Each file is then analyzed with the collector paused (``_collector_paused``)."""
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLD)
+    global _pausing
+    _pausing = True
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No garbage collection while one file is analyzed (in processes ``settle_heap``
+    tuned).  Its tree and facts are alive until the file is done and then freed by
+    reference counting, so the collections its allocations would trigger only scan live
+    objects: 8% of a run's CPU time on timm.  What it leaves in cycles is collected
+    after, as usual."""
+    if not _pausing or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _init_worker(config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache], progress: Any) -> None:

@@ -63,7 +63,7 @@ OP_WHEN = Tables(Table({
 OPS = Tables(Table({
     "id": str, "api": str, "names": NAMES, "methods": NAMES, "generic_methods": NAMES, "source": str,
     "phase": str, "report": str, "advice": str, "device": str, "min_args": int, "tensor_op": bool,
-    "status": STATUS, "when": OP_WHEN,
+    "status": STATUS, "when": OP_WHEN, "implied_by": NAMES,
 }))
 KINDS = Table({"raises": str, "switch": str, "unfixed": str})
 CODE_FIX = Table({"imports": NAMES, "statements": str})
@@ -184,6 +184,7 @@ DATA: Dict[str, Table] = {
             }),
         }),
         "cudnn_covers": NAMES,
+        "io_only": Map(NAMES),
         "package_aliases": Map(str),
         "raising": Map(str),
         "raising_fix_title": Map(str),

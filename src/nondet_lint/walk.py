@@ -211,10 +211,12 @@ def walk(module: cst.CSTNode, dispatch: Dispatch, ancestors: List[cst.CSTNode], 
     """Depth-first, source-order traversal calling handlers; ``ancestors`` is kept current.
 
     This loop runs for every node of every file: handlers are looked up by type in one
-    dict, and a leaf (a node with no syntax fields, such as a name or a number) with no
-    ``leave_`` handler is visited without being pushed on the ancestors at all."""
+    dict, a leaf (a node with no syntax fields, such as a name or a number) with no
+    ``leave_`` handler is visited without being pushed on the ancestors at all, and the
+    children are gathered here (what ``children`` does, without a call and a list per node)."""
     cache = dispatch._cache
     fields_of = _FIELDS
+    syntax = _SYNTAX
     stack: List[object] = [module]
     pop, push = stack.pop, stack.append
     while stack:
@@ -236,12 +238,21 @@ def walk(module: cst.CSTNode, dispatch: Dispatch, ancestors: List[cst.CSTNode], 
             continue
         ancestors.append(node)
         push(_LEAVE)
-        kids = children(node)
-        for child in kids:
-            parents[id(child)] = node
-        if kids:
-            kids.reverse()
-            stack.extend(kids)
+        first = len(stack)
+        for name in fields:
+            value = getattr(node, name)
+            value_kind = type(value)
+            if value_kind is tuple or value_kind is list:
+                for child in value:
+                    child_kind = type(child)
+                    if syntax.get(child_kind) or (child_kind not in syntax and _is_syntax(child_kind)):
+                        parents[id(child)] = node
+                        push(child)
+            elif syntax.get(value_kind) or (value_kind not in syntax and _is_syntax(value_kind)):
+                parents[id(value)] = node
+                push(value)
+        if len(stack) - first > 1:
+            stack[first:] = stack[:first - 1:-1]
 
 
 def visit_tree(node: cst.CSTNode, *visitors: object) -> None:

@@ -17,6 +17,7 @@ training step is rule data (``[ND205.data]`` in ``rules/kernels.toml``), not cod
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
@@ -382,17 +383,17 @@ def _named_in(name: Optional[str], names: Sequence[str]) -> bool:
 # calls that put a value into a container: the value is listed, not used
 _LISTING_METHODS = frozenset({"append", "appendleft", "add", "insert", "extend"})
 # where a read attribute is used as data (not called, not handed on): it runs a property only
-_DATA_USES = (
+_DATA_USES = frozenset({
     cst.Attribute, cst.Subscript, cst.Comparison, cst.ComparisonTarget, cst.BinaryOperation, cst.UnaryOperation,
     cst.BooleanOperation, cst.FormattedStringExpression, cst.If, cst.IfExp, cst.While, cst.Assert,
-)
+})
 
 
-def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
+def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
     """A name kept as a value in a container (``[ModelA, ModelB]``, ``{"a": ModelA}``,
-    ``models.append(ModelA)``) or named as a base class.  (``type() is``: this runs for
-    every name, and isinstance() against libcst's ABCs costs much when it fails.)"""
-    parent = parent_of(node)
+    ``models.append(ModelA)``) or named as a base class; ``parent`` is the node's.
+    (``type() is``: this runs for every name, and isinstance() against libcst's ABCs
+    costs much when it fails.)"""
     kind = type(parent)
     if kind is cst.Element:
         return True
@@ -409,12 +410,14 @@ def _listed(node: cst.BaseExpression, parent_of: Any) -> bool:
 
 def _read_as_data(node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
     """``x.device.type``, ``x.device[0]``, ``x.device == y``, ``if x.training:``: the
-    attribute's value is used, not called nor handed on."""
-    if isinstance(parent, (cst.Attribute, cst.Subscript)):
-        return parent.value is node
-    if isinstance(parent, (cst.If, cst.IfExp, cst.While)):
-        return parent.test is node
-    return isinstance(parent, _DATA_USES)
+    attribute's value is used, not called nor handed on.  (``type() is``, as in
+    ``_listed``: none of these classes has subclasses.)"""
+    kind = type(parent)
+    if kind is cst.Attribute or kind is cst.Subscript:
+        return parent.value is node  # type: ignore[union-attr]
+    if kind is cst.If or kind is cst.IfExp or kind is cst.While:
+        return parent.test is node  # type: ignore[union-attr]
+    return kind in _DATA_USES
 
 
 def _declared_returns(ctx: FileContext) -> Dict[str, str]:
@@ -660,7 +663,7 @@ class GpuFacts(Check):
         return found
 
     def visit_Name(self, node: cst.Name) -> None:
-        parent: Any = self.ctx.parent(node)
+        parent: Any = self.ctx.parents.get(id(node))  # runs for every name: no method call
         kind = type(parent)
         if kind is cst.Attribute:
             if parent.value is node and self.ctx.qualname(parent) is None:
@@ -669,7 +672,7 @@ class GpuFacts(Check):
         if kind in _IMPORT_PARTS or (kind in _DEFINITIONS and parent.name is node):
             return
         name = self.ctx.qualname(node)
-        listed = self.annotating > 0 or _listed(node, self.ctx.parent)
+        listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
         else:
@@ -687,7 +690,7 @@ class GpuFacts(Check):
             return
         name = self.ctx.qualname(node)
         if name is not None:
-            listed = self.annotating > 0 or _listed(node, self.ctx.parent)
+            listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
             (self.unit.listed if listed else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)
@@ -1181,8 +1184,33 @@ class ProgramView:
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
-            found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(self.frameworks(program))
+            computing = self.frameworks(program) - self.io_only_frameworks(entry)
+            found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(computing)
         return found
+
+    def io_only_frameworks(self, entry: str) -> FrozenSet[str]:
+        """The frameworks the program of ``entry`` uses only to read and write files
+        (rule data ``io_only``: ``tf.io.gfile``, ``TFRecordWriter``, ``tf.train.Example``):
+        the code it runs refers to names of theirs, and to none other.  They run no
+        computation, on the GPU or elsewhere (docs/contract.md "GPU program")."""
+        cache: Dict[str, FrozenSet[str]] = self.memo.setdefault("io_only_frameworks", {})
+        found = cache.get(entry)
+        if found is None:
+            io_only = self.data.get("io_only", {})
+            only: Dict[str, bool] = {}  # framework -> every name of it referred to is file I/O
+            for unit in (self.reach.unit(key) for key in self.reached_units(entry)):
+                for name in (*unit.refs, *unit.listed, *unit.bases) if unit is not None else ():
+                    framework = self._framework_of(name)
+                    if framework is not None:
+                        only[framework] = only.get(framework, True) and _named_in(name, io_only.get(framework, ()))
+            found = cache[entry] = frozenset(framework for framework, io in only.items() if io)
+        return found
+
+    def _framework_of(self, name: str) -> Optional[str]:
+        for framework, spec in self.data["frameworks"].items():
+            if any(name == module or name.startswith(module + ".") for module in spec["modules"]):
+                return str(framework)
+        return None
 
     def reached_units(self, entry: str) -> FrozenSet[UnitKey]:
         """The units the program of ``entry`` runs: the module code of every module it
@@ -1264,6 +1292,22 @@ class ProgramView:
                 seeds=any(u.seeds for u in units), saves_model=any(u.saves_model for u in own),
                 benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
                 saves_loaded=any(u.saves_loaded for u in own),
+            )
+        return found
+
+    def hooks_differentiate(self, entry: str) -> bool:
+        """A class the program of ``entry`` reaches has a framework hook that trains (a
+        method rule data's implied lists name, ``train_step``, ``training_step``): a trainer
+        outside the project, which the code does not show, may call it."""
+        cache: Dict[str, bool] = self.memo.setdefault("hooks_differentiate", {})
+        found = cache.get(entry)
+        if found is None:
+            hooks = tuple({name for names in self.reach.calls.implied.values() for name in names})
+            found = cache[entry] = any(
+                unit.differentiates and fnmatch.fnmatchcase(name.split(".", 1)[1], hook)
+                for path, cls in self.reached_units(entry) if "." not in cls
+                for name, unit in self.facts[path].units.items() if name.startswith(cls + ".")
+                for hook in hooks
             )
         return found
 

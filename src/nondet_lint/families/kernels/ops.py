@@ -617,7 +617,7 @@ class TensorFlowOps(OpCheck):
             if not (
                 entry.get("phase") == "backward"
                 and (self.depth_without_gradient or (
-                    not entry["api"].startswith("keras.")  # a layer's input comes at its call
+                    not entry["api"].rsplit(".", 1)[-1][:1].isupper()  # a layer's input comes at its call
                     and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname, self.cpu_side)
                 ))
             )

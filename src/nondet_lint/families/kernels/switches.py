@@ -24,7 +24,7 @@ from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.families.kernels import ops as kernel_ops
 from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelectionAnchor, ProgramView, program_view, unit_of
 from nondet_lint.families.kernels.reach import MODULE_UNIT
-from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, op_table, status_for
+from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, OpTable, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import UNSAFE, Finding, Fix, Related
@@ -429,7 +429,7 @@ class ProgramSwitches(Check):
         if not items:
             return []
         frameworks = view.data["frameworks"]
-        used = view.entry_frameworks(path)
+        used = view.entry_frameworks(path) - view.io_only_frameworks(path)
         missing = [
             fw for fw in frameworks  # data order: torch, tensorflow, jax
             if fw in used and not view.entry_switch_on(path, frameworks[fw]["switch"])
@@ -464,12 +464,14 @@ class ProgramSwitches(Check):
         elif cublas and fix is not None and "cublas_fix_title" in data:
             fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
         ops = implicit_ops(view, path, anchors, rules, frozenset(missing))
+        if not ops and not raising and switch_changes_nothing(view, path, rules, missing):
+            return []
         if first == CUBLAS_FRAMEWORK and cudnn_covers(view, path):
             # cuDNN determinism already makes the convolutions deterministic: name only
             # what it leaves, and leave alone a program it covers entirely
             covered = frozenset(data.get("cudnn_covers", ()))
             ops = [(api, op) for api, op in ops if api not in covered]
-            if not ops and not raising and not switch_ops(view, path, rules, covered):
+            if not ops and not raising and not switch_ops(view, path, rules, first, covered):
                 return []
         position = where or import_position(view, path, anchors, first) or chosen
         message = rules["ND205"].format_message(
@@ -511,7 +513,7 @@ def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -
     table = op_table(rules[code].data)
     allowed = view.allowed(framework, entry)
     program = view.closures.get(entry, frozenset({entry}))
-    differentiates = view.differentiates(program)
+    differentiates = may_differentiate(view, entry)
     found: Dict[str, List[Version]] = {}
     for path in sorted(program):
         ops = view.records[path].facts.get(KernelOps)
@@ -530,25 +532,57 @@ def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -
     return sorted(found.items())
 
 
-def switch_ops(view: ProgramView, entry: str, rules: RuleSet, covered: FrozenSet[str]) -> List[str]:
-    """The torch ops (ND203's table, implicit or explicit: ``index_add_``, ``gather``)
-    the program of ``entry`` runs that the switch changes in its target version and
-    cuDNN determinism does not cover."""
-    code = RAISING_RULES[CUBLAS_FRAMEWORK]
-    if code not in rules:
+def switch_ops(
+    view: ProgramView, entry: str, rules: RuleSet, framework: str, covered: FrozenSet[str] = frozenset(),
+    forward_only: bool = False,
+) -> List[str]:
+    """The ops of ``framework``'s table (implicit or explicit: ``index_add_``, ``gather``)
+    the modules of the program of ``entry`` call that the switch changes in its target
+    version, but those ``covered`` (by cuDNN determinism); with ``forward_only``, those
+    whose forward pass it changes."""
+    check = OP_CHECKS_BY_FRAMEWORK.get(framework)
+    if check is None or check.code not in rules:
         return []
-    table = op_table(rules[code].data)
-    version = view.target(CUBLAS_FRAMEWORK, entry)
+    table = op_table(rules[check.code].data)
+    version = view.target(framework, entry)
     found = []
     for path in sorted(view.closures.get(entry, frozenset({entry}))):
         kernel_ops = view.records[path].facts.get(KernelOps)
-        for op_id in kernel_ops.by_code.get(code, ()) if kernel_ops is not None else ():
+        for op_id in kernel_ops.by_code.get(check.code, ()) if kernel_ops is not None else ():
             op = table.by_id.get(op_id)
             if op is None or op.get("device") in ("mps", "cpu") or op["api"] in covered:
                 continue
+            if forward_only and op.get("phase") == "backward":
+                op = implied_autotuning(table, op_id)
+                if op is None:
+                    continue
             if (status_for(op, version) or {}).get("kind") in ("switch", "raises"):
                 found.append(op["api"])
     return found
+
+
+def implied_autotuning(table: OpTable, op_id: str) -> Optional[Mapping[str, Any]]:
+    """The entry whose ``implied_by`` names ``op_id``: what the op's forward pass runs
+    that the switch changes (TensorFlow's cuDNN autotuning of a convolution)."""
+    return next((entry for entry in table.by_id.values() if op_id in entry.get("implied_by", ())), None)
+
+
+def may_differentiate(view: ProgramView, entry: str) -> bool:
+    """Whether the program of ``entry`` may run a backward pass: code it runs trains, or a
+    class it reaches has a training hook (a task's ``train_step`` that a trainer outside
+    the project calls)."""
+    return view.reached_summary(entry).differentiates or view.hooks_differentiate(entry)
+
+
+def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
+    """docs/contract.md "Programs that matter": the switch would change nothing the
+    program of ``entry`` runs.  It never differentiates (no backward pass, no optimizer
+    step, no trainer or ``learn``), loads no model whose ops the code does not show, does
+    not turn cuDNN autotuning on, and calls no op whose forward pass the switch changes
+    (op tables: ``phase``, and an autotuning entry a forward convolution implies)."""
+    if may_differentiate(view, entry) or view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
+        return False
+    return not any(switch_ops(view, entry, rules, framework, forward_only=True) for framework in frameworks)
 
 
 def needs_cublas(view: ProgramView, entry: str, rules: RuleSet) -> bool:
@@ -654,6 +688,7 @@ def implicit_ops(
     target versions: first place of each op, entry module first, then by path and line."""
     program = view.closures.get(entry, frozenset({entry}))
     reached = view.reached_units(entry)
+    differentiates = may_differentiate(view, entry)
     out: List[Tuple[str, Deferred]] = []
     seen: Set[str] = set()
     for path in sorted(program, key=lambda p: (p != entry, p)):
@@ -664,7 +699,11 @@ def implicit_ops(
                 continue
             if (path, anchor.unit) not in reached:
                 continue
-            entry_data = op_table(rules[check.code].data).by_id.get(anchor.op)
+            table = op_table(rules[check.code].data)
+            entry_data = table.by_id.get(anchor.op)
+            if entry_data is not None and entry_data.get("phase") == "backward" and not differentiates:
+                # only its forward pass runs: what the switch changes there, if anything
+                entry_data = implied_autotuning(table, anchor.op)
             if entry_data is None or entry_data["api"] in seen:
                 continue
             status = status_for(entry_data, view.target(check.framework, entry))
@@ -684,6 +723,7 @@ def ops_text(view: ProgramView, ops: List[Tuple[str, Deferred]], limit: int = 3)
 
 
 OP_CHECKS = {check.code: check for check in kernel_ops.CHECKS}
+OP_CHECKS_BY_FRAMEWORK = {check.framework: check for check in kernel_ops.CHECKS}
 
 
 # ---------------------------------------------------------------- TensorFlow threads --

@@ -17,7 +17,7 @@ facts are a ``facts.ModuleSeeding``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -39,6 +39,7 @@ from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
 _MISSING = object()
+_NAMES = frozenset({cst.Name, cst.Attribute})  # (neither has subclasses)
 # expressions ``describe`` may value (other ones are not described)
 
 
@@ -67,6 +68,11 @@ class Collector:
         self.fields: Dict[str, Dict[str, List[Plain]]] = {}  # class path -> declared field -> [literal default]
         self.callees: Dict[int, Tuple[Optional[str], Optional[str], bool]] = {}  # id(call) -> ``target`` of its callee
         self.stars: List[str] = []
+        self.registered: List[List[str]] = []  # [decorator, definition] of module-level decorated definitions
+        self.registering: List[str] = []  # functions that store a parameter into a mapping
+        # module-level functions that return a draw (``return random.randint(...)``): name -> its candidate
+        self.returned_draws: Dict[str, int] = {}
+        self.helper_draws: List[int] = []  # the candidates of calls of those functions
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
@@ -89,13 +95,15 @@ class Collector:
         return self.scopes[-1]
 
     def lookup(self, table: str, name: str) -> Any:
-        for scope in (self.scope, self.module_scope):
-            found = getattr(scope, table).get(name)
-            if found is not None:
-                return found
-            if name in scope.assigned and scope is not self.module_scope and name not in scope.globals:
-                return None
-        return None
+        """``name`` in ``table`` of the current scope, else of the module's unless a local
+        of the current function hides it.  (Runs for most names called.)"""
+        scope, module = self.scopes[-1], self.module_scope
+        found = getattr(scope, table).get(name)
+        if found is not None or scope is module:
+            return found
+        if name in scope.assigned and name not in scope.globals:
+            return None
+        return getattr(module, table).get(name)
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         prefix = self._prefix()
@@ -106,6 +114,7 @@ class Collector:
             if target:
                 bases.append(target)
         self.classes[path] = ClassFacts(bases)
+        self._register(node, path)
         self.class_stack.append((id(node), path))
         if self.scope is not self.module_scope and self.scope.name != MAIN:
             self.scope.local_defs[node.name.value] = path
@@ -144,11 +153,41 @@ class Collector:
         if prefix and self.class_stack and prefix == self.class_stack[-1][1] + ".":
             cls = self.class_stack[-1][1]
             self.classes[cls].methods.append(node.name.value)
+        self._register(node, name)
         scope = Scope(name, positional, defaults, cls)
         scope.kwonly = [p.name.value for p in params.kwonly_params]
+        for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+            annotated = self._annotated_class(p.annotation.annotation) if p.annotation is not None else None
+            if annotated is not None:
+                scope.typed[p.name.value] = relative(annotated, self.modq)
         self.pending_defs[id(node)] = scope
         if self.scope is not self.module_scope and self.scope.name != MAIN and cls is None:
             self.scope.local_defs[node.name.value] = name
+
+    def _register(self, node: Union[cst.FunctionDef, cst.ClassDef], path: str) -> None:
+        """A module-level definition under a project decorator (``@register_task_cls(Config)``,
+        ``@registry.register("resnet")``): pass 2 decides whether the decorator files it in
+        a registry (``registering``)."""
+        if "." in path or self.scope is not self.module_scope:
+            return
+        for decorator in node.decorators:
+            func = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            q = self.target(func)[0] if isinstance(func, (cst.Name, cst.Attribute)) else None
+            if q is not None and not q.startswith(("super:", "*.")) and not self._outside(q):
+                self.registered.append([relative(q, self.modq), path])
+
+    def _annotated_class(self, annotation: cst.BaseExpression) -> Optional[str]:
+        """The project class a parameter's annotation names (``params: cfg.DataConfig``,
+        also inside ``Optional[...]``)."""
+        if isinstance(annotation, cst.Subscript) and len(annotation.slice) == 1 and self.ctx.qualname(annotation.value) == "typing.Optional":
+            element = annotation.slice[0].slice
+            if not isinstance(element, cst.Index):
+                return None
+            annotation = element.value
+        if not isinstance(annotation, (cst.Name, cst.Attribute)):
+            return None
+        q = self.target(annotation)[0]
+        return q if q is not None and not q.startswith(("super:", "*.")) and not self._outside(q) else None
 
     def visit_BaseSuite(self, node: cst.BaseSuite) -> None:
         parent = self.ctx.parent(node)
@@ -180,7 +219,9 @@ class Collector:
 
     def leave_If(self, node: cst.If) -> None:
         self._pop(node)
-        if node.orelse is None and self.scope.name not in (MODULE, MAIN) and _ends_in_return(node.body):
+        if (node.orelse is None and self.scope.name not in (MODULE, MAIN) and _ends_in_return(node.body)
+                and not _ends_in_return(node.body, (cst.Raise,))):
+            # a check that raises says nothing of the run that goes on: that run passed it
             cond = self._guard_cond(node)
             if cond is not None:  # ``if seed is None: return``: the rest runs when not
                 self.scope.after.append({"c": negate(cond), "node": node.test})
@@ -267,6 +308,12 @@ class Collector:
             value = node.value
             self.scope.returns.append(self.describe(value) if value is not None else ValueDesc(ValueSource.LITERAL))
 
+    def leave_Return(self, node: cst.Return) -> None:
+        value = node.value
+        if (value is not None and "." not in self.scope.name and self.scope.name not in (MODULE, MAIN)
+                and self.flow.marks.get(id(value), ("",))[0] == "draw"):
+            self.returned_draws.setdefault(self.scope.name, self.flow.marks[id(value)][2])
+
     def visit_Yield(self, node: cst.Yield) -> None:
         self.scope.returns.append(None)  # a generator: a call gives the generator, not what it returns
 
@@ -289,6 +336,9 @@ class Collector:
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._bind(target.target, node.value)
+            if (isinstance(target.target, cst.Subscript) and isinstance(node.value, cst.Name)
+                    and node.value.value in self.scope.params and self.scope.name not in self.registering):
+                self.registering.append(self.scope.name)  # ``collection[key] = fn_or_cls``
         if len(node.targets) == 1:
             self._field(node, node.targets[0].target, node.value)
 
@@ -367,6 +417,18 @@ class Collector:
             return node.attr.value
         return None
 
+    def _enclosing_attribute(self, node: cst.BaseExpression) -> Optional[str]:
+        """``x`` of ``self.x`` read in a function nested in a method (a closure handed to
+        ``tf.nest.map_structure``), where ``self`` is the method's own."""
+        if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"):
+            return None
+        for scope in reversed(self.scopes[1:-1]):
+            if "self" in self.scopes[-1].params or "self" in self.scopes[-1].assigned or scope.name in (MODULE, MAIN):
+                return None
+            if scope.cls:
+                return node.attr.value if scope.params[:1] == ["self"] else None
+        return None
+
     def _assign_attributes(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
         """``self.seed = seed``: pass 2 values the object's attributes from its constructor's
         arguments (a value it cannot describe, or an unpacking, makes the attribute unknown)."""
@@ -384,10 +446,12 @@ class Collector:
         return isinstance(call.func, cst.Attribute) and call.func.attr.value in self.t.parse_methods
 
     def target(self, func: cst.BaseExpression) -> Tuple[Optional[str], Optional[str], bool]:
-        """(qualified name, import root it relied on, bound method call) of a callee."""
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call):
+        """(qualified name, import root it relied on, bound method call) of a callee.
+        (``type() is``: this runs for every call, and isinstance() against libcst's
+        classes, ABCs, costs much.)"""
+        if type(func) is cst.Attribute and type(func.value) is cst.Call:
             inner = func.value
-            if isinstance(inner.func, cst.Name) and inner.func.value == "super" and self.scope.cls:
+            if type(inner.func) is cst.Name and inner.func.value == "super" and self.scope.cls:
                 return f"super:{self._qual(self.scope.cls)}:{func.attr.value}", None, True
             made = self.target(inner.func)[0]
             if made:
@@ -449,7 +513,7 @@ class Collector:
                 if self.ctx.qualname(node) is None:
                     return ValueDesc(ValueSource.GLOBAL, name)
             return None
-        attribute = self._own_attribute(node)
+        attribute = self._own_attribute(node) or self._enclosing_attribute(node)
         if attribute is not None:
             return ValueDesc(ValueSource.ATTRIBUTE, attribute)
         if isinstance(node, cst.Attribute):
@@ -531,7 +595,7 @@ class Collector:
         q, root, bound = self.callees[id(node)] = self.target(node.func)
         t = self.t
         if not self.scope.trains:
-            method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+            method = node.func.attr.value if type(node.func) is cst.Attribute else None
             if t.is_training(q, method):
                 self.scope.trains = True
                 self.scope.add(SeedingEvent(EventKind.TRAINS))
@@ -544,18 +608,23 @@ class Collector:
                 handled = True
             else:
                 handled = self._known_call(node, q, root)
-        if not handled and isinstance(node.func, cst.Attribute):
+        if not handled and type(node.func) is cst.Attribute:
             handled = self._method_call(node, node.func.attr.value, q)
         if not handled and q is not None and not self._outside(q):
             self._call_event(node, q, root, bound)
+            drawn = self.returned_draws.get(relative(q, self.modq)[1:]) if relative(q, self.modq).startswith(".") else None
+            if drawn is not None:  # ``seed = _get_random_integer()``: the helper's draw, made here
+                inner = self.candidates.items[drawn]
+                self.helper_draws.append(self._use(node, self.flow.marks[id(inner.node)][1], inner.code, root))
         launched = self._launch(node, q) if q in LAUNCHERS else None
+        inspects = isinstance(node.func, cst.Name) and node.func.value in _INSPECTING and self.lookup("local_defs", node.func.value) is None
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
                 self.flow.sink(arg.value)
-            elif arg is not launched and not arg.star and isinstance(arg.value, (cst.Name, cst.Attribute)):
+            elif arg is not launched and not arg.star and not inspects and type(arg.value) in _NAMES:
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
-                    self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq)), ref_root)
+                    self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards())), ref_root)
 
     def _restores_weights(self, node: cst.Call, q: Optional[str]) -> None:
         """A call that restores all of a model's weights (``model.load_state_dict(...)``,
@@ -822,12 +891,18 @@ class Collector:
         returns = set(scope.returns)
         self.fns[scope.name] = FunctionFacts(tuple(events), tuple(scope.params), tuple(scope.kwonly), scope.defaults,
                                              scope.cls, tuple(sorted(scope.sunk_params)),
-                                             scope.returns[0] if len(returns) == 1 and None not in returns else None)
+                                             scope.returns[0] if len(returns) == 1 and None not in returns else None,
+                                             scope.typed)
 
     def finish(self) -> None:
         self.calls.drop_member_templates()
         for scope in reversed(self.scopes):
             self._finish_scope(scope)
+        for cid in self.helper_draws:  # a helper's draw counts at its call only where it becomes a seed
+            found = self.flow.origin_ids.get(id(self.candidates.items[cid].node))
+            origin = self.flow.origins[found] if found is not None else None
+            if origin is None or not (origin.sunk or origin.flows):
+                self.candidates.drop(cid)
         self.scopes = [self.module_scope]
         for name in self.flow.sunk_globals:
             mark = self.module_scope.taint.get(name)
@@ -849,6 +924,8 @@ class Collector:
             option_blocks=option_blocks(self.ctx, self.t, fns) if is_entry else None,
             config_seeds=config_seeds(self.ctx),
             fields=self.fields,
+            registered=self.registered,
+            registering=self.registering,
         )
         self.ctx.facts.put(facts)
         self._emit()
@@ -884,20 +961,21 @@ _DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Floa
 _SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
 
 
-def _ends_in_return(body: cst.BaseSuite) -> bool:
-    """Whether every way through a function body (or a branch) ends in a return or a raise."""
+def _ends_in_return(body: cst.BaseSuite, ends: Tuple[type, ...] = (cst.Return, cst.Raise)) -> bool:
+    """Whether every way through a function body (or a branch) ends in a return or a raise
+    (in one of ``ends``)."""
     if isinstance(body, cst.SimpleStatementSuite):
-        return bool(body.body) and isinstance(body.body[-1], (cst.Return, cst.Raise))
+        return bool(body.body) and isinstance(body.body[-1], ends)
     statements = body.body if isinstance(body, cst.IndentedBlock) else ()
     last = statements[-1] if statements else None
     if isinstance(last, cst.SimpleStatementLine):
-        return isinstance(last.body[-1], (cst.Return, cst.Raise))
+        return isinstance(last.body[-1], ends)
     if isinstance(last, cst.If):
         orelse = last.orelse
         if orelse is None:
             return False
         rest = orelse.body if isinstance(orelse, cst.Else) else cst.IndentedBlock(body=[orelse])
-        return _ends_in_return(last.body) and _ends_in_return(rest)
+        return _ends_in_return(last.body, ends) and _ends_in_return(rest, ends)
     return False
 
 
@@ -970,4 +1048,6 @@ def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str
     return tuple(out)
 
 
+# builtins that look at the function or class they are given without calling it
+_INSPECTING = frozenset({"isinstance", "issubclass", "super", "type", "id", "repr", "str", "print", "getattr", "hasattr", "setattr", "vars", "dir"})
 _REPEATABLE = (EventKind.CALL, EventKind.REFERENCE, EventKind.IMPORT)

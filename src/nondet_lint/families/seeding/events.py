@@ -87,7 +87,7 @@ class SeedingEvent:
     rngs: Tuple[str, ...] = ()  # SEED, RESTORE, RESEED
     rng: str = ""  # USE
     cid: int = -1  # SEED: the anchor of the seed call; USE, WORKERS: the candidate
-    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, RESTORES_WEIGHTS
+    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, REFERENCE, RESTORES_WEIGHTS
     args: CallArgs = NO_ARGS  # CALL
     bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
     # SEED: the seed value when it is not a literal; ASSIGN: the value; USE: the op's own seed
@@ -113,7 +113,9 @@ class SeedingEvent:
             return [code, *_trailing_guards(self.guards)]
         if kind is EventKind.SEED:
             return [code, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
-        if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
+        if kind is EventKind.REFERENCE:
+            return [code, self.target, *_trailing_guards(self.guards)]
+        if kind is EventKind.IMPORT:
             return [code, self.target]
         if kind is EventKind.ASSIGN:
             return [code, self.target, _desc_json(self.value), *_trailing_guards(self.guards)]
@@ -140,7 +142,9 @@ class SeedingEvent:
             return cls(kind, guards=guards_from_json(data[1]) if size > 1 else ())
         if kind is EventKind.SEED:
             return cls(kind, "", tuple(data[1]), "", data[2], guards_from_json(data[3]), NO_ARGS, False, _desc(data[4]), data[5])
-        if kind is EventKind.REFERENCE or kind is EventKind.IMPORT:
+        if kind is EventKind.REFERENCE:
+            return cls(kind, data[1], guards=guards_from_json(data[2]) if size > 2 else ())
+        if kind is EventKind.IMPORT:
             return cls(kind, data[1])
         if kind is EventKind.ASSIGN:
             return cls(kind, data[1], guards=guards_from_json(data[3]) if size > 3 else (), value=_desc(data[2]))

@@ -48,6 +48,7 @@ class FunctionFacts:
     cls: Optional[str] = None  # the class path of a method
     sunk: Tuple[str, ...] = ()  # parameters used as a seed, sorted
     returns: Optional[ValueDesc] = None  # what every ``return`` of it gives, where they agree
+    typed: Mapping[str, str] = field(default_factory=dict)  # parameter -> the class its annotation names
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"ev": [event.to_json() for event in self.events]}
@@ -63,6 +64,8 @@ class FunctionFacts:
             out["sunk"] = list(self.sunk)
         if self.returns is not None:
             out["ret"] = self.returns.to_json()
+        if self.typed:
+            out["typed"] = dict(self.typed)
         return out
 
     @classmethod
@@ -73,7 +76,7 @@ class FunctionFacts:
             tuple(map(SeedingEvent.from_json, data["ev"])),
             tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
             data.get("cls"), tuple(data.get("sunk", ())),
-            ValueDesc.from_json(data["ret"]) if "ret" in data else None,
+            ValueDesc.from_json(data["ret"]) if "ret" in data else None, data.get("typed", {}),
         )
 
 
@@ -208,6 +211,10 @@ class ModuleSeeding(ModuleFact):
     # config classes' fields declared in the class body (``type: str = "bert"``): class path
     # -> field -> [its literal default], or [] when the default is not a literal
     fields: Dict[str, Dict[str, List[Plain]]] = field(default_factory=dict)
+    # module-level definitions under a project decorator: [the decorator, the definition]
+    registered: List[List[str]] = field(default_factory=list)
+    # functions that store a parameter into a mapping (``collection[key] = fn_or_cls``)
+    registering: List[str] = field(default_factory=list)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"fns": {name: facts.to_json() for name, facts in self.fns.items()}}
@@ -231,8 +238,10 @@ class ModuleSeeding(ModuleFact):
             out["option_blocks"] = self.option_blocks.to_json()
         if self.config_seeds:
             out["config_seeds"] = self.config_seeds
-        if self.fields:
-            out["fields"] = self.fields
+        for key in ("fields", "registered", "registering"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value
         return out
 
     @classmethod
@@ -250,6 +259,8 @@ class ModuleSeeding(ModuleFact):
             option_blocks=OptionSeedBlocks.from_json(data["option_blocks"]) if "option_blocks" in data else None,
             config_seeds=data.get("config_seeds", {}),
             fields=data.get("fields", {}),
+            registered=data.get("registered", []),
+            registering=data.get("registering", []),
         )
 
 

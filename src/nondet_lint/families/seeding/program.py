@@ -19,6 +19,13 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
   passed on as an argument, it answers reads of its fields (``config.type``) with them or
   with the class's declared defaults, so a builder chosen by ``if config.type == ...``
   runs only where the default run chooses it.
+* A class handed on as a value (``DQN(policy=MlpPolicy)``) is made later by whoever holds
+  it, as a function handed on is called later; not where it is handed on only in a branch
+  the default run does not take.  A definition a project decorator files in a registry
+  runs when the program, having imported its module, calls into the registry's module.
+* A parameter annotated with a config class (``params: DataConfig``) whose value is not
+  known is an assumed ``Record``: its seed field and its fields with a default other than
+  None hold their declared defaults.
 * An object's attributes are values too: what its constructor sets (``self.seed = seed``,
   through ``super().__init__`` and the methods it calls on itself) is known to the methods
   run on it later, by its owner (``model = DQN(env); model.learn()``) or as callbacks,
@@ -34,6 +41,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
+from nondet_lint.analysis.seedoption import SEED_NAMES
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import CallDescs, Plain, ValueDesc, ValueSource, described_names, evaluate, parameters_read
@@ -92,6 +100,9 @@ class Record:
 
     cls: Tuple[str, str]  # (module path, class path)
     given: Tuple[Tuple[str, Any], ...]  # (field, value), sorted
+    # known only from a parameter's annotation (``params: DataConfig``), not from a call the
+    # program made: it answers its seed field and the fields whose default is not None
+    assumed: bool = False
 
 
 @dataclass
@@ -227,6 +238,10 @@ class EntryRun:
     restores_weights: bool = False  # it restores a model's weights in the default run
     unseeded: Dict[Tuple[str, int], Uncovered] = field(default_factory=dict)  # uses it ran unseeded, where first
     reached: Set[Tuple[str, int]] = field(default_factory=set)  # the uses it reached
+    # registry module -> the definitions its decorators filed when their modules were imported
+    registered: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
+    filed: Set[str] = field(default_factory=set)  # modules whose registrations are in ``registered``
+    looked_up: Set[Tuple[Tuple[str, str], bool]] = field(default_factory=set)  # (definition, speculative) already run
 
 
 def _console(facts: FileFacts) -> List[str]:
@@ -291,6 +306,7 @@ class Program:
         self._sorted_names: Optional[List[str]] = None
         if previous is not None and previous.names is names and previous.module_of == module_of:
             self._reads = {path: found for path, found in previous._reads.items() if self.facts.get(path) is previous.facts[path]}
+        self._registries: Dict[Tuple[str, str], Optional[str]] = {}
 
     def same_inputs(self, other: "Program") -> bool:
         """Whether ``other`` was made from the same facts (then its runs are this one's)."""
@@ -487,7 +503,7 @@ class Program:
         names: Set[str] = set()
         for event in self.events(key):
             kind = event.kind
-            if kind is EventKind.SEED or kind is EventKind.CALL or kind is EventKind.ASSIGN:
+            if kind is EventKind.SEED or kind is EventKind.CALL or kind is EventKind.ASSIGN or kind is EventKind.REFERENCE:
                 for cond, _ in event.guards:
                     names.update(_named(described_names(cond)))
                 names.update(_named((event.value, *event.args.positional, *event.args.keywords.values())))
@@ -499,6 +515,10 @@ class Program:
                 for cond, _ in event.guards:
                     names.update(_named(d for d in described_names(cond) if d.source is ValueSource.ATTRIBUTE))
                 names.update(_named((event.value,)))
+            if kind is EventKind.REFERENCE:
+                target = self.lookup(event.target, key[0])
+                if isinstance(target, FunctionTarget) and _nested(target.key, key):
+                    names.update(name for name in self.relevant(target.key) if name.startswith(SELF))
         fn = self.fn(key)
         if fn is not None:
             names.update(parameters_read(fn.returns))
@@ -587,10 +607,14 @@ class Program:
         if source is ValueSource.LITERAL:
             return desc.literal
         if source is ValueSource.PARAMETER:
-            if desc.name in binding:
-                return binding[desc.name]
             fn = self.fn(key)
-            return fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
+            if desc.name in binding:
+                found = binding[desc.name]
+            else:
+                found = fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
+            if found is UNKNOWN and fn is not None and desc.name in fn.typed:
+                return self.assumed_record(fn.typed[desc.name], key[0])
+            return found
         if source is ValueSource.OPTION:
             if desc.owner is not None:
                 owner = self.value(desc.owner, key, binding)
@@ -647,12 +671,31 @@ class Program:
             self._fields[key] = found
         return found
 
+    def assumed_record(self, annotation: str, near: str) -> Any:
+        """A config object a parameter's annotation names, its fields at their defaults
+        (``Record.assumed``); UNKNOWN where the annotation is not a config class."""
+        found = self.lookup(annotation, near)
+        if not isinstance(found, ClassTarget) or not self.fields_of(found.path, found.name):
+            return UNKNOWN
+        return Record((found.path, found.name), (), assumed=True)
+
     def field(self, record: Record, name: str) -> Any:
         for given, value in record.given:
             if given == name:
                 return value
         default = self.fields_of(*record.cls).get(name)
-        return default[0] if default else UNKNOWN
+        if not default:
+            return UNKNOWN
+        if record.assumed and default[0] is None and name not in SEED_NAMES:
+            return UNKNOWN  # ``is_training: Optional[bool] = None``: the experiment fills it in
+        return default[0]
+
+    def handed_on(self, key: FnKey, holder: FnKey, values: Mapping[str, Any]) -> Binding:
+        """The binding of a function handed on as a value: its arguments unknown; a closure
+        of the method handing it on reads that method's object (``self._seed``)."""
+        if not _nested(key, holder):
+            return self.unknown(key)
+        return tuple((name, values.get(name, UNKNOWN) if name.startswith(SELF) else UNKNOWN) for name in sorted(self.relevant(key)))
 
     def unknown(self, key: FnKey) -> Binding:
         """The binding of a function called from code we do not see: every argument unknown."""
@@ -856,7 +899,11 @@ class Program:
                     yield (callee, False)
             elif kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
-                if isinstance(target, FunctionTarget):
+                if isinstance(target, ClassTarget):  # a class handed on: whoever holds it makes one
+                    init = self.method(target.path, target.name, "__init__")
+                    if init is not None:
+                        yield (init, False)
+                elif isinstance(target, FunctionTarget):
                     yield (target.key, False)
             elif kind is EventKind.MAIN_BLOCK and entry_mode:
                 yield ((key[0], MAIN), False)
@@ -884,6 +931,7 @@ class Program:
             run = EntryRun(path, trains=trains[path], test=path in self.test_code)
             self.runs[path] = run
             imported: Set[str] = set()
+            self._file_registered(path, run)
             state = self.visit((path, MODULE), frozenset(), (), run, Frame(), imported, 0, entry_mode=True)
             for name in self.console[path]:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
@@ -1120,6 +1168,8 @@ class Program:
                 dead = guard is not None and self.dead(event.guards, key, values)
                 inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
                 for callee, bound, cls in self.callees(event.target, key[0]):
+                    if callee[0] in run.registered and not dead:
+                        self._look_up(callee[0], state, run, later, imported, depth)
                     receiver = self.receiver(callee, made) if made and event.bound and cls is None else None
                     sub = self.bind(callee, bound, event, key, values, receiver)
                     after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
@@ -1133,17 +1183,19 @@ class Program:
                             values.update(self.assigned(callee, sub)[0])
                     if cls is not None and not dead:  # its other methods run later, from this state on
                         attrs = made[(cls.path, cls.name)] = self.instance((cls.path, cls.name), callee, sub)
-                        for method in self.methods(cls.path, cls.name):
-                            if method != callee:
-                                self.visit(method, state, self.later(method, attrs), run, inner.later(), imported, depth + 1)
+                        self._methods_later(cls, callee, attrs, state, run, inner.later(), imported, depth)
             elif kind is EventKind.ASSIGN:
                 value = self.assigned_value(event, key, values)
                 if value is not _SKIPPED:
                     values[SELF + event.target] = value
             elif kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
+                guard = self.guards_off(event.guards, key, values) if event.guards else None
+                held = later.switched_off() if self.not_run_by_default(guard, key, values) else later
                 if isinstance(target, FunctionTarget):
-                    self.visit(target.key, state, self.unknown(target.key), run, later, imported, depth + 1)
+                    self.visit(target.key, state, self.handed_on(target.key, key, values), run, held, imported, depth + 1)
+                elif isinstance(target, ClassTarget):  # ``DQN(policy=MlpPolicy)``: whoever holds it makes one later
+                    self._made_later(target, state, run, held, imported, depth)
             elif kind is EventKind.IMPORT:
                 modules = self.imported(event.target, key[0])
                 if modules and self._open:
@@ -1155,6 +1207,7 @@ class Program:
                     if module in imported:
                         continue
                     imported.add(module)
+                    self._file_registered(module, run)
                     state = self.visit((module, MODULE), state, (), run, frame.importing(module), imported, depth + 1)
             elif kind is EventKind.MAIN_BLOCK and entry_mode:
                 state = self.visit((key[0], MAIN), state, (), run, frame, imported, depth + 1)
@@ -1167,6 +1220,78 @@ class Program:
             elif kind is EventKind.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
         return state
+
+    def _made_later(self, cls: ClassTarget, state: FrozenSet[str], run: EntryRun, frame: "Frame",
+                    imported: Set[str], depth: int) -> None:
+        """An object of ``cls`` made later, with arguments we do not see, and its methods run."""
+        init = self.method(cls.path, cls.name, "__init__") or ("", "")
+        binding = self.unknown(init)
+        self.visit(init, state, binding, run, frame, imported, depth + 1)
+        self._methods_later(cls, init, self.instance((cls.path, cls.name), init, binding), state, run, frame, imported, depth)
+
+    def _file_registered(self, path: str, run: EntryRun) -> None:
+        """What the decorators of a module and of the modules its body imports file in
+        registries when ``run`` imports it (worked out apart from the visits, which may be
+        memos of another program's)."""
+        stack = [path]
+        while stack:
+            current = stack.pop()
+            if current in run.filed:
+                continue
+            run.filed.add(current)
+            for decorator, definition in self.facts.get(current, NO_SEEDING).registered:
+                registry = self.registry(decorator, current)
+                if registry is not None:
+                    run.registered.setdefault(registry, []).append((current, definition))
+            for event in self.events((current, MODULE)):
+                if event.kind is EventKind.IMPORT:
+                    stack.extend(self.imported(event.target, current))
+
+    def registry(self, decorator: str, near: str) -> Optional[str]:
+        """The module of a decorator that files what it decorates in a mapping (it, a
+        function it defines or one it calls stores a parameter under a key), else None."""
+        memo = (decorator, near)
+        if memo not in self._registries:
+            found = self.lookup(decorator, near)
+            files = isinstance(found, FunctionTarget) and self._files_away(found.key, 0)
+            self._registries[memo] = found.key[0] if isinstance(found, FunctionTarget) and files else None
+        return self._registries[memo]
+
+    def _files_away(self, key: FnKey, depth: int) -> bool:
+        """Whether a function, one it defines, or one it calls (two calls deep) stores a
+        parameter under a key: ``register_task_cls`` calls ``registry.register``, whose
+        inner ``decorator`` does ``collection[key] = fn_or_cls``."""
+        registering = self.facts.get(key[0], NO_SEEDING).registering
+        if any(name == key[1] or name.startswith(key[1] + ".") for name in registering):
+            return True
+        return depth < 2 and any(
+            self._files_away(callee, depth + 1)
+            for event in self.events(key) if event.kind is EventKind.CALL
+            for callee, _, cls in self.callees(event.target, key[0]) if cls is None
+        )
+
+    def _look_up(self, registry: str, state: FrozenSet[str], run: EntryRun, frame: "Frame",
+                 imported: Set[str], depth: int) -> None:
+        """A call into a registry's module (``get_task(config)``, ``build_backbone(...)``):
+        any definition filed there may be the one the program's config names, so each
+        runs (a class is made, a function called) with arguments we do not see."""
+        for definition in run.registered[registry]:
+            if (definition, frame.speculative) in run.looked_up:
+                continue  # import-time code (a decorator applied) may look up without running what it finds
+            run.looked_up.add((definition, frame.speculative))
+            target = self._inside(definition[0], definition[1].split("."), 0)
+            if isinstance(target, FunctionTarget):
+                self.visit(target.key, state, self.unknown(target.key), run, frame, imported, depth + 1)
+            elif isinstance(target, ClassTarget):
+                self._made_later(target, state, run, frame, imported, depth)
+
+    def _methods_later(self, cls: ClassTarget, init: FnKey, attrs: Mapping[str, Any], state: FrozenSet[str],
+                       run: EntryRun, frame: "Frame", imported: Set[str], depth: int) -> None:
+        """Run the methods of an object other than its constructor, as its owner calls them
+        later: from ``state``, with the attributes the constructor left (``attrs``)."""
+        for method in self.methods(cls.path, cls.name):
+            if method != init:
+                self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
 
     def why_none(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> str:
         if desc.source is ValueSource.OPTION:
@@ -1253,6 +1378,11 @@ def _named(descs: Iterable[Optional[ValueDesc]]) -> Iterable[str]:
             yield from parameters_read(desc)  # also through owners and call arguments
 
 
+def _nested(inner: FnKey, outer: FnKey) -> bool:
+    """Whether ``inner`` is a function defined in the body of ``outer``."""
+    return inner[0] == outer[0] and inner[1].startswith(outer[1] + ".") and outer[1] not in (MODULE, MAIN)
+
+
 def _hashable(value: Any) -> Any:
     return value if value is UNKNOWN or isinstance(value, (type(None), bool, int, float, str, Record)) else UNKNOWN
 
@@ -1260,8 +1390,10 @@ def _hashable(value: Any) -> Any:
 
 def _names_in(facts: ModuleSeeding) -> Iterator[str]:
     """The qualified names a module's facts look up: call, reference and import targets,
-    calls that give values, base classes, aliases and star imports."""
+    calls that give values, base classes, aliases, star imports and the decorators that
+    file definitions in a registry."""
     yield from facts.stars
+    yield from (decorator for decorator, _ in facts.registered)
     yield from facts.aliases.values()
     for cls in facts.classes.values():
         yield from cls.bases

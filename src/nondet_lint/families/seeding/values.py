@@ -71,13 +71,13 @@ class ValueFlow:
         out: List[Guard] = []
         child = node
         for ancestor in reversed(self.ctx.ancestors):
-            if isinstance(ancestor, (cst.BaseStatement, cst.BaseSmallStatement)):
+            if _is_statement(type(ancestor)):
                 break
-            if isinstance(ancestor, cst.IfExp) and child is not ancestor.test:
+            if type(ancestor) is cst.IfExp and child is not ancestor.test:
                 cond = parse_guard(ancestor.test, self.walk.describe)
                 if cond is not None:
                     out.append(Guard(cond if child is ancestor.body else negate(cond), self.candidates.anchor(ancestor.test)))
-            elif isinstance(ancestor, cst.BooleanOperation) and child is ancestor.right:
+            elif type(ancestor) is cst.BooleanOperation and child is ancestor.right:
                 cond = parse_guard(ancestor.left, self.walk.describe)
                 if cond is not None:
                     taken = cond if isinstance(ancestor.operator, cst.And) else negate(cond)
@@ -151,3 +151,16 @@ class ValueFlow:
             self.sunk_options.add(desc.name)
         elif desc.source is ValueSource.GLOBAL:
             self.sunk_globals.add(desc.name)
+
+
+_STATEMENTS: Dict[type, bool] = {}
+
+
+def _is_statement(kind: type) -> bool:
+    """``issubclass(kind, (BaseStatement, BaseSmallStatement))``, remembered by type: an
+    isinstance() against libcst's abstract classes costs much, and this runs for every
+    call's ancestors."""
+    found = _STATEMENTS.get(kind)
+    if found is None:
+        found = _STATEMENTS[kind] = issubclass(kind, (cst.BaseStatement, cst.BaseSmallStatement))
+    return found
