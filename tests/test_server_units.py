@@ -331,3 +331,51 @@ def test_no_link_when_the_cache_folder_cannot_be_written(tmp_path, monkeypatch):
     published = server.refresh([snapshot(tmp_path / "train.py", TRAIN)])
     (diagnostic,) = published[(tmp_path / "train.py").as_uri()]
     assert (diagnostic.code, diagnostic.code_description) == ("ND201", None)
+
+
+def test_an_edit_in_one_programs_reach_runs_that_program_again_and_keeps_the_others_runs(tmp_path, monkeypatch, capsys):
+    from nondet_lint.families.seeding.program import Program
+
+    shutil.copytree(REACH_PROJECT, tmp_path, dirs_exist_ok=True)
+    monkeypatch.chdir(tmp_path)
+    programs: List[Program] = []
+    run_all = Program.run_all
+
+    def noted(program: Program) -> None:
+        run_all(program)
+        programs.append(program)
+
+    monkeypatch.setattr(Program, "run_all", noted)
+    server, logged = linter(tmp_path)
+
+    def runs(program: Program) -> Dict[str, Any]:
+        return {str(Path(path).relative_to(tmp_path) if Path(path).is_absolute() else Path(path)): run
+                for path, run in program.runs.items()}
+
+    server.refresh([snapshot(tmp_path / name, (tmp_path / name).read_text()) for name in REACH_FILES])
+    before = runs(programs[-1])  # the server's (the command line's runs come after)
+    cold = _server_findings(server)
+    assert cold == _cli_findings(capsys, REACH_FILES)
+
+    seed = (tmp_path / "seed.py").read_text()
+    helpers = (tmp_path / "tools/helpers.py").read_text()
+    edits = [  # (file, text, the program that runs it)
+        ("tools/helpers.py", helpers.replace("    return x", "    torch.manual_seed(0)\n    return x"), "tools/finetune.py"),
+        ("seed.py", seed.replace("    np.random.seed(seed)\n", "    np.random.shuffle(ORDER)\n    np.random.seed(seed)\n"), "train.py"),
+        ("tools/helpers.py", helpers, "tools/finetune.py"),
+        ("seed.py", seed, "train.py"),
+    ]
+    seen = [cold]
+    for name, text, program in edits:
+        (tmp_path / name).write_text(text)
+        server.refresh([snapshot(tmp_path / name, text)])
+        after = runs(programs[-1])
+        assert sorted(after) == ["check.py", "tools/finetune.py", "train.py"]
+        assert after[program] is not before[program], name  # run again
+        assert all(after[other] is before[other] for other in after if other != program), name  # kept
+        seen.append(_server_findings(server))
+        assert seen[-1] == _cli_findings(capsys, REACH_FILES), name
+        before = after
+    assert [level for level, _ in logged if level == types.MessageType.Error] == []
+    assert len({json.dumps(findings, sort_keys=True) for findings in seen}) == 4  # each edit changed the findings
+    assert seen[-1] == cold

@@ -179,8 +179,8 @@ class Decisions:
     candidates it changed.  One that changes facts decides every check again, on a new
     ``Project`` that knows the last one's analyses (``Project.earlier``): the kernel
     rules' program view takes over the import edges of the modules whose imports did not
-    change (and the programs, if no edge changed), the seeding check its programs' runs
-    when no seeding fact changed.  Pass 2 also reads a few files outside the facts
+    change (and the programs, if no edge changed), the seeding check the runs of the
+    programs that reach no module whose seeding facts changed.  Pass 2 also reads a few files outside the facts
     (requirement pins, packaging entry points), and the analyses taken over keep what
     they read: ``forget`` after such a file changed on disk.
     """

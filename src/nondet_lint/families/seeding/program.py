@@ -34,6 +34,7 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
 
 from __future__ import annotations
 
+import bisect
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -211,6 +212,7 @@ class _Trace:
     final: FrozenSet[str] = frozenset()
     pure: bool = True
     imported: Set[str] = field(default_factory=set)  # project modules it found imported already
+    reached: Set[Tuple[str, int]] = field(default_factory=set)  # the uses it reached, its callees' too
 
 
 @dataclass(frozen=True)
@@ -234,6 +236,8 @@ class EntryRun:
     trains: bool = False
     test: bool = False  # test code: not a program whose randomness matters
     restores_weights: bool = False  # it restores a model's weights in the default run
+    unseeded: Dict[Tuple[str, int], Uncovered] = field(default_factory=dict)  # uses it ran unseeded, where first
+    reached: Set[Tuple[str, int]] = field(default_factory=set)  # the uses it reached
     # registry module -> the definitions its decorators filed when their modules were imported
     registered: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
     filed: Set[str] = field(default_factory=set)  # modules whose registrations are in ``registered``
@@ -297,6 +301,11 @@ class Program:
         self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where all agree, else UNKNOWN)
         self._folders: Dict[str, str] = {}
         self._seed_params: Optional[Tuple[Dict[FnKey, Set[str]], Set[str]]] = None
+        self._previous = previous  # whose runs ``run_all`` may keep
+        self._reads: Dict[str, FrozenSet[str]] = {}  # path -> the modules its facts name (``_named_modules``)
+        self._sorted_names: Optional[List[str]] = None
+        if previous is not None and previous.names is names and previous.module_of == module_of:
+            self._reads = {path: found for path, found in previous._reads.items() if self.facts.get(path) is previous.facts[path]}
         self._registries: Dict[Tuple[str, str], Optional[str]] = {}
 
     def same_inputs(self, other: "Program") -> bool:
@@ -910,9 +919,15 @@ class Program:
         program runs is recorded for it whatever ran before.  A use that several programs
         run unseeded is charged to the one ``_charge_rank`` puts first.  A run of a function
         whose result and effects follow from its memo key alone (``_Trace.pure``) is
-        replayed into later programs rather than run again."""
-        trains = {path: self._entry_trains(path) for path in self.entry_paths}
+        replayed into later programs rather than run again.  The runs of the previous
+        program that no changed module can affect (``_kept_runs``) are taken as they are."""
+        previous, self._previous = self._previous, None
+        kept = self._kept_runs(previous) if previous is not None else {}
+        trains = {path: self._entry_trains(path) for path in self.entry_paths if path not in kept}
         for path in self.visit_order():
+            if path in kept:
+                self.runs[path] = kept[path]
+                continue
             run = EntryRun(path, trains=trains[path], test=path in self.test_code)
             self.runs[path] = run
             imported: Set[str] = set()
@@ -921,6 +936,78 @@ class Program:
             for name in self.console[path]:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
             run.final = state
+        self._charge()
+
+    def _charge(self) -> None:
+        """Charge each use some program ran unseeded to the program ``_charge_rank`` puts
+        first, and gather the uses the programs reached."""
+        for path in sorted(self.runs):
+            run = self.runs[path]
+            self.reached |= run.reached
+            for use, found in run.unseeded.items():
+                before = self.uncovered.get(use)
+                if before is None or self._charge_rank(run, found) < self._charge_rank(self.runs[before.entry], before):
+                    self.uncovered[use] = found
+
+    def _kept_runs(self, previous: "Program") -> Dict[str, EntryRun]:
+        """The runs of ``previous`` this program would make again: a program's run reads
+        the facts of the modules its entry point names, through calls, imports, values,
+        base classes, aliases and star imports, and of the modules those name (``_reaching``),
+        and every module's option defaults.  Those of the programs that reach no changed
+        module are kept."""
+        if (previous.module_of != self.module_of or previous.names is not self.names or previous.external != self.external
+                or previous.rng_map != self.rng_map or previous.test_code != self.test_code
+                or previous.entry_paths != self.entry_paths or previous.console != self.console
+                or previous.options != self.options):
+            return {}
+        changed = {path for path, facts in self.facts.items() if previous.facts.get(path) is not facts}
+        affected = self._reaching(changed)
+        return {path: run for path, run in previous.runs.items() if path not in affected}
+
+    def _reaching(self, targets: Set[str]) -> Set[str]:
+        """The modules whose facts name one of ``targets``, directly or through others."""
+        named_by: Dict[str, List[str]] = {}
+        for path in self.facts:
+            for module in self._named_modules(path):
+                named_by.setdefault(module, []).append(path)
+        found = set(targets)
+        stack = list(targets)
+        while stack:
+            for path in named_by.get(stack.pop(), ()):
+                if path not in found:
+                    found.add(path)
+                    stack.append(path)
+        return found
+
+    def _named_modules(self, path: str) -> FrozenSet[str]:
+        """Every project module a name in a module's facts finds (``lookup`` looks each
+        leading part of a name up from that module; for a star import or an alias, whose
+        names are looked up with more parts after them, every module inside it too), kept
+        while its facts are."""
+        found = self._reads.get(path)
+        if found is None:
+            module = self.module_of.get(path, "")
+            facts = self.facts[path]
+            dotted: Set[str] = set()
+            for name in _names_in(facts):
+                parts = absolute(name, module).split(".")
+                dotted.update(".".join(parts[:cut]) for cut in range(1, len(parts) + 1))
+            for name in (*facts.stars, *facts.aliases.values()):
+                dotted.update(self._inside_package(absolute(name, module)))
+            modules = (self.module_path(name, path) for name in dotted)
+            found = self._reads[path] = frozenset(module for module in modules if module is not None)
+        return found
+
+    def _inside_package(self, dotted: str) -> Iterator[str]:
+        """The module names that start with ``dotted.``."""
+        if self._sorted_names is None:
+            self._sorted_names = sorted(self.names)
+        start = dotted + "."
+        for index in range(bisect.bisect_left(self._sorted_names, start), len(self._sorted_names)):
+            name = self._sorted_names[index]
+            if not name.startswith(start):
+                break
+            yield name
 
     @staticmethod
     def _charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, str]:
@@ -953,6 +1040,7 @@ class Program:
             return trace.final
         run.visited.add(memo)
         if trace is not None and trace.pure:
+            run.reached |= trace.reached
             self._replay(trace, run, tuple(self.stack))
             self._embed(trace)
             return trace.final
@@ -991,6 +1079,7 @@ class Program:
             caller = self._open[-1]
             caller.pure = caller.pure and trace.pure
             caller.imported |= trace.imported
+            caller.reached |= trace.reached
             if trace.items:
                 caller.items.append(_Nested(tuple(self.stack[caller.base:]), trace))
 
@@ -1002,6 +1091,11 @@ class Program:
             if isinstance(effect, _Unseeded):  # its chain is kept from the traced function on
                 effect = replace(effect, chain=effect.chain[trace.base:])
             trace.items.append(effect)
+
+    def _reach(self, run: EntryRun, use: Tuple[str, int]) -> None:
+        run.reached.add(use)
+        if self._open:
+            self._open[-1].reached.add(use)
 
     def _replay(self, trace: "_Trace", run: EntryRun, prefix: Tuple[FnKey, ...]) -> None:
         """Record a run made for another program into ``run``, as if made here: a callee
@@ -1019,9 +1113,9 @@ class Program:
             run.uncovered_rngs.add(effect.rng)
             found = Uncovered(run.path, effect.via_import, prefix + effect.chain, effect.deferred)
             use = (effect.path, effect.cid)
-            before = self.uncovered.get(use)
-            if before is None or self._charge_rank(run, found) < self._charge_rank(self.runs[before.entry], before):
-                self.uncovered[use] = found
+            before = run.unseeded.get(use)
+            if before is None or self._charge_rank(run, found) < self._charge_rank(run, before):
+                run.unseeded[use] = found
         elif isinstance(effect, _Seeded):
             run.first_seed.setdefault(effect.rng, effect.place)
         elif isinstance(effect, _Reseeded):
@@ -1046,7 +1140,7 @@ class Program:
                 continue  # not in this call: ``if is_train:`` with is_train=False passed in
             if kind is EventKind.USE:
                 rng = self.rng_map.get(event.rng, event.rng)
-                self.reached.add((key[0], event.cid))
+                self._reach(run, (key[0], event.cid))
                 if event.value is not None and self.value(event.value, key, values) is not None:
                     continue  # given its own seed (unless that is None here)
                 if self.guards_off(event.guards, key, values) is not None:
@@ -1054,7 +1148,7 @@ class Program:
                 if rng not in state and not frame.speculative:
                     self._record(run, _Unseeded(key[0], event.cid, rng, frame.via_import, tuple(self.stack), frame.deferred))
             elif kind is EventKind.WORKERS:
-                self.reached.add((key[0], event.cid))
+                self._reach(run, (key[0], event.cid))
             elif kind is EventKind.SEED:
                 guard = self.guards_off(event.guards, key, values)
                 if guard is not None:
@@ -1292,3 +1386,42 @@ def _nested(inner: FnKey, outer: FnKey) -> bool:
 def _hashable(value: Any) -> Any:
     return value if value is UNKNOWN or isinstance(value, (type(None), bool, int, float, str, Record)) else UNKNOWN
 
+
+
+def _names_in(facts: ModuleSeeding) -> Iterator[str]:
+    """The qualified names a module's facts look up: call, reference and import targets,
+    calls that give values, base classes, aliases, star imports and the decorators that
+    file definitions in a registry."""
+    yield from facts.stars
+    yield from (decorator for decorator, _ in facts.registered)
+    yield from facts.aliases.values()
+    for cls in facts.classes.values():
+        yield from cls.bases
+    for fn in facts.fns.values():
+        yield from _result_names(fn.returns)
+        for event in fn.events:
+            if event.target and event.kind is not EventKind.ASSIGN:
+                yield _looked_up(event.target)
+            yield from _result_names(event.value, *event.args.positional, *event.args.keywords.values())
+            for guard in event.guards:
+                yield from _result_names(*described_names(guard.cond))
+
+
+def _looked_up(target: str) -> str:
+    """The name a call target is looked up by: the class of a ``super:Class:method`` call."""
+    return target.split(":")[1] if target.startswith("super:") else target
+
+
+def _result_names(*descs: Optional[ValueDesc]) -> Iterator[str]:
+    """The targets of the calls that give described values (nested ones too)."""
+    stack = list(descs)
+    while stack:
+        desc = stack.pop()
+        if desc is None:
+            continue
+        if desc.source is ValueSource.RESULT:
+            yield desc.name
+            positional, keywords = desc.args
+            stack.extend(positional)
+            stack.extend(value for _, value in keywords)
+        stack.append(desc.owner)

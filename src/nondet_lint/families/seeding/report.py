@@ -115,7 +115,8 @@ class Report:
         an edit leaves every file's facts as they were, and decides the candidates the
         edit moved again without running the programs; after an edit that changed facts
         the new project knows the last one's analyses (``Project.earlier``): its programs
-        are kept when no seeding fact changed (an edit of a determinism switch).  Each
+        are kept when no seeding fact changed (an edit of a determinism switch), else the
+        runs of the programs that reach no changed module (``Program.run_all``).  Each
         report asks its questions of a fork, so what one report asked leaves no trace in
         what the next is told."""
         runs = self.project.analysis(_PROGRAM_KEY, self._run_programs)
