@@ -583,3 +583,29 @@ def test_listing_extended_into_a_list_keeps_its_order_there(lint):
             return len(found)
         """
     assert messages(lint, source) == [(6, 28, "collected into `input_files`, which is passed to `shuffle`): sort it")]
+
+
+def test_test_code_listing_its_own_temporary_folder_is_not_reported(lint):
+    test = """
+        import os, tempfile
+        def helper(folder):
+            return os.listdir(folder)[0]
+        def test_tmp(tmp_path):
+            return os.listdir(tmp_path / "run")[0], helper(tempfile.mkdtemp())
+        def test_data():
+            return os.listdir("data")[0]
+        """
+    found = lint({"tests/test_io.py": test, "tools/unpack.py": test.replace("def test_", "def make_")}, ND3)
+    message = (
+        "`os.listdir` returns entries in filesystem order, which differs between machines, filesystems and copies"
+        " of the data, and here that order is kept (the listing is indexed or sliced by position): sort it"
+    )
+    shown = sorted((f.path.split("/")[-2], f.line, f.col + 1, f.message) for f in found if f.code == "ND301")
+    assert shown == [
+        ("tests", 7, 12, message),  # test code, but a folder of the repository
+        ("tools", 3, 12, message),  # not test code: the same temporary folders keep their order
+        ("tools", 5, 12, message),
+        ("tools", 7, 12, message),
+    ]
+    fixes = [f.fix for f in found if f.path.endswith("unpack.py") and f.line == 5]
+    assert fixes and fixes[0] is not None and fixes[0].applicability == "safe"
