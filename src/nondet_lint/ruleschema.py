@@ -149,6 +149,7 @@ DATA: Dict[str, Table] = {
         "no_gradient": Table({
             "calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES, "loop_calls": NAMES, "loop_switch": str,
         }),
+        "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES}),

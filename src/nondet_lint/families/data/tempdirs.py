@@ -235,8 +235,9 @@ class Temporaries:
         if id(function) in self._active or depth > MAX_DEPTH:
             return None
         index = self.dctx.index(function.body.body[0] if function.body.body else function)
-        values: List[Optional[cst.BaseExpression]] = [
+        values = [
             node.value for node in index.nodes_within(function.body, (cst.Return, cst.Yield))
+            if isinstance(node, (cst.Return, cst.Yield))
         ]
         self._active.add(id(function))
         try:
