@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name
+from nondet_lint.analysis.entrypoints import EntryFacts, imported_names, is_entry_point
 from nondet_lint.analysis.moduleview import spellings
 from nondet_lint.check import Check
 from nondet_lint.context import FileContext, NodeEdit, PendingFix
@@ -24,6 +25,7 @@ from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
 from nondet_lint.families.data.tempdirs import Temporaries, TemporaryFixtures
 from nondet_lint.fixes.builders import wrap_in_call
+from nondet_lint.walk import nodes_in
 
 
 @dataclass(frozen=True)
@@ -140,7 +142,13 @@ class ListingOrder(Check):
     @classmethod
     def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         rule = rules["ND301"]
+        importers: List[Set[str]] = []  # the module names project modules import, made once
         for item in deferred:
+            if "uncalled" in item.payload:
+                if not _never_called(project, item.path, item.payload["uncalled"], importers):
+                    message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
+                    yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
+                continue
             if "fixtures" in item.payload:
                 if not _own_temporary_folder(project, item.path, item.payload["fixtures"]):
                     message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
@@ -177,6 +185,10 @@ class ListingOrder(Check):
                 if function is not None:
                     self.returned[function] = self._short(name)
                 continue  # ``return os.listdir(d)``: a listing function; its callers decide
+            uncalled = self._kept_only_by_uncalled(dctx, call) if name not in walks else frozenset()
+            if uncalled:  # decided in pass 2: does another module call them?
+                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, uncalled=sorted(uncalled))
+                continue
             temporaries = temporaries or self._temporaries()
             folder = temporaries.listed_folder(call, name)
             fixtures = temporaries.folder(folder) if folder is not None else None
@@ -184,6 +196,17 @@ class ListingOrder(Check):
                 self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, fixtures=sorted(fixtures))
                 continue
             self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason)
+
+    def _kept_only_by_uncalled(self, dctx: DataContext, call: cst.Call) -> FrozenSet[str]:
+        """The module's top-level functions that nothing in it calls or names, when the
+        listing's order is kept only by being returned from them (``def debug_files(): return
+        [f for f in my_glob(d)]`` in a script): if no other module calls them either, the
+        order reaches nothing."""
+        use, assumed = dctx.flow.first_use_if_uncalled_drop(call, SEQ)
+        if use is not None or not assumed:
+            return frozenset()
+        named = {n.value for n in nodes_in(self.ctx.module, cst.Name) if n.value in assumed and not isinstance(self.ctx.parent(n), cst.FunctionDef)}
+        return frozenset() if named else assumed
 
     def _short(self, name: str) -> str:
         for prefix, shown in self.display.items():
@@ -281,6 +304,22 @@ def _listing_function(project: Any, function: str) -> Optional[str]:
             facts = record.facts.get(ListingFunctions)
             return facts.functions.get(".".join(parts[end:])) if facts is not None else None
     return None
+
+
+def _never_called(project: Any, path: str, functions: Sequence[str], importers: List[Set[str]]) -> bool:
+    """Functions of an entry point that no project module imports (and the packaging does
+    not run as console scripts): only the module itself could call them, and it does not.
+    A library module's functions may have callers outside the project."""
+    record = project.modules.get(path) if project is not None else None
+    if record is None:
+        return False
+    entry = record.facts.get(EntryFacts)
+    if entry is None or not is_entry_point(record.facts) or entry.imported or set(functions) & set(entry.console):
+        return False
+    if not importers:
+        importers.append(imported_names(module.facts for module in project))
+    parts = record.module_name.split(".")
+    return not any(".".join(parts[i:]) in importers[0] for i in range(len(parts)))
 
 
 def _own_temporary_folder(project: Any, path: str, fixtures: Sequence[str]) -> bool:
