@@ -185,7 +185,7 @@ class ListingOrder(Check):
                 if function is not None:
                     self.returned[function] = self._short(name)
                 continue  # ``return os.listdir(d)``: a listing function; its callers decide
-            uncalled = self._kept_only_by_uncalled(dctx, call) if name not in walks else frozenset()
+            uncalled = self._kept_only_by_uncalled(dctx, call) if name not in walks and _hands_on(use) else frozenset()
             if uncalled:  # decided in pass 2: does another module call them?
                 self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, uncalled=sorted(uncalled))
                 continue
@@ -304,6 +304,12 @@ def _listing_function(project: Any, function: str) -> Optional[str]:
             facts = record.facts.get(ListingFunctions)
             return facts.functions.get(".".join(parts[end:])) if facts is not None else None
     return None
+
+
+def _hands_on(use: OrderUse) -> bool:
+    """The order is kept by a function's result (returned or yielded somewhere on the way):
+    the only case where who calls that function can change the answer."""
+    return "returned" in use.reason or "yielded" in use.reason
 
 
 def _never_called(project: Any, path: str, functions: Sequence[str], importers: List[Set[str]]) -> bool:
