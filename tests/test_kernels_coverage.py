@@ -476,10 +476,16 @@ def test_tf_scatter_read_where_only_integers_are_taken_is_exact(lint):
         "def summed(a, rest, others, rank):\n"
         "    totals = tf.scatter_nd(rest, others, [rank])\n"
         "    return tf.reduce_sum(totals), tf.transpose(a, rest)\n"
+        "def branches(a, rest, others, rank, perm):\n"
+        "    if rank:\n"
+        "        perm = tf.scatter_nd(rest, others, [rank])\n"
+        "    else:\n"
+        "        a = tf.transpose(a, perm)\n"
+        "    return a, perm\n"
     )
     config = {"target-versions": {"tensorflow": "2.15"}}
     findings = [f for f in lint({"m.py": source}, config) if f.code == "ND204"]
-    assert [(f.line, f.col + 1) for f in findings] == [(10, 12), (14, 14)]
+    assert [(f.line, f.col + 1) for f in findings] == [(10, 12), (14, 14), (18, 16)]
     assert findings[0].message.startswith(
         "`tf.scatter_nd` adds with atomics on the GPU, so its result changes from run to run while op determinism is off"
     )

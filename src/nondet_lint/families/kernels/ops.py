@@ -202,8 +202,9 @@ def integer_by_use(call: cst.Call, ancestors: Sequence[cst.CSTNode], uses: Mappi
     """Whether the result of ``call`` is evidently an integer tensor by what reads it:
     assigned to a name that reaches, as it is or through ops that keep its dtype
     (``perm = tf.tensor_scatter_nd_update(perm, ...)``), an argument the op raises on
-    unless it is an integer tensor (``tf.transpose(a, perm)``).  A later assignment of
-    anything else to those names, or one in a loop around the call, leaves it unknown.
+    unless it is an integer tensor (``tf.transpose(a, perm)``), after the call and not in
+    another branch of an ``if`` around it.  A later assignment of anything else to those
+    names, or one in a loop around the call, leaves it unknown.
     Works on the syntax tree alone (the walk has not reached what follows the call)."""
     statement = ancestors[-1] if ancestors else None
     if not (isinstance(statement, cst.Assign) and statement.value is call and len(statement.targets) == 1):
@@ -215,6 +216,8 @@ def integer_by_use(call: cst.Call, ancestors: Sequence[cst.CSTNode], uses: Mappi
     index = ScopeIndex(scope, lambda node: None)
     start = index.end(statement)
     loops = [node for node in ancestors if isinstance(node, (cst.For, cst.While))]
+    # a read in another branch of an ``if`` / ``try`` around the call never sees its result
+    forks = [(node, ancestors[i + 1]) for i, node in enumerate(ancestors[:-1]) if isinstance(node, (cst.If, cst.Try))]
     keeping = {name: rule for rule in uses.get("keeping", []) for name in rule["names"]}
     integer = {name: rule for rule in uses.get("args", []) for name in rule["names"]}
     names = {target.value}
@@ -236,6 +239,8 @@ def integer_by_use(call: cst.Call, ancestors: Sequence[cst.CSTNode], uses: Mappi
             for read in index.loads.get(name, ()):
                 holder = _call_reading(read, index)
                 if holder is None or index.position(read) <= start:
+                    continue
+                if any(index.contains(fork, read) and not index.contains(branch, read) for fork, branch in forks):
                     continue
                 name_called = qualname(holder.func) or ""
                 rule = keeping.get(name_called)
