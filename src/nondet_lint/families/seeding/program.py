@@ -618,7 +618,7 @@ class Program:
                 found = binding[desc.name]
             else:
                 found = fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
-            if found is UNKNOWN and fn is not None and desc.name in fn.typed:
+            if fn is not None and desc.name in fn.typed and (found is UNKNOWN or _misread(found)):
                 return self.assumed_record(fn.typed[desc.name], key[0])
             return found
         if source is ValueSource.OPTION:
@@ -1323,9 +1323,29 @@ class Program:
                        run: EntryRun, frame: "Frame", imported: Set[str], depth: int) -> None:
         """Run the methods of an object other than its constructor, as its owner calls them
         later: from ``state``, with the attributes the constructor left (``attrs``)."""
-        for method in self.methods(cls.path, cls.name):
-            if method != init:
+        methods = self.methods(cls.path, cls.name)
+        own = self._used_on_self(methods)
+        for method in methods:
+            if method != init and method not in own:
                 self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
+
+    def _used_on_self(self, methods: Sequence[FnKey]) -> Set[FnKey]:
+        """The private methods (``_generate``, not dunders) that the class's own methods call
+        or hand on through its object: they run there, under the guards there, not as
+        methods the object's owner calls."""
+        names = {key[1].rpartition(".")[2]: key for key in methods}
+        private = {name: key for name, key in names.items() if name.startswith("_") and not name.endswith("__")}
+        out: Set[FnKey] = set()
+        if not private:
+            return out
+        for caller in methods:
+            for event in self.events(caller):
+                if event.kind is EventKind.CALL and event.bound or event.kind is EventKind.REFERENCE:
+                    key = private.get(event.target.rpartition(".")[2])
+                    if key is not None and key != caller and any(
+                            callee == key for callee, _, _ in self.callees(event.target, caller[0])) and self.on_self(caller, key):
+                        out.add(key)
+        return out
 
     def why_none(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> str:
         if desc.source is ValueSource.OPTION:
@@ -1412,6 +1432,12 @@ def _named(descs: Iterable[Optional[ValueDesc]]) -> Iterable[str]:
             yield SELF + desc.owner.name  # ``self.config.x``
         else:
             yield from parameters_read(desc)  # also through owners and call arguments
+
+
+def _misread(value: Any) -> bool:
+    """A value that a parameter annotated with a config class cannot hold: an option of the
+    same name elsewhere (``params.task`` read as ``--task``), not the config object."""
+    return value is not None and not isinstance(value, Record)
 
 
 def _on_object(desc: ValueDesc) -> bool:
