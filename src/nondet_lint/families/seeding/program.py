@@ -290,6 +290,7 @@ class Program:
         self._results: Dict[Tuple[FnKey, Binding], Any] = {}  # what a call of a function gives
         self._fields: Dict[Tuple[str, str], Dict[str, List[Plain]]] = {}
         self._getting: Set[FnKey] = set()  # the property getters being valued (one that reads itself)
+        self._own_private: Dict[Tuple[str, str], Set[FnKey]] = {}  # class -> ``_used_on_self`` of its methods
         self._assigned_cache: Dict[Tuple[FnKey, Binding], Tuple[Dict[str, Any], FrozenSet[FnKey]]] = {}
         # runs of functions, by memo key (``EntryRun.visited``), to replay in other programs
         self._traces: Dict[VisitKey, _Trace] = {}
@@ -1324,7 +1325,9 @@ class Program:
         """Run the methods of an object other than its constructor, as its owner calls them
         later: from ``state``, with the attributes the constructor left (``attrs``)."""
         methods = self.methods(cls.path, cls.name)
-        own = self._used_on_self(methods)
+        own = self._own_private.get((cls.path, cls.name))
+        if own is None:
+            own = self._own_private[(cls.path, cls.name)] = self._used_on_self(methods)
         for method in methods:
             if method != init and method not in own:
                 self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
