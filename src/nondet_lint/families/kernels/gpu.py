@@ -127,6 +127,8 @@ class Selected:
     options: Tuple[str, ...] = ()  # GPU when one of these options defaults to a GPU value
     unless_option: Optional[str] = None  # GPU unless this option defaults to a true value
     declared_only: bool = False  # an option declared elsewhere does not select (its default is unknown)
+    given_option: Optional[str] = None  # GPU only where this option is declared here with a default
+    places_value: bool = False  # it puts a value on the GPU (``.cuda()``, a device string), not the process
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = None) -> bool:
@@ -160,6 +162,7 @@ class GpuSelection:
         self.data = ctx.rules[DATA_RULE].data["gpu"]
         self.by_name = {name: entry for entry in self.data.get("gpu_by_default", []) for name in entry["names"]}
         self.with_arg = {name: entry for entry in self.data.get("calls_with_arg", []) for name in entry["names"]}
+        self.follows = {name: entry for entry in self.data.get("follows_given", []) for name in entry["names"]}
 
     def by_import(self) -> bool:
         """Importing a GPU kernel library (CuPy, Numba CUDA, Triton) makes a GPU program."""
@@ -174,12 +177,20 @@ class GpuSelection:
             # ``model.cuda()``: no other library has such a method (its receiver is a
             # torch object even in a file that does not import torch itself)
             if func.attr.value in self.data.get("methods", []):
-                return Selected(f"`.{func.attr.value}()`")
+                return Selected(f"`.{func.attr.value}()`", places_value=True)
         keyword = self._device_option(node)
         if keyword is not None:
             return keyword
         if name is None:
             return None
+        follows = self.follows.get(name)
+        if follows is not None:
+            given = find_arg(node, follows["arg"], follows.get("pos"))
+            if given is not None and _set_when_given(given, node, self.ctx.parent):
+                # ``if self.device is not None: torch.cuda.set_device(self.device)``: the
+                # device someone chose, if anyone did; an option's default decides
+                option = option_name(given)
+                return Selected(f"`{name}`", given_option=option) if option else None
         if name in self.data.get("calls", []):
             return Selected(f"`{name}`")
         needs = self.with_arg.get(name)
@@ -254,7 +265,7 @@ class GpuSelection:
                 return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
             if isinstance(node, cst.FormattedString) and self._enumerates(node):
                 return None
-            return Selected("a `\"cuda\"` device")
+            return Selected("a `\"cuda\"` device", places_value=True)
         return None
 
     def _enumerates(self, node: cst.FormattedString) -> bool:
@@ -294,6 +305,33 @@ def _follows_placement(node: cst.BaseExpression, attributes: Sequence[str]) -> b
     return bool(items) and all(isinstance(i, cst.Attribute) and i.attr.value in attributes for i in items)
 
 
+def _set_when_given(value: cst.BaseExpression, node: cst.CSTNode, parent: Any) -> bool:
+    """Whether ``node`` runs only under ``if value is not None:`` (in the branch taken
+    when it is), ``value`` being the same name or attribute chain."""
+    spelled = dotted_name(value)
+    if spelled is None:
+        return False
+    child, current = node, parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(current, (cst.If, cst.IfExp)) and child is current.body and _is_not_none(current.test, spelled):
+            return True
+        child, current = current, parent(current)
+    return False
+
+
+def _is_not_none(test: cst.BaseExpression, spelled: str) -> bool:
+    """``spelled is not None`` (also as one side of an ``and``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _is_not_none(test.left, spelled) or _is_not_none(test.right, spelled)
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    return (
+        isinstance(target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name)
+        and target.comparator.value == "None" and dotted_name(test.left) == spelled
+    )
+
+
 def option_name(node: Optional[cst.CSTNode]) -> Optional[str]:
     """``args.gpus`` / ``FLAGS.cuda`` / ``opt.cuda``: the option it reads, by its last name."""
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
@@ -315,6 +353,19 @@ def gpu_value(value: Any, data: Mapping[str, Any]) -> bool:
     if isinstance(value, (list, tuple)):
         return bool(value)
     return False
+
+
+def _in_predicate(node: cst.CSTNode, parent: Any, qualname: Any) -> bool:
+    """Whether ``node`` sits in a function declared to return ``bool`` (``def
+    is_extension_usable() -> bool``): a capability check, whose values on the GPU never
+    leave it; what the program computes is placed elsewhere."""
+    current = parent(node)
+    while current is not None and not isinstance(current, cst.FunctionDef):
+        current = parent(current)
+    if current is None or current.returns is None:
+        return False
+    annotation = current.returns.annotation
+    return qualname(annotation) in ("bool", "builtins.bool") or (isinstance(annotation, cst.Name) and annotation.value == "bool")
 
 
 def _guarding_options(node: cst.CSTNode, parent: Any) -> List[str]:
@@ -870,10 +921,10 @@ class GpuFacts(Check):
         self._selected(node, self.selection.literal(node))
 
     def _selected(self, node: cst.CSTNode, selected: Optional[Selected]) -> None:
-        if selected is None:
+        if selected is None or (selected.places_value and _in_predicate(node, self.ctx.parent, self.ctx.qualname)):
             return
         guards = tuple(_guarding_options(node, self.ctx.parent))
-        if guards and not selected.options and selected.when is None:
+        if guards and not selected.options and selected.when is None and selected.given_option is None:
             # ``if opt.cuda: model.cuda()``: the option's default decides
             selected = Selected(selected.how, options=guards, unless_option=selected.unless_option, declared_only=selected.declared_only)
         self.selections.append((node, self.unit_name, selected))
@@ -911,6 +962,8 @@ class GpuFacts(Check):
         """Whether a selection holds with every option at its default, and the versions
         it is limited to (None: all)."""
         data = self.selection.data
+        if selected.given_option is not None:
+            return self.options.get(selected.given_option) is not None, None
         if selected.unless_option is not None:
             default = self.options.get(selected.unless_option, False)
             return (default is UNKNOWN or not default), None
