@@ -178,3 +178,16 @@ def test_a_gpu_probe_in_a_function_returning_a_bool_selects_no_gpu(tmp_path):
         "this program runs on a GPU (a `\"cuda\"` device in `ext.py` at line 14) but never turns on "
         "`torch.use_deterministic_algorithms(True)`"
     )
+
+
+def test_an_exporter_through_a_helper_function_does_not_matter(tmp_path):
+    # export.py reaches a layer that seeds NumPy in its constructor and a task with a
+    # train_step hook, and writes the model through the project's export function;
+    # train.py hands the same task to an outside trainer
+    reported = findings("exports_through_helpers", tmp_path)
+    assert [(path, line, col, code) for path, line, col, code, _ in reported] == [
+        ("export_seeded.py", 4, 1, "ND205"), ("train.py", 4, 1, "ND205"),
+    ]
+    tail = ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
+    assert reported[0][4] == TF_SWITCH + tail + "it runs `tf.keras.layers.Conv2D` (tasks.py:9); turn it on (deterministic kernels can be slower)"
+    assert reported[1][4] == TF_SWITCH + tail + "turn it on (deterministic kernels can be slower)"

@@ -1334,15 +1334,20 @@ class ProgramView:
         return self.entry_switches(entry).get(switch) == ON
 
     def reached_summary(self, entry: str) -> UnitFacts:
-        """What the code ``entry`` runs does, joined: training, evaluation, seeds."""
+        """What the code ``entry`` runs does, joined: training, evaluation, seeds.  A seed
+        counts as the program's wish for repeatable runs where its own module, a function
+        or module code sets it, not a method of another module's class (a layer that
+        seeds NumPy in its constructor does so whenever it is built)."""
         cache: Dict[str, UnitFacts] = self.memo.setdefault("reached_summary", {})
         found = cache.get(entry)
         if found is None:
-            units = [u for u in (self.reach.unit(k) for k in self.reached_units(entry)) if u is not None]
-            own = [u for k, u in ((k, self.reach.unit(k)) for k in self.reached_units(entry)) if k[0] == entry and u is not None]
+            keyed = [(k, u) for k, u in ((k, self.reach.unit(k)) for k in self.reached_units(entry)) if u is not None]
+            units = [u for _, u in keyed]
+            own = [u for k, u in keyed if k[0] == entry]
+            wishes = [u for k, u in keyed if k[0] == entry or "." not in k[1]]
             found = cache[entry] = UnitFacts(
                 differentiates=any(u.differentiates for u in units), evaluates=any(u.evaluates for u in units),
-                seeds=any(u.seeds for u in units), saves_model=any(u.saves_model for u in own),
+                seeds=any(u.seeds for u in wishes), saves_model=any(u.saves_model for u in own),
                 benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
                 saves_loaded=any(u.saves_loaded for u in own),
             )
@@ -1390,11 +1395,14 @@ class ProgramView:
         """docs/contract.md "programs that matter", for ND205 / ND209: never test code nor
         a speed benchmark (named one and reading a clock, or timing code with a benchmark
         harness); a program whose code trains or seeds (it wants repeatable runs), one
-        whose own module puts work on the GPU, and one that evaluates or samples from a
-        model without saving one.  A converter loads a model, maybe checks a few outputs,
-        and writes it out (``torch.save``, the TFLite converter; ``model.save(out)`` where
-        loading it is all the program did with it).  Only code the program runs counts: a
-        library function it never calls does not make it train."""
+        whose own module puts work on the GPU, one that reaches a class with a training
+        hook a trainer outside the project calls (``train_step``) and writes no model
+        itself, and one that evaluates or samples from a model without saving one.  A
+        converter loads a model, maybe checks a few outputs, and writes it out
+        (``torch.save``, the TFLite converter; ``model.save(out)`` where loading it is all
+        the program did with it; a checkpoint of a model it built from a task, whose
+        training hooks nothing runs).  Only code the program runs counts: a library
+        function it never calls does not make it train."""
         if self.project.is_test_code(entry) or self.project.is_speed_benchmark(entry):
             return False
         summary = self.reached_summary(entry)
@@ -1407,9 +1415,22 @@ class ProgramView:
             return True
         if summary.saves_model:
             return False
+        if self.hooks_differentiate(entry) and not self.writes_model(entry):
+            return True
         # a program that loads a model and only writes it out again (``model.save(out)``)
         # converts it; one that loads it and writes no model predicts with it
         return summary.evaluates or (summary.loads_model and not summary.saves_loaded)
+
+    def writes_model(self, entry: str) -> bool:
+        """The program of ``entry`` writes a model out: its own module does (``torch.save``,
+        ``model.save(out)``), or a function of another module it runs does (an export
+        helper: ``export_saved_model_lib.export_inference_graph``); a method of a class it
+        reaches (a trainer's checkpointing) is not counted."""
+        return any(
+            unit is not None and (unit.saves_model or unit.saves_loaded)
+            for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
+            if key[0] == entry or "." not in key[1]
+        )
 
     def _summary(self, scope: Iterable[str]) -> "_ScopeSummary":
         """The facts of a set of modules taken together; programs are asked about once per
