@@ -191,3 +191,12 @@ def test_an_exporter_through_a_helper_function_does_not_matter(tmp_path):
     tail = ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
     assert reported[0][4] == TF_SWITCH + tail + "it runs `tf.keras.layers.Conv2D` (tasks.py:9); turn it on (deterministic kernels can be slower)"
     assert reported[1][4] == TF_SWITCH + tail + "turn it on (deterministic kernels can be slower)"
+
+
+def test_a_gpu_selected_where_a_collective_runs_on_every_path_needs_a_process_group(tmp_path):
+    reported = findings("distributed_only_gpu", tmp_path)
+    assert [(path, line, col, code) for path, line, col, code, _ in reported] == [
+        ("train_ddp.py", 2, 1, "ND205"), ("train_reduce.py", 2, 1, "ND205"),
+    ]
+    assert reported[0][4].startswith("this program runs on a GPU (`.cuda()` in `dist_utils.py` at line 7) but never turns on")
+    assert reported[1][4].startswith("this program runs on a GPU (`.cuda()` in `dist_utils.py` at line 14) but never turns on")

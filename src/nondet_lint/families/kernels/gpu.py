@@ -368,6 +368,17 @@ def _in_predicate(node: cst.CSTNode, parent: Any, qualname: Any) -> bool:
     return qualname(annotation) in ("bool", "builtins.bool") or (isinstance(annotation, cst.Name) and annotation.value == "bool")
 
 
+def _conditional(node: cst.CSTNode, parent: Any) -> bool:
+    """Whether ``node`` runs only on some paths through its function or module: under an
+    ``if``, in a ``try``, a conditional expression, a lambda or the right of ``and`` / ``or``."""
+    current = parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(current, (cst.If, cst.IfExp, cst.Try, cst.While, cst.BooleanOperation, cst.Lambda)):
+            return True
+        current = parent(current)
+    return False
+
+
 def _guarding_options(node: cst.CSTNode, parent: Any) -> List[str]:
     """The options that choose whether a device literal is used: ``"cuda" if args.cuda
     else "cpu"``, ``if opt.cuda: device = torch.device("cuda")``."""
@@ -907,6 +918,11 @@ class GpuFacts(Check):
             unit.seeds = True
         if not unit.benchmarks_speed and name is not None and name.startswith(tuple(self.program.get("speed_benchmarks", ()))):
             unit.benchmarks_speed = True
+        if name is not None:
+            if name in self.selection.data.get("collectives", ()) and not _conditional(node, self.ctx.parent):
+                unit.needs_process_group = True
+            if name in self.selection.data.get("process_group_starts", ()):
+                unit.starts_process_group = True
         self._option(node, name)
         if name is not None and self.hints:
             # a call spelled through ``tf.compat.v1`` was written for a version that has the
@@ -1280,7 +1296,7 @@ class ProgramView:
         """How a unit selects the GPU in the program of ``entry`` (a version-dependent
         default counts where the target version has it), or None."""
         unit = self.reach.unit(key)
-        if unit is None:
+        if unit is None or (unit.needs_process_group and not self.starts_process_group(entry)):
             return None
         if unit.selects_gpu:
             return unit.selects_gpu
@@ -1296,6 +1312,17 @@ class ProgramView:
             {name: when.package for name in spec.get("names", ())},
         )
         return version is not None and in_range(version, when.versions)
+
+    def starts_process_group(self, entry: str) -> bool:
+        """Whether code the program of ``entry`` runs starts a process group: else a unit
+        that needs one (it calls a collective on every path) never runs to its end, and
+        the GPU it selects is that of a distributed run, not the default one."""
+        cache: Dict[str, bool] = self.memo.setdefault("starts_process_group", {})
+        found = cache.get(entry)
+        if found is None:
+            units = (self.reach.unit(key) for key in self.reached_units(entry))
+            found = cache[entry] = any(unit is not None and unit.starts_process_group for unit in units)
+        return found
 
     def gpu_selection(self, entry: str) -> Optional[UnitKey]:
         """The unit that makes ``entry``'s program a GPU program: one of its own module
