@@ -169,6 +169,8 @@ DATA: Dict[str, Table] = {
             "calls": NAMES, "methods": NAMES, "device_literal": str, "device_prefix": str, "kernel_imports": NAMES,
             "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES,
             "calls_with_arg": Tables(Table({"names": NAMES, "arg": str, "pos": int, "unless_from": NAMES})),
+            "follows_given": Tables(Table({"names": NAMES, "arg": str, "pos": int})),
+            "collectives": NAMES, "process_group_starts": NAMES,
             "gpu_by_default": Tables(Table({
                 "names": NAMES,
                 "unless": Table({"arg": str, "in": List(SCALAR), "option_means_cpu": bool}),
