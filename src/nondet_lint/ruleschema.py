@@ -83,7 +83,7 @@ DATA: Dict[str, Table] = {
             "names": NAMES, "seeds": NAMES, "value": ARG, "without_value": str, "always_random": bool,
             "random_without_value_before": Map(str), "known_versions": NAMES,
         })),
-        "training": Table({"calls": NAMES, "methods": NAMES}),
+        "training": Table({"calls": NAMES, "methods": NAMES, "libraries": Map(Table({"callbacks": bool}, frozenset({"callbacks"})))}),
         "weights": Table({
             "restore_calls": NAMES, "restore_methods": NAMES, "partial": Tables(CONDITION),
             "initializers": NAMES, "keras_initializers": NAMES,

@@ -1297,18 +1297,36 @@ class ProgramView:
 
     def hooks_differentiate(self, entry: str) -> bool:
         """A class the program of ``entry`` reaches has a framework hook that trains (a
-        method rule data's implied lists name, ``train_step``, ``training_step``): a trainer
-        outside the project, which the code does not show, may call it."""
+        method rule data's implied lists name, ``train_step``, ``training_step``) that no
+        code of the project calls: a trainer outside the project, which the code does not
+        show, may call it.  A hook the project's own trainer calls (a task's ``train_step``
+        called by the project's ``trainer.py``) runs only where the program reaches that
+        caller, and ``reached_summary`` then sees it."""
         cache: Dict[str, bool] = self.memo.setdefault("hooks_differentiate", {})
         found = cache.get(entry)
         if found is None:
             hooks = tuple({name for names in self.reach.calls.implied.values() for name in names})
+            called = self._called_names()
             found = cache[entry] = any(
-                unit.differentiates and fnmatch.fnmatchcase(name.split(".", 1)[1], hook)
+                unit.differentiates and method not in called and fnmatch.fnmatchcase(method, hook)
                 for path, cls in self.reached_units(entry) if "." not in cls
                 for name, unit in self.facts[path].units.items() if name.startswith(cls + ".")
+                for method in (name.split(".", 1)[1],)
                 for hook in hooks
             )
+        return found
+
+    def _called_names(self) -> FrozenSet[str]:
+        """The method names some code of the project calls or reads (on any value, on its
+        own instance, on a typed value), whether or not a program runs that code."""
+        found: Optional[FrozenSet[str]] = self.memo.get("called_names")
+        if found is None:
+            names: Set[str] = set()
+            for fact in self.facts.values():
+                for unit in fact.units.values():
+                    names.update(unit.reads, unit.self_reads)
+                    names.update(read.rpartition(":")[2] for read in unit.typed_reads)
+            found = self.memo["called_names"] = frozenset(names)
         return found
 
     def entry_frameworks(self, entry: str) -> Set[str]:
