@@ -623,7 +623,15 @@ class GpuFacts(Check):
             self.gradient_definitions -= 1
 
     def _defines_gradient(self, node: cst.FunctionDef) -> bool:
-        """``@tf.custom_gradient``: the function computes a gradient for others' training."""
+        """``@tf.custom_gradient``, a torch autograd Function's ``backward``: the function
+        computes a gradient for others' training."""
+        if node.name.value in self.diff.get("gradient_methods", ()):
+            block = self.ctx.parent(node)
+            owner = self.ctx.parent(block) if block is not None else None
+            if isinstance(owner, cst.ClassDef) and any(
+                base in self.diff.get("gradient_classes", ()) for base in self._bases(owner)
+            ):
+                return True
         return any(
             self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             in self.diff.get("gradient_definitions", ())

@@ -882,7 +882,7 @@ class Program:
                 known = self._trains.get((step, least))
                 if known is None and step not in seen:
                     seen.add(step)
-                    path.append((step, self._training_steps(*step, least)))
+                    path.append((step, self._training_steps(step[0], step[1], least)))
                 if not known:
                     continue
             for node, _ in path:

@@ -1,0 +1,180 @@
+"""What a program trains decides what it answers for: a training hook the project's own
+trainer calls makes only the programs that run that trainer differentiate (ND205); an
+autograd Function's ``backward`` runs only in a program's backward pass; a faiss k-means
+or a scikit-learn estimator is not a framework model (the weights a program restores
+are overwritten, ND104), and a fit that runs no code of the project answers for no use
+reached only through a callback.  Each class has a case that fires and a near miss."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import List, Mapping, Sequence, Tuple
+
+from conftest import lint_files
+
+
+def lint(root: Path, files: Mapping[str, str], select: Sequence[str]) -> List[Tuple[str, str, int, str]]:
+    findings = lint_files(root, {name: textwrap.dedent(text) for name, text in files.items()}, {"select": list(select)})
+    prefix = str(root).replace("\\", "/") + "/"
+    return sorted((f.path.replace("\\", "/").replace(prefix, ""), f.code, f.line, f.message) for f in findings)
+
+
+# ---------------------------------------------------------------- training hooks (ND205) -
+TASKS = {
+    "tasks.py": """
+        import torch
+
+
+        class Task:
+            def build_model(self):
+                return torch.nn.Embedding(10, 4)
+
+            def train_step(self, model, batch):
+                model(batch).sum().backward()
+    """,
+    "trainer.py": """
+        class Trainer:
+            def __init__(self, task, model):
+                self.task = task
+                self.model = model
+
+            def train(self, batch):
+                self.task.train_step(self.model, batch)
+    """,
+}
+INFER = """
+    import torch
+    from tasks import Task
+
+    if __name__ == "__main__":
+        model = Task().build_model().cuda()
+        with torch.no_grad():
+            print(model(torch.ones(2, dtype=torch.long).cuda()))
+"""
+TRAIN = """
+    import torch
+    from tasks import Task
+    from trainer import Trainer
+
+    if __name__ == "__main__":
+        task = Task()
+        model = task.build_model().cuda()
+        Trainer(task, model).train(torch.ones(2, dtype=torch.long).cuda())
+"""
+SWITCH = (
+    "this program runs on a GPU (`.cuda()` in `{path}` at line {line}) but never turns on "
+    "`torch.use_deterministic_algorithms(True)`, so cuDNN autotuning and atomic-add kernels can change its results "
+    "from run to run; {ops}turn it on (deterministic kernels can be slower)"
+)
+
+
+def test_a_hook_the_projects_own_trainer_calls_trains_only_where_that_trainer_runs(tmp_path):
+    assert lint(tmp_path / "infer", {**TASKS, "infer.py": INFER}, ["ND205"]) == []
+    assert lint(tmp_path / "train", {**TASKS, "train.py": TRAIN}, ["ND205"]) == [(
+        "train.py", "ND205", 7,
+        SWITCH.format(path="train.py", line=7, ops="it runs `torch.nn.Embedding` (tasks.py:6); "),
+    )]
+
+
+def test_a_hook_no_code_of_the_project_calls_may_be_called_by_a_trainer_outside_it(tmp_path):
+    # no trainer of the project calls ``train_step``: a library's may (Keras, Lightning)
+    tasks = {"tasks.py": TASKS["tasks.py"]}
+    assert lint(tmp_path, {**tasks, "infer.py": INFER}, ["ND205"]) == [(
+        "infer.py", "ND205", 5,
+        SWITCH.format(path="infer.py", line=5, ops="it runs `torch.nn.Embedding` (tasks.py:6); "),
+    )]
+
+
+# ---------------------------------------------------------------- autograd Functions ----
+FUNCTION = {
+    "ops.py": """
+        import torch
+
+
+        class Scatter(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                torch.autograd.backward(grad)  # a recomputation's backward, as activation checkpointing does
+                return torch.nn.functional.embedding(torch.arange(4, device=grad.device), grad.view(4, 1)).view(4)
+    """,
+}
+
+
+def test_an_autograd_functions_backward_runs_only_in_a_backward_pass(tmp_path):
+    infer = """
+        import torch
+        from ops import Scatter
+
+        if __name__ == "__main__":
+            x = torch.ones(4).cuda()
+            with torch.no_grad():
+                print(Scatter.apply(x))
+    """
+    assert lint(tmp_path / "infer", {**FUNCTION, "infer.py": infer}, ["ND205"]) == []
+    train = """
+        import torch
+        from ops import Scatter
+
+        if __name__ == "__main__":
+            x = torch.ones(4).cuda().requires_grad_()
+            Scatter.apply(x).sum().backward()
+    """
+    assert lint(tmp_path / "train", {**FUNCTION, "train.py": train}, ["ND205"]) == [(
+        "train.py", "ND205", 5,
+        SWITCH.format(path="train.py", line=5, ops="it runs `torch.nn.Embedding` (ops.py:12); "),
+    )]
+
+
+# ---------------------------------------------------------------- library models (ND104) -
+MODEL = {
+    "model.py": """
+        import torch
+
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = torch.nn.Linear(4, 4)
+
+            def forward(self, x):
+                return torch.nn.functional.dropout(self.fc(x), p=0.1, training=self.training)
+    """,
+}
+CLUSTER = """
+    import numpy as np
+    import torch
+    {imports}
+    from model import Net
+
+    if __name__ == "__main__":
+        model = Net()
+        model.load_state_dict(torch.load("net.pt"))
+        model.eval()
+        with torch.no_grad():
+            x = model(torch.ones(8, 4)).numpy()
+        {fit}
+"""
+UNSEEDED = "PyTorch global RNG used here with no `torch.manual_seed` before it (entry point cluster.py never seeds it)"
+
+
+def test_a_faiss_kmeans_trains_no_framework_model_and_runs_no_callback(tmp_path):
+    faiss = CLUSTER.format(imports="import faiss", fit="kmeans = faiss.Kmeans(4, 2)\n        kmeans.train(x)")
+    assert lint(tmp_path, {**MODEL, "cluster.py": faiss}, ["ND104"]) == []
+
+
+def test_a_scikit_learn_fit_may_run_callbacks_but_trains_no_framework_model(tmp_path):
+    sklearn = CLUSTER.format(imports="from sklearn.cluster import KMeans", fit="KMeans(2).fit(x)")
+    # the restore overwrites the Linear's initial weights; the dropout in ``forward`` is reported
+    assert lint(tmp_path, {**MODEL, "cluster.py": sklearn}, ["ND104"]) == [("model.py", "ND104", 10, UNSEEDED)]
+
+
+def test_a_model_of_unknown_type_trains_a_framework_model(tmp_path):
+    unknown = CLUSTER.format(imports="", fit="model.train()")
+    assert lint(tmp_path, {**MODEL, "cluster.py": unknown}, ["ND104"]) == [
+        ("model.py", "ND104", 7, UNSEEDED + "; 1 more unseeded use in this module"),
+    ]
