@@ -1159,6 +1159,39 @@ class ProgramView:
     def entries_reaching(self, path: str) -> List[str]:
         return [entry for entry in self.entries if path in self.closures[entry]]
 
+    def registry_users(self, key: UnitKey) -> List[str]:
+        """The entry points whose programs run a function of a registry module the
+        definition of ``key`` (a class or function, or a method of one) is filed in by a
+        decorator (``@register_criterion("ctc")``): they may look it up by the name their
+        config gives, and the registry's package may import its module by a computed name
+        (``importlib.import_module("pkg." + name)`` over the package's files), which no
+        import edge shows."""
+        unit = self.reach.unit((key[0], key[1].split(".", 1)[0]))
+        registries = {
+            found for found in (self._registry_module(name, key[0]) for name in (unit.registered_by if unit else ()))
+            if found is not None
+        }
+        cache: Dict[str, List[str]] = self.memo.setdefault("registry_users", {})
+        users: Set[str] = set()
+        for registry in registries:
+            found = cache.get(registry)
+            if found is None:
+                found = cache[registry] = [
+                    entry for entry in self.entries
+                    if any(path == registry and name not in (MODULE_UNIT, MAIN_UNIT) for path, name in self.reached_units(entry))
+                ]
+            users.update(found)
+        return sorted(users)
+
+    def _registry_module(self, decorator: str, near: str) -> Optional[str]:
+        """The project module a registering decorator's qualified name lives in."""
+        parts = decorator.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            record = self.project.module_near(".".join(parts[:end]), near)
+            if record is not None:
+                return str(record.path)
+        return None
+
     def scopes_of_module(self, path: str) -> List[FrozenSet[str]]:
         """The programs a module's code runs in: one per entry point that reaches it, or,
         for code no entry point reaches, the whole project."""
