@@ -178,3 +178,69 @@ def test_a_model_of_unknown_type_trains_a_framework_model(tmp_path):
     assert lint(tmp_path, {**MODEL, "cluster.py": unknown}, ["ND104"]) == [
         ("model.py", "ND104", 7, UNSEEDED + "; 1 more unseeded use in this module"),
     ]
+
+
+# ---------------------------------------------------------------- registries (ND203) ----
+REGISTRY = {
+    "criterions/__init__.py": """
+        import importlib
+        import os
+
+        REGISTRY = {}
+
+
+        def register_criterion(name):
+            def wrap(cls):
+                REGISTRY[name] = cls
+                return cls
+            return wrap
+
+
+        def build_criterion(name):
+            return REGISTRY[name]()
+
+
+        for file in sorted(os.listdir(os.path.dirname(__file__))):
+            if file.endswith(".py") and not file.startswith("_"):
+                importlib.import_module("criterions." + file[:-3])
+    """,
+    "criterions/ctc.py": """
+        import torch.nn.functional as F
+        from criterions import register_criterion
+
+
+        @register_criterion("ctc")
+        class CtcCriterion:
+            def __call__(self, lprobs, targets, lengths, target_lengths):
+                return F.ctc_loss(lprobs, targets, lengths, target_lengths)
+    """,
+    "score.py": """
+        import torch
+        from criterions.ctc import CtcCriterion
+
+        if __name__ == "__main__":
+            lprobs = torch.ones(2, 1, 3).cuda()
+            with torch.no_grad():
+                print(CtcCriterion()(lprobs, torch.ones(1, 1), torch.tensor([2]), torch.tensor([1])))
+    """,
+}
+
+
+def test_a_criterion_filed_in_a_registry_runs_in_the_trainer_that_uses_the_registry(tmp_path):
+    # score.py imports the criterion and never differentiates; the trainer builds it by
+    # name, the registry's package importing its module by a computed name
+    assert lint(tmp_path / "scoring", REGISTRY, ["ND203"]) == []
+    train = """
+        import torch
+        from criterions import build_criterion
+
+        if __name__ == "__main__":
+            criterion = build_criterion("ctc")
+            lprobs = torch.ones(2, 1, 3).cuda().requires_grad_()
+            criterion(lprobs, torch.ones(1, 1), torch.tensor([2]), torch.tensor([1])).backward()
+    """
+    assert lint(tmp_path / "training", {**REGISTRY, "train.py": train}, ["ND203"]) == [(
+        "criterions/ctc.py", "ND203", 8,
+        "`torch.nn.CTCLoss` has no deterministic CUDA implementation: its result can change from run to run, and under "
+        "`torch.use_deterministic_algorithms(True)` it raises; compute the loss on the CPU (`log_probs.cpu()`)",
+    )]
