@@ -78,8 +78,13 @@ def test_a_hook_the_projects_own_trainer_calls_trains_only_where_that_trainer_ru
 
 
 def test_a_hook_no_code_of_the_project_calls_may_be_called_by_a_trainer_outside_it(tmp_path):
-    # no trainer of the project calls ``train_step``: a library's may (Keras, Lightning)
-    tasks = {"tasks.py": TASKS["tasks.py"]}
+    # no trainer of the project calls ``train_step``: a library's may (Keras, Lightning);
+    # a test that calls it is no trainer, nor is an override that calls its base's
+    tasks = {
+        "tasks.py": TASKS["tasks.py"],
+        "tests/test_tasks.py": "from tasks import Task\n\n\ndef test_step():\n    Task().train_step(None, None)\n",
+        "more.py": "from tasks import Task\n\n\nclass More(Task):\n    def train_step(self, model, batch):\n        super().train_step(model, batch)\n",
+    }
     assert lint(tmp_path, {**tasks, "infer.py": INFER}, ["ND205"]) == [(
         "infer.py", "ND205", 5,
         SWITCH.format(path="infer.py", line=5, ops="it runs `torch.nn.Embedding` (tasks.py:6); "),

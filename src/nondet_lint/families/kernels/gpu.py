@@ -1359,14 +1359,19 @@ class ProgramView:
 
     def _called_names(self) -> FrozenSet[str]:
         """The method names some code of the project calls or reads (on any value, on its
-        own instance, on a typed value), whether or not a program runs that code."""
+        own instance, on a typed value), whether or not a program runs that code.  Not
+        test code (a test that calls ``model.training_step(batch, 0)`` is no trainer), nor
+        an override naming its own name (``super().train_step(data)`` implements the hook)."""
         found: Optional[FrozenSet[str]] = self.memo.get("called_names")
         if found is None:
             names: Set[str] = set()
-            for fact in self.facts.values():
-                for unit in fact.units.values():
-                    names.update(unit.reads, unit.self_reads)
-                    names.update(read.rpartition(":")[2] for read in unit.typed_reads)
+            for path, fact in self.facts.items():
+                if self.project.is_test_code(path):
+                    continue
+                for name, unit in fact.units.items():
+                    own = name.rpartition(".")[2]
+                    reads = (*unit.reads, *unit.self_reads, *(read.rpartition(":")[2] for read in unit.typed_reads))
+                    names.update(read for read in reads if read != own)
             found = self.memo["called_names"] = frozenset(names)
         return found
 
