@@ -858,11 +858,11 @@ class Program:
         return found
 
     def trains(self, key: FnKey, entry_mode: bool = False, least: Trained = Trained.ARRAYS) -> bool:
-        """Whether running a function reaches evidence of training (``EventKind.TRAINS``) that
-        trains at least ``least`` through the
-        calls it makes itself and the functions it hands on as values (a factory given to a
-        runner, ``Runner(base_dir, create_agent)``, runs when the runner calls it), not through
-        the other methods of the objects it makes (a library's methods are many).
+        """Whether running a function reaches evidence of training (``EventKind.TRAINS``)
+        that trains at least ``least``, through the calls it makes itself and the functions
+        it hands on as values (a factory given to a runner, ``Runner(base_dir,
+        create_agent)``, runs when the runner calls it), not through the other methods of
+        the objects it makes (a library's methods are many).
 
         A search of the call graph from ``key``: only whole answers are kept (every function
         it saw, when none trains; those on the path to training, when one does), so what
