@@ -149,6 +149,7 @@ DATA: Dict[str, Table] = {
         "no_gradient": Table({
             "calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES, "loop_calls": NAMES, "loop_switch": str,
         }),
+        "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES}),
@@ -218,6 +219,9 @@ DATA: Dict[str, Table] = {
         "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
         "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES,
+        "temporary": Table({name: NAMES for name in (
+            "makers", "methods", "fixtures", "flags", "fixture_decorators", "path_calls", "path_methods", "attributes",
+        )}),
     }),
     "ND302": Table({"types": Table({name: NAMES for name in (
         "str_functions", "str_methods", "str_seq_functions", "str_seq_methods",
