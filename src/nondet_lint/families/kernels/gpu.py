@@ -685,7 +685,15 @@ class GpuFacts(Check):
             self.gradient_definitions -= 1
 
     def _defines_gradient(self, node: cst.FunctionDef) -> bool:
-        """``@tf.custom_gradient``: the function computes a gradient for others' training."""
+        """``@tf.custom_gradient``, a torch autograd Function's ``backward``: the function
+        computes a gradient for others' training."""
+        if node.name.value in self.diff.get("gradient_methods", ()):
+            block = self.ctx.parent(node)
+            owner = self.ctx.parent(block) if block is not None else None
+            if isinstance(owner, cst.ClassDef) and any(
+                base in self.diff.get("gradient_classes", ()) for base in self._bases(owner)
+            ):
+                return True
         return any(
             self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             in self.diff.get("gradient_definitions", ())
@@ -1220,6 +1228,39 @@ class ProgramView:
     def entries_reaching(self, path: str) -> List[str]:
         return [entry for entry in self.entries if path in self.closures[entry]]
 
+    def registry_users(self, key: UnitKey) -> List[str]:
+        """The entry points whose programs run a function of a registry module the
+        definition of ``key`` (a class or function, or a method of one) is filed in by a
+        decorator (``@register_criterion("ctc")``): they may look it up by the name their
+        config gives, and the registry's package may import its module by a computed name
+        (``importlib.import_module("pkg." + name)`` over the package's files), which no
+        import edge shows."""
+        unit = self.reach.unit((key[0], key[1].split(".", 1)[0]))
+        registries = {
+            found for found in (self._registry_module(name, key[0]) for name in (unit.registered_by if unit else ()))
+            if found is not None
+        }
+        cache: Dict[str, List[str]] = self.memo.setdefault("registry_users", {})
+        users: Set[str] = set()
+        for registry in registries:
+            found = cache.get(registry)
+            if found is None:
+                found = cache[registry] = [
+                    entry for entry in self.entries
+                    if any(path == registry and name not in (MODULE_UNIT, MAIN_UNIT) for path, name in self.reached_units(entry))
+                ]
+            users.update(found)
+        return sorted(users)
+
+    def _registry_module(self, decorator: str, near: str) -> Optional[str]:
+        """The project module a registering decorator's qualified name lives in."""
+        parts = decorator.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            record = self.project.module_near(".".join(parts[:end]), near)
+            if record is not None:
+                return str(record.path)
+        return None
+
     def scopes_of_module(self, path: str) -> List[FrozenSet[str]]:
         """The programs a module's code runs in: one per entry point that reaches it, or,
         for code no entry point reaches, the whole project."""
@@ -1382,18 +1423,41 @@ class ProgramView:
 
     def hooks_differentiate(self, entry: str) -> bool:
         """A class the program of ``entry`` reaches has a framework hook that trains (a
-        method rule data's implied lists name, ``train_step``, ``training_step``): a trainer
-        outside the project, which the code does not show, may call it."""
+        method rule data's implied lists name, ``train_step``, ``training_step``) that no
+        code of the project calls: a trainer outside the project, which the code does not
+        show, may call it.  A hook the project's own trainer calls (a task's ``train_step``
+        called by the project's ``trainer.py``) runs only where the program reaches that
+        caller, and ``reached_summary`` then sees it."""
         cache: Dict[str, bool] = self.memo.setdefault("hooks_differentiate", {})
         found = cache.get(entry)
         if found is None:
             hooks = tuple({name for names in self.reach.calls.implied.values() for name in names})
+            called = self._called_names()
             found = cache[entry] = any(
-                unit.differentiates and fnmatch.fnmatchcase(name.split(".", 1)[1], hook)
+                unit.differentiates and method not in called and fnmatch.fnmatchcase(method, hook)
                 for path, cls in self.reached_units(entry) if "." not in cls
                 for name, unit in self.facts[path].units.items() if name.startswith(cls + ".")
+                for method in (name.split(".", 1)[1],)
                 for hook in hooks
             )
+        return found
+
+    def _called_names(self) -> FrozenSet[str]:
+        """The method names some code of the project calls or reads (on any value, on its
+        own instance, on a typed value), whether or not a program runs that code.  Not
+        test code (a test that calls ``model.training_step(batch, 0)`` is no trainer), nor
+        an override naming its own name (``super().train_step(data)`` implements the hook)."""
+        found: Optional[FrozenSet[str]] = self.memo.get("called_names")
+        if found is None:
+            names: Set[str] = set()
+            for path, fact in self.facts.items():
+                if self.project.is_test_code(path):
+                    continue
+                for name, unit in fact.units.items():
+                    own = name.rpartition(".")[2]
+                    reads = (*unit.reads, *unit.self_reads, *(read.rpartition(":")[2] for read in unit.typed_reads))
+                    names.update(read for read in reads if read != own)
+            found = self.memo["called_names"] = frozenset(names)
         return found
 
     def entry_frameworks(self, entry: str) -> Set[str]:
