@@ -14,6 +14,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 import libcst as cst
 
 from nondet_lint.facts import FileFacts
+from nondet_lint.libcst_shim import code_for
 from nondet_lint.names import ImportBindings, ImportMap, dotted_name
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Edit, Fix
@@ -235,7 +236,7 @@ class FileContext:
         return PendingFix(rule.format_fix_title(**values), kind, edits)
 
     def code_for(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        return code_for(self.module, node)
 
 
 def to_edits(fix: PendingFix, spans: Mapping[int, Tuple[int, int, int, int]]) -> Fix:
