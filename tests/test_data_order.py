@@ -583,3 +583,70 @@ def test_listing_extended_into_a_list_keeps_its_order_there(lint):
             return len(found)
         """
     assert messages(lint, source) == [(6, 28, "collected into `input_files`, which is passed to `shuffle`): sort it")]
+
+
+def test_test_code_listing_its_own_temporary_folder_is_not_reported(lint):
+    test = """
+        import os, tempfile
+        def helper(folder):
+            return os.listdir(folder)[0]
+        def test_tmp(tmp_path):
+            return os.listdir(tmp_path / "run")[0], helper(tempfile.mkdtemp())
+        def test_data():
+            return os.listdir("data")[0]
+        """
+    found = lint({"tests/test_io.py": test, "tools/unpack.py": test.replace("def test_", "def make_")}, ND3)
+    message = (
+        "`os.listdir` returns entries in filesystem order, which differs between machines, filesystems and copies"
+        " of the data, and here that order is kept (the listing is indexed or sliced by position): sort it"
+    )
+    shown = sorted((f.path.split("/")[-2], f.line, f.col + 1, f.message) for f in found if f.code == "ND301")
+    assert shown == [
+        ("tests", 7, 12, message),  # test code, but a folder of the repository
+        ("tools", 3, 12, message),  # not test code: the same temporary folders keep their order
+        ("tools", 5, 12, message),
+        ("tools", 7, 12, message),
+    ]
+    fixes = [f.fix for f in found if f.path.endswith("unpack.py") and f.line == 5]
+    assert fixes and fixes[0] is not None and fixes[0].applicability == "safe"
+
+
+def test_listing_kept_only_by_a_function_nothing_calls(lint):
+    """A script's debug helper that nobody calls keeps no order; the same helper in a
+    library module, in a script another module imports, or handed on by name may be
+    called from elsewhere."""
+    script = """
+        import glob, os
+        def my_glob(folder):
+            for pattern in [f"{folder}/*", f"{folder}/*/*"]:
+                for name in glob.glob(pattern):
+                    yield name
+        def convert(folder):
+            return sorted(set(my_glob(folder)))
+        def all_files(folder):
+            return [name for name in my_glob(folder)]
+        def upper_names(folder):
+            return [name.upper() for name in os.listdir(folder)]
+        if __name__ == "__main__":
+            convert("data")
+        """
+    files = {
+        "scripts/prepare.py": script,
+        "scripts/imported.py": script,
+        "scripts/use.py": "from imported import upper_names\nif __name__ == '__main__':\n    print(upper_names('x'))\n",
+        "scripts/handed.py": script.replace("convert(\"data\")", "run(all_files)"),
+        "lib/tools.py": script.replace('if __name__ == "__main__":', "def main():"),
+    }
+    found = [f for f in lint(files, ND3) if f.code == "ND301"]
+    shown = sorted((f.path.split("/", 1)[-1].rsplit("/", 1)[-1], f.line, f.col + 1) for f in found)
+    assert shown == [
+        ("handed.py", 4, 21),  # ``run(all_files)``: called where we do not see
+        ("imported.py", 4, 21), ("imported.py", 11, 38),
+        ("tools.py", 4, 21), ("tools.py", 11, 38),
+    ]
+    by_place = {(f.path.rsplit("/", 1)[-1], f.line): f.message for f in found}
+    assert by_place[("tools.py", 4)] == (
+        "`glob.glob` returns entries in filesystem order, which differs between machines, filesystems and copies of the"
+        " data, and here that order is kept (the listing is yielded item by item in a loop by `my_glob()` and"
+        " returned): sort it"
+    )

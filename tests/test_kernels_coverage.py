@@ -455,3 +455,37 @@ def test_pipeline_facts_are_the_json_form_of_their_type():
     facts = restored
     assert facts.parameters == ("fn", "parser_fn")
     assert facts.functions["InputReader.read"] == (True, (("local", "_maybe_map"),))
+
+
+def test_tf_scatter_read_where_only_integers_are_taken_is_exact(lint):
+    """``tf.transpose(a, perm)`` raises unless ``perm`` is an integer tensor: a scatter
+    building it (through an update that keeps its dtype) adds integers, exactly."""
+    source = (
+        "import tensorflow as tf\n"
+        "def moveaxis(a, rest, others, destination, source, rank):\n"
+        "    if rank is None:\n"
+        "        perm = [0, 1]\n"
+        "    else:\n"
+        "        perm = tf.scatter_nd(tf.expand_dims(rest, 1), others, [rank])\n"
+        "        perm = tf.tensor_scatter_nd_update(perm, tf.expand_dims(destination, 1), source)\n"
+        "    return tf.transpose(a, perm)\n"
+        "def reused(a, rest, others, rank, x):\n"
+        "    perm = tf.scatter_nd(rest, others, [rank])\n"
+        "    perm = x * 2.0\n"
+        "    return tf.transpose(a, perm)\n"
+        "def summed(a, rest, others, rank):\n"
+        "    totals = tf.scatter_nd(rest, others, [rank])\n"
+        "    return tf.reduce_sum(totals), tf.transpose(a, rest)\n"
+        "def branches(a, rest, others, rank, perm):\n"
+        "    if rank:\n"
+        "        perm = tf.scatter_nd(rest, others, [rank])\n"
+        "    else:\n"
+        "        a = tf.transpose(a, perm)\n"
+        "    return a, perm\n"
+    )
+    config = {"target-versions": {"tensorflow": "2.15"}}
+    findings = [f for f in lint({"m.py": source}, config) if f.code == "ND204"]
+    assert [(f.line, f.col + 1) for f in findings] == [(10, 12), (14, 14), (18, 16)]
+    assert findings[0].message.startswith(
+        "`tf.scatter_nd` adds with atomics on the GPU, so its result changes from run to run while op determinism is off"
+    )

@@ -98,7 +98,7 @@ DATA: Dict[str, Table] = {
     }),
     "ND105": Table({
         **RNG_DATA, "dataset_methods": NAMES, "dataset_prefixes": NAMES, "keras_names": NAMES,
-        "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})),
+        "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})), "keras_aliases": Map(str),
         "op_seed_keyword": str, "tensorflow_versions": NAMES, "drawn_when_built": NAMES,
         "dataset_receivers": Table({"words": NAMES, "unless_imports": NAMES}),
         "conditional": Tables(Table({"name": str, "when": Tables(CONDITION), "unless": Tables(CONDITION)})),
@@ -149,6 +149,7 @@ DATA: Dict[str, Table] = {
         "no_gradient": Table({
             "calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES, "loop_calls": NAMES, "loop_switch": str,
         }),
+        "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES}),
@@ -218,6 +219,9 @@ DATA: Dict[str, Table] = {
         "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
         "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES,
+        "temporary": Table({name: NAMES for name in (
+            "makers", "methods", "fixtures", "flags", "fixture_decorators", "path_calls", "path_methods", "attributes",
+        )}),
     }),
     "ND302": Table({"types": Table({name: NAMES for name in (
         "str_functions", "str_methods", "str_seq_functions", "str_seq_methods",

@@ -381,11 +381,34 @@ class OrderFlow:
         self.index_for = index_for
         self.call_sites = call_sites
         self._active: Set[int] = set()  # functions whose callers are being followed
+        # ``first_use_if_uncalled_drop``: top-level functions with no call in the module,
+        # taken to hand their result to nobody, and the ones that were
+        self._uncalled_drop = False
+        self._assumed_uncalled: Set[str] = set()
 
     # ---- entry points ---------------------------------------------------------------
     def first_use(self, expr: cst.BaseExpression, kind: str = SEQ) -> Optional[OrderUse]:
         """Where the order of ``expr`` (a sequence in arbitrary order, or a set) is kept."""
         return self._follow(expr, kind, None, 0, set())
+
+    def first_use_if_uncalled_drop(self, expr: cst.BaseExpression, kind: str = SEQ) -> Tuple[Optional[OrderUse], FrozenSet[str]]:
+        """``first_use`` where a top-level, undecorated function that nothing in the module
+        calls hands its result to nobody, and the names of the functions so taken: when
+        the order is then not kept, it is kept only if another module calls them (a
+        question for the project)."""
+        self._uncalled_drop, self._assumed_uncalled = True, set()
+        try:
+            return self._follow(expr, kind, None, 0, set()), frozenset(self._assumed_uncalled)
+        finally:
+            self._uncalled_drop = False
+
+    def _to_nobody(self, function: cst.FunctionDef) -> bool:
+        """Under ``first_use_if_uncalled_drop``: a function with no call in the module whose
+        result is taken to go nowhere (recorded)."""
+        if not self._uncalled_drop or function.decorators or not isinstance(self.parent(function), cst.Module):
+            return False
+        self._assumed_uncalled.add(function.name.value)
+        return True
 
     def _returned(self, expr: cst.CSTNode, statement: cst.CSTNode, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
         """A returned value, followed into the calls of its function in this module: when
@@ -395,7 +418,7 @@ class OrderFlow:
             return OrderUse(expr, "returned", convert)
         sites = self.call_sites(function)
         if not sites:
-            return OrderUse(expr, "returned", convert)
+            return None if self._to_nobody(function) else OrderUse(expr, "returned", convert)
         self._active.add(id(function))
         try:
             for site in sites:
@@ -418,13 +441,16 @@ class OrderFlow:
             return "yielded"
         sites = self.call_sites(function)
         if not sites:
-            return "yielded"
+            return None if self._to_nobody(function) else "yielded"
         self._active.add(id(function))
         try:
             for site in sites:
                 if self._drops_order_at_once(site):
                     continue
+                assumed = len(self._assumed_uncalled)
                 found = self._follow(site, SEQ, None, depth + 1, seen)
+                if found is None and len(self._assumed_uncalled) > assumed:
+                    continue  # its values end in the result of a function nothing calls
                 return f"yielded by `{function.name.value}()` and {found.reason}" if found is not None else "yielded"
         finally:
             self._active.discard(id(function))

@@ -7,12 +7,14 @@ listing sorted three lines later, or a set only used for membership, is not repo
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name
+from nondet_lint.analysis.entrypoints import EntryFacts, imported_names, is_entry_point
 from nondet_lint.analysis.moduleview import spellings
 from nondet_lint.check import Check
 from nondet_lint.context import FileContext, NodeEdit, PendingFix
@@ -21,7 +23,9 @@ from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
+from nondet_lint.families.data.tempdirs import Temporaries, TemporaryFixtures
 from nondet_lint.fixes.builders import wrap_in_call
+from nondet_lint.walk import nodes_in
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,7 @@ class ListingOrder(Check):
         self.packaging_calls = frozenset(data.get("packaging_calls", ()))
         self.packaging_spellings = spellings(ctx, self.packaging_calls)
         self.packages = False  # the module calls ``setuptools.setup``: a packaging script
+        self.fixtures: List[cst.FunctionDef] = []  # functions decorated like a pytest fixture
 
     def visit_Call(self, node: cst.Call) -> None:
         last = last_name(node.func)
@@ -74,6 +79,10 @@ class ListingOrder(Check):
             self._item_getter(node)
         if not self.packages and last in self.packaging_spellings:
             self.packages = self.ctx.qualname(node.func) in self.packaging_calls
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if any(last_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) == "fixture" for d in node.decorators):
+            self.fixtures.append(node)
 
     def _item_getter(self, node: cst.Call) -> None:
         """``DataBlock(get_items=get_image_files)``: the listing function is handed over,
@@ -87,6 +96,7 @@ class ListingOrder(Check):
                 self.ctx.report(arg.value, "ND301", name=self._short(self.ctx.qualname(arg.value) or ""), reason=reason)
 
     def finish(self) -> None:
+        self._temporary_fixtures()
         if self.packages:
             return  # a packaging script lists the files a package ships, not data
         self._listings()
@@ -112,10 +122,38 @@ class ListingOrder(Check):
             shown = ".".join(name.split(".")[-2:])
             self.ctx.defer(call, "ND301", fix=self._fix(call, name, frozenset()), function=name, shown=shown, reason=use.reason)
 
+    def _temporaries(self) -> Temporaries:
+        data = self.data("ND301")
+        return Temporaries(DataContext.of(self.ctx), data.get("temporary", {}), data.get("path_types", ()))
+
+    def _temporary_fixtures(self) -> None:
+        """The module's pytest fixtures that give a temporary folder, for the tests of
+        the folders below a ``conftest.py`` (pass 2)."""
+        if not self.fixtures:
+            return
+        temporaries = self._temporaries()
+        names = frozenset(
+            fn.name.value for fn in self.fixtures
+            if temporaries.is_fixture(fn) and temporaries.fixture_value(fn) == frozenset()
+        )
+        if names:
+            self.ctx.facts.put(TemporaryFixtures(names))
+
     @classmethod
     def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
         rule = rules["ND301"]
+        importers: List[Set[str]] = []  # the module names project modules import, made once
         for item in deferred:
+            if "uncalled" in item.payload:
+                if not _never_called(project, item.path, item.payload["uncalled"], importers):
+                    message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
+                    yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
+                continue
+            if "fixtures" in item.payload:
+                if not _own_temporary_folder(project, item.path, item.payload["fixtures"]):
+                    message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
+                    yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
+                continue
             function = str(item.payload["function"])
             api = _listing_function(project, function)
             if api is None:
@@ -130,6 +168,7 @@ class ListingOrder(Check):
         listings = Listings(dctx, self.data("ND301"))
         walks = frozenset(self.data("ND301").get("walks", ()))
         keyed = frozenset(self.data("ND301").get("keyed_builders", ()))
+        temporaries: Optional[Temporaries] = None
         for call in self.candidates:
             name = listings.name(call)
             if name is None or self._in_keyed_builder(dctx, call, keyed):
@@ -146,7 +185,28 @@ class ListingOrder(Check):
                 if function is not None:
                     self.returned[function] = self._short(name)
                 continue  # ``return os.listdir(d)``: a listing function; its callers decide
+            uncalled = self._kept_only_by_uncalled(dctx, call) if name not in walks and _hands_on(use) else frozenset()
+            if uncalled:  # decided in pass 2: does another module call them?
+                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, uncalled=sorted(uncalled))
+                continue
+            temporaries = temporaries or self._temporaries()
+            folder = temporaries.listed_folder(call, name)
+            fixtures = temporaries.folder(folder) if folder is not None else None
+            if fixtures is not None:  # a temporary folder: not reported in test code (pass 2)
+                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, fixtures=sorted(fixtures))
+                continue
             self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason)
+
+    def _kept_only_by_uncalled(self, dctx: DataContext, call: cst.Call) -> FrozenSet[str]:
+        """The module's top-level functions that nothing in it calls or names, when the
+        listing's order is kept only by being returned from them (``def debug_files(): return
+        [f for f in my_glob(d)]`` in a script): if no other module calls them either, the
+        order reaches nothing."""
+        use, assumed = dctx.flow.first_use_if_uncalled_drop(call, SEQ)
+        if use is not None or not assumed:
+            return frozenset()
+        named = {n.value for n in nodes_in(self.ctx.module, cst.Name) if n.value in assumed and not isinstance(self.ctx.parent(n), cst.FunctionDef)}
+        return frozenset() if named else assumed
 
     def _short(self, name: str) -> str:
         for prefix, shown in self.display.items():
@@ -244,6 +304,49 @@ def _listing_function(project: Any, function: str) -> Optional[str]:
             facts = record.facts.get(ListingFunctions)
             return facts.functions.get(".".join(parts[end:])) if facts is not None else None
     return None
+
+
+def _hands_on(use: OrderUse) -> bool:
+    """The order is kept by a function's result (returned or yielded somewhere on the way):
+    the only case where who calls that function can change the answer."""
+    return "returned" in use.reason or "yielded" in use.reason
+
+
+def _never_called(project: Any, path: str, functions: Sequence[str], importers: List[Set[str]]) -> bool:
+    """Functions of an entry point that no project module imports (and the packaging does
+    not run as console scripts): only the module itself could call them, and it does not.
+    A library module's functions may have callers outside the project."""
+    record = project.modules.get(path) if project is not None else None
+    if record is None:
+        return False
+    entry = record.facts.get(EntryFacts)
+    if entry is None or not is_entry_point(record.facts) or entry.imported or set(functions) & set(entry.console):
+        return False
+    if not importers:
+        importers.append(imported_names(module.facts for module in project))
+    parts = record.module_name.split(".")
+    return not any(".".join(parts[i:]) in importers[0] for i in range(len(parts)))
+
+
+def _own_temporary_folder(project: Any, path: str, fixtures: Sequence[str]) -> bool:
+    """Test code listing a temporary folder it made: the fixtures it still depends on
+    are temporary in a ``conftest.py`` of its folder or of a folder above (as pytest
+    finds them)."""
+    if project is None or not project.is_test_code(path):
+        return False
+    missing = set(fixtures)
+    folder = os.path.dirname(path)
+    root = os.path.abspath(project.root or ".")
+    while missing:
+        record = project.modules.get(os.path.join(folder, "conftest.py"))
+        facts = record.facts.get(TemporaryFixtures) if record is not None else None
+        if facts is not None:
+            missing -= facts.names
+        parent = os.path.dirname(folder)
+        if not folder or parent == folder or os.path.abspath(folder) == root:
+            break
+        folder = parent
+    return not missing
 
 
 def _mirrors_listing(ctx: FileContext, call: cst.Call, name: str) -> bool:

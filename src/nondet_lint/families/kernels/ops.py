@@ -38,6 +38,7 @@ import libcst as cst
 from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
+from nondet_lint.analysis.dataflow import ScopeIndex
 from nondet_lint.analysis.switches import QualName
 from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
@@ -190,6 +191,84 @@ def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, A
     if qualname(node.func) in unique.get("calls", []):
         return True
     return isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("methods", [])
+
+
+def exact_when_integer(entry: Mapping[str, Any]) -> bool:
+    """Whether the entry is exact with integer values (a condition of it is ``exact``)."""
+    return any("exact" in cond for cond in entry.get("when", []))
+
+
+def integer_by_use(call: cst.Call, ancestors: Sequence[cst.CSTNode], uses: Mapping[str, Any], qualname: QualName) -> bool:
+    """Whether the result of ``call`` is evidently an integer tensor by what reads it:
+    assigned to a name that reaches, as it is or through ops that keep its dtype
+    (``perm = tf.tensor_scatter_nd_update(perm, ...)``), an argument the op raises on
+    unless it is an integer tensor (``tf.transpose(a, perm)``), after the call and not in
+    another branch of an ``if`` around it.  A later assignment of anything else to those
+    names, or one in a loop around the call, leaves it unknown.
+    Works on the syntax tree alone (the walk has not reached what follows the call)."""
+    statement = ancestors[-1] if ancestors else None
+    if not (isinstance(statement, cst.Assign) and statement.value is call and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0].target
+    scope = next((node for node in reversed(ancestors) if isinstance(node, (cst.FunctionDef, cst.Module))), None)
+    if not isinstance(target, cst.Name) or scope is None:
+        return False
+    index = ScopeIndex(scope, lambda node: None)
+    start = index.end(statement)
+    loops = [node for node in ancestors if isinstance(node, (cst.For, cst.While))]
+    # a read in another branch of an ``if`` / ``try`` around the call never sees its result
+    forks = [(node, ancestors[i + 1]) for i, node in enumerate(ancestors[:-1]) if isinstance(node, (cst.If, cst.Try))]
+    keeping = {name: rule for rule in uses.get("keeping", []) for name in rule["names"]}
+    integer = {name: rule for rule in uses.get("args", []) for name in rule["names"]}
+    names = {target.value}
+    changed = True
+    while changed:  # names the result reaches through dtype-keeping ops
+        changed = False
+        for name in list(names):
+            for binding in index.bindings_of(name):
+                if binding.statement is statement:
+                    continue
+                value = binding.value
+                rule = keeping.get(qualname(value.func) or "") if isinstance(value, cst.Call) else None
+                kept = find_arg(value, rule["arg"], rule["pos"]) if rule is not None and isinstance(value, cst.Call) else None
+                if binding.kind == "assign" and isinstance(kept, cst.Name) and kept.value in names:
+                    continue
+                after = index.position(binding.statement) > start
+                if after or any(index.contains(loop, binding.statement) for loop in loops):
+                    return False  # the name may hold something else where it is read
+            for read in index.loads.get(name, ()):
+                holder = _call_reading(read, index)
+                if holder is None or index.position(read) <= start:
+                    continue
+                if any(index.contains(fork, read) and not index.contains(branch, read) for fork, branch in forks):
+                    continue
+                name_called = qualname(holder.func) or ""
+                rule = keeping.get(name_called)
+                if rule is not None and find_arg(holder, rule["arg"], rule["pos"]) is read:
+                    for binding_target in _assigned_names(holder, index):
+                        if binding_target not in names:
+                            names.add(binding_target)
+                            changed = True
+                rule = integer.get(name_called)
+                if rule is not None and find_arg(holder, rule["arg"], rule["pos"]) is read:
+                    return True
+    return False
+
+
+def _call_reading(read: cst.Name, index: ScopeIndex) -> Optional[cst.Call]:
+    """The call that takes ``read`` as an argument, found from the tree (no parents yet)."""
+    for call in index.calls:
+        if any(arg.value is read for arg in call.args):
+            return call
+    return None
+
+
+def _assigned_names(call: cst.Call, index: ScopeIndex) -> List[str]:
+    """The names ``name = call`` binds."""
+    return [
+        binding.name for bindings in index.bindings.values() for binding in bindings
+        if binding.kind == "assign" and binding.value is call
+    ]
 
 
 def reported_at_calls(entry: Mapping[str, Any]) -> bool:
@@ -569,6 +648,10 @@ class TensorFlowOps(OpCheck):
     def function_of(self, node: cst.Call) -> str:
         return pipeline.enclosing_function(self.ctx.parent, node)
 
+    def _canonical_name(self, expr: cst.BaseExpression) -> Optional[str]:
+        name = self.ctx.qualname(expr)
+        return canonical(name, self.table.aliases) if name is not None else None
+
     @classmethod
     def skipped(cls, project: Any, rules: RuleSet) -> Callable[[str, OpCandidate], bool]:
         hooks = frozenset(rules[cls.code].data["cpu_side"].get("framework_hooks", []))
@@ -611,10 +694,13 @@ class TensorFlowOps(OpCheck):
         that gets no gradient, or in a function that gets none, never runs its backward."""
         if self.depth_on_cpu:
             return
+        uses = self.data(self.code).get("integer_uses", {})
         kept = [
             (entry, shift)
             for entry, shift in candidates
             if not (
+                exact_when_integer(entry) and integer_by_use(node, self.ctx.ancestors, uses, self._canonical_name)
+            ) and not (
                 entry.get("phase") == "backward"
                 and (self.depth_without_gradient or (
                     not entry["api"].rsplit(".", 1)[-1][:1].isupper()  # a layer's input comes at its call
