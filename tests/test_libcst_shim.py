@@ -14,6 +14,7 @@ import pytest
 from conftest import lint_files
 from nondet_lint import libcst_shim
 from nondet_lint.ruledata import load_rules
+from nondet_lint.walk import nodes_in
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = sorted(ROOT.glob("src/nondet_lint/**/*.py")) + sorted(ROOT.glob("examples/**/*.py"))
@@ -91,6 +92,23 @@ def test_code_in_block_reads_as_in_the_source(path_taken):
     call = module.body[0].body.body[0].body.body[0].body[0].value
     start = BLOCK.index("call(")
     assert libcst_shim.code_in_block(module, call, "        ") == BLOCK[start: BLOCK.index(")\n", start) + 1]
+
+
+@pytest.mark.parametrize("path", SOURCES[::29], ids=lambda p: p.name)
+def test_code_for_is_libcsts_code_for_node(path, path_taken):
+    module = cst.parse_module(path.read_text(encoding="utf-8"))
+    nodes = nodes_in(module, cst.CSTNode)
+    assert nodes
+    for node in nodes:
+        assert printed(lambda: libcst_shim.code_for(module, node)) == printed(lambda: module.code_for_node(node))
+
+
+def printed(generate):
+    """The code generated, or the error of a node libcst cannot print alone."""
+    try:
+        return generate()
+    except Exception as error:  # noqa: BLE001 - libcst raises its own error, not exported
+        return str(error)
 
 
 FIXABLE = [rule for rule in load_rules() if rule.fix in ("safe", "unsafe")]

@@ -64,7 +64,7 @@ def literal_value(node: Optional[cst.BaseExpression], qualname: Callable[[cst.Ba
         return value if isinstance(value, str) else UNKNOWN
     if kind is cst.Integer or kind is cst.Float:
         try:
-            return node.evaluated_value  # type: ignore[attr-defined]
+            return _number_value(node.value)  # type: ignore[attr-defined]
         except (ValueError, SyntaxError):
             return UNKNOWN
     if kind is cst.UnaryOperation and type(node.operator) is cst.Minus:  # type: ignore[attr-defined]
@@ -82,6 +82,14 @@ def _string_value(token: str) -> Union[str, bytes]:
     ``"mean"``) come back in call after call, and each evaluation runs ``ast.literal_eval``
     (as ``evaluated_value`` does)."""
     value: Union[str, bytes] = literal_eval(token)
+    return value
+
+
+@lru_cache(maxsize=4096)
+def _number_value(token: str) -> Union[int, float]:
+    """``Integer.evaluated_value`` / ``Float.evaluated_value`` by the token's text: the
+    same few numbers (``0``, ``1``, ``0.5``) come back in call after call."""
+    value: Union[int, float] = literal_eval(token)
     return value
 
 

@@ -14,6 +14,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 import libcst as cst
 
 from nondet_lint.facts import FileFacts
+from nondet_lint.libcst_shim import code_for
 from nondet_lint.names import ImportBindings, ImportMap, dotted_name
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Edit, Fix
@@ -133,7 +134,7 @@ class FileContext:
         # facts for the project index: one typed value per kind
         self.facts = FileFacts()
         self.pending: List[Pending] = []
-        self._parameters: Dict[int, FrozenSet[str]] = {}  # parameter names by function node
+        self._parameters: Dict[int, FrozenSet[str]] = {}  # by function node: its parameters and those of the functions around it
         # qualname by node: many checks ask about the same call; the node is kept so that
         # its id cannot be reused by another node while this file is analyzed
         self._qualnames: Dict[int, Tuple[cst.CSTNode, Optional[str]]] = {}
@@ -158,8 +159,16 @@ class FileContext:
         known = self._qualnames.get(id(node))
         if known is not None:
             return known[1]
-        if type(node) is cst.Name and not self.imports.binds(node.value):
-            return None  # most names are local: nothing to resolve, nor to remember
+        # most names are local (``x``, ``self.conv``): their root binds nothing, so there
+        # is nothing to spell out, resolve or remember (``type() is``: this runs about
+        # once per name of the module)
+        root: cst.BaseExpression = node
+        if type(node) is cst.Attribute:
+            root = node.value
+            while type(root) is cst.Attribute:
+                root = root.value
+        if type(root) is not cst.Name or not self.imports.binds(root.value):
+            return None
         name = self._qualname(node)
         if self.ancestors:  # before the walk, the parameters around a node are not known yet
             self._qualnames[id(node)] = (node, name)
@@ -176,15 +185,25 @@ class FileContext:
         return None if self._is_parameter(dotted.partition(".")[0]) else resolved
 
     def _is_parameter(self, name: str) -> bool:
-        cache = self._parameters
-        for node in self.ancestors:
-            if type(node) in _SCOPES:  # not isinstance(): ABC checks cost much on this path
-                names = cache.get(id(node))
-                if names is None:
-                    names = cache[id(node)] = parameter_names((node,))
-                if name in names:
-                    return True
+        """Whether ``name`` is a parameter of a function or lambda around the walk's node."""
+        ancestors = self.ancestors
+        for index in range(len(ancestors) - 1, -1, -1):
+            if type(ancestors[index]) in _SCOPES:  # not isinstance(): ABC checks cost much on this path
+                return name in self._scope_parameters(index)
         return False
+
+    def _scope_parameters(self, index: int) -> FrozenSet[str]:
+        """The parameters of the scope ``ancestors[index]`` and of the scopes around it,
+        gathered once per scope (names are asked about many times inside one function)."""
+        node = self.ancestors[index]
+        names = self._parameters.get(id(node))
+        if names is None:
+            outer = next(
+                (self._scope_parameters(i) for i in range(index - 1, -1, -1) if type(self.ancestors[i]) in _SCOPES),
+                frozenset(),
+            )
+            names = self._parameters[id(node)] = outer | parameter_names((node,))
+        return names
 
     def parent(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         return self.parents.get(id(node))
@@ -217,7 +236,7 @@ class FileContext:
         return PendingFix(rule.format_fix_title(**values), kind, edits)
 
     def code_for(self, node: cst.CSTNode) -> str:
-        return self.module.code_for_node(node)
+        return code_for(self.module, node)
 
 
 def to_edits(fix: PendingFix, spans: Mapping[int, Tuple[int, int, int, int]]) -> Fix:

@@ -118,11 +118,21 @@ def parse_module(source: Union[str, bytes]) -> cst.Module:
 # ---- code in place ----------------------------------------------------------------------
 
 
+def code_for(module: cst.Module, node: cst.CSTNode) -> str:
+    """``module.code_for_node(node)``, printed without libcst's per-node position hook on
+    the fast path (checks print a node to read words in its code)."""
+    if FAST:
+        state = _TextState(default_indent=module.default_indent, default_newline=module.default_newline)
+        node._codegen(state)
+        return "".join(state.tokens)
+    return module.code_for_node(node)
+
+
 def code_in_block(module: cst.Module, node: cst.CSTNode, indent: str) -> str:
     """The code of ``node`` where the blocks around it are indented by ``indent`` in all
     (its continuation lines carry that indentation); ``indent`` is ``""`` at top level."""
     if FAST:
-        state = _CodegenState(default_indent=module.default_indent, default_newline=module.default_newline)
+        state = _TextState(default_indent=module.default_indent, default_newline=module.default_newline)
         if indent:
             state.indent_tokens.append(indent)
         node._codegen(state)
@@ -156,6 +166,20 @@ _NOTHING = _NoOp()
 
 
 if _FAST_ENOUGH:
+
+    @dataclass(frozen=False)
+    class _TextState(_CodegenState):
+        """libcst's printer without its position hook: ``record_syntactic_position`` makes
+        a generator-based context manager for almost every node, which nothing here reads."""
+
+        def record_syntactic_position(  # type: ignore[override]  # libcst's returns a generator-based one
+            self,
+            node: cst.CSTNode,
+            *,
+            start_node: Optional[cst.CSTNode] = None,
+            end_node: Optional[cst.CSTNode] = None,
+        ) -> "ContextManager[None]":
+            return _NOTHING
 
     @dataclass(frozen=False)
     class _OffsetState(_CodegenState):

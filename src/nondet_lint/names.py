@@ -16,8 +16,9 @@ second path (``import tensorflow.compat.v1 as tf``: ``tf.Session`` is ``tensorfl
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, cast
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -69,8 +70,8 @@ def _statements(body: Sequence[cst.CSTNode]) -> Iterable[cst.CSTNode]:
         if not _is_compound(kind):
             continue
         inner: List[cst.CSTNode] = []
-        for attr in ("body", "orelse", "finalbody", "handlers", "cases"):
-            part = getattr(stmt, attr, None)
+        for attr in _block_fields(kind):
+            part = getattr(stmt, attr)
             if part is None:
                 continue
             part_kind = type(part)
@@ -84,6 +85,18 @@ def _statements(body: Sequence[cst.CSTNode]) -> Iterable[cst.CSTNode]:
 
 
 _COMPOUND: Dict[type, bool] = {}
+_BLOCKS: Dict[type, Tuple[str, ...]] = {}
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _block_fields(kind: type) -> Tuple[str, ...]:
+    """Which of the fields that hold statements a compound statement's type has (asking
+    for a missing attribute raises, which cost more than the rest of the loop)."""
+    found = _BLOCKS.get(kind)
+    if found is None:
+        names = {f.name for f in dataclasses.fields(kind)}
+        found = _BLOCKS[kind] = tuple(name for name in _BLOCK_FIELDS if name in names)
+    return found
 
 
 def _is_compound(kind: type) -> bool:

@@ -8,10 +8,10 @@ report itself is the same with or without it.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, Iterator, Optional, TextIO
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 MIN_FILES = 50
 
@@ -25,23 +25,27 @@ class FileProgress:
         self._total = 0
         self._done = 0
         self._bar: Optional[Progress] = None
-        self._task = TaskID(0)  # set when the bar starts
+        self._task: Optional[TaskID] = None  # set when the bar starts
 
     def add(self, count: int) -> None:
         self._total += count
         if self._bar is None and self._total >= self._min_files:
+            # rich is imported only here: most runs (pipes, editors, pre-commit) draw no bar
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
             self._bar = Progress(
                 TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                 console=Console(file=self._stream), transient=True,
             )
             self._bar.start()
             self._task = self._bar.add_task("files", total=self._total, completed=self._done)
-        elif self._bar is not None:
+        elif self._bar is not None and self._task is not None:
             self._bar.update(self._task, total=self._total)
 
     def advance(self, count: int) -> None:
         self._done += count
-        if self._bar is not None:
+        if self._bar is not None and self._task is not None:
             self._bar.update(self._task, completed=self._done)
 
     def close(self) -> None:

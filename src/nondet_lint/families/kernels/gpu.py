@@ -581,6 +581,16 @@ class GpuFacts(Check):
         self.diff = data["differentiation"]
         self.evaluation = data.get("evaluation", {})
         self.program = data.get("program", {})
+        # the lists every call is looked up in, as sets and prefix tuples
+        self.training_calls = frozenset(self.diff["calls"])
+        self.training_prefixes = tuple(self.diff["prefixes"])
+        self.evaluation_calls = frozenset(self.evaluation.get("calls", ()))
+        self.save_calls = frozenset(self.evaluation.get("save_calls", ()))
+        self.save_namespaces = tuple(name for name in self.save_calls if name.endswith("."))
+        self.save_methods = frozenset(self.evaluation.get("save_methods", ()))
+        self.load_calls = frozenset(self.evaluation.get("load_calls", ()))
+        self.save_after_load_methods = frozenset(self.evaluation.get("save_methods_after_load", ()))
+        self.speed_benchmarks = tuple(self.program.get("speed_benchmarks", ()))
         self.selection = GpuSelection(ctx)
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         # frameworks imported where the default run goes, and only on an option's branch
@@ -917,14 +927,16 @@ class GpuFacts(Check):
             unit.evaluates = self._evaluates(node, name)
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         if not unit.saves_model:
-            unit.saves_model = _named_in(name, self.evaluation.get("save_calls", ())) or method in self.evaluation.get("save_methods", ())
+            unit.saves_model = (
+                name is not None and (name in self.save_calls or name.startswith(self.save_namespaces))
+            ) or method in self.save_methods
         if not unit.loads_model:
-            unit.loads_model = name is not None and name in self.evaluation.get("load_calls", ())
+            unit.loads_model = name is not None and name in self.load_calls
         if not unit.saves_loaded:
-            unit.saves_loaded = name is None and method in self.evaluation.get("save_methods_after_load", ())
+            unit.saves_loaded = name is None and method in self.save_after_load_methods
         if name in self.seed_calls:
             unit.seeds = True
-        if not unit.benchmarks_speed and name is not None and name.startswith(tuple(self.program.get("speed_benchmarks", ()))):
+        if not unit.benchmarks_speed and name is not None and name.startswith(self.speed_benchmarks):
             unit.benchmarks_speed = True
         if name is not None:
             if name in self.selection.data.get("collectives", ()) and not _conditional(node, self.ctx.parent):
@@ -1037,7 +1049,7 @@ class GpuFacts(Check):
 
     def _evaluates(self, node: cst.Call, name: Optional[str]) -> bool:
         if name is not None:
-            return name in self.evaluation.get("calls", ())
+            return name in self.evaluation_calls
         if isinstance(node.func, cst.Attribute) and not node.args:
             needs = self.evaluation.get("methods", {}).get(node.func.attr.value)
             return bool(needs) and self.ctx.imports.mentions(*needs)
@@ -1049,7 +1061,7 @@ class GpuFacts(Check):
         if _on_super(node.func):
             return False
         if name is not None:
-            return name in self.diff["calls"] or name.startswith(tuple(self.diff["prefixes"]))
+            return name in self.training_calls or name.startswith(self.training_prefixes)
         if isinstance(node.func, cst.Attribute):
             needs = self.diff["methods"].get(node.func.attr.value)
             return bool(needs) and self.ctx.imports.mentions(*needs)
