@@ -356,6 +356,21 @@ def test_keras_2_or_3_from_the_tensorflow_version(tmp_path, spec, reported):
     assert lint(tmp_path, {"train.py": source, "requirements.txt": spec + "\n"}, ["ND105"]) == expected
 
 
+@pytest.mark.parametrize("initializer, reported", [("TruncatedNormal(stddev=0.02)", True), ("Zeros()", False)])
+def test_tf_initializers_are_the_keras_initializers_they_alias(tmp_path, initializer, reported):
+    # TF 2 exports tf.keras.initializers.TruncatedNormal as tf.initializers.TruncatedNormal:
+    # unseeded, it draws from TF's global seed when called; Zeros draws nothing
+    source = (
+        "import tensorflow as tf\n\n\ndef train(grads):\n"
+        f"    init = tf.initializers.{initializer}\n"
+        "    weights = tf.Variable(init([4, 4]))\n"
+        "    tf.keras.optimizers.SGD().apply_gradients([(grads, weights)])\n\n\n"
+        "if __name__ == '__main__':\n    train(tf.ones([4, 4]))\n"
+    )
+    expected = [("train.py", "ND105", 5)] if reported else []
+    assert lint(tmp_path, {"train.py": source, "requirements.txt": "tensorflow~=2.14.0\n"}, ["ND105"]) == expected
+
+
 def test_imports_under_type_checking_add_no_module_to_the_program(tmp_path):
     # a package whose __init__ lists its whole library for type checkers only (as lazy
     # packages do): a converter importing it does not run the GPU benchmark module

@@ -141,3 +141,37 @@ def test_a_seed_drawn_through_a_helper_of_the_module_is_reported_where_the_helpe
 
 def test_a_seed_drawn_through_a_helper_after_random_is_seeded_is_repeatable(tmp_path):
     assert findings("seed_from_helper_draw_seeded", tmp_path) == []
+
+
+def test_a_config_the_object_holds_decides_its_methods_branches_by_its_defaults(tmp_path):
+    # Reader(params: DataConfig) keeps params in self._params; read() tests
+    # self._params.shuffle, augment() self.params.augment through a property: both True
+    [found] = findings("config_on_object", tmp_path)
+    assert where(found, tmp_path) == ("reader.py", 16, 13, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+        "; 1 more unseeded use in this module"
+    )
+
+
+def test_a_config_the_object_holds_leaves_off_the_branches_its_defaults_turn_off(tmp_path):
+    assert findings("config_on_object_off", tmp_path) == []
+
+
+def test_a_private_method_runs_where_its_class_calls_it(tmp_path):
+    # Reader(synthetic=True): read(), which the Trainer holding it calls later, calls _fake
+    [found] = findings("private_method", tmp_path)
+    assert where(found, tmp_path) == ("reader.py", 14, 21, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_private_method_its_class_calls_only_under_an_option_left_off_is_not_run(tmp_path):
+    assert findings("private_method_off", tmp_path) == []
+
+
+def test_a_config_annotated_parameter_is_not_an_option_of_another_program(tmp_path):
+    # params.task in train.py is not preprocess.py's --task (default 0): Task's params is
+    # a TaskConfig, whose synthetic field is False by default
+    assert findings("config_misread_option", tmp_path) == []

@@ -98,7 +98,7 @@ DATA: Dict[str, Table] = {
     }),
     "ND105": Table({
         **RNG_DATA, "dataset_methods": NAMES, "dataset_prefixes": NAMES, "keras_names": NAMES,
-        "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})),
+        "keras_prefixes": Tables(Table({"prefix": str, "rng": str, "before": Map(str)})), "keras_aliases": Map(str),
         "op_seed_keyword": str, "tensorflow_versions": NAMES, "drawn_when_built": NAMES,
         "dataset_receivers": Table({"words": NAMES, "unless_imports": NAMES}),
         "conditional": Tables(Table({"name": str, "when": Tables(CONDITION), "unless": Tables(CONDITION)})),

@@ -153,6 +153,8 @@ class Collector:
         if prefix and self.class_stack and prefix == self.class_stack[-1][1] + ".":
             cls = self.class_stack[-1][1]
             self.classes[cls].methods.append(node.name.value)
+            if any(self.ctx.qualname(d.decorator) == "builtins.property" for d in node.decorators):
+                self.classes[cls].properties.append(node.name.value)
         self._register(node, name)
         scope = Scope(name, positional, defaults, cls)
         scope.kwonly = [p.name.value for p in params.kwonly_params]
@@ -541,6 +543,13 @@ class Collector:
                 return ValueDesc(ValueSource.OPTION, attr, owner=held)
         if self.t.flag_values and self.ctx.qualname(owner) == self.t.flag_values:
             return ValueDesc(ValueSource.OPTION, attr)  # ``flags.FLAGS.seed``
+        held_by_self = self._own_attribute(owner) or self._enclosing_attribute(owner)
+        if held_by_self is not None:
+            # ``self.config.use_synthetic_data``: a field of the config object the constructor stored
+            key = dotted_name(owner)
+            if key is not None and f"{key}.{attr}" in self.scope.assigned_attrs:
+                return None
+            return ValueDesc(ValueSource.OPTION, attr, owner=ValueDesc(ValueSource.ATTRIBUTE, held_by_self))
         return None
 
     def _describe_call(self, node: cst.Call) -> Optional[ValueDesc]:

@@ -26,13 +26,17 @@ class ClassFacts:
 
     bases: List[str]  # qualified names
     methods: List[str] = field(default_factory=list)  # the names of the methods it defines
+    properties: List[str] = field(default_factory=list)  # those of them that are ``@property`` getters
 
     def to_json(self) -> Dict[str, Any]:
-        return {"bases": self.bases, "methods": self.methods}
+        out: Dict[str, Any] = {"bases": self.bases, "methods": self.methods}
+        if self.properties:
+            out["properties"] = self.properties
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ClassFacts":
-        return cls(data["bases"], data["methods"])
+        return cls(data["bases"], data["methods"], data.get("properties", []))
 
 
 @dataclass(slots=True)

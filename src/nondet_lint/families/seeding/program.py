@@ -305,6 +305,8 @@ class Program:
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
         self._results: Dict[Tuple[FnKey, Binding], _Memo] = {}  # what a call of a function gives
         self._fields: Dict[Tuple[str, str], Dict[str, List[Plain]]] = {}
+        self._getting: Set[FnKey] = set()  # the property getters being valued (one that reads itself)
+        self._own_private: Dict[Tuple[str, str], Set[FnKey]] = {}  # class -> ``_used_on_self`` of its methods
         self._assigned_cache: Dict[Tuple[FnKey, Binding], _Memo] = {}  # (attributes, methods that ran)
         # runs of functions, by memo key (``EntryRun.visited``), to replay in other programs
         self._traces: Dict[VisitKey, _Trace] = {}
@@ -589,7 +591,7 @@ class Program:
                             names.update(name for name in self.relevant(callee) if name.startswith(SELF))
             elif kind is EventKind.USE:
                 for cond, _ in event.guards:
-                    names.update(_named(d for d in described_names(cond) if d.source is ValueSource.ATTRIBUTE))
+                    names.update(_named(d for d in described_names(cond) if _on_object(d)))
                 names.update(_named((event.value,)))
             if kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
@@ -598,6 +600,11 @@ class Program:
         fn = self.fn(key)
         if fn is not None:
             names.update(parameters_read(fn.returns))
+        for name in [name for name in names if name.startswith(SELF)]:
+            getter = self.getter(key, name[len(SELF):])
+            if getter is not None:  # a property: what it returns matters, not an attribute of its name
+                names.discard(name)
+                names.update(_named((self.facts[getter[0]].fns[getter[1]].returns,)))
         found = self._relevant[key] = frozenset(names)
         return found
 
@@ -694,7 +701,7 @@ class Program:
                 found = binding[desc.name]
             else:
                 found = fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
-            if found is UNKNOWN and fn is not None and desc.name in fn.typed:
+            if fn is not None and desc.name in fn.typed and (found is UNKNOWN or _misread(found)):
                 return self.assumed_record(fn.typed[desc.name], key[0])
             return found
         if source is ValueSource.OPTION:
@@ -702,14 +709,42 @@ class Program:
                 owner = self.value(desc.owner, key, binding)
                 if isinstance(owner, Record):
                     return self.field(owner, desc.name)
+                if desc.owner.source is ValueSource.ATTRIBUTE:
+                    return UNKNOWN  # ``self.config.x`` of an object not known to be a config: no option
             return self.option_default(desc.name, key[0])
         if source is ValueSource.GLOBAL:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
         if source is ValueSource.RESULT:
             return self.result(desc, key, binding)
         if source is ValueSource.ATTRIBUTE:
-            return binding.get(SELF + desc.name, UNKNOWN)
+            if SELF + desc.name in binding:
+                return binding[SELF + desc.name]
+            getter = self.getter(key, desc.name)
+            if getter is None or getter in self._getting:
+                return UNKNOWN
+            self._getting.add(getter)
+            try:  # ``self.task_config``: a property that returns ``self._task_config``
+                return self.value(self.facts[getter[0]].fns[getter[1]].returns, getter, binding)
+            finally:
+                self._getting.discard(getter)
         return UNKNOWN
+
+    def getter(self, key: FnKey, name: str) -> Optional[FnKey]:
+        """The ``@property`` ``name`` of the class that method ``key`` (or the method a
+        closure ``key`` is defined in) belongs to, when it returns a described value."""
+        path, qualified = key
+        fn = self.fn(key)
+        while fn is not None and not fn.cls and "." in qualified:
+            qualified = qualified.rpartition(".")[0]
+            fn = self.fn((path, qualified))
+        if fn is None or not fn.cls:
+            return None
+        for base_path, base in self._bases(path, fn.cls):
+            entry = self.facts.get(base_path, NO_SEEDING).classes.get(base)
+            if entry is not None and name in entry.methods:
+                found = self.fn((base_path, f"{base}.{name}"))
+                return (base_path, f"{base}.{name}") if name in entry.properties and found is not None and found.returns else None
+        return None
 
     def result(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> Any:
         """What a call gives: a ``Record`` for a config class (one that declares fields),
@@ -1386,9 +1421,31 @@ class Program:
                        run: EntryRun, frame: "Frame", imported: Set[str], depth: int) -> None:
         """Run the methods of an object other than its constructor, as its owner calls them
         later: from ``state``, with the attributes the constructor left (``attrs``)."""
-        for method in self.methods(cls.path, cls.name):
-            if method != init:
+        methods = self.methods(cls.path, cls.name)
+        own = self._own_private.get((cls.path, cls.name))
+        if own is None:
+            own = self._own_private[(cls.path, cls.name)] = self._used_on_self(methods)
+        for method in methods:
+            if method != init and method not in own:
                 self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
+
+    def _used_on_self(self, methods: Sequence[FnKey]) -> Set[FnKey]:
+        """The private methods (``_generate``, not dunders) that the class's own methods call
+        or hand on through its object: they run there, under the guards there, not as
+        methods the object's owner calls."""
+        names = {key[1].rpartition(".")[2]: key for key in methods}
+        private = {name: key for name, key in names.items() if name.startswith("_") and not name.endswith("__")}
+        out: Set[FnKey] = set()
+        if not private:
+            return out
+        for caller in methods:
+            for event in self.events(caller):
+                if event.kind is EventKind.CALL and event.bound or event.kind is EventKind.REFERENCE:
+                    key = private.get(event.target.rpartition(".")[2])
+                    if key is not None and key != caller and any(
+                            callee == key for callee, _, _ in self.callees(event.target, caller[0])) and self.on_self(caller, key):
+                        out.add(key)
+        return out
 
     def why_none(self, desc: ValueDesc, key: FnKey, binding: Mapping[str, Any]) -> str:
         if desc.source is ValueSource.OPTION:
@@ -1471,8 +1528,21 @@ def _named(descs: Iterable[Optional[ValueDesc]]) -> Iterable[str]:
             continue
         if desc.source is ValueSource.ATTRIBUTE:
             yield SELF + desc.name
+        elif desc.owner is not None and _on_object(desc):
+            yield SELF + desc.owner.name  # ``self.config.x``
         else:
             yield from parameters_read(desc)  # also through owners and call arguments
+
+
+def _misread(value: Any) -> bool:
+    """A value that a parameter annotated with a config class cannot hold: an option of the
+    same name elsewhere (``params.task`` read as ``--task``), not the config object."""
+    return value is not None and not isinstance(value, Record)
+
+
+def _on_object(desc: ValueDesc) -> bool:
+    """An attribute of a method's own object (``self.seed``), or a field of one (``self.config.x``)."""
+    return desc.source is ValueSource.ATTRIBUTE or (desc.owner is not None and desc.owner.source is ValueSource.ATTRIBUTE)
 
 
 def _nested(inner: FnKey, outer: FnKey) -> bool:

@@ -41,6 +41,7 @@ class Tables:
     op_seed_keyword: str = "seed"
     keras_names: FrozenSet[str] = frozenset()
     keras_prefixes: Tuple[Tuple[str, str], ...] = ()
+    keras_aliases: Tuple[Tuple[str, str], ...] = ()  # (second path, the Keras path it names)
     keras_version_switch: Mapping[str, Any] = field(default_factory=dict)
     tensorflow_versions: Tuple[str, ...] = ()
     sklearn_ensembles: FrozenSet[str] = frozenset()  # an estimator made in their subclasses is a template
@@ -130,8 +131,16 @@ class Tables:
             or self.keras_rng(qualname) is not None
         )
 
+    def _keras_path(self, qualname: str) -> str:
+        """``tensorflow.initializers.TruncatedNormal`` as the Keras name it aliases."""
+        for alias, path in self.keras_aliases:
+            if qualname.startswith(alias):
+                return path + qualname[len(alias):]
+        return qualname
+
     def keras_rng(self, qualname: str) -> Optional[str]:
         """The RNG a Keras layer / initializer / random function draws from, if it is one."""
+        qualname = self._keras_path(qualname)
         for prefix, rng in self.keras_prefixes:
             if qualname.startswith(prefix) and qualname[len(prefix):] in self.keras_names:
                 return rng
@@ -139,6 +148,7 @@ class Tables:
 
     def keras_built(self, qualname: str) -> bool:
         """A Keras layer or initializer: under TF-Keras 2 it draws when built, not when made."""
+        qualname = self._keras_path(qualname)
         for prefix, _ in self.keras_prefixes:
             if qualname.startswith(prefix):
                 return qualname[len(prefix):].startswith(self.keras_drawn_when_built)
@@ -221,6 +231,7 @@ def _build(rules: RuleSet) -> Tables:
             rng = TF_KERAS
         prefixes.append((entry["prefix"], rng))
     t.keras_prefixes = tuple(prefixes)
+    t.keras_aliases = tuple(tf_data.get("keras_aliases", {}).items())
     t.tensorflow_versions = tuple(tf_data.get("tensorflow_versions", ()))
     t.keras_drawn_when_built = tuple(tf_data.get("drawn_when_built", ()))
     for entry in _data(rules, "ND103").get("constructors", ()):
