@@ -39,9 +39,9 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
 from __future__ import annotations
 
 import bisect
-from contextlib import contextmanager
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, TypeGuard, Union
 
@@ -365,7 +365,9 @@ class Program:
     def option_default(self, dest: str, near: str) -> Any:
         """An option's default where ``near`` reads it: its own declaration, else what the
         declarations in the modules the running program loads agree on (UNKNOWN where
-        none of them declares it: a module the program never loads answers nothing)."""
+        none of them declares it: a module the program never loads answers nothing).
+        Asked of no program in particular (a report's question after the runs), every
+        declaration answers."""
         declared = self.options.get(dest)
         if not declared:
             return UNKNOWN
