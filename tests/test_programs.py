@@ -156,3 +156,47 @@ def test_nd205_only_where_the_switch_changes_something_the_program_runs(tmp_path
     assert "; it runs `torch.Tensor.index_copy_` (scatter_eval.py:7); turn it on" in found["scatter_eval.py"]
     assert "; it runs `cuDNN convolution autotuning` (keras_predict.py:7); turn it on" in found["keras_predict.py"]
     assert "; it runs" not in found["extract_autotuned.py"] and "; it runs" not in found["hub_eval.py"]
+
+
+def test_a_device_set_only_when_one_is_given_selects_no_gpu(tmp_path):
+    # ``if self.device is not None: torch.cuda.set_device(self.device)`` in a thread the
+    # CPU program starts with no device, and an option without a default: no GPU program
+    reported = findings("device_set_when_given", tmp_path)
+    assert [(path, line, col, code) for path, line, col, code, _ in reported] == [
+        ("train_device_id.py", 10, 5, "ND205"), ("train_gpu.py", 4, 1, "ND205"),
+    ]
+    assert reported[0][4].startswith(
+        "this program runs on a GPU (`torch.cuda.set_device` in `train_device_id.py` at line 10) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+
+
+def test_a_gpu_probe_in_a_function_returning_a_bool_selects_no_gpu(tmp_path):
+    [(path, line, col, code, message)] = findings("capability_probe", tmp_path)
+    assert (path, line, col, code) == ("train_gpu.py", 2, 1, "ND205")
+    assert message.startswith(
+        "this program runs on a GPU (a `\"cuda\"` device in `ext.py` at line 14) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+
+
+def test_an_exporter_through_a_helper_function_does_not_matter(tmp_path):
+    # export.py reaches a layer that seeds NumPy in its constructor and a task with a
+    # train_step hook, and writes the model through the project's export function;
+    # train.py hands the same task to an outside trainer
+    reported = findings("exports_through_helpers", tmp_path)
+    assert [(path, line, col, code) for path, line, col, code, _ in reported] == [
+        ("export_seeded.py", 4, 1, "ND205"), ("train.py", 4, 1, "ND205"),
+    ]
+    tail = ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
+    assert reported[0][4] == TF_SWITCH + tail + "it runs `tf.keras.layers.Conv2D` (tasks.py:9); turn it on (deterministic kernels can be slower)"
+    assert reported[1][4] == TF_SWITCH + tail + "turn it on (deterministic kernels can be slower)"
+
+
+def test_a_gpu_selected_where_a_collective_runs_on_every_path_needs_a_process_group(tmp_path):
+    reported = findings("distributed_only_gpu", tmp_path)
+    assert [(path, line, col, code) for path, line, col, code, _ in reported] == [
+        ("train_ddp.py", 2, 1, "ND205"), ("train_reduce.py", 2, 1, "ND205"),
+    ]
+    assert reported[0][4].startswith("this program runs on a GPU (`.cuda()` in `dist_utils.py` at line 7) but never turns on")
+    assert reported[1][4].startswith("this program runs on a GPU (`.cuda()` in `dist_utils.py` at line 14) but never turns on")

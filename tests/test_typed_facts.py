@@ -14,7 +14,7 @@ from nondet_lint.families.kernels.gpu import GpuModuleFacts
 from nondet_lint.families.kernels.reach import Implicit
 from nondet_lint.families.kernels.ops import KernelOps
 from nondet_lint.families.seeding.conditions import BoolOp, Compare, Not, Truthy, ValueDesc, ValueSource
-from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent
+from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained
 from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.families.seeding.facts import ClassFacts, FunctionFacts, ModuleSeeding, OptionFacts, OptionSeedBlocks, Origin, OriginKind
 from nondet_lint.families.seeding.payloads import (
@@ -115,6 +115,7 @@ def test_events_are_stored_in_their_short_form():
         (SeedingEvent(EventKind.RESTORE, rngs=("numpy",)), ["x", ["numpy"]]),
         (SeedingEvent(EventKind.MAIN_BLOCK), ["m"]),
         (SeedingEvent(EventKind.TRAINS), ["t"]),
+        (SeedingEvent(EventKind.TRAINS, trained=Trained.ARRAYS), ["t", 1]),
     ]
     for event, stored_form in events:
         assert event.to_json() == stored_form

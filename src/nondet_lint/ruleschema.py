@@ -83,7 +83,7 @@ DATA: Dict[str, Table] = {
             "names": NAMES, "seeds": NAMES, "value": ARG, "without_value": str, "always_random": bool,
             "random_without_value_before": Map(str), "known_versions": NAMES,
         })),
-        "training": Table({"calls": NAMES, "methods": NAMES}),
+        "training": Table({"calls": NAMES, "methods": NAMES, "libraries": Map(Table({"callbacks": bool}, frozenset({"callbacks"})))}),
         "weights": Table({
             "restore_calls": NAMES, "restore_methods": NAMES, "partial": Tables(CONDITION),
             "initializers": NAMES, "keras_initializers": NAMES,
@@ -152,7 +152,7 @@ DATA: Dict[str, Table] = {
         "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),
     "ND205": Table({
-        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES}),
+        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES}),
         "evaluation": Table({
             "calls": NAMES, "load_calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES,
             "save_methods_after_load": NAMES,
@@ -169,6 +169,8 @@ DATA: Dict[str, Table] = {
             "calls": NAMES, "methods": NAMES, "device_literal": str, "device_prefix": str, "kernel_imports": NAMES,
             "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES,
             "calls_with_arg": Tables(Table({"names": NAMES, "arg": str, "pos": int, "unless_from": NAMES})),
+            "follows_given": Tables(Table({"names": NAMES, "arg": str, "pos": int})),
+            "collectives": NAMES, "process_group_starts": NAMES,
             "gpu_by_default": Tables(Table({
                 "names": NAMES,
                 "unless": Table({"arg": str, "in": List(SCALAR), "option_means_cpu": bool}),

@@ -127,6 +127,8 @@ class Selected:
     options: Tuple[str, ...] = ()  # GPU when one of these options defaults to a GPU value
     unless_option: Optional[str] = None  # GPU unless this option defaults to a true value
     declared_only: bool = False  # an option declared elsewhere does not select (its default is unknown)
+    given_option: Optional[str] = None  # GPU only where this option is declared here with a default
+    places_value: bool = False  # it puts a value on the GPU (``.cuda()``, a device string), not the process
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = None) -> bool:
@@ -160,6 +162,7 @@ class GpuSelection:
         self.data = ctx.rules[DATA_RULE].data["gpu"]
         self.by_name = {name: entry for entry in self.data.get("gpu_by_default", []) for name in entry["names"]}
         self.with_arg = {name: entry for entry in self.data.get("calls_with_arg", []) for name in entry["names"]}
+        self.follows = {name: entry for entry in self.data.get("follows_given", []) for name in entry["names"]}
 
     def by_import(self) -> bool:
         """Importing a GPU kernel library (CuPy, Numba CUDA, Triton) makes a GPU program."""
@@ -174,12 +177,20 @@ class GpuSelection:
             # ``model.cuda()``: no other library has such a method (its receiver is a
             # torch object even in a file that does not import torch itself)
             if func.attr.value in self.data.get("methods", []):
-                return Selected(f"`.{func.attr.value}()`")
+                return Selected(f"`.{func.attr.value}()`", places_value=True)
         keyword = self._device_option(node)
         if keyword is not None:
             return keyword
         if name is None:
             return None
+        follows = self.follows.get(name)
+        if follows is not None:
+            given = find_arg(node, follows["arg"], follows.get("pos"))
+            if given is not None and _set_when_given(given, node, self.ctx.parent):
+                # ``if self.device is not None: torch.cuda.set_device(self.device)``: the
+                # device someone chose, if anyone did; an option's default decides
+                option = option_name(given)
+                return Selected(f"`{name}`", given_option=option) if option else None
         if name in self.data.get("calls", []):
             return Selected(f"`{name}`")
         needs = self.with_arg.get(name)
@@ -254,7 +265,7 @@ class GpuSelection:
                 return None  # ``devices.add("cuda")``, ``print("cuda")``: named, not selected
             if isinstance(node, cst.FormattedString) and self._enumerates(node):
                 return None
-            return Selected("a `\"cuda\"` device")
+            return Selected("a `\"cuda\"` device", places_value=True)
         return None
 
     def _enumerates(self, node: cst.FormattedString) -> bool:
@@ -294,6 +305,33 @@ def _follows_placement(node: cst.BaseExpression, attributes: Sequence[str]) -> b
     return bool(items) and all(isinstance(i, cst.Attribute) and i.attr.value in attributes for i in items)
 
 
+def _set_when_given(value: cst.BaseExpression, node: cst.CSTNode, parent: Any) -> bool:
+    """Whether ``node`` runs only under ``if value is not None:`` (in the branch taken
+    when it is), ``value`` being the same name or attribute chain."""
+    spelled = dotted_name(value)
+    if spelled is None:
+        return False
+    child, current = node, parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(current, (cst.If, cst.IfExp)) and child is current.body and _is_not_none(current.test, spelled):
+            return True
+        child, current = current, parent(current)
+    return False
+
+
+def _is_not_none(test: cst.BaseExpression, spelled: str) -> bool:
+    """``spelled is not None`` (also as one side of an ``and``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _is_not_none(test.left, spelled) or _is_not_none(test.right, spelled)
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    target = test.comparisons[0]
+    return (
+        isinstance(target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name)
+        and target.comparator.value == "None" and dotted_name(test.left) == spelled
+    )
+
+
 def option_name(node: Optional[cst.CSTNode]) -> Optional[str]:
     """``args.gpus`` / ``FLAGS.cuda`` / ``opt.cuda``: the option it reads, by its last name."""
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
@@ -314,6 +352,30 @@ def gpu_value(value: Any, data: Mapping[str, Any]) -> bool:
                     or text in data.get("gpu_words", ()) or (text.lstrip("-").isdigit() and text not in ("0", "-0")))
     if isinstance(value, (list, tuple)):
         return bool(value)
+    return False
+
+
+def _in_predicate(node: cst.CSTNode, parent: Any, qualname: Any) -> bool:
+    """Whether ``node`` sits in a function declared to return ``bool`` (``def
+    is_extension_usable() -> bool``): a capability check, whose values on the GPU never
+    leave it; what the program computes is placed elsewhere."""
+    current = parent(node)
+    while current is not None and not isinstance(current, cst.FunctionDef):
+        current = parent(current)
+    if current is None or current.returns is None:
+        return False
+    annotation = current.returns.annotation
+    return qualname(annotation) in ("bool", "builtins.bool") or (isinstance(annotation, cst.Name) and annotation.value == "bool")
+
+
+def _conditional(node: cst.CSTNode, parent: Any) -> bool:
+    """Whether ``node`` runs only on some paths through its function or module: under an
+    ``if``, in a ``try``, a conditional expression, a lambda or the right of ``and`` / ``or``."""
+    current = parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(current, (cst.If, cst.IfExp, cst.Try, cst.While, cst.BooleanOperation, cst.Lambda)):
+            return True
+        current = parent(current)
     return False
 
 
@@ -623,7 +685,15 @@ class GpuFacts(Check):
             self.gradient_definitions -= 1
 
     def _defines_gradient(self, node: cst.FunctionDef) -> bool:
-        """``@tf.custom_gradient``: the function computes a gradient for others' training."""
+        """``@tf.custom_gradient``, a torch autograd Function's ``backward``: the function
+        computes a gradient for others' training."""
+        if node.name.value in self.diff.get("gradient_methods", ()):
+            block = self.ctx.parent(node)
+            owner = self.ctx.parent(block) if block is not None else None
+            if isinstance(owner, cst.ClassDef) and any(
+                base in self.diff.get("gradient_classes", ()) for base in self._bases(owner)
+            ):
+                return True
         return any(
             self.ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
             in self.diff.get("gradient_definitions", ())
@@ -856,6 +926,11 @@ class GpuFacts(Check):
             unit.seeds = True
         if not unit.benchmarks_speed and name is not None and name.startswith(tuple(self.program.get("speed_benchmarks", ()))):
             unit.benchmarks_speed = True
+        if name is not None:
+            if name in self.selection.data.get("collectives", ()) and not _conditional(node, self.ctx.parent):
+                unit.needs_process_group = True
+            if name in self.selection.data.get("process_group_starts", ()):
+                unit.starts_process_group = True
         self._option(node, name)
         if name is not None and self.hints:
             # a call spelled through ``tf.compat.v1`` was written for a version that has the
@@ -870,10 +945,10 @@ class GpuFacts(Check):
         self._selected(node, self.selection.literal(node))
 
     def _selected(self, node: cst.CSTNode, selected: Optional[Selected]) -> None:
-        if selected is None:
+        if selected is None or (selected.places_value and _in_predicate(node, self.ctx.parent, self.ctx.qualname)):
             return
         guards = tuple(_guarding_options(node, self.ctx.parent))
-        if guards and not selected.options and selected.when is None:
+        if guards and not selected.options and selected.when is None and selected.given_option is None:
             # ``if opt.cuda: model.cuda()``: the option's default decides
             selected = Selected(selected.how, options=guards, unless_option=selected.unless_option, declared_only=selected.declared_only)
         self.selections.append((node, self.unit_name, selected))
@@ -911,6 +986,8 @@ class GpuFacts(Check):
         """Whether a selection holds with every option at its default, and the versions
         it is limited to (None: all)."""
         data = self.selection.data
+        if selected.given_option is not None:
+            return self.options.get(selected.given_option) is not None, None
         if selected.unless_option is not None:
             default = self.options.get(selected.unless_option, False)
             return (default is UNKNOWN or not default), None
@@ -1151,6 +1228,39 @@ class ProgramView:
     def entries_reaching(self, path: str) -> List[str]:
         return [entry for entry in self.entries if path in self.closures[entry]]
 
+    def registry_users(self, key: UnitKey) -> List[str]:
+        """The entry points whose programs run a function of a registry module the
+        definition of ``key`` (a class or function, or a method of one) is filed in by a
+        decorator (``@register_criterion("ctc")``): they may look it up by the name their
+        config gives, and the registry's package may import its module by a computed name
+        (``importlib.import_module("pkg." + name)`` over the package's files), which no
+        import edge shows."""
+        unit = self.reach.unit((key[0], key[1].split(".", 1)[0]))
+        registries = {
+            found for found in (self._registry_module(name, key[0]) for name in (unit.registered_by if unit else ()))
+            if found is not None
+        }
+        cache: Dict[str, List[str]] = self.memo.setdefault("registry_users", {})
+        users: Set[str] = set()
+        for registry in registries:
+            found = cache.get(registry)
+            if found is None:
+                found = cache[registry] = [
+                    entry for entry in self.entries
+                    if any(path == registry and name not in (MODULE_UNIT, MAIN_UNIT) for path, name in self.reached_units(entry))
+                ]
+            users.update(found)
+        return sorted(users)
+
+    def _registry_module(self, decorator: str, near: str) -> Optional[str]:
+        """The project module a registering decorator's qualified name lives in."""
+        parts = decorator.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            record = self.project.module_near(".".join(parts[:end]), near)
+            if record is not None:
+                return str(record.path)
+        return None
+
     def scopes_of_module(self, path: str) -> List[FrozenSet[str]]:
         """The programs a module's code runs in: one per entry point that reaches it, or,
         for code no entry point reaches, the whole project."""
@@ -1227,7 +1337,7 @@ class ProgramView:
         """How a unit selects the GPU in the program of ``entry`` (a version-dependent
         default counts where the target version has it), or None."""
         unit = self.reach.unit(key)
-        if unit is None:
+        if unit is None or (unit.needs_process_group and not self.starts_process_group(entry)):
             return None
         if unit.selects_gpu:
             return unit.selects_gpu
@@ -1243,6 +1353,17 @@ class ProgramView:
             {name: when.package for name in spec.get("names", ())},
         )
         return version is not None and in_range(version, when.versions)
+
+    def starts_process_group(self, entry: str) -> bool:
+        """Whether code the program of ``entry`` runs starts a process group: else a unit
+        that needs one (it calls a collective on every path) never runs to its end, and
+        the GPU it selects is that of a distributed run, not the default one."""
+        cache: Dict[str, bool] = self.memo.setdefault("starts_process_group", {})
+        found = cache.get(entry)
+        if found is None:
+            units = (self.reach.unit(key) for key in self.reached_units(entry))
+            found = cache[entry] = any(unit is not None and unit.starts_process_group for unit in units)
+        return found
 
     def gpu_selection(self, entry: str) -> Optional[UnitKey]:
         """The unit that makes ``entry``'s program a GPU program: one of its own module
@@ -1281,15 +1402,20 @@ class ProgramView:
         return self.entry_switches(entry).get(switch) == ON
 
     def reached_summary(self, entry: str) -> UnitFacts:
-        """What the code ``entry`` runs does, joined: training, evaluation, seeds."""
+        """What the code ``entry`` runs does, joined: training, evaluation, seeds.  A seed
+        counts as the program's wish for repeatable runs where its own module, a function
+        or module code sets it, not a method of another module's class (a layer that
+        seeds NumPy in its constructor does so whenever it is built)."""
         cache: Dict[str, UnitFacts] = self.memo.setdefault("reached_summary", {})
         found = cache.get(entry)
         if found is None:
-            units = [u for u in (self.reach.unit(k) for k in self.reached_units(entry)) if u is not None]
-            own = [u for k, u in ((k, self.reach.unit(k)) for k in self.reached_units(entry)) if k[0] == entry and u is not None]
+            keyed = [(k, u) for k, u in ((k, self.reach.unit(k)) for k in self.reached_units(entry)) if u is not None]
+            units = [u for _, u in keyed]
+            own = [u for k, u in keyed if k[0] == entry]
+            wishes = [u for k, u in keyed if k[0] == entry or "." not in k[1]]
             found = cache[entry] = UnitFacts(
                 differentiates=any(u.differentiates for u in units), evaluates=any(u.evaluates for u in units),
-                seeds=any(u.seeds for u in units), saves_model=any(u.saves_model for u in own),
+                seeds=any(u.seeds for u in wishes), saves_model=any(u.saves_model for u in own),
                 benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
                 saves_loaded=any(u.saves_loaded for u in own),
             )
@@ -1297,18 +1423,41 @@ class ProgramView:
 
     def hooks_differentiate(self, entry: str) -> bool:
         """A class the program of ``entry`` reaches has a framework hook that trains (a
-        method rule data's implied lists name, ``train_step``, ``training_step``): a trainer
-        outside the project, which the code does not show, may call it."""
+        method rule data's implied lists name, ``train_step``, ``training_step``) that no
+        code of the project calls: a trainer outside the project, which the code does not
+        show, may call it.  A hook the project's own trainer calls (a task's ``train_step``
+        called by the project's ``trainer.py``) runs only where the program reaches that
+        caller, and ``reached_summary`` then sees it."""
         cache: Dict[str, bool] = self.memo.setdefault("hooks_differentiate", {})
         found = cache.get(entry)
         if found is None:
             hooks = tuple({name for names in self.reach.calls.implied.values() for name in names})
+            called = self._called_names()
             found = cache[entry] = any(
-                unit.differentiates and fnmatch.fnmatchcase(name.split(".", 1)[1], hook)
+                unit.differentiates and method not in called and fnmatch.fnmatchcase(method, hook)
                 for path, cls in self.reached_units(entry) if "." not in cls
                 for name, unit in self.facts[path].units.items() if name.startswith(cls + ".")
+                for method in (name.split(".", 1)[1],)
                 for hook in hooks
             )
+        return found
+
+    def _called_names(self) -> FrozenSet[str]:
+        """The method names some code of the project calls or reads (on any value, on its
+        own instance, on a typed value), whether or not a program runs that code.  Not
+        test code (a test that calls ``model.training_step(batch, 0)`` is no trainer), nor
+        an override naming its own name (``super().train_step(data)`` implements the hook)."""
+        found: Optional[FrozenSet[str]] = self.memo.get("called_names")
+        if found is None:
+            names: Set[str] = set()
+            for path, fact in self.facts.items():
+                if self.project.is_test_code(path):
+                    continue
+                for name, unit in fact.units.items():
+                    own = name.rpartition(".")[2]
+                    reads = (*unit.reads, *unit.self_reads, *(read.rpartition(":")[2] for read in unit.typed_reads))
+                    names.update(read for read in reads if read != own)
+            found = self.memo["called_names"] = frozenset(names)
         return found
 
     def entry_frameworks(self, entry: str) -> Set[str]:
@@ -1337,11 +1486,14 @@ class ProgramView:
         """docs/contract.md "programs that matter", for ND205 / ND209: never test code nor
         a speed benchmark (named one and reading a clock, or timing code with a benchmark
         harness); a program whose code trains or seeds (it wants repeatable runs), one
-        whose own module puts work on the GPU, and one that evaluates or samples from a
-        model without saving one.  A converter loads a model, maybe checks a few outputs,
-        and writes it out (``torch.save``, the TFLite converter; ``model.save(out)`` where
-        loading it is all the program did with it).  Only code the program runs counts: a
-        library function it never calls does not make it train."""
+        whose own module puts work on the GPU, one that reaches a class with a training
+        hook a trainer outside the project calls (``train_step``) and writes no model
+        itself, and one that evaluates or samples from a model without saving one.  A
+        converter loads a model, maybe checks a few outputs, and writes it out
+        (``torch.save``, the TFLite converter; ``model.save(out)`` where loading it is all
+        the program did with it; a checkpoint of a model it built from a task, whose
+        training hooks nothing runs).  Only code the program runs counts: a library
+        function it never calls does not make it train."""
         if self.project.is_test_code(entry) or self.project.is_speed_benchmark(entry):
             return False
         summary = self.reached_summary(entry)
@@ -1354,9 +1506,22 @@ class ProgramView:
             return True
         if summary.saves_model:
             return False
+        if self.hooks_differentiate(entry) and not self.writes_model(entry):
+            return True
         # a program that loads a model and only writes it out again (``model.save(out)``)
         # converts it; one that loads it and writes no model predicts with it
         return summary.evaluates or (summary.loads_model and not summary.saves_loaded)
+
+    def writes_model(self, entry: str) -> bool:
+        """The program of ``entry`` writes a model out: its own module does (``torch.save``,
+        ``model.save(out)``), or a function of another module it runs does (an export
+        helper: ``export_saved_model_lib.export_inference_graph``); a method of a class it
+        reaches (a trainer's checkpointing) is not counted."""
+        return any(
+            unit is not None and (unit.saves_model or unit.saves_loaded)
+            for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
+            if key[0] == entry or "." not in key[1]
+        )
 
     def _summary(self, scope: Iterable[str]) -> "_ScopeSummary":
         """The facts of a set of modules taken together; programs are asked about once per

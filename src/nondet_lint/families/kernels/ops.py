@@ -539,11 +539,13 @@ def differentiated(view: ProgramView, path: str, candidate: OpCandidate, scopes:
     code it is in differentiates (spec: not in programs that never differentiate, such as
     an export tool or a CPU program that imports the model).  Code no program is seen to
     run (a library, a model looked up by string) counts where the modules around it
-    differentiate."""
+    differentiate; a definition filed in a registry runs, too, in the programs that use
+    the registry (a trainer that builds the criterion its config names)."""
     here = (path, candidate.unit)
     running = [entry for entry in view.entries_reaching(path) if here in view.reached_units(entry)]
     if candidate.unit is None or not running:
         return any(view.differentiates(s) for s in scopes)
+    running.extend(entry for entry in view.registry_users((path, candidate.unit)) if entry not in running)
     return any(view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates for entry in running)
 
 

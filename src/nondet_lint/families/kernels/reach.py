@@ -128,6 +128,10 @@ class UnitFacts:
     lookup_calls: Tuple[str, ...] = ()
     is_property: bool = False  # a method decorated ``@property``: reading its name runs it
     class_level: bool = False  # a static or class method: it runs on the class, no instance needed
+    # it calls a collective outside any condition (``torch.distributed.broadcast``): it raises
+    # without a process group, so it runs only in a distributed run
+    needs_process_group: bool = False
+    starts_process_group: bool = False  # it starts one (``torch.distributed.init_process_group``)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -150,7 +154,10 @@ class UnitFacts:
             out["switches"] = dict(self.switches)
         if self.version_hints:
             out["version_hints"] = list(self.version_hints)
-        for key in ("differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded"):
+        for key in (
+            "differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded",
+            "needs_process_group", "starts_process_group",
+        ):
             if getattr(self, key):
                 out[key] = True
         if self.registered_by:
@@ -173,6 +180,7 @@ class UnitFacts:
             tuple(data.get("self_reads", ())), tuple(data.get("bases", ())), tuple(data.get("listed", ())),
             tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
             tuple(data.get("lookup_calls", ())), bool(data.get("is_property")), bool(data.get("class_level")),
+            bool(data.get("needs_process_group")), bool(data.get("starts_process_group")),
         )
 
 
@@ -191,6 +199,8 @@ class UnitBuilder:
     saves_loaded: bool = False
     is_property: bool = False
     class_level: bool = False
+    needs_process_group: bool = False
+    starts_process_group: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -223,6 +233,7 @@ class UnitBuilder:
             tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
             tuple(sorted(listed - refs)), tuple(sorted(self.data_reads - self.reads)), tuple(sorted(self.typed_reads)),
             tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property, self.class_level,
+            self.needs_process_group, self.starts_process_group,
         )
 
 

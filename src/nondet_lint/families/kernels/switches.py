@@ -569,8 +569,9 @@ def implied_autotuning(table: OpTable, op_id: str) -> Optional[Mapping[str, Any]
 
 def may_differentiate(view: ProgramView, entry: str) -> bool:
     """Whether the program of ``entry`` may run a backward pass: code it runs trains, or a
-    class it reaches has a training hook (a task's ``train_step`` that a trainer outside
-    the project calls)."""
+    class it reaches has a training hook that a trainer outside the project may call (a
+    Lightning module's ``training_step``; not one the project's own trainer calls, which
+    trains only where the program runs that trainer)."""
     return view.reached_summary(entry).differentiates or view.hooks_differentiate(entry)
 
 

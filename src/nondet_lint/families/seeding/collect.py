@@ -29,7 +29,7 @@ from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
-from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, relative
+from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
 from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
 from nondet_lint.families.seeding.payloads import Draw, RandomBefore, SeedingPayload
@@ -322,9 +322,8 @@ class Collector:
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
         self._assign_attributes(node.target, None)
-        if not self.scope.trains and _is_gradient_step(node, self.ctx.parent):
-            self.scope.trains = True
-            self.scope.add(SeedingEvent(EventKind.TRAINS))
+        if self.scope.trains is not Trained.MODEL and _is_gradient_step(node, self.ctx.parent):
+            self._trains(Trained.MODEL)
         if self.scope is self.module_scope and isinstance(node.target, cst.Name):
             self.consts[node.target.value] = _MISSING
 
@@ -606,11 +605,10 @@ class Collector:
     def leave_Call(self, node: cst.Call) -> None:
         q, root, bound = self.callees[id(node)] = self.target(node.func)
         t = self.t
-        if not self.scope.trains:
+        if self.scope.trains is not Trained.MODEL:
             method = node.func.attr.value if type(node.func) is cst.Attribute else None
             if t.is_training(q, method):
-                self.scope.trains = True
-                self.scope.add(SeedingEvent(EventKind.TRAINS))
+                self._trains(t.trained(q))
         self._restores_weights(node, q)
         handled = False
         if q is not None and not q.startswith(("super:", "*.")):
@@ -637,6 +635,13 @@ class Collector:
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards())), ref_root)
+
+    def _trains(self, trained: Trained) -> None:
+        """Evidence of training: an event when it trains more than the function's earlier
+        evidence (a framework model after a k-means fit)."""
+        if trained > self.scope.trains:
+            self.scope.trains = trained
+            self.scope.add(SeedingEvent(EventKind.TRAINS, trained=trained))
 
     def _restores_weights(self, node: cst.Call, q: Optional[str]) -> None:
         """A call that restores all of a model's weights (``model.load_state_dict(...)``,

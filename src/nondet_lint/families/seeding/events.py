@@ -16,7 +16,7 @@ module is walked, the events pass 2 would learn nothing from).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import Enum, IntEnum
 from typing import Any, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from nondet_lint.families.seeding.conditions import Cond, ValueDesc, cond_from_json, cond_to_json
@@ -37,6 +37,15 @@ class EventKind(Enum):
     TRAINS = "t"  # evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``)
     ASSIGN = "a"  # ``self.<target> = value`` in a method (``value`` None: not describable)
     RESTORES_WEIGHTS = "l"  # a model's weights are restored from a checkpoint (unless ``guards`` are off)
+
+
+class Trained(IntEnum):
+    """What evidence of training trains (``SeedingEvent.trained``), weakest first."""
+
+    NOTHING = 0  # a program's: no evidence of training
+    ARRAYS = 1  # a library model fitted on the arrays it is given, running no project code (faiss)
+    LIBRARY = 2  # a library model whose training may run project code handed to it (scikit-learn)
+    MODEL = 3  # a framework model, or a receiver of unknown type
 
 
 class Guard(NamedTuple):
@@ -94,6 +103,7 @@ class SeedingEvent:
     # when pass 2 values it (a use only when that is None)
     value: Optional[ValueDesc] = None
     without: str = ""  # SEED: what the seeder does given no value (``Seeder.without_value``)
+    trained: Trained = Trained.MODEL  # TRAINS: what it trains
 
     def to_json(self) -> List[Any]:
         kind = self.kind
@@ -121,6 +131,8 @@ class SeedingEvent:
             return [code, self.target, _desc_json(self.value), *_trailing_guards(self.guards)]
         if kind is EventKind.RESTORE or kind is EventKind.RESEED:
             return [code, list(self.rngs)]
+        if kind is EventKind.TRAINS and self.trained is not Trained.MODEL:
+            return [code, self.trained.value]
         return [code]
 
     @classmethod
@@ -150,6 +162,8 @@ class SeedingEvent:
             return cls(kind, data[1], guards=guards_from_json(data[3]) if size > 3 else (), value=_desc(data[2]))
         if kind is EventKind.RESTORE or kind is EventKind.RESEED:
             return cls(kind, "", tuple(data[1]))
+        if kind is EventKind.TRAINS and size > 1:
+            return cls(kind, trained=Trained(data[1]))
         return cls(kind)
 
 

@@ -50,7 +50,7 @@ from nondet_lint.analysis.seedoption import SEED_NAMES
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import CallDescs, Plain, ValueDesc, ValueSource, described_names, evaluate, parameters_read
-from nondet_lint.families.seeding.events import EventKind, Guard, SeedingEvent, absolute
+from nondet_lint.families.seeding.events import EventKind, Guard, SeedingEvent, Trained, absolute
 from nondet_lint.families.seeding.facts import NO_SEEDING, FunctionFacts, ModuleSeeding
 from nondet_lint.families.seeding.state import MAIN, MODULE
 from nondet_lint.families.seeding.tables import TF_KERAS
@@ -249,7 +249,7 @@ class EntryRun:
     final: FrozenSet[str] = frozenset()
     uncovered_rngs: Set[str] = field(default_factory=set)
     reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
-    trains: bool = False
+    training: Trained = Trained.NOTHING  # the most the code it runs trains
     test: bool = False  # test code: not a program whose randomness matters
     restores_weights: bool = False  # it restores a model's weights in the default run
     unseeded: Dict[Tuple[str, int], Uncovered] = field(default_factory=dict)  # uses it ran unseeded, where first
@@ -258,6 +258,10 @@ class EntryRun:
     registered: Dict[str, List[Tuple[str, str]]] = field(default_factory=dict)
     filed: Set[str] = field(default_factory=set)  # modules whose registrations are in ``registered``
     looked_up: Set[Tuple[Tuple[str, str], bool]] = field(default_factory=set)  # (definition, speculative) already run
+
+    @property
+    def trains(self) -> bool:
+        return self.training is not Trained.NOTHING
 
 
 def _console(facts: FileFacts) -> List[str]:
@@ -300,7 +304,7 @@ class Program:
         self._lookup_cache: Dict[Tuple[str, str], Optional[Target]] = {}
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         self._imported_cache: Dict[Tuple[str, str], Tuple[str, ...]] = {}
-        self._trains: Dict[Tuple[FnKey, bool], bool] = {}
+        self._trains: Dict[Tuple[Tuple[FnKey, bool], Trained], bool] = {}
         self._seeds_cache: Dict[Tuple[FnKey, Binding], _Memo] = {}
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
         self._results: Dict[Tuple[FnKey, Binding], _Memo] = {}  # what a call of a function gives
@@ -983,47 +987,49 @@ class Program:
         found = self._imported_cache[key] = tuple(out)
         return found
 
-    def trains(self, key: FnKey, entry_mode: bool = False) -> bool:
-        """Whether running a function reaches evidence of training (``EventKind.TRAINS``) through the
-        calls it makes itself and the functions it hands on as values (a factory given to a
-        runner, ``Runner(base_dir, create_agent)``, runs when the runner calls it), not through
-        the other methods of the objects it makes (a library's methods are many).
+    def trains(self, key: FnKey, entry_mode: bool = False, least: Trained = Trained.ARRAYS) -> bool:
+        """Whether running a function reaches evidence of training (``EventKind.TRAINS``)
+        that trains at least ``least``, through the calls it makes itself and the functions
+        it hands on as values (a factory given to a runner, ``Runner(base_dir,
+        create_agent)``, runs when the runner calls it), not through the other methods of
+        the objects it makes (a library's methods are many).
 
         A search of the call graph from ``key``: only whole answers are kept (every function
         it saw, when none trains; those on the path to training, when one does), so what
         was asked before never changes an answer (cycles included)."""
         root = (key, entry_mode)
-        known = self._trains.get(root)
+        known = self._trains.get((root, least))
         if known is not None:
             return known
         seen = {root}
-        path = [(root, self._training_steps(key, entry_mode))]
+        path = [(root, self._training_steps(key, entry_mode, least))]
         while path:
             step = next(path[-1][1], None)
             if step is None:
                 path.pop()
                 continue
             if step is not _TRAINS:
-                known = self._trains.get(step)
+                known = self._trains.get((step, least))
                 if known is None and step not in seen:
                     seen.add(step)
-                    path.append((step, self._training_steps(*step)))
+                    path.append((step, self._training_steps(step[0], step[1], least)))
                 if not known:
                     continue
             for node, _ in path:
-                self._trains[node] = True
+                self._trains[(node, least)] = True
             return True
         for node in seen:
-            self._trains[node] = False
+            self._trains[(node, least)] = False
         return False
 
-    def _training_steps(self, key: FnKey, entry_mode: bool) -> Iterator[Any]:
-        """What running a function leads to, in order: ``_TRAINS`` for evidence of training,
-        else the (function, entry mode) it runs next."""
+    def _training_steps(self, key: FnKey, entry_mode: bool, least: Trained) -> Iterator[Any]:
+        """What running a function leads to, in order: ``_TRAINS`` for evidence of training
+        at least ``least``, else the (function, entry mode) it runs next."""
         for event in self.events(key):
             kind = event.kind
             if kind is EventKind.TRAINS:
-                yield _TRAINS
+                if event.trained >= least:
+                    yield _TRAINS
             elif kind is EventKind.CALL:
                 for callee, _, _ in self.callees(event.target, key[0]):
                     yield (callee, False)
@@ -1053,12 +1059,12 @@ class Program:
         program that no changed module can affect (``_kept_runs``) are taken as they are."""
         previous, self._previous = self._previous, None
         kept = self._kept_runs(previous) if previous is not None else {}
-        trains = {path: self._entry_trains(path) for path in self.entry_paths if path not in kept}
+        training = {path: self._entry_training(path) for path in self.entry_paths if path not in kept}
         for path in self.visit_order():
             if path in kept:
                 self.runs[path] = kept[path]
                 continue
-            run = EntryRun(path, trains=trains[path], test=path in self.test_code)
+            run = EntryRun(path, training=training[path], test=path in self.test_code)
             self.runs[path] = run
             self._enter(self._loads(path))
             imported: Set[str] = set()
@@ -1142,14 +1148,27 @@ class Program:
             yield name
 
     @staticmethod
-    def _charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, str]:
+    def _charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, bool, str]:
         """Which program a use that several run unseeded is charged to (lowest first):
-        programs that matter before the others (training ones first, test code last), a
-        direct run before one through a callback, then by path."""
-        return (run.test, not run.trains, found.deferred, run.path)
+        programs that matter before the others (training ones first, test code last), one
+        that answers for the use before one that does not (a program that only fits a
+        k-means answers for no use reached through a callback), a direct run before one
+        through a callback, then by path."""
+        answers = run.training >= Trained.LIBRARY or not found.deferred
+        return (run.test, not run.trains, not answers, found.deferred, run.path)
 
-    def _entry_trains(self, path: str) -> bool:
-        return self.trains((path, MODULE), entry_mode=True) or any(self.trains((path, name)) for name in self.console[path])
+    def _entry_training(self, path: str) -> Trained:
+        """The most the program of ``path`` trains (most programs train nothing, or a
+        framework model: two searches)."""
+        if not self._entry_trains(path, Trained.ARRAYS):
+            return Trained.NOTHING
+        if self._entry_trains(path, Trained.MODEL):
+            return Trained.MODEL
+        return Trained.LIBRARY if self._entry_trains(path, Trained.LIBRARY) else Trained.ARRAYS
+
+    def _entry_trains(self, path: str, least: Trained) -> bool:
+        return (self.trains((path, MODULE), True, least)
+                or any(self.trains((path, name), False, least) for name in self.console[path]))
 
     def visit(self, key: FnKey, state: FrozenSet[str], binding: Binding, run: EntryRun,
               frame: "Frame", imported: Set[str], depth: int, entry_mode: bool = False) -> FrozenSet[str]:

@@ -22,7 +22,7 @@ from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.versions import compare, parse_version, target_version
 from nondet_lint.context import Deferred
-from nondet_lint.families.seeding.events import EventKind
+from nondet_lint.families.seeding.events import EventKind, Trained
 from nondet_lint.families.seeding.facts import NO_SEEDING, Origin, OriginKind
 from nondet_lint.families.seeding.program import ClassTarget, Program, Uncovered
 from nondet_lint.families.seeding.payloads import (
@@ -288,16 +288,20 @@ class Report:
         return isinstance(values, Draw) and values.built and self.use_rng.get(key) == "tf" and key[0] != where.entry
 
     def overwritten(self, key: Key, where: Uncovered) -> bool:
-        """A draw of initial weights in a program that does not train and restores its
-        model's weights from a checkpoint: the restore overwrites what it drew."""
+        """A draw of initial weights in a program that trains no framework model (at most a
+        library's: a k-means, a scikit-learn estimator) and restores its model's weights
+        from a checkpoint: the restore overwrites what it drew."""
         values = self.payloads[key].values
         run = self.program.runs[where.entry]
-        return isinstance(values, Draw) and values.weights and run.restores_weights and not run.trains
+        return isinstance(values, Draw) and values.weights and run.restores_weights and run.training < Trained.MODEL
 
     def judged(self, path: str, where: Uncovered) -> bool:
         """Whether the program that ran a use unseeded is one whose randomness matters.
 
-        A program that trains: every use it runs. A program that does not train (a
+        A program that trains: every use it runs, except that one whose only training
+        fits a library model that runs no code of the project (a faiss k-means on the
+        arrays it is given) answers only for the uses it runs directly, not through a
+        callback. A program that does not train (a
         converter, a viewer, an export or sampling script) is judged only on the uses in
         its own file, and only when it seeds something, which says it wants repeatable
         runs; the library code it reaches is not blamed on it."""
@@ -306,7 +310,7 @@ class Report:
             return False  # test code is not a training program, nor judged as part of one (spec "Terms")
         if self.project.is_speed_benchmark(where.entry):
             return False  # it measures speed: a program that does not matter (spec "Terms")
-        if run.trains:
+        if run.training >= Trained.LIBRARY or (run.trains and not where.deferred):
             return True
         return path == where.entry and bool(run.final or run.off)
 

@@ -15,7 +15,7 @@ import libcst as cst
 
 from nondet_lint.context import PendingFix
 from nondet_lint.families.seeding.conditions import Plain, ValueDesc
-from nondet_lint.families.seeding.events import Guard, SeedingEvent
+from nondet_lint.families.seeding.events import Guard, SeedingEvent, Trained
 from nondet_lint.families.seeding.payloads import CandidateValues, Draw
 
 MODULE, MAIN = "<module>", "<main>"
@@ -40,7 +40,7 @@ class Scope:
         self.after: List[Dict[str, Any]] = []  # guards of early returns, for the rest
         self.sunk_params: Set[str] = set()
         self.assigned_attrs: Set[str] = set()  # ``args.seed = ...``: no longer the default
-        self.trains = False
+        self.trains = Trained.NOTHING  # the most its evidence of training trains
         # what each ``return`` gives (None where it cannot be described)
         self.returns: List[Optional[ValueDesc]] = []
         # the main block shares the module's names

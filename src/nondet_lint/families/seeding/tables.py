@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
 from nondet_lint.analysis.seeds import Seeder, seed_helpers
+from nondet_lint.families.seeding.events import Trained
 from nondet_lint.families.seeding.members import MemberTables
 from nondet_lint.ruledata import RuleSet
 
@@ -74,6 +75,8 @@ class Tables:
     training_calls: FrozenSet[str] = frozenset()
     training_prefixes: Tuple[str, ...] = ()
     training_methods: FrozenSet[str] = frozenset()
+    # top-level package -> what training a model built from it trains (``Trained``)
+    training_libraries: Dict[str, Trained] = field(default_factory=dict)
     weight_restorers: FrozenSet[str] = frozenset()  # calls that restore a model's weights
     weight_restorer_prefixes: Tuple[str, ...] = ()
     weight_restore_methods: FrozenSet[str] = frozenset()
@@ -88,6 +91,12 @@ class Tables:
         if qualname is None:
             return False
         return qualname in self.training_calls or qualname.startswith(self.training_prefixes)
+
+    def trained(self, qualname: Optional[str]) -> Trained:
+        """What a training call trains: a model of a library rule data lists when its
+        receiver was built from that library (``faiss.Kmeans.train``), else a framework's."""
+        library = self.training_libraries.get(qualname.partition(".")[0]) if qualname is not None else None
+        return library if library is not None else Trained.MODEL
 
     def restores_weights(self, qualname: Optional[str], method: Optional[str]) -> bool:
         """Whether a call restores a model's weights from a checkpoint (whatever its arguments)."""
@@ -192,6 +201,9 @@ def _build(rules: RuleSet) -> Tables:
     t.training_calls = frozenset(n for n in training.get("calls", ()) if not n.endswith("."))
     t.training_prefixes = tuple(n for n in training.get("calls", ()) if n.endswith("."))
     t.training_methods = frozenset(training.get("methods", ()))
+    t.training_libraries = {
+        name: Trained.LIBRARY if spec["callbacks"] else Trained.ARRAYS for name, spec in training.get("libraries", {}).items()
+    }
     weights = shared.get("weights", {})
     t.weight_restorers = frozenset(n for n in weights.get("restore_calls", ()) if not n.endswith("."))
     t.weight_restorer_prefixes = tuple(n for n in weights.get("restore_calls", ()) if n.endswith("."))
