@@ -70,3 +70,37 @@ def test_a_program_that_restores_its_weights_is_judged_on_its_other_draws(tmp_pa
     config = Config(**parse_table({"select": SELECT}, "fixture"), root=str(root))
     found = [(Path(f.path).name, f.line, f.col + 1, f.message) for f in run([str(root)], config).findings if f.path.endswith("sample.py")]
     assert found == [("sample.py", 9, 17, "PyTorch global RNG used here with no `torch.manual_seed` before it (this program never seeds it)")]
+
+
+def test_an_option_default_answers_only_programs_that_load_its_declaration(tmp_path, monkeypatch):
+    """`--seed` (default None) is declared in a module that recommend.py loads and detect.py
+    does not: whichever program runs first (and leaves its memos of seed_everything), only
+    recommend.py's run reads None, and detect.py's seeds are taken as given."""
+    import os
+    from pathlib import Path
+
+    from nondet_lint.config import Config, parse_table
+    from nondet_lint.engine import run
+    from nondet_lint.families.seeding.program import Program
+
+    root = tmp_path / "project"
+    lint_case(FIXTURES / "option_default_other_program", root, SELECT)
+    config = Config(**parse_table({"select": SELECT}, "fixture"), root=str(root))
+    results = set()
+    for order in (["recommend.py", "detect.py"], ["detect.py", "recommend.py"]):
+        def visit_order(self, order=order):
+            return sorted(self.entry_paths, key=lambda path: order.index(os.path.basename(path)))
+
+        monkeypatch.setattr(Program, "visit_order", visit_order)
+        findings = run([str(root)], config).findings
+        results.add(tuple(sorted((Path(f.path).name, f.line, f.col + 1, f.code, f.message) for f in findings)))
+    none = "`--seed` defaults to None"
+    assert results == {(
+        ("recommend.py", 11, 8, "ND106", f"the seeding under this condition does not run by default ({none}), "
+                                         "so the run people launch is unseeded; give the option a constant default"),
+        ("recommend.py", 13, 13, "ND104", "PyTorch global RNG used here with no `torch.manual_seed` before it (this program "
+                                          f"seeds it only when an option is set: {none} (recommend.py:11)); 1 more unseeded use in this module"),
+        ("recommend.py", 16, 38, "ND102", f"NumPy global RNG used here with no `np.random.seed` before it (this program seeds it with None: {none})"),
+        ("seeding.py", 5, 5, "ND107", f"this seed call is given None by default ({none}): it seeds from OS entropy, so it covers nothing; "
+                                      "use a fixed value (log it if it varies on purpose)"),
+    )}

@@ -350,7 +350,8 @@ class Collector:
 
     def _field(self, node: cst.CSTNode, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
         """A field declared in a class body (``type: Optional[str] = "bert"``), with its
-        literal default: what a config object made without it holds."""
+        literal default: what a config object made without it holds.  A module constant
+        assigned once before the class (``seed = GLOBAL_SEED``) gives its value."""
         line = self.ctx.parent(node)
         block = self.ctx.parent(line) if line is not None else None
         owner = self.ctx.parent(block) if block is not None else None
@@ -358,6 +359,8 @@ class Collector:
                 and self.class_stack[-1][0] == id(owner)):
             return
         literal = literal_value(value, lambda _: None) if value is not None else UNKNOWN
+        if isinstance(value, cst.Name) and literal is UNKNOWN:
+            literal = self.consts.get(value.value, UNKNOWN)
         default: List[Plain] = [literal] if literal is not UNKNOWN and literal is not ABSENT and plain(literal) else []
         self.fields.setdefault(self.class_stack[-1][1], {})[target.value] = default
 

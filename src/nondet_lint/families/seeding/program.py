@@ -13,7 +13,11 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
   framework callbacks) run later, so they are visited with the state after ``__init__``
   and their seeds are not credited to the caller. So are functions passed as values.
 * Guards (``if args.seed is not None:``) are evaluated with every option, parameter and
-  constant at its default; a seed whose guard is false by default does not count.
+  constant at its default; a seed whose guard is false by default does not count.  An
+  option's default is its reader's own declaration, else what the declarations in the
+  modules the program loads agree on: a module it never loads declares nothing for it.
+  The memos of runs and values note the defaults they read that way (``_Memo.read``),
+  and hold in another program only where it reads them the same.
 * A config object made by a call the program runs (``EncoderConfig(type=FLAGS.encoder)``,
   also through a function that returns it) is a ``Record`` of the fields the call sets;
   passed on as an argument, it answers reads of its fields (``config.type``) with them or
@@ -37,8 +41,9 @@ from __future__ import annotations
 import bisect
 import os
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, TypeGuard, Union
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
 from nondet_lint.analysis.seedoption import SEED_NAMES
@@ -198,6 +203,16 @@ class _RestoresWeights:
 Effect = Union[_Unseeded, _Seeded, _Reseeded, _RestoresWeights, OffByDefault, NoneSeed]  # what running code records for its program
 
 
+@dataclass(frozen=True)
+class _Memo:
+    """A memoised answer (``Program.seeds_of``, ``result``, ``assigned``) and the option
+    defaults it read from the running program's declarations (``Program.option_default``):
+    it holds in another program where those read the same."""
+
+    value: Any
+    read: Mapping[str, Any] = field(default_factory=dict)  # dest -> the default read
+
+
 @dataclass
 class _Trace:
     """What one run of a function (a memo key of ``Program.visit``) recorded, in order, and
@@ -213,6 +228,7 @@ class _Trace:
     pure: bool = True
     imported: Set[str] = field(default_factory=set)  # project modules it found imported already
     reached: Set[Tuple[str, int]] = field(default_factory=set)  # the uses it reached, its callees' too
+    read: Dict[str, Any] = field(default_factory=dict)  # option defaults it read (``_Memo.read``), its callees' too
 
 
 @dataclass(frozen=True)
@@ -289,13 +305,13 @@ class Program:
         self._module_cache: Dict[Tuple[str, str], Optional[str]] = {}
         self._imported_cache: Dict[Tuple[str, str], Tuple[str, ...]] = {}
         self._trains: Dict[Tuple[Tuple[FnKey, bool], Trained], bool] = {}
-        self._seeds_cache: Dict[Tuple[FnKey, Binding], FrozenSet[str]] = {}
+        self._seeds_cache: Dict[Tuple[FnKey, Binding], _Memo] = {}
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
-        self._results: Dict[Tuple[FnKey, Binding], Any] = {}  # what a call of a function gives
+        self._results: Dict[Tuple[FnKey, Binding], _Memo] = {}  # what a call of a function gives
         self._fields: Dict[Tuple[str, str], Dict[str, List[Plain]]] = {}
         self._getting: Set[FnKey] = set()  # the property getters being valued (one that reads itself)
         self._own_private: Dict[Tuple[str, str], Set[FnKey]] = {}  # class -> ``_used_on_self`` of its methods
-        self._assigned_cache: Dict[Tuple[FnKey, Binding], Tuple[Dict[str, Any], FrozenSet[FnKey]]] = {}
+        self._assigned_cache: Dict[Tuple[FnKey, Binding], _Memo] = {}  # (attributes, methods that ran)
         # runs of functions, by memo key (``EntryRun.visited``), to replay in other programs
         self._traces: Dict[VisitKey, _Trace] = {}
         self._open: List[_Trace] = []  # the traces of the functions running now, innermost last
@@ -304,7 +320,10 @@ class Program:
         self.runs: Dict[str, EntryRun] = {}
         self.stack: List[FnKey] = []
         self.options = self._options()
-        self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where all agree, else UNKNOWN)
+        self._loaded: Optional[FrozenSet[str]] = None  # the modules the running program loads (None: no program, all)
+        self._imports: Dict[str, FrozenSet[str]] = {}  # path -> the project modules its imports name
+        self._agreed_defaults: Dict[str, Tuple[Any]] = {}  # dest -> (its default where ``_loaded`` agree, else UNKNOWN)
+        self._read: List[Dict[str, Any]] = []  # what the memoised computations running now read, innermost last
         self._folders: Dict[str, str] = {}
         self._seed_params: Optional[Tuple[Dict[FnKey, Set[str]], Set[str]]] = None
         self._previous = previous  # whose runs ``run_all`` may keep
@@ -348,17 +367,76 @@ class Program:
         return out
 
     def option_default(self, dest: str, near: str) -> Any:
+        """An option's default where ``near`` reads it: its own declaration, else what the
+        declarations in the modules the running program loads agree on (UNKNOWN where
+        none of them declares it: a module the program never loads answers nothing).
+        Asked of no program in particular (a report's question after the runs), every
+        declaration answers."""
         declared = self.options.get(dest)
         if not declared:
             return UNKNOWN
         for path, value in declared:
             if path == near:
                 return value
+        value = self._program_default(dest)
+        if self._read:
+            self._read[-1][dest] = value
+        return value
+
+    def _program_default(self, dest: str) -> Any:
         agreed = self._agreed_defaults.get(dest)
         if agreed is None:
-            values = {repr(value) for _, value in declared}
-            agreed = self._agreed_defaults[dest] = (declared[0][1] if len(values) == 1 else UNKNOWN,)
+            values = [value for path, value in self.options.get(dest, ()) if self._loaded is None or path in self._loaded]
+            same = len({repr(value) for value in values}) == 1
+            agreed = self._agreed_defaults[dest] = (values[0] if same else UNKNOWN,)
         return agreed[0]
+
+    def _loads(self, entry: str) -> FrozenSet[str]:
+        """The modules a program loads: its entry point and what the imports of each module
+        it loads name, in any of its functions, transitively."""
+        found, stack = {entry}, [entry]
+        while stack:
+            path = stack.pop()
+            imports = self._imports.get(path)
+            if imports is None:
+                imports = self._imports[path] = frozenset(
+                    module for fn in self.facts.get(path, NO_SEEDING).fns.values() for event in fn.events
+                    if event.kind is EventKind.IMPORT for module in self.imported(event.target, path)
+                )
+            stack.extend(imports - found)
+            found |= imports
+        return frozenset(found)
+
+    def _enter(self, loaded: Optional[FrozenSet[str]]) -> None:
+        """Answer option defaults for the program that loads ``loaded`` (None: for none in particular)."""
+        self._loaded = loaded
+        self._agreed_defaults = {}
+
+    def _recalled(self, memo: Optional[_Memo]) -> TypeGuard[_Memo]:
+        """Whether a memoised answer holds in the running program (the option defaults it
+        read are the same here); what it read counts as read by the computation asking."""
+        if memo is None or not self._reads_same(memo.read):
+            return False
+        self._note(memo.read)
+        return True
+
+    def _reads_same(self, read: Mapping[str, Any]) -> bool:
+        return all(_same(self._program_default(dest), value) for dest, value in read.items())
+
+    def _note(self, read: Mapping[str, Any]) -> None:
+        if self._read and read:
+            self._read[-1].update(read)
+
+    @contextmanager
+    def _reading(self, read: Dict[str, Any]) -> Iterator[None]:
+        """Note in ``read`` the option defaults a memoised computation reads, and pass them
+        on to the one that asked for it."""
+        self._read.append(read)
+        try:
+            yield
+        finally:
+            self._read.pop()
+            self._note(read)
 
     def module_path(self, dotted: str, near: str = "") -> Optional[str]:
         """The project module an import of ``dotted`` from ``near`` finds.
@@ -550,9 +628,16 @@ class Program:
         methods it calls on that object too), and the methods that ran."""
         memo = (key, binding)
         found = self._assigned_cache.get(memo)
-        if found is not None:
-            return dict(found[0]), found[1]
-        self._assigned_cache[memo] = ({}, frozenset((key,)))
+        if self._recalled(found):
+            return dict(found.value[0]), found.value[1]
+        self._assigned_cache[memo] = _Memo(({}, frozenset((key,))))
+        read: Dict[str, Any] = {}
+        with self._reading(read):
+            out, entered = self._assigned(key, binding, depth)
+        self._assigned_cache[memo] = _Memo((out, frozenset(entered)), read)
+        return dict(out), frozenset(entered)
+
+    def _assigned(self, key: FnKey, binding: Binding, depth: int) -> Tuple[Dict[str, Any], Set[FnKey]]:
         values = dict(binding)
         out: Dict[str, Any] = {}
         entered: Set[FnKey] = {key}
@@ -568,8 +653,7 @@ class Program:
                         values.update(inner)
                         out.update(inner)
                         entered |= ran
-        self._assigned_cache[memo] = (out, frozenset(entered))
-        return dict(out), frozenset(entered)
+        return out, entered
 
     def assigned_value(self, event: SeedingEvent, key: FnKey, values: Mapping[str, Any]) -> Any:
         """What an ``ASSIGN`` sets: ``_SKIPPED`` under a guard false by default, ``UNKNOWN``
@@ -689,14 +773,18 @@ class Program:
             return UNKNOWN
         sub = self.bind_args(callee, False, (positional, keywords), key, binding)
         memo = (callee, sub)
-        if memo in self._results:
-            return self._results[memo]
-        self._results[memo] = UNKNOWN  # a function that returns its own call
+        known = self._results.get(memo)
+        if self._recalled(known):
+            return known.value
+        self._results[memo] = _Memo(UNKNOWN)  # a function that returns its own call
+        read: Dict[str, Any] = {}
         self.stack.append(callee)
         try:
-            value = self._results[memo] = _hashable(self.value(fn.returns, callee, dict(sub)))
+            with self._reading(read):
+                value = _hashable(self.value(fn.returns, callee, dict(sub)))
         finally:
             self.stack.pop()
+        self._results[memo] = _Memo(value, read)
         return value
 
     def fields_of(self, path: str, cls: str) -> Dict[str, List[Plain]]:
@@ -825,9 +913,17 @@ class Program:
         """RNGs a function seeds (directly or in what it calls) when run with ``binding``."""
         memo = (key, binding + (("<entry>", entry_mode),) if entry_mode else binding)
         found = self._seeds_cache.get(memo)
-        if found is not None:
-            return found
-        self._seeds_cache[memo] = frozenset()
+        if self._recalled(found):
+            seeds: FrozenSet[str] = found.value
+            return seeds
+        self._seeds_cache[memo] = _Memo(frozenset())
+        read: Dict[str, Any] = {}
+        with self._reading(read):
+            seeded = self._seeds(key, binding, depth, entry_mode)
+        self._seeds_cache[memo] = _Memo(seeded, read)
+        return seeded
+
+    def _seeds(self, key: FnKey, binding: Binding, depth: int, entry_mode: bool) -> FrozenSet[str]:
         seeded: Set[str] = set()
         values = dict(binding)
         if depth < _MAX_DEPTH:
@@ -857,8 +953,7 @@ class Program:
                     seeded |= self.seeds_of((key[0], MAIN), (), depth + 1)
                 elif kind is EventKind.RESTORE or kind is EventKind.RESEED:
                     seeded -= set(event.rngs)
-        found = self._seeds_cache[memo] = frozenset(seeded)
-        return found
+        return frozenset(seeded)
 
     def _seed_counts(self, event: SeedingEvent, key: FnKey, binding: Mapping[str, Any]) -> bool:
         if self.guards_off(event.guards, key, binding):
@@ -971,12 +1066,14 @@ class Program:
                 continue
             run = EntryRun(path, training=training[path], test=path in self.test_code)
             self.runs[path] = run
+            self._enter(self._loads(path))
             imported: Set[str] = set()
             self._file_registered(path, run)
             state = self.visit((path, MODULE), frozenset(), (), run, Frame(), imported, 0, entry_mode=True)
             for name in self.console[path]:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
             run.final = state
+        self._enter(None)
         self._charge()
 
     def _charge(self) -> None:
@@ -1084,8 +1181,8 @@ class Program:
             return state
         memo = (key, state, binding, entry_mode, frame)
         trace = self._traces.get(memo)
-        if trace is not None and not trace.imported <= imported:
-            trace = None  # made where more was imported
+        if trace is not None and not (trace.imported <= imported and self._reads_same(trace.read)):
+            trace = None  # made where more was imported, or where options default otherwise
         if memo in run.visited:
             if trace is None or not trace.pure:
                 self._taint(self._running(memo))  # its run depended on this program's past, or it is running
@@ -1102,7 +1199,8 @@ class Program:
         self._open.append(trace)
         self.stack.append(key)
         try:
-            trace.final = self._run_events(key, facts, state, binding, run, frame, imported, depth, entry_mode)
+            with self._reading(trace.read):
+                trace.final = self._run_events(key, facts, state, binding, run, frame, imported, depth, entry_mode)
         finally:
             self.stack.pop()
             self._open.pop()
@@ -1134,6 +1232,7 @@ class Program:
             caller.pure = caller.pure and trace.pure
             caller.imported |= trace.imported
             caller.reached |= trace.reached
+            caller.read.update(trace.read)
             if trace.items:
                 caller.items.append(_Nested(tuple(self.stack[caller.base:]), trace))
 
@@ -1470,6 +1569,11 @@ def _on_object(desc: ValueDesc) -> bool:
 def _nested(inner: FnKey, outer: FnKey) -> bool:
     """Whether ``inner`` is a function defined in the body of ``outer``."""
     return inner[0] == outer[0] and inner[1].startswith(outer[1] + ".") and outer[1] not in (MODULE, MAIN)
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Whether two option defaults are the same (``True`` is not ``1``)."""
+    return one is other or (type(one) is type(other) and one == other)
 
 
 def _hashable(value: Any) -> Any:
