@@ -22,7 +22,9 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
 * A class handed on as a value (``DQN(policy=MlpPolicy)``) is made later by whoever holds
   it, as a function handed on is called later; not where it is handed on only in a branch
   the default run does not take.  A definition a project decorator files in a registry
-  runs when the program, having imported its module, calls into the registry's module.
+  runs when the program, having imported its module, calls into the registry's module;
+  a function there that makes nothing it finds (``REGISTRY[name].add_args(parser)``)
+  runs only the static and class methods it calls on the classes.
 * A parameter annotated with a config class (``params: DataConfig``) whose value is not
   known is an assumed ``Record``: its seed field and its fields with a default other than
   None hold their declared defaults.
