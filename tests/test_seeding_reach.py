@@ -175,3 +175,19 @@ def test_a_config_annotated_parameter_is_not_an_option_of_another_program(tmp_pa
     # params.task in train.py is not preprocess.py's --task (default 0): Task's params is
     # a TaskConfig, whose synthetic field is False by default
     assert findings("config_misread_option", tmp_path) == []
+
+
+def test_a_static_method_called_on_each_registered_class_makes_none_of_them(tmp_path):
+    # add_model_args calls MODEL_REGISTRY[name].add_args(parser) before the seed; Mlp is
+    # made by build_model after torch.manual_seed, so its weights are seeded
+    assert findings("registry_class_method", tmp_path) == []
+
+
+def test_a_registered_class_called_before_the_seed_draws_unseeded(tmp_path):
+    # add_model_args calls MODEL_REGISTRY[name](16): an Mlp is made before the seed
+    [found] = findings("registry_class_made_early", tmp_path)
+    assert where(found, tmp_path) == ("models/mlp.py", 10, 42, "ND104")
+    assert found.message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it "
+        "(entry point train.py seeds it only later, at train.py:13)"
+    )

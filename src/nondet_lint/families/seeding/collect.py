@@ -308,6 +308,8 @@ class Collector:
     def visit_Return(self, node: cst.Return) -> None:
         if self.scope.name not in (MODULE, MAIN):
             value = node.value
+            if value is not None and not (type(value) is cst.Name and value.value == "None"):
+                self.scope.makes_found = True  # what it found may be what it returns
             self.scope.returns.append(self.describe(value) if value is not None else ValueDesc(ValueSource.LITERAL))
 
     def leave_Return(self, node: cst.Return) -> None:
@@ -317,6 +319,7 @@ class Collector:
             self.returned_draws.setdefault(self.scope.name, self.flow.marks[id(value)][2])
 
     def visit_Yield(self, node: cst.Yield) -> None:
+        self.scope.makes_found = True
         self.scope.returns.append(None)  # a generator: a call gives the generator, not what it returns
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
@@ -337,6 +340,8 @@ class Collector:
     def leave_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self._bind(target.target, node.value)
+            if type(target.target) is cst.Name and self._found(node.value):
+                self.scope.found.add(target.target.value)  # ``task = TASK_REGISTRY[name]``
             if (isinstance(target.target, cst.Subscript) and isinstance(node.value, cst.Name)
                     and node.value.value in self.scope.params and self.scope.name not in self.registering):
                 self.registering.append(self.scope.name)  # ``collection[key] = fn_or_cls``
@@ -604,6 +609,7 @@ class Collector:
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
         q, root, bound = self.callees[id(node)] = self.target(node.func)
+        self._uses_found(node, q)
         t = self.t
         if self.scope.trains is not Trained.MODEL:
             method = node.func.attr.value if type(node.func) is cst.Attribute else None
@@ -635,6 +641,26 @@ class Collector:
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith("super:") and not self._outside(ref):
                     self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards())), ref_root)
+
+    def _found(self, node: cst.BaseExpression) -> bool:
+        """A value looked up in a mapping: ``REGISTRY[name]``, or a local bound to one."""
+        if type(node) is cst.Name:
+            return node.value in self.scope.found
+        return type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index
+
+    def _uses_found(self, node: cst.Call, q: Optional[str]) -> None:
+        """A call that may make what the function looked up (calls it, or a value it
+        computed or bound locally, or passes it to a project function), or calls a method
+        on it (``REGISTRY[name].add_args(p)``, which runs that method of the class, not its
+        constructor)."""
+        func = node.func
+        if type(func) is cst.Attribute and self._found(func.value):
+            self.scope.found_methods.add(func.attr.value)
+        elif type(func) in (cst.Subscript, cst.Call) or (type(func) is cst.Name and func.value in self.scope.assigned):
+            self.scope.makes_found = True
+        elif (q is not None and not q.startswith(("super:", "*.")) and not self._outside(q)
+              and any(self._found(arg.value) for arg in node.args)):
+            self.scope.makes_found = True  # ``build(MODEL_REGISTRY[name], cfg)``
 
     def _trains(self, trained: Trained) -> None:
         """Evidence of training: an event when it trains more than the function's earlier
@@ -909,7 +935,15 @@ class Collector:
         self.fns[scope.name] = FunctionFacts(tuple(events), tuple(scope.params), tuple(scope.kwonly), scope.defaults,
                                              scope.cls, tuple(sorted(scope.sunk_params)),
                                              scope.returns[0] if len(returns) == 1 and None not in returns else None,
-                                             scope.typed)
+                                             scope.typed, self._found_methods(scope))
+
+    @staticmethod
+    def _found_methods(scope: Scope) -> Optional[Tuple[str, ...]]:
+        """``FunctionFacts.found_methods``: kept for module-level functions, which a call into
+        a registry's module runs."""
+        if scope.makes_found or "." in scope.name or scope.name in (MODULE, MAIN):
+            return None
+        return tuple(sorted(scope.found_methods))
 
     def finish(self) -> None:
         self.calls.drop_member_templates()

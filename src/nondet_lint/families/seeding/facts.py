@@ -53,6 +53,11 @@ class FunctionFacts:
     sunk: Tuple[str, ...] = ()  # parameters used as a seed, sorted
     returns: Optional[ValueDesc] = None  # what every ``return`` of it gives, where they agree
     typed: Mapping[str, str] = field(default_factory=dict)  # parameter -> the class its annotation names
+    # a module-level function that makes nothing it looks up in a mapping (calls none,
+    # passes none on, returns no value): the methods it calls on what it found
+    # (``TASK_REGISTRY[name].add_args(parser)``, a class's static or class method); None
+    # where it may make what it finds, or is a method
+    found_methods: Optional[Tuple[str, ...]] = None
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"ev": [event.to_json() for event in self.events]}
@@ -70,6 +75,8 @@ class FunctionFacts:
             out["ret"] = self.returns.to_json()
         if self.typed:
             out["typed"] = dict(self.typed)
+        if self.found_methods is not None:
+            out["found"] = list(self.found_methods)
         return out
 
     @classmethod
@@ -81,6 +88,7 @@ class FunctionFacts:
             tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
             data.get("cls"), tuple(data.get("sunk", ())),
             ValueDesc.from_json(data["ret"]) if "ret" in data else None, data.get("typed", {}),
+            tuple(data["found"]) if "found" in data else None,
         )
 
 

@@ -26,7 +26,9 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
 * A class handed on as a value (``DQN(policy=MlpPolicy)``) is made later by whoever holds
   it, as a function handed on is called later; not where it is handed on only in a branch
   the default run does not take.  A definition a project decorator files in a registry
-  runs when the program, having imported its module, calls into the registry's module.
+  runs when the program, having imported its module, calls into the registry's module;
+  a function there that makes nothing it finds (``REGISTRY[name].add_args(parser)``)
+  runs only the static and class methods it calls on the classes.
 * A parameter annotated with a config class (``params: DataConfig``) whose value is not
   known is an assumed ``Record``: its seed field and its fields with a default other than
   None hold their declared defaults.
@@ -1322,7 +1324,7 @@ class Program:
                 inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
                 for callee, bound, cls in self.callees(event.target, key[0]):
                     if callee[0] in run.registered and not dead:
-                        self._look_up(callee[0], state, run, later, imported, depth)
+                        self._look_up(callee, state, run, later, imported, depth)
                     receiver = self.receiver(callee, made) if made and event.bound and cls is None else None
                     sub = self.bind(callee, bound, event, key, values, receiver)
                     after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
@@ -1423,12 +1425,26 @@ class Program:
             for callee, _, cls in self.callees(event.target, key[0]) if cls is None
         )
 
-    def _look_up(self, registry: str, state: FrozenSet[str], run: EntryRun, frame: "Frame",
+    def _look_up(self, callee: FnKey, state: FrozenSet[str], run: EntryRun, frame: "Frame",
                  imported: Set[str], depth: int) -> None:
         """A call into a registry's module (``get_task(config)``, ``build_backbone(...)``):
         any definition filed there may be the one the program's config names, so each
-        runs (a class is made, a function called) with arguments we do not see."""
-        for definition in run.registered[registry]:
+        runs (a class is made, a function called) with arguments we do not see.  A function
+        there that makes nothing it looks up (``import_tasks``, which calls
+        ``TASK_REGISTRY[name].add_args(parser)`` on each) runs only the methods it calls on
+        the classes: a class object is not an instance, and is made where a later call does."""
+        facts = self.fn(callee)
+        methods = facts.found_methods if facts is not None else None
+        if methods is not None:
+            for definition in run.registered[callee[0]]:
+                target = self._inside(definition[0], definition[1].split("."), 0)
+                if isinstance(target, ClassTarget):
+                    for name in methods:
+                        method = self.method(target.path, target.name, name)
+                        if method is not None:
+                            self.visit(method, state, self.unknown(method), run, frame, imported, depth + 1)
+            return
+        for definition in run.registered[callee[0]]:
             if (definition, frame.speculative) in run.looked_up:
                 continue  # import-time code (a decorator applied) may look up without running what it finds
             run.looked_up.add((definition, frame.speculative))

@@ -38,6 +38,12 @@ class Scope:
         self.globals: Set[str] = set()
         self.guards: List[Dict[str, Any]] = []
         self.after: List[Dict[str, Any]] = []  # guards of early returns, for the rest
+        # what it looks up (``task = REGISTRY[name]``, ``builder = lookup(name)``): the locals
+        # bound to such a value, the methods it calls on one (``REGISTRY[name].add_args(p)``),
+        # and whether it may make one (calls one, passes one on, or returns a value)
+        self.found: Set[str] = set()
+        self.found_methods: Set[str] = set()
+        self.makes_found = False
         self.sunk_params: Set[str] = set()
         self.assigned_attrs: Set[str] = set()  # ``args.seed = ...``: no longer the default
         self.trains = Trained.NOTHING  # the most its evidence of training trains
