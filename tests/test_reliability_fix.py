@@ -81,6 +81,21 @@ os.replace = replace
 """
 
 
+PAUSED_WRITES = """
+import os, time
+_replace = os.replace
+_mark = os.path.join(os.path.dirname(os.path.abspath(__file__)), "paused")
+_written = []
+def replace(src, dst):  # three writes go through; the fourth stalls until a signal comes
+    if len(_written) == 3:
+        open(_mark, "w").close()
+        time.sleep(600)
+    _replace(src, dst)
+    _written.append(dst)
+os.replace = replace
+"""
+
+
 def start_fix_run(root: Path, slow: Path = None) -> subprocess.Popen:
     env = dict(os.environ)
     if slow is not None:
@@ -124,17 +139,17 @@ def test_ctrl_c_while_analyzing_writes_nothing(tmp_path, delay):
 def test_ctrl_c_while_writing_leaves_every_file_whole(tmp_path):
     fixed = fixed_text(tmp_path / "x")
     root = write_project(tmp_path / "p", {f"pkg{i // 20}/m{i:03d}.py": ORIGINAL for i in range(120)})
-    slow = tmp_path / "slow"
-    slow.mkdir()
-    (slow / "sitecustomize.py").write_text(SLOW_WRITES)
-    process = start_fix_run(root, slow)
+    paused = tmp_path / "paused"
+    paused.mkdir()
+    (paused / "sitecustomize.py").write_text(PAUSED_WRITES)
+    process = start_fix_run(root, paused)
     files = sorted(root.rglob("m*.py"))
-    deadline = time.time() + 60
-    # wait until the run starts writing (the slowed ``os.replace`` marks it): polling the
-    # files' contents could miss the whole write phase on a loaded machine
-    while process.poll() is None and time.time() < deadline and not (slow / "writing").exists():
+    # the run writes three files, then stalls inside the fourth write until interrupted:
+    # waiting for that mark instead of sleeping keeps the test exact on a loaded machine
+    deadline = time.time() + 120
+    while process.poll() is None and time.time() < deadline and not (paused / "paused").exists():
         time.sleep(0.01)
-    time.sleep(0.2)  # a few files written (0.05 s each), most of the 120 still to come
+    assert (paused / "paused").exists(), process.communicate()[1]
     process.send_signal(signal.SIGINT)
     code, done = check_whole(root, process, fixed)
-    assert code == 130 and 0 < done < len(files)  # interrupted in the middle of writing
+    assert code == 130 and done == 3 < len(files)  # interrupted in the middle of writing
