@@ -19,8 +19,10 @@ findings + misses still missed); misses come only from reading the main entry po
 is an upper bound on the real recall.
 
 The held-out repositories (``heldout`` in repos.toml) are scored in tables of their own, never in
-the main totals. SCORES.md has a part for each set; a part is rewritten only when the results
-hold a run of its repositories, so scoring one set keeps the other's figures.
+the main totals; ``--heldout`` scores (and writes) only them. SCORES.md has a part for each set; a
+part is rewritten only when the results hold a run of its repositories, so scoring one set keeps
+the other's figures, unless those figures name a repository that is no longer in that set (the
+held-out set was replaced and its old repositories promoted): then the old part is dropped.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from run import RESULTS
 MODULE_LEVEL = {"ND101", "ND102", "ND104", "ND105", "ND205", "ND209"}  # matched by file
 LABELS = ("tp", "fp", "noise")
 HELDOUT_HEADING = "## Held-out repositories (not used to tune rules)"
+HELDOUT_SAMPLE = 10  # findings labelled per (repo, code) stratum of the held-out set (samples.json)
 Key = Tuple[str, str, int, Optional[int], str]
 
 
@@ -215,12 +218,37 @@ def score(list_unlabelled: bool, results: Path = RESULTS, heldout: bool = False)
     return report, raw
 
 
-def scores_text(previous: str, report: List[str], heldout: List[str], meta: Dict[str, str]) -> str:
-    """SCORES.md with the part of each set that has a report; the other part kept from ``previous``."""
+def table_repos(part: str) -> List[str]:
+    """The repositories of the first per-repository table of a part of SCORES.md."""
+    names: List[str] = []
+    in_table = False
+    for line in part.splitlines():
+        if line.startswith("| repository "):
+            in_table = True
+        elif in_table and line.startswith("|") and not line.startswith("|-"):
+            name = line.strip("|").split("|")[0].strip()
+            if name != "total":
+                names.append(name)
+        elif in_table and not line.startswith("|"):
+            break
+    return names
+
+
+def scores_text(previous: str, report: List[str], heldout: List[str], meta: Dict[str, str],
+                sets: Optional[Dict[bool, List[str]]] = None) -> str:
+    """SCORES.md with the part of each set that has a report; the other part kept from ``previous``
+    unless it names a repository that is no longer in its set (``sets``: the repositories of each
+    set, keyed by ``heldout``; read from repos.toml when not given)."""
+    if sets is None:
+        sets = {flag: [str(repo["name"]) for repo in load_repos() if bool(repo.get("heldout")) == flag] for flag in (False, True)}
     old_main, found, old_heldout = previous.partition(HELDOUT_HEADING)
+    if found and not set(table_repos(old_heldout)) <= set(sets[True]):
+        found, old_heldout = "", ""  # figures of an earlier held-out set: its repositories were promoted
+    if not set(table_repos(old_main)) <= set(sets[False]):
+        old_main = ""
     commit = meta.get("commit") or git_commit()
     date = meta.get("date") or datetime.date.today().isoformat()
-    main_part = old_main.rstrip("\n") + "\n"
+    main_part = old_main.rstrip("\n") + "\n" if old_main.strip() else ""
     if report:
         main_part = "\n".join([
             "# nondet-lint on the evaluation set",
@@ -241,16 +269,16 @@ def scores_text(previous: str, report: List[str], heldout: List[str], meta: Dict
         heldout_part = "\n".join([
             HELDOUT_HEADING,
             "",
-            f"Results of `benchmarks/eval/run.py --heldout` on {date}, nondet-lint at commit `{commit}`. Five",
-            "repositories kept aside while the rules were tuned and labelled once (`heldout` in repos.toml):",
-            "their figures say how the rules generalise. Columns as above; strata of more than 15 findings",
-            "are labelled on a random sample of 15 (samples.json), so est.prec. is the figure to read there;",
-            "misses come from reading the entry points listed in repos.toml.",
+            f"Results of `benchmarks/eval/run.py --heldout` on {date}, nondet-lint at commit `{commit}`.",
+            f"Repositories kept aside while the rules are tuned (`heldout` in repos.toml: {', '.join(sets[True])}),",
+            "labelled once: their figures say how the rules generalise. Columns as above; strata of more",
+            f"than {HELDOUT_SAMPLE} findings are labelled on a random sample of {HELDOUT_SAMPLE} (samples.json), so est.prec. is the",
+            "figure to read there; misses come from reading the entry points listed in repos.toml.",
             "",
             *(line.replace("### ", "#### ", 1) for line in heldout),
             "",
         ])
-    return main_part + ("\n" + heldout_part if heldout_part else "")
+    return "\n".join(part for part in (main_part, heldout_part) if part)
 
 
 def main(argv: Optional[Iterable[str]] = None) -> int:
@@ -258,8 +286,11 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     parser.add_argument("--list-unlabelled", action="store_true", help="list unlabelled findings and the misses still missed")
     parser.add_argument("--no-write", action="store_true", help="do not rewrite SCORES.md")
     parser.add_argument("--results", type=Path, default=RESULTS, help=f"folder of run.py's results (default {RESULTS})")
+    parser.add_argument("--heldout", action="store_true", help="score (and write) only the held-out repositories")
     args = parser.parse_args(list(argv) if argv is not None else None)
     report, raw = score(args.list_unlabelled, args.results)
+    if args.heldout:
+        report, raw = [], {"scored": 0}
     heldout, heldout_raw = score(args.list_unlabelled, args.results, heldout=True)
     report = report if raw["scored"] else []
     heldout = heldout if heldout_raw["scored"] else []
