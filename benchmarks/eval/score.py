@@ -294,9 +294,10 @@ def main(argv: Optional[Iterable[str]] = None) -> int:
     heldout, heldout_raw = score(args.list_unlabelled, args.results, heldout=True)
     report = report if raw["scored"] else []
     heldout = heldout if heldout_raw["scored"] else []
-    print("\n".join(report))
+    if report:
+        print("\n".join(report))
     if heldout:
-        print("\n".join(["", HELDOUT_HEADING, "", *heldout]))
+        print("\n".join(["", HELDOUT_HEADING, "", *heldout] if report else [HELDOUT_HEADING, "", *heldout]))
     if not args.no_write and (report or heldout):
         summary = json.loads((args.results / "summary.json").read_text())
         path = HERE / "SCORES.md"
