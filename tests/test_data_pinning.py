@@ -277,3 +277,38 @@ def test_a_data_folder_option_declared_in_another_module_is_judged_by_its_defaul
     )
     assert run("versioned", "'data/imagenet-v3'") == []
     assert run("none", "None") == []
+
+
+def test_a_dataset_re_exported_with_forwarded_arguments_is_judged_where_it_is_called(lint):
+    """``def ImageFolder(*args, **kwargs): return torchImageFolder(*args, **kwargs)``: the
+    folder is its caller's; a caller that names a fixed folder is reported there."""
+    files = {
+        "wrappers.py": """
+            from torchvision.datasets import ImageFolder as torchImageFolder
+            def ImageFolder(*args, **kwargs):
+                return torchImageFolder(*args, **kwargs)
+            def images(root):
+                return ImageFolder(root)
+            """,
+        "train.py": """
+            from wrappers import ImageFolder
+            a = ImageFolder("/mnt/photos")
+            b = ImageFolder(root="/mnt/photos_v2")
+            """,
+    }
+    findings = [f for f in lint(files, SELECT) if f.code == "ND304"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("train.py", 2, 5)]
+    assert "ImageFolder -> ImageFolder" in findings[0].message and "/mnt/photos" in findings[0].message
+
+
+def test_a_dataset_call_that_names_its_own_folder_is_reported_next_to_forwarded_options(lint):
+    """Near miss: forwarding ``**kwargs`` (options) while naming the folder is still a
+    folder chosen here."""
+    files = {
+        "data.py": """
+            from torchvision.datasets import ImageFolder
+            def photos(**kwargs):
+                return ImageFolder("/mnt/photos", **kwargs)
+            """,
+    }
+    assert at(lint(files, SELECT), "ND304") == [("data.py", 3, 12)]
