@@ -312,3 +312,23 @@ def test_a_dataset_call_that_names_its_own_folder_is_reported_next_to_forwarded_
             """,
     }
     assert at(lint(files, SELECT), "ND304") == [("data.py", 3, 12)]
+
+
+def test_a_download_fetched_again_with_a_checksum_is_checked(lint):
+    """``gdown.cached_download(url, path, md5=...)`` after ``gdown.download(url, path)``
+    checks what the first call saved; a checked fetch of another URL checks nothing of it."""
+    files = {
+        "data.py": """
+            import gdown
+            URL, OTHER = "https://drive.google.com/uc?id=abc", "https://drive.google.com/uc?id=def"
+            def fetch(path):
+                gdown.download(URL, path, quiet=False)
+                gdown.cached_download(URL, path, md5="0123456789abcdef0123456789abcdef")
+            def fetch_two(path):
+                gdown.download(URL, path, quiet=False)
+                gdown.cached_download(OTHER, path + "2", md5="0123456789abcdef0123456789abcdef")
+            """,
+    }
+    findings = [f for f in lint(files, SELECT) if f.code == "ND303"]
+    assert [(f.line, f.col + 1) for f in findings] == [(7, 5)]
+    assert "`gdown.download` fetches" in findings[0].message and "nothing that checks what arrived" in findings[0].message
