@@ -260,6 +260,33 @@ def test_backward_only_torch_ops_under_no_grad_or_on_detached_inputs(lint):
     assert found(lint({"train.py": source}), "ND203") == [("train.py", "ND203", 17, 12)]
 
 
+def test_torch_ops_on_a_tensor_moved_to_the_cpu_run_no_cuda_kernel(lint):
+    """``x = x.to("cpu")`` then ``F.interpolate(x.unsqueeze(1), ...)``: the CPU kernel runs.
+    Near misses: a chain that moves it back (``.cuda()``), a move to a device variable,
+    a name bound to a GPU tensor again."""
+    source = (
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        + GPU_TRAIN +
+        "def forward(x, device):\n"
+        "    a = F.interpolate(x.cpu(), size=8, mode='linear')\n"
+        "    y = x.to('cpu')\n"
+        "    b = F.interpolate(y.unsqueeze(1), size=8, mode='linear').squeeze(1)\n"
+        "    c = torch.bincount(x.to(device=torch.device('cpu')), weights=x)\n"
+        "    d = F.interpolate(y.cuda(), size=8, mode='linear')\n"
+        "    e = F.interpolate(x.to(device), size=8, mode='linear')\n"
+        "    y = x * 2\n"
+        "    f = F.interpolate(y, size=8, mode='linear')\n"
+        "    return a, b, c, d, e, f\n"
+        "for _ in range(3):\n"
+        "    forward(model(torch.ones(3).cuda()), 'cuda')[-1].sum().backward()\n"
+        "    opt.step()\n"
+    )
+    findings = [f for f in lint({"train.py": source}) if f.code == "ND203"]
+    assert [(f.line, f.col + 1) for f in findings] == [(10, 9), (11, 9), (13, 9)]
+    assert all(f.message.startswith("`torch.nn.functional.interpolate` has no deterministic CUDA implementation") for f in findings)
+
+
 # ---------------------------------------------------------------- tf.data across modules ----
 PIPELINE_FILES = {
     "proj/__init__.py": "",

@@ -142,6 +142,7 @@ DATA: Dict[str, Table] = {
     "ND203": Table({
         "foreign_roots": NAMES, "kinds": KINDS, "ops": OPS,
         "no_gradient": Table({"contexts": NAMES, "methods": NAMES}),
+        "cpu_tensors": Table({"methods": NAMES, "move_methods": NAMES, "devices": NAMES, "device_calls": NAMES}),
     }),
     "ND204": Table({
         "kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS,

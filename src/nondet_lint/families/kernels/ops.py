@@ -566,6 +566,12 @@ class TorchOps(OpCheck):
         self.detach_methods = frozenset(grad["methods"])
         self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
         self.detached: List[Set[str]] = [set()]  # per enclosing function: names holding detached tensors
+        cpu = self.data(self.code)["cpu_tensors"]
+        self.cpu_methods = frozenset(cpu["methods"])
+        self.move_methods = frozenset(cpu["move_methods"])
+        self.cpu_devices = frozenset(cpu["devices"])
+        self.device_calls = frozenset(cpu["device_calls"])
+        self.on_cpu: List[Set[str]] = [set()]  # per enclosing function: names holding tensors moved to the CPU
 
     def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
@@ -579,20 +585,64 @@ class TorchOps(OpCheck):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.no_grad_depth += any(self._turns_off_grad(d.decorator) for d in node.decorators)
         self.detached.append(set())
+        self.on_cpu.append(set())
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
         self.detached.pop()
+        self.on_cpu.pop()
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         """Track names holding detached tensors, once the value was walked (``y =
         F.pad(y, ...)`` pads the detached ``y``), judged from what its names held before
         (``y = y.float()`` keeps what ``y`` was)."""
-        names = [(name, self._is_detached(value) if whole else False)
+        names = [(name, self._is_detached(value) if whole else False, self._is_on_cpu(value) if whole else False)
                  for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
-        for name, detached in names:
+        for name, detached, on_cpu in names:
             (self.detached[-1].add if detached else self.detached[-1].discard)(name)
+            (self.on_cpu[-1].add if on_cpu else self.on_cpu[-1].discard)(name)
         super().leave_Assign(original_node)
+
+    def _is_on_cpu(self, node: cst.BaseExpression) -> bool:
+        """``x.cpu()``, ``x.to("cpu")``, a method chain or index of one that does not move it
+        again (``x.cpu().float()[0]``, not ``x.cpu().cuda()``), or a name assigned one."""
+        while True:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                if method in self.cpu_methods:
+                    return True
+                if method in self.move_methods:
+                    return self._moves_to_cpu(node)
+                node = node.func.value
+            elif isinstance(node, cst.Subscript):
+                node = node.value
+            else:
+                return isinstance(node, cst.Name) and node.value in self.on_cpu[-1]
+
+    def _moves_to_cpu(self, call: cst.Call) -> bool:
+        """``.to("cpu")``, ``.to(device="cpu")``, ``.to(torch.device("cpu"))``; any other
+        move (``.cuda()``, ``.to(device)``) may put the tensor on the GPU."""
+        if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "to":
+            return False
+        device = find_arg(call, "device", 0)
+        if isinstance(device, cst.Call) and self.ctx.qualname(device.func) in self.device_calls:
+            device = find_arg(device, "type", 0)
+        return isinstance(device, cst.SimpleString) and device.evaluated_value in self.cpu_devices
+
+    def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
+        """An op whose input was just moved to the CPU runs no CUDA kernel (spec: "no
+        deterministic CUDA implementation"; ``ctc_loss``'s advice is this move)."""
+        subject = self._subject(node)
+        super().consider(node, [
+            (entry, shift) for entry, shift in candidates
+            if entry["api"].rsplit(".", 1)[-1][:1].isupper() or subject is None or not self._is_on_cpu(subject)
+        ])
+
+    def _subject(self, node: cst.Call) -> Optional[cst.BaseExpression]:
+        """The tensor an op works on: a tensor method's receiver, else its first argument."""
+        if self.ctx.qualname(node.func) is None and isinstance(node.func, cst.Attribute):
+            return node.func.value
+        return find_arg(node, None, 0)
 
     def _is_detached(self, node: cst.BaseExpression) -> bool:
         """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
