@@ -231,6 +231,25 @@ def test_tf_scatter_nd_with_a_single_index_is_not_reported(lint):
     assert found(lint({"m.py": source}, config), "ND204") == [("m.py", "ND204", 4, 12)]
 
 
+def test_tf_scatter_nd_at_the_coordinates_tf_where_returns_is_not_reported(lint):
+    """``tf.where(mask)`` lists each true element once: no two updates meet. Near misses:
+    the three-argument ``tf.where`` selects values, and indices from elsewhere."""
+    source = (
+        "import tensorflow as tf\n"
+        "def merge(mask, sampled, kept, shape, idx, a, b):\n"
+        "    where_sampling = tf.cast(tf.where(mask), tf.int32)\n"
+        "    one = tf.scatter_nd(indices=where_sampling, updates=sampled, shape=shape)\n"
+        "    two = tf.scatter_nd(tf.where(tf.logical_not(mask)), kept, shape)\n"
+        "    three = tf.scatter_nd(tf.where(mask, a, b), kept, shape)\n"
+        "    four = tf.scatter_nd(idx, kept, shape)\n"
+        "    return one + two + three + four\n"
+    )
+    config = {"target-versions": {"tensorflow": "2.15"}}
+    findings = [f for f in lint({"m.py": source}, config) if f.code == "ND204"]
+    assert [(f.line, f.col + 1) for f in findings] == [(6, 13), (7, 12)]
+    assert all(f.message.startswith("`tf.scatter_nd` adds with atomics on the GPU") for f in findings)
+
+
 # ---------------------------------------------------------------- where no gradient flows ----
 def test_backward_only_torch_ops_under_no_grad_or_on_detached_inputs(lint):
     source = (

@@ -184,12 +184,19 @@ def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, A
     ``.long()``), or a literal list with a single index (``[[replica_id]]``)."""
     if isinstance(node, cst.List):
         return len(node.elements) == 1
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("keep", []):
-        node = node.func.value  # ``torch.arange(n).cuda()``
+    while isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("keep", []):
+            node = node.func.value  # ``torch.arange(n).cuda()``
+        elif qualname(node.func) in unique.get("keep_calls", []) and node.args and node.args[0].keyword is None:
+            node = node.args[0].value  # ``tf.cast(tf.where(mask), tf.int32)``
+        else:
+            break
     if not isinstance(node, cst.Call):
         return False
     if qualname(node.func) in unique.get("calls", []):
         return True
+    if qualname(node.func) in unique.get("single_arg_calls", []) and len(node.args) == 1 and not node.args[0].star:
+        return True  # ``tf.where(mask)``: the coordinates of the true elements, each once
     return isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("methods", [])
 
 
