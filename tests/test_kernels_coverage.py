@@ -282,7 +282,7 @@ def test_backward_only_torch_ops_under_no_grad_or_on_detached_inputs(lint):
 def test_torch_ops_on_a_tensor_moved_to_the_cpu_run_no_cuda_kernel(lint):
     """``x = x.to("cpu")`` then ``F.interpolate(x.unsqueeze(1), ...)``: the CPU kernel runs.
     Near misses: a chain that moves it back (``.cuda()``), a move to a device variable,
-    a name bound to a GPU tensor again."""
+    a name bound to a GPU tensor again, the ``else`` of a branch that moved it."""
     source = (
         "import torch\n"
         "import torch.nn.functional as F\n"
@@ -296,13 +296,18 @@ def test_torch_ops_on_a_tensor_moved_to_the_cpu_run_no_cuda_kernel(lint):
         "    e = F.interpolate(x.to(device), size=8, mode='linear')\n"
         "    y = x * 2\n"
         "    f = F.interpolate(y, size=8, mode='linear')\n"
-        "    return a, b, c, d, e, f\n"
+        "    if x.device.type == 'mps':\n"
+        "        x = x.to('cpu')\n"
+        "        g = F.interpolate(x, size=8, mode='linear')\n"
+        "    else:\n"
+        "        g = F.interpolate(x, size=8, mode='linear')\n"
+        "    return a, b, c, d, e, f, g\n"
         "for _ in range(3):\n"
         "    forward(model(torch.ones(3).cuda()), 'cuda')[-1].sum().backward()\n"
         "    opt.step()\n"
     )
     findings = [f for f in lint({"train.py": source}) if f.code == "ND203"]
-    assert [(f.line, f.col + 1) for f in findings] == [(10, 9), (11, 9), (13, 9)]
+    assert [(f.line, f.col + 1) for f in findings] == [(10, 9), (11, 9), (13, 9), (18, 13)]
     assert all(f.message.startswith("`torch.nn.functional.interpolate` has no deterministic CUDA implementation") for f in findings)
 
 

@@ -578,7 +578,9 @@ class TorchOps(OpCheck):
         self.move_methods = frozenset(cpu["move_methods"])
         self.cpu_devices = frozenset(cpu["devices"])
         self.device_calls = frozenset(cpu["device_calls"])
-        self.on_cpu: List[Set[str]] = [set()]  # per enclosing function: names holding tensors moved to the CPU
+        # per enclosing function: names holding tensors moved to the CPU, with the block of
+        # that assignment (an ``if`` branch's move says nothing of its ``else``)
+        self.on_cpu: List[Dict[str, cst.CSTNode]] = [{}]
 
     def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
@@ -592,7 +594,7 @@ class TorchOps(OpCheck):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.no_grad_depth += any(self._turns_off_grad(d.decorator) for d in node.decorators)
         self.detached.append(set())
-        self.on_cpu.append(set())
+        self.on_cpu.append({})
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
@@ -605,10 +607,26 @@ class TorchOps(OpCheck):
         (``y = y.float()`` keeps what ``y`` was)."""
         names = [(name, self._is_detached(value) if whole else False, self._is_on_cpu(value) if whole else False)
                  for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
+        block = self._block_of(original_node)
         for name, detached, on_cpu in names:
             (self.detached[-1].add if detached else self.detached[-1].discard)(name)
-            (self.on_cpu[-1].add if on_cpu else self.on_cpu[-1].discard)(name)
+            if on_cpu and block is not None:
+                self.on_cpu[-1][name] = block
+            else:
+                self.on_cpu[-1].pop(name, None)
         super().leave_Assign(original_node)
+
+    def _block_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The block (an indented suite, or the module) that holds a statement."""
+        current = self.ctx.parent(node)
+        while current is not None and not isinstance(current, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)):
+            current = self.ctx.parent(current)
+        return current
+
+    def _inside(self, block: cst.CSTNode) -> bool:
+        """Whether the node being walked is inside ``block`` (its parents are known only
+        up to the node the walk is at)."""
+        return any(ancestor is block for ancestor in self.ctx.ancestors)
 
     def _is_on_cpu(self, node: cst.BaseExpression) -> bool:
         """``x.cpu()``, ``x.to("cpu")``, a method chain or index of one that does not move it
@@ -624,7 +642,8 @@ class TorchOps(OpCheck):
             elif isinstance(node, cst.Subscript):
                 node = node.value
             else:
-                return isinstance(node, cst.Name) and node.value in self.on_cpu[-1]
+                block = self.on_cpu[-1].get(node.value) if isinstance(node, cst.Name) else None
+                return block is not None and self._inside(block)
 
     def _moves_to_cpu(self, call: cst.Call) -> bool:
         """``.to("cpu")``, ``.to(device="cpu")``, ``.to(torch.device("cpu"))``; any other
