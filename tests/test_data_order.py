@@ -142,6 +142,34 @@ def test_a_yielded_listing_is_followed_into_callers_of_the_generator(tmp_path):
     assert "(the listing is yielded item by item in a loop)" in findings[0].message
 
 
+def test_a_generator_called_through_a_name_and_only_counted_drops_the_order(tmp_path):
+    """``gen = a if flag else b`` then ``for item in gen(): n += len(item)``: the callers of
+    a generator include calls through a name bound to it, and a loop over it that only
+    counts keeps no order. Near miss: the same loop collecting into a returned list."""
+    from conftest import lint_files
+
+    source = (
+        "import glob\n"
+        "def count_examples(pattern, name, convert):\n"
+        "    def _file_generator():\n"
+        "        for f in glob.glob(pattern):\n"
+        "            yield convert(f)\n"
+        "    def _other_generator():\n"
+        "        yield convert(name)\n"
+        "    generator = _other_generator if name else _file_generator\n"
+        "    total = 0\n"
+        "    for item in generator():\n"
+        "        total += len(item)\n"
+        "    return total\n"
+    )
+    assert lint_files(tmp_path / "counted", {"m.py": source}, ND3) == []
+    kept = source.replace("    total = 0\n", "    total, items = 0, []\n").replace(
+        "        total += len(item)\n    return total\n", "        items.append(item)\n    return items\n")
+    findings = lint_files(tmp_path / "kept", {"m.py": kept}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 4, 18)]
+    assert "(the listing is yielded item by item in a loop by `_file_generator()` and collected into `items` in a loop" in findings[0].message
+
+
 def test_a_packaging_script_lists_files_to_ship_not_data(tmp_path):
     """A module that calls ``setuptools.setup`` collects package data: not ND301.  The
     same walk in a module that does not package anything is reported."""

@@ -433,7 +433,9 @@ class OrderFlow:
         """A value a generator yields, followed into the calls of the generator in this
         module (each gives the values in the order they were yielded): None when every
         caller hands it straight to a consumer that drops the order (``sorted(set(gen(d)))``,
-        ``len(list(...))``), else how it is kept.  A generator handed on to any other
+        ``len(list(...))``, a ``for`` loop whose body keeps no order, such as one that only
+        counts), else how it is kept.  A generator's callers include calls through a name
+        bound to it (``gen = a if flag else b; gen()``).  A generator handed on to any other
         function is a stream of data consumed in its order (a dataset writer), unlike a
         list, which may only be copied or deleted."""
         function = self._function_of(statement)
@@ -451,6 +453,9 @@ class OrderFlow:
                 found = self._follow(site, SEQ, None, depth + 1, seen)
                 if found is None and len(self._assumed_uncalled) > assumed:
                     continue  # its values end in the result of a function nothing calls
+                holder = self.parent(site)
+                if found is None and isinstance(holder, cst.For) and holder.iter is site:
+                    continue  # a loop over it whose body keeps no order (counts, sums)
                 return f"yielded by `{function.name.value}()` and {found.reason}" if found is not None else "yielded"
         finally:
             self._active.discard(id(function))
