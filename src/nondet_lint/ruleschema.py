@@ -218,6 +218,7 @@ DATA: Dict[str, Table] = {
             "accumulate_methods", "neutral_methods", "order_free", "order_keeping", "order_sensitive",
             "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods", "archive_types",
             "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "length_asserts",
+            "basename_calls", "name_attributes", "folder_listings", "pattern_listings",
         )}),
         "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
