@@ -316,7 +316,8 @@ def test_a_dataset_call_that_names_its_own_folder_is_reported_next_to_forwarded_
 
 def test_a_download_fetched_again_with_a_checksum_is_checked(lint):
     """``gdown.cached_download(url, path, md5=...)`` after ``gdown.download(url, path)``
-    checks what the first call saved; a checked fetch of another URL checks nothing of it."""
+    checks what the first call saved; a checked fetch of another URL, or of the same URL to
+    another file, checks nothing of it."""
     files = {
         "data.py": """
             import gdown
@@ -327,8 +328,11 @@ def test_a_download_fetched_again_with_a_checksum_is_checked(lint):
             def fetch_two(path):
                 gdown.download(URL, path, quiet=False)
                 gdown.cached_download(OTHER, path + "2", md5="0123456789abcdef0123456789abcdef")
+            def fetch_elsewhere(path):
+                gdown.download(URL, path, quiet=False)
+                gdown.cached_download(URL, path + ".copy", md5="0123456789abcdef0123456789abcdef")
             """,
     }
     findings = [f for f in lint(files, SELECT) if f.code == "ND303"]
-    assert [(f.line, f.col + 1) for f in findings] == [(7, 5)]
+    assert [(f.line, f.col + 1) for f in findings] == [(7, 5), (10, 5)]
     assert "`gdown.download` fetches" in findings[0].message and "nothing that checks what arrived" in findings[0].message

@@ -172,8 +172,9 @@ class UrlDownloads(Check):
 
     def _fetched_again_checked(self, call: cst.Call, given: Optional[cst.Arg], scope: Optional[cst.FunctionDef]) -> bool:
         """``gdown.download(url, path)`` followed in the same function by
-        ``gdown.cached_download(url, path, md5=...)``: the second call of the same URL checks
-        the checksum of the file the first one saved (and fetches it again on a mismatch)."""
+        ``gdown.cached_download(url, path, md5=...)``: the second call of the same URL to the
+        same place checks the checksum of the file the first one saved (and fetches it again
+        on a mismatch)."""
         if given is None:
             return False
         shown = self.ctx.code_for(given.value)
@@ -182,9 +183,17 @@ class UrlDownloads(Check):
                 continue
             spec = row.get("url", {"pos": 0})
             url = call_arg(other, spec.get("pos"), spec.get("kw"))
-            if url is not None and self.ctx.code_for(url.value) == shown:
+            if url is not None and self.ctx.code_for(url.value) == shown and self._same_destination(call, other):
                 return True
         return False
+
+    def _same_destination(self, first: cst.Call, second: cst.Call) -> bool:
+        """Both calls save to the same place: the positional argument after the URL."""
+        def destination(call: cst.Call) -> Optional[str]:
+            positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+            return self.ctx.code_for(positional[1].value) if len(positional) > 1 else None
+        where = destination(first)
+        return where is not None and where == destination(second)
 
     @staticmethod
     def _hash_given(call: cst.Call, row: Mapping[str, Any]) -> bool:
