@@ -142,6 +142,67 @@ def test_a_yielded_listing_is_followed_into_callers_of_the_generator(tmp_path):
     assert "(the listing is yielded item by item in a loop)" in findings[0].message
 
 
+def test_a_generator_called_through_a_name_and_only_counted_drops_the_order(tmp_path):
+    """``gen = a if flag else b`` then ``for item in gen(): n += len(item)``: the callers of
+    a generator include calls through a name bound to it, and a loop over it that only
+    counts keeps no order. Near miss: the same loop collecting into a returned list."""
+    from conftest import lint_files
+
+    source = (
+        "import glob\n"
+        "def count_examples(pattern, name, convert):\n"
+        "    def _file_generator():\n"
+        "        for f in glob.glob(pattern):\n"
+        "            yield convert(f)\n"
+        "    def _other_generator():\n"
+        "        yield convert(name)\n"
+        "    generator = _other_generator if name else _file_generator\n"
+        "    total = 0\n"
+        "    for item in generator():\n"
+        "        total += len(item)\n"
+        "    return total\n"
+    )
+    assert lint_files(tmp_path / "counted", {"m.py": source}, ND3) == []
+    kept = source.replace("    total = 0\n", "    total, items = 0, []\n").replace(
+        "        total += len(item)\n    return total\n", "        items.append(item)\n    return items\n")
+    findings = lint_files(tmp_path / "kept", {"m.py": kept}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 4, 18)]
+    assert "(the listing is yielded item by item in a loop by `_file_generator()` and collected into `items` in a loop" in findings[0].message
+
+
+def test_what_a_loop_does_only_for_an_entry_of_a_given_name_keeps_no_order(tmp_path):
+    """A branch on ``entry == "name"`` (or the base name of an entry of one folder) runs
+    for at most one entry. Near misses: a recursive pattern, where a name can come twice,
+    and a test that many entries pass (``"Color" in name``)."""
+    from conftest import lint_files
+
+    source = (
+        "import glob\n"
+        "import os\n"
+        "def load(root):\n"
+        "    images, meta = [], []\n"
+        "    for entry in glob.glob(root + os.path.sep + '*'):\n"
+        "        dir_name = entry.split(os.path.sep)[-1]\n"
+        "        if 'Color' == dir_name:\n"
+        "            for f in sorted(os.listdir(entry)):\n"
+        "                images.append(f)\n"
+        "        elif os.path.basename(entry) == 'Seg':\n"
+        "            images.append(entry)\n"
+        "    for name in os.listdir(root):\n"
+        "        if name == 'meta.json':\n"
+        "            meta.append(name)\n"
+        "    return images, meta\n"
+    )
+    assert lint_files(tmp_path / "named", {"m.py": source}, ND3) == []
+    recursive = source.replace("root + os.path.sep + '*'", "root + '/*/*'")
+    findings = lint_files(tmp_path / "recursive", {"m.py": recursive}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 5, 18)]
+    assert "(the listing is collected into `images` in a loop, which is returned)" in findings[0].message
+    many = source.replace("if name == 'meta.json':", "if 'meta' in name:")
+    findings = lint_files(tmp_path / "many", {"m.py": many}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 12, 17)]
+
+
 def test_a_packaging_script_lists_files_to_ship_not_data(tmp_path):
     """A module that calls ``setuptools.setup`` collects package data: not ND301.  The
     same walk in a module that does not package anything is reported."""

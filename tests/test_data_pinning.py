@@ -277,3 +277,62 @@ def test_a_data_folder_option_declared_in_another_module_is_judged_by_its_defaul
     )
     assert run("versioned", "'data/imagenet-v3'") == []
     assert run("none", "None") == []
+
+
+def test_a_dataset_re_exported_with_forwarded_arguments_is_judged_where_it_is_called(lint):
+    """``def ImageFolder(*args, **kwargs): return torchImageFolder(*args, **kwargs)``: the
+    folder is its caller's; a caller that names a fixed folder is reported there."""
+    files = {
+        "wrappers.py": """
+            from torchvision.datasets import ImageFolder as torchImageFolder
+            def ImageFolder(*args, **kwargs):
+                return torchImageFolder(*args, **kwargs)
+            def images(root):
+                return ImageFolder(root)
+            """,
+        "train.py": """
+            from wrappers import ImageFolder
+            a = ImageFolder("/mnt/photos")
+            b = ImageFolder(root="/mnt/photos_v2")
+            """,
+    }
+    findings = [f for f in lint(files, SELECT) if f.code == "ND304"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("train.py", 2, 5)]
+    assert "ImageFolder -> ImageFolder" in findings[0].message and "/mnt/photos" in findings[0].message
+
+
+def test_a_dataset_call_that_names_its_own_folder_is_reported_next_to_forwarded_options(lint):
+    """Near miss: forwarding ``**kwargs`` (options) while naming the folder is still a
+    folder chosen here."""
+    files = {
+        "data.py": """
+            from torchvision.datasets import ImageFolder
+            def photos(**kwargs):
+                return ImageFolder("/mnt/photos", **kwargs)
+            """,
+    }
+    assert at(lint(files, SELECT), "ND304") == [("data.py", 3, 12)]
+
+
+def test_a_download_fetched_again_with_a_checksum_is_checked(lint):
+    """``gdown.cached_download(url, path, md5=...)`` after ``gdown.download(url, path)``
+    checks what the first call saved; a checked fetch of another URL, or of the same URL to
+    another file, checks nothing of it."""
+    files = {
+        "data.py": """
+            import gdown
+            URL, OTHER = "https://drive.google.com/uc?id=abc", "https://drive.google.com/uc?id=def"
+            def fetch(path):
+                gdown.download(URL, path, quiet=False)
+                gdown.cached_download(URL, path, md5="0123456789abcdef0123456789abcdef")
+            def fetch_two(path):
+                gdown.download(URL, path, quiet=False)
+                gdown.cached_download(OTHER, path + "2", md5="0123456789abcdef0123456789abcdef")
+            def fetch_elsewhere(path):
+                gdown.download(URL, path, quiet=False)
+                gdown.cached_download(URL, path + ".copy", md5="0123456789abcdef0123456789abcdef")
+            """,
+    }
+    findings = [f for f in lint(files, SELECT) if f.code == "ND303"]
+    assert [(f.line, f.col + 1) for f in findings] == [(7, 5), (10, 5)]
+    assert "`gdown.download` fetches" in findings[0].message and "nothing that checks what arrived" in findings[0].message

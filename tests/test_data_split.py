@@ -263,3 +263,20 @@ def test_permutation_cut_where_it_is_drawn(lint):
     assert next(f for f in findings if f.code == "ND305").message.startswith(
         "this takes a fixed slice of data shuffled by `np.random.default_rng.permutation`"
     )
+
+
+def test_a_split_in_test_code_is_not_reported_unless_test_code_is_checked(lint):
+    """Which samples a test holds out decides whether the test passes; the same split in
+    a training script (near miss), or in test code with ``test-code = "check"``, is
+    reported."""
+    split = """
+        from sklearn.model_selection import train_test_split
+        def split(x, y):
+            return train_test_split(x, y, test_size=0.2)
+        """
+    files = {"tests/test_loader.py": split, "train.py": split}
+    findings = [f for f in lint(files, SELECT) if f.code == "ND305"]
+    assert at(findings, "ND305") == [("train.py", 3, 12)]
+    assert "`train_test_split` shuffles with no `random_state`" in findings[0].message
+    checked = lint(files, {**SELECT, "test-code": "check"})
+    assert sorted(at(checked, "ND305")) == [("test_loader.py", 3, 12), ("train.py", 3, 12)]

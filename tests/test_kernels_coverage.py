@@ -231,6 +231,25 @@ def test_tf_scatter_nd_with_a_single_index_is_not_reported(lint):
     assert found(lint({"m.py": source}, config), "ND204") == [("m.py", "ND204", 4, 12)]
 
 
+def test_tf_scatter_nd_at_the_coordinates_tf_where_returns_is_not_reported(lint):
+    """``tf.where(mask)`` lists each true element once: no two updates meet. Near misses:
+    the three-argument ``tf.where`` selects values, and indices from elsewhere."""
+    source = (
+        "import tensorflow as tf\n"
+        "def merge(mask, sampled, kept, shape, idx, a, b):\n"
+        "    where_sampling = tf.cast(tf.where(mask), tf.int32)\n"
+        "    one = tf.scatter_nd(indices=where_sampling, updates=sampled, shape=shape)\n"
+        "    two = tf.scatter_nd(tf.where(tf.logical_not(mask)), kept, shape)\n"
+        "    three = tf.scatter_nd(tf.where(mask, a, b), kept, shape)\n"
+        "    four = tf.scatter_nd(idx, kept, shape)\n"
+        "    return one + two + three + four\n"
+    )
+    config = {"target-versions": {"tensorflow": "2.15"}}
+    findings = [f for f in lint({"m.py": source}, config) if f.code == "ND204"]
+    assert [(f.line, f.col + 1) for f in findings] == [(6, 13), (7, 12)]
+    assert all(f.message.startswith("`tf.scatter_nd` adds with atomics on the GPU") for f in findings)
+
+
 # ---------------------------------------------------------------- where no gradient flows ----
 def test_backward_only_torch_ops_under_no_grad_or_on_detached_inputs(lint):
     source = (
@@ -258,6 +277,38 @@ def test_backward_only_torch_ops_under_no_grad_or_on_detached_inputs(lint):
         "    opt.step()\n"
     )
     assert found(lint({"train.py": source}), "ND203") == [("train.py", "ND203", 17, 12)]
+
+
+def test_torch_ops_on_a_tensor_moved_to_the_cpu_run_no_cuda_kernel(lint):
+    """``x = x.to("cpu")`` then ``F.interpolate(x.unsqueeze(1), ...)``: the CPU kernel runs.
+    Near misses: a chain that moves it back (``.cuda()``), a move to a device variable,
+    a name bound to a GPU tensor again, the ``else`` of a branch that moved it."""
+    source = (
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        + GPU_TRAIN +
+        "def forward(x, device):\n"
+        "    a = F.interpolate(x.cpu(), size=8, mode='linear')\n"
+        "    y = x.to('cpu')\n"
+        "    b = F.interpolate(y.unsqueeze(1), size=8, mode='linear').squeeze(1)\n"
+        "    c = torch.bincount(x.to(device=torch.device('cpu')), weights=x)\n"
+        "    d = F.interpolate(y.cuda(), size=8, mode='linear')\n"
+        "    e = F.interpolate(x.to(device), size=8, mode='linear')\n"
+        "    y = x * 2\n"
+        "    f = F.interpolate(y, size=8, mode='linear')\n"
+        "    if x.device.type == 'mps':\n"
+        "        x = x.to('cpu')\n"
+        "        g = F.interpolate(x, size=8, mode='linear')\n"
+        "    else:\n"
+        "        g = F.interpolate(x, size=8, mode='linear')\n"
+        "    return a, b, c, d, e, f, g\n"
+        "for _ in range(3):\n"
+        "    forward(model(torch.ones(3).cuda()), 'cuda')[-1].sum().backward()\n"
+        "    opt.step()\n"
+    )
+    findings = [f for f in lint({"train.py": source}) if f.code == "ND203"]
+    assert [(f.line, f.col + 1) for f in findings] == [(10, 9), (11, 9), (13, 9), (18, 13)]
+    assert all(f.message.startswith("`torch.nn.functional.interpolate` has no deterministic CUDA implementation") for f in findings)
 
 
 # ---------------------------------------------------------------- tf.data across modules ----

@@ -58,7 +58,7 @@ STATUS = Tables(Table({"kind": str, "versions": str, "advice": str, "report": st
 OP_WHEN = Tables(Table({
     "arg": str, "pos": int, "default": (bool, str), "in": List(SCALAR), "is": bool, "present": bool,
     "negate": bool, "exact": Table({"calls": NAMES, "methods": NAMES, "casts": NAMES, "integer_dtypes": NAMES, "keep": NAMES}),
-    "unique": Table({"calls": NAMES, "methods": NAMES, "keep": NAMES}),
+    "unique": Table({"calls": NAMES, "methods": NAMES, "keep": NAMES, "single_arg_calls": NAMES, "keep_calls": NAMES}),
 }))
 OPS = Tables(Table({
     "id": str, "api": str, "names": NAMES, "methods": NAMES, "generic_methods": NAMES, "source": str,
@@ -143,6 +143,7 @@ DATA: Dict[str, Table] = {
     "ND203": Table({
         "foreign_roots": NAMES, "kinds": KINDS, "ops": OPS,
         "no_gradient": Table({"contexts": NAMES, "methods": NAMES}),
+        "cpu_tensors": Table({"methods": NAMES, "move_methods": NAMES, "devices": NAMES, "device_calls": NAMES}),
     }),
     "ND204": Table({
         "kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS,
@@ -218,6 +219,7 @@ DATA: Dict[str, Table] = {
             "accumulate_methods", "neutral_methods", "order_free", "order_keeping", "order_sensitive",
             "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods", "archive_types",
             "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "length_asserts",
+            "basename_calls", "name_attributes", "folder_listings", "pattern_listings",
         )}),
         "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,

@@ -14,6 +14,7 @@ separate scopes: a value that escapes into one is not followed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, TypeVar, Union, cast
 
@@ -352,13 +353,17 @@ class FlowTables:
     disposal_methods: FrozenSet[str]
     archive_types: FrozenSet[str]
     length_asserts: FrozenSet[str]
+    basename_calls: FrozenSet[str] = frozenset()  # ``os.path.basename(entry)``: an entry's own name
+    name_attributes: FrozenSet[str] = frozenset()  # ``entry.name`` of a ``DirEntry`` / ``Path``
+    folder_listings: FrozenSet[str] = frozenset()  # list one folder: each name once
+    pattern_listings: FrozenSet[str] = frozenset()  # list what a pattern matches: one folder if only its last part has wildcards
 
     @classmethod
     def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
         return cls(*(frozenset(data.get(key, ())) for key in (
             "order_free", "order_keeping", "order_sensitive", "order_sensitive_suffixes", "set_makers", "accumulate_methods", "output_methods",
             "neutral_methods", "set_methods", "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "archive_types",
-            "length_asserts",
+            "length_asserts", "basename_calls", "name_attributes", "folder_listings", "pattern_listings",
         )))
 
     def disposes(self, name: Optional[str]) -> bool:
@@ -433,7 +438,9 @@ class OrderFlow:
         """A value a generator yields, followed into the calls of the generator in this
         module (each gives the values in the order they were yielded): None when every
         caller hands it straight to a consumer that drops the order (``sorted(set(gen(d)))``,
-        ``len(list(...))``), else how it is kept.  A generator handed on to any other
+        ``len(list(...))``, a ``for`` loop whose body keeps no order, such as one that only
+        counts), else how it is kept.  A generator's callers include calls through a name
+        bound to it (``gen = a if flag else b; gen()``).  A generator handed on to any other
         function is a stream of data consumed in its order (a dataset writer), unlike a
         list, which may only be copied or deleted."""
         function = self._function_of(statement)
@@ -451,6 +458,9 @@ class OrderFlow:
                 found = self._follow(site, SEQ, None, depth + 1, seen)
                 if found is None and len(self._assumed_uncalled) > assumed:
                     continue  # its values end in the result of a function nothing calls
+                holder = self.parent(site)
+                if found is None and isinstance(holder, cst.For) and holder.iter is site:
+                    continue  # a loop over it whose body keeps no order (counts, sums)
                 return f"yielded by `{function.name.value}()` and {found.reason}" if found is not None else "yielded"
         finally:
             self._active.discard(id(function))
@@ -909,7 +919,10 @@ class OrderFlow:
         counters = self._counters(loop, index)
         items = {name.value for name, _ in _target_names(loop.target)}
         derived = self._derived(loop, items, index)
+        chosen = self._chosen_by_name(loop, items, index)
         for node in index.nodes_within(loop.body, (cst.Call, cst.Yield, cst.Assign, cst.AugAssign, cst.Return, cst.Break)):
+            if any(index.contains(branch.body, node) for branch in chosen):
+                continue  # runs for at most one entry: the one with that name
             if isinstance(node, cst.Yield):
                 how = self._yielded(node, depth, seen)
                 if how is not None:
@@ -942,6 +955,69 @@ class OrderFlow:
                         if found:
                             return found
         return None
+
+    def _chosen_by_name(self, loop: cst.For, items: Set[str], index: ScopeIndex) -> List[cst.If]:
+        """The ``if`` statements of the loop that compare an entry with a literal name
+        (``if entry == "train.json"``, ``if os.path.basename(p) == "Color"``, through a
+        name the body assigns one): a listing holds each entry once, and a folder each
+        name once, so their bodies run for at most one entry, whatever the order.  An
+        entry's base name counts only for a listing of one folder (``os.listdir``, a
+        pattern with wildcards in its last part only): a recursive listing may hold
+        the same name twice."""
+        one_folder = self._lists_one_folder(loop.iter, index)
+        bases: Set[str] = set()
+        for node in index.nodes_within(loop.body, (cst.Assign,)):
+            if one_folder and self._base_name(node.value, items):
+                bases.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+        found = []
+        for branch in index.nodes_within(loop.body, (cst.If,)):
+            test = branch.test
+            if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal)):
+                continue
+            sides = (test.left, test.comparisons[0].comparator)
+            for literal, other in (sides, sides[::-1]):
+                if not isinstance(literal, cst.SimpleString):
+                    continue
+                if isinstance(other, cst.Name) and (other.value in items or other.value in bases):
+                    found.append(branch)
+                elif one_folder and self._base_name(other, items):
+                    found.append(branch)
+        return found
+
+    def _base_name(self, expr: cst.BaseExpression, items: Set[str]) -> bool:
+        """``os.path.basename(p)``, ``p.name``, ``p.split(sep)[-1]`` of a loop item ``p``."""
+        def item(node: cst.BaseExpression) -> bool:
+            return isinstance(node, cst.Name) and node.value in items
+        if isinstance(expr, cst.Call) and self.qualname(expr.func) in self.tables.basename_calls:
+            return len(expr.args) == 1 and item(expr.args[0].value)
+        if isinstance(expr, cst.Attribute) and expr.attr.value in self.tables.name_attributes:
+            return item(expr.value)
+        if isinstance(expr, cst.Subscript) and len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index):
+            last = expr.slice[0].slice.value
+            split = expr.value
+            return (
+                isinstance(last, cst.UnaryOperation) and isinstance(last.operator, cst.Minus) and isinstance(last.expression, cst.Integer)
+                and last.expression.value == "1" and isinstance(split, cst.Call) and isinstance(split.func, cst.Attribute)
+                and split.func.attr.value == "split" and len(split.args) == 1 and item(split.func.value)
+            )
+        return False
+
+    def _lists_one_folder(self, iterable: cst.BaseExpression, index: ScopeIndex) -> bool:
+        """Whether the loop goes over a listing of one folder, directly or through a name
+        bound once to it."""
+        if isinstance(iterable, cst.Name):
+            value = index.single_value(iterable.value)
+            if value is None:
+                return False
+            iterable = value
+        if not isinstance(iterable, cst.Call):
+            return False
+        name = self.qualname(iterable.func)
+        if name in self.tables.folder_listings:
+            return True
+        if name in self.tables.pattern_listings and iterable.args:
+            return _last_part_wildcards(iterable.args[0].value)
+        return False
 
     def _rebuilt(self, target: cst.CSTNode, value: cst.CSTNode, items: Set[str]) -> bool:
         """``acc = [item, *acc]`` or ``acc = acc + [item]``: a list rebuilt with the item."""
@@ -1037,6 +1113,47 @@ class OrderFlow:
         if isinstance(value, cst.Call) and self.qualname(value.func) == "builtins.len" and value.args:
             return dotted_name(value.args[0].value) is not None and dotted_name(value.args[0].value) == dotted_name(container)
         return False
+
+
+def _last_part_wildcards(pattern: cst.BaseExpression) -> bool:
+    """A glob pattern whose wildcards are all in its last part, which its final literal
+    gives (``root + "/*.png"``, ``os.path.join(root, "*")``): it matches within one folder
+    (if the folder it names has none)."""
+    pieces = _ordered_literals(pattern)
+    if not pieces:
+        return False
+    wild = re.compile(r"[*?\[]")
+    *head, last = pieces
+    if any(wild.search(piece) for piece in head) or "**" in last:
+        return False
+    folder, _, leaf = last.replace("\\", "/").rpartition("/")
+    ends_pattern = isinstance(pattern, cst.SimpleString) or _ends_with_literal(pattern)
+    return ends_pattern and bool(wild.search(leaf)) and not wild.search(folder)
+
+
+def _ordered_literals(node: cst.CSTNode) -> List[str]:
+    """The string literals inside ``node`` in source order (f-string text parts included)."""
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = node.evaluated_value
+        except Exception:  # noqa: BLE001 - malformed escapes: not a known pattern
+            return ["["]
+        return [value] if isinstance(value, str) else []
+    if isinstance(node, cst.FormattedStringText):
+        return [node.value]
+    return [text for child in children(node) for text in _ordered_literals(child)]
+
+
+def _ends_with_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.SimpleString):
+        return True
+    if isinstance(expr, cst.FormattedString):
+        return bool(expr.parts) and isinstance(expr.parts[-1], cst.FormattedStringText)
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return _ends_with_literal(expr.right)
+    if isinstance(expr, cst.Call) and expr.args and dotted_name(expr.func) in ("os.path.join", "path.join", "join"):
+        return _ends_with_literal(expr.args[-1].value)
+    return False
 
 
 def at_most_one_element(expr: cst.CSTNode) -> bool:

@@ -4,7 +4,7 @@ rule that asks (through a family's per-file context)."""
 
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, List, Optional
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
 import libcst as cst
 
@@ -74,7 +74,28 @@ class ModuleView:
                 sites.append(call)
             elif not in_class and isinstance(func, cst.Name) and func.value == name:
                 sites.append(call)
+        if not in_class and block is not None:
+            sites.extend(self._alias_calls(name, block))
         return sites
+
+    def _alias_calls(self, name: str, block: cst.CSTNode) -> List[cst.Call]:
+        """Calls of a function through a name bound to it in the scope that defines it
+        (``gen = _tfds_gen if tfds_name else _file_gen`` then ``gen()``)."""
+        index = self.index_for(block)
+        aliases: Set[str] = set()
+        for load in index.loads.get(name, ()):
+            holder: Optional[cst.CSTNode] = self.ctx.parent(load)
+            child: cst.CSTNode = load
+            while isinstance(holder, cst.IfExp) and holder.test is not child:
+                child, holder = holder, self.ctx.parent(holder)
+            if child is load and not isinstance(holder, cst.Assign):
+                continue
+            if isinstance(holder, cst.Assign) and holder.value is child and len(holder.targets) == 1:
+                target = holder.targets[0].target
+                if isinstance(target, cst.Name) and target.value != name:
+                    aliases.add(target.value)
+        return [call for call in index.calls if aliases and isinstance(call.func, cst.Name) and call.func.value in aliases
+                and all(b.kind == "assign" for b in index.bindings_of(call.func.value))]
 
     def index(self, node: cst.CSTNode) -> ScopeIndex:
         return self.index_for(node)

@@ -471,7 +471,12 @@ class DirectoryDataset(Check):
         for call, api, table in self.builders:
             if table.get("other_prefixes") and self._other_library(values, call, table):
                 continue
-            self._decide(dctx, values, call, api.rsplit(".", 1)[-1], _arg(call, table.get("path", {"pos": 0})))
+            spec = table.get("path", {"pos": 0})
+            folder = _arg(call, spec)
+            if folder is None and self._forwards_arguments(dctx, call):
+                self._judge_forwarded(dctx, values, call, api.rsplit(".", 1)[-1], spec)
+                continue
+            self._decide(dctx, values, call, api.rsplit(".", 1)[-1], folder)
         if self.listings:
             listings = Listings(dctx, self.ctx.rules["ND301"].data)
             for call in self.listings:
@@ -759,6 +764,43 @@ class DirectoryDataset(Check):
             self.ctx.facts.put(DataFolderParams(folders))
         for site in dctx.call_sites(function):
             given = call_arg(site, position, param)
+            if given is not None:
+                self._decide(dctx, values, site, api, given.value, through=name)
+
+    def _forwards_arguments(self, dctx: DataContext, call: cst.Call) -> bool:
+        """``def ImageFolder(*args, **kwargs): return torchImageFolder(*args, **kwargs)``:
+        the call gives no folder of its own but passes on the ``*args`` / ``**kwargs`` its
+        function was given, so the folder is the caller's choice (a re-export)."""
+        function = dctx.flow._function_of(call)
+        if function is None:
+            return False
+        stars = {
+            param.name.value
+            for param in (function.params.star_arg, function.params.star_kwarg)
+            if isinstance(param, cst.Param)
+        }
+        return any(arg.star and isinstance(arg.value, cst.Name) and arg.value.value in stars for arg in call.args)
+
+    def _judge_forwarded(self, dctx: DataContext, values: Values, call: cst.Call, api: str, spec: Mapping[str, Any]) -> None:
+        """The folder of a forwarding function is judged where it is called: its calls in
+        this module here, those in other modules in pass 2 (``DataFolderParams``), at the
+        position and keyword the wrapped dataset takes its folder."""
+        function = dctx.flow._function_of(call)
+        if function is None:
+            return
+        block = self.ctx.parent(function)
+        owner = self.ctx.parent(block) if block is not None else None
+        method = isinstance(owner, cst.ClassDef)
+        name = function.name.value
+        if method and name == "__init__":
+            name = owner.name.value  # type: ignore[union-attr]
+        position, keyword = spec.get("pos"), spec.get("kw")
+        if (method and function.name.value == "__init__" and self._top_level(owner)) or (not method and self._top_level(function)):
+            known = self.ctx.facts.get(DataFolderParams)
+            param = FolderParam(str(keyword or ""), position, api)
+            self.ctx.facts.put(DataFolderParams({**(known.params if known is not None else {}), name: param}))
+        for site in dctx.call_sites(function):
+            given = call_arg(site, position, keyword)
             if given is not None:
                 self._decide(dctx, values, site, api, given.value, through=name)
 

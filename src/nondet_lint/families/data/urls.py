@@ -148,7 +148,7 @@ class UrlDownloads(Check):
                 continue
             if pinned:
                 continue
-            if facts.verified or checked_by_class or self._hash_given(call, row):
+            if facts.verified or checked_by_class or self._hash_given(call, row) or self._fetched_again_checked(call, given, scope):
                 continue
             mode = row.get("mode", "download")
             if mode != "download" and url is None:
@@ -169,6 +169,31 @@ class UrlDownloads(Check):
         else:
             return None
         return candidate if re.match(r"^(https?|ftp)://", candidate) else None
+
+    def _fetched_again_checked(self, call: cst.Call, given: Optional[cst.Arg], scope: Optional[cst.FunctionDef]) -> bool:
+        """``gdown.download(url, path)`` followed in the same function by
+        ``gdown.cached_download(url, path, md5=...)``: the second call of the same URL to the
+        same place checks the checksum of the file the first one saved (and fetches it again
+        on a mismatch)."""
+        if given is None:
+            return False
+        shown = self.ctx.code_for(given.value)
+        for other, _, row, other_scope, _ in self.found:
+            if other is call or other_scope is not scope or not self._hash_given(other, row):
+                continue
+            spec = row.get("url", {"pos": 0})
+            url = call_arg(other, spec.get("pos"), spec.get("kw"))
+            if url is not None and self.ctx.code_for(url.value) == shown and self._same_destination(call, other):
+                return True
+        return False
+
+    def _same_destination(self, first: cst.Call, second: cst.Call) -> bool:
+        """Both calls save to the same place: the positional argument after the URL."""
+        def destination(call: cst.Call) -> Optional[str]:
+            positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+            return self.ctx.code_for(positional[1].value) if len(positional) > 1 else None
+        where = destination(first)
+        return where is not None and where == destination(second)
 
     @staticmethod
     def _hash_given(call: cst.Call, row: Mapping[str, Any]) -> bool:

@@ -184,12 +184,19 @@ def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, A
     ``.long()``), or a literal list with a single index (``[[replica_id]]``)."""
     if isinstance(node, cst.List):
         return len(node.elements) == 1
-    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("keep", []):
-        node = node.func.value  # ``torch.arange(n).cuda()``
+    while isinstance(node, cst.Call):
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("keep", []):
+            node = node.func.value  # ``torch.arange(n).cuda()``
+        elif qualname(node.func) in unique.get("keep_calls", []) and node.args and node.args[0].keyword is None:
+            node = node.args[0].value  # ``tf.cast(tf.where(mask), tf.int32)``
+        else:
+            break
     if not isinstance(node, cst.Call):
         return False
     if qualname(node.func) in unique.get("calls", []):
         return True
+    if qualname(node.func) in unique.get("single_arg_calls", []) and len(node.args) == 1 and not node.args[0].star:
+        return True  # ``tf.where(mask)``: the coordinates of the true elements, each once
     return isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("methods", [])
 
 
@@ -566,6 +573,14 @@ class TorchOps(OpCheck):
         self.detach_methods = frozenset(grad["methods"])
         self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
         self.detached: List[Set[str]] = [set()]  # per enclosing function: names holding detached tensors
+        cpu = self.data(self.code)["cpu_tensors"]
+        self.cpu_methods = frozenset(cpu["methods"])
+        self.move_methods = frozenset(cpu["move_methods"])
+        self.cpu_devices = frozenset(cpu["devices"])
+        self.device_calls = frozenset(cpu["device_calls"])
+        # per enclosing function: names holding tensors moved to the CPU, with the block of
+        # that assignment (an ``if`` branch's move says nothing of its ``else``)
+        self.on_cpu: List[Dict[str, cst.CSTNode]] = [{}]
 
     def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
@@ -579,20 +594,81 @@ class TorchOps(OpCheck):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.no_grad_depth += any(self._turns_off_grad(d.decorator) for d in node.decorators)
         self.detached.append(set())
+        self.on_cpu.append({})
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
         self.detached.pop()
+        self.on_cpu.pop()
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         """Track names holding detached tensors, once the value was walked (``y =
         F.pad(y, ...)`` pads the detached ``y``), judged from what its names held before
         (``y = y.float()`` keeps what ``y`` was)."""
-        names = [(name, self._is_detached(value) if whole else False)
+        names = [(name, self._is_detached(value) if whole else False, self._is_on_cpu(value) if whole else False)
                  for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
-        for name, detached in names:
+        block = self._block_of(original_node)
+        for name, detached, on_cpu in names:
             (self.detached[-1].add if detached else self.detached[-1].discard)(name)
+            if on_cpu and block is not None:
+                self.on_cpu[-1][name] = block
+            else:
+                self.on_cpu[-1].pop(name, None)
         super().leave_Assign(original_node)
+
+    def _block_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The block (an indented suite, or the module) that holds a statement."""
+        current = self.ctx.parent(node)
+        while current is not None and not isinstance(current, (cst.IndentedBlock, cst.SimpleStatementSuite, cst.Module)):
+            current = self.ctx.parent(current)
+        return current
+
+    def _inside(self, block: cst.CSTNode) -> bool:
+        """Whether the node being walked is inside ``block`` (its parents are known only
+        up to the node the walk is at)."""
+        return any(ancestor is block for ancestor in self.ctx.ancestors)
+
+    def _is_on_cpu(self, node: cst.BaseExpression) -> bool:
+        """``x.cpu()``, ``x.to("cpu")``, a method chain or index of one that does not move it
+        again (``x.cpu().float()[0]``, not ``x.cpu().cuda()``), or a name assigned one."""
+        while True:
+            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+                method = node.func.attr.value
+                if method in self.cpu_methods:
+                    return True
+                if method in self.move_methods:
+                    return self._moves_to_cpu(node)
+                node = node.func.value
+            elif isinstance(node, cst.Subscript):
+                node = node.value
+            else:
+                block = self.on_cpu[-1].get(node.value) if isinstance(node, cst.Name) else None
+                return block is not None and self._inside(block)
+
+    def _moves_to_cpu(self, call: cst.Call) -> bool:
+        """``.to("cpu")``, ``.to(device="cpu")``, ``.to(torch.device("cpu"))``; any other
+        move (``.cuda()``, ``.to(device)``) may put the tensor on the GPU."""
+        if not isinstance(call.func, cst.Attribute) or call.func.attr.value != "to":
+            return False
+        device = find_arg(call, "device", 0)
+        if isinstance(device, cst.Call) and self.ctx.qualname(device.func) in self.device_calls:
+            device = find_arg(device, "type", 0)
+        return isinstance(device, cst.SimpleString) and device.evaluated_value in self.cpu_devices
+
+    def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
+        """An op whose input was just moved to the CPU runs no CUDA kernel (spec: "no
+        deterministic CUDA implementation"; ``ctc_loss``'s advice is this move)."""
+        subject = self._subject(node)
+        super().consider(node, [
+            (entry, shift) for entry, shift in candidates
+            if entry["api"].rsplit(".", 1)[-1][:1].isupper() or subject is None or not self._is_on_cpu(subject)
+        ])
+
+    def _subject(self, node: cst.Call) -> Optional[cst.BaseExpression]:
+        """The tensor an op works on: a tensor method's receiver, else its first argument."""
+        if self.ctx.qualname(node.func) is None and isinstance(node.func, cst.Attribute):
+            return node.func.value
+        return find_arg(node, None, 0)
 
     def _is_detached(self, node: cst.BaseExpression) -> bool:
         """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
