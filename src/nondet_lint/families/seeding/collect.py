@@ -28,7 +28,7 @@ from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
-from nondet_lint.families.seeding.conditions import Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
+from nondet_lint.families.seeding.conditions import BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
 from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
@@ -76,6 +76,7 @@ class Collector:
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
+        self.guard_serial = 0  # numbers the branches pushed, so a value knows the ones it was bound in
         self.mentions_torch = ctx.imports.mentions("torch")
         self.mentions_tf = ctx.imports.mentions("tensorflow")
         # the code anchors are deferred under (pass 2 needs their positions)
@@ -254,7 +255,25 @@ class Collector:
 
     def _push_guard(self, node: cst.CSTNode, owner: cst.If, negated: bool) -> None:
         self.pushed[id(node)] = len(self.scope.guards)
-        self.scope.guards.append({"owner": owner, "neg": negated, "node": owner.test})
+        self.guard_serial += 1
+        self.scope.guards.append({"owner": owner, "neg": negated, "node": owner.test, "n": self.guard_serial})
+
+    def _branches(self) -> Tuple[Tuple[int, Optional[Cond]], ...]:
+        """The branches the walk is in, each as (its number, its condition or None when
+        not recognised): a local bound here holds only inside them."""
+        out = []
+        for guard in self.scope.guards:
+            cond = self._guard_cond(guard["owner"])
+            out.append((guard["n"], negate(cond) if cond is not None and guard["neg"] else cond))
+        return tuple(out)
+
+    def _left(self, bound_in: Tuple[Tuple[int, Optional[Cond]], ...]) -> Tuple[Tuple[int, Optional[Cond]], ...]:
+        """The branches of ``bound_in`` (where a local was bound) the walk has left since."""
+        current = [guard["n"] for guard in self.scope.guards]
+        same = 0
+        while same < len(bound_in) and same < len(current) and bound_in[same][0] == current[same]:
+            same += 1
+        return bound_in[same:]
 
     def _guard_cond(self, owner: cst.If) -> Any:
         key = id(owner)
@@ -392,6 +411,7 @@ class Collector:
             if described and scope.name in (MODULE, MAIN):  # module constants are ``consts``
                 described = isinstance(value, cst.Call)
             scope.values[name] = self.describe(value) if described else None
+            scope.value_guards[name] = self._branches()
         mark = self.flow.value_mark(value)
         if mark is not None:
             scope.taint[key] = mark
@@ -513,7 +533,14 @@ class Collector:
             scope = self.scope
             alias = scope.values.get(name)
             if alias is not None and name not in scope.globals:
-                return alias  # bound once so far: ``encoder_type = config.type``
+                left = self._left(scope.value_guards.get(name, ()))
+                if not left:
+                    return alias  # bound once so far: ``encoder_type = config.type``
+                # bound in a branch the walk has left (``if one_per_exp: shuffle = False``):
+                # a parameter is the branch's value where the branch runs, else the argument
+                if (name in scope.params or name in scope.kwonly) and all(cond is not None for _, cond in left):
+                    return ValueDesc(ValueSource.CHOICE, name, args=((alias,), ()), cond=_all_of([c for _, c in left if c is not None]))
+                return None
             if name in scope.params or name in scope.kwonly:
                 # reassigned before this point (``seed = seed or random.randint(...)``): no
                 # longer the argument, and its default says nothing
@@ -1010,6 +1037,14 @@ class Collector:
 _DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation, cst.Call)
 # seed values pass 2 values (what a call gives is left unknown there)
 _SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
+
+
+def _all_of(conds: Sequence[Cond]) -> Cond:
+    """The conjunction of conditions (at least one)."""
+    out = conds[0]
+    for cond in conds[1:]:
+        out = BoolOp("and", out, cond)
+    return out
 
 
 def _ends_in_return(body: cst.BaseSuite, ends: Tuple[type, ...] = (cst.Return, cst.Raise)) -> bool:

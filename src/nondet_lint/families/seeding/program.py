@@ -724,6 +724,11 @@ class Program:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
         if source is ValueSource.RESULT:
             return self.result(desc, key, binding)
+        if source is ValueSource.CHOICE:  # the branch's value where it runs, else the argument
+            taken = evaluate(desc.cond, lambda inner: self.value(inner, key, binding))
+            if taken is None:
+                return UNKNOWN
+            return self.value(desc.args[0][0] if taken else ValueDesc(ValueSource.PARAMETER, desc.name), key, binding)
         if source is ValueSource.ATTRIBUTE:
             if SELF + desc.name in binding:
                 return binding[SELF + desc.name]
