@@ -538,8 +538,10 @@ class Collector:
                     return alias  # bound once so far: ``encoder_type = config.type``
                 # bound in a branch the walk has left (``if one_per_exp: shuffle = False``):
                 # a parameter is the branch's value where the branch runs, else the argument
-                if (name in scope.params or name in scope.kwonly) and all(cond is not None for _, cond in left):
-                    return ValueDesc(ValueSource.CHOICE, name, args=((alias,), ()), cond=_all_of([c for _, c in left if c is not None]))
+                # (a branch whose condition is not recognised leaves it unknown, unless
+                # another is false)
+                if (name in scope.params or name in scope.kwonly) and any(cond is not None for _, cond in left):
+                    return ValueDesc(ValueSource.CHOICE, name, args=((alias,), ()), cond=_all_of([cond for _, cond in left]))
                 return None
             if name in scope.params or name in scope.kwonly:
                 # reassigned before this point (``seed = seed or random.randint(...)``): no
@@ -1039,11 +1041,13 @@ _DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Floa
 _SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
 
 
-def _all_of(conds: Sequence[Cond]) -> Cond:
-    """The conjunction of conditions (at least one)."""
-    out = conds[0]
+def _all_of(conds: Sequence[Optional[Cond]]) -> Cond:
+    """The conjunction of conditions, at least one of them recognised (None: one that is
+    not, unknown)."""
+    out: Optional[Cond] = conds[0]
     for cond in conds[1:]:
         out = BoolOp("and", out, cond)
+    assert out is not None
     return out
 
 
