@@ -93,7 +93,7 @@ DATA: Dict[str, Table] = {
     "ND102": Table(RNG_DATA),
     "ND103": Table({"constructors": Tables(Table({"name": str, "kw": str, "pos": int}))}),
     "ND104": Table({
-        **RNG_DATA, "generator_keyword": str, "tensor_methods": NAMES,
+        **RNG_DATA, "generator_keyword": str, "tensor_methods": NAMES, "drawn_when_applied": NAMES,
         "conditional": Tables(Table({"name": str, "when": Tables(CONDITION), "unless": Tables(CONDITION)})),
     }),
     "ND105": Table({

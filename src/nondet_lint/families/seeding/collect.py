@@ -901,7 +901,7 @@ class Collector:
             return
         if self._feeds_no_result(node):
             return
-        self._use(node, consumer.rng, consumer.code, root, Draw(weights=consumer.weights), own_seed=seed)
+        self._use(node, consumer.rng, consumer.code, root, Draw(weights=consumer.weights, applied=consumer.applied), own_seed=seed)
 
     def _feeds_no_result(self, node: cst.Call) -> bool:
         """A draw whose value only picks something no result depends on: a network port

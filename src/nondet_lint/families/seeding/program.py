@@ -1060,7 +1060,7 @@ class Program:
     def run_all(self) -> None:
         """Run every entry point, each program on its own (``EntryRun.visited``): what one
         program runs is recorded for it whatever ran before.  A use that several programs
-        run unseeded is charged to the one ``_charge_rank`` puts first.  A run of a function
+        run unseeded is charged to the one ``charge_rank`` puts first.  A run of a function
         whose result and effects follow from its memo key alone (``_Trace.pure``) is
         replayed into later programs rather than run again.  The runs of the previous
         program that no changed module can affect (``_kept_runs``) are taken as they are."""
@@ -1084,14 +1084,14 @@ class Program:
         self._charge()
 
     def _charge(self) -> None:
-        """Charge each use some program ran unseeded to the program ``_charge_rank`` puts
+        """Charge each use some program ran unseeded to the program ``charge_rank`` puts
         first, and gather the uses the programs reached."""
         for path in sorted(self.runs):
             run = self.runs[path]
             self.reached |= run.reached
             for use, found in run.unseeded.items():
                 before = self.uncovered.get(use)
-                if before is None or self._charge_rank(run, found) < self._charge_rank(self.runs[before.entry], before):
+                if before is None or self.charge_rank(run, found) < self.charge_rank(self.runs[before.entry], before):
                     self.uncovered[use] = found
 
     def _kept_runs(self, previous: "Program") -> Dict[str, EntryRun]:
@@ -1155,7 +1155,7 @@ class Program:
             yield name
 
     @staticmethod
-    def _charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, bool, str]:
+    def charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, bool, str]:
         """Which program a use that several run unseeded is charged to (lowest first):
         programs that matter before the others (training ones first, test code last), one
         that answers for the use before one that does not (a program that only fits a
@@ -1274,7 +1274,7 @@ class Program:
             found = Uncovered(run.path, effect.via_import, prefix + effect.chain, effect.deferred)
             use = (effect.path, effect.cid)
             before = run.unseeded.get(use)
-            if before is None or self._charge_rank(run, found) < self._charge_rank(run, before):
+            if before is None or self.charge_rank(run, found) < self.charge_rank(run, before):
                 run.unseeded[use] = found
         elif isinstance(effect, _Seeded):
             run.first_seed.setdefault(effect.rng, effect.place)

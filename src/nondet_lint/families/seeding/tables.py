@@ -27,6 +27,7 @@ class Consumer:
     when: Tuple[Mapping[str, Any], ...] = ()
     skip_keyword: Optional[str] = None  # generator= / seed= makes it not a use
     weights: bool = False  # it draws only a layer's or variable's initial weights
+    applied: bool = False  # it draws when applied to data, not when made (a random transform)
 
 
 @dataclass
@@ -219,12 +220,14 @@ def _build(rules: RuleSet) -> Tables:
         if rng is None:
             continue
         skip = {"torch": data.get("generator_keyword"), "tf": data.get("op_seed_keyword")}.get(rng)
+        applied = tuple(data.get("drawn_when_applied", ()))
         for name in data.get("consumers", ()):
-            t.consumers[name] = Consumer(rng, code, skip_keyword=skip, weights=_named_in(name, t.initializers))
+            t.consumers[name] = Consumer(rng, code, skip_keyword=skip, weights=_named_in(name, t.initializers),
+                                         applied=_named_in(name, applied))
         for entry in data.get("conditional", ()):
             t.consumers[entry["name"]] = Consumer(
                 rng, code, tuple(entry.get("unless", ())), tuple(entry.get("when", ())), skip,
-                _named_in(entry["name"], t.initializers),
+                _named_in(entry["name"], t.initializers), _named_in(entry["name"], applied),
             )
     torch_data = _data(rules, "ND104")
     t.tensor_methods = frozenset(torch_data.get("tensor_methods", ()))
