@@ -191,3 +191,50 @@ def test_a_registered_class_called_before_the_seed_draws_unseeded(tmp_path):
         "PyTorch global RNG used here with no `torch.manual_seed` before it "
         "(entry point train.py seeds it only later, at train.py:13)"
     )
+
+
+def test_a_parameter_rebound_in_a_branch_the_default_run_skips_keeps_its_argument(tmp_path):
+    # benchmark(data) rebinds shuffle/seed only under `if one_per_dataset:` (False by
+    # default, inside an `if isinstance(...)` the analysis cannot read): after the branch the
+    # scenario gets the caller's seed (None here), so the seed under `if seed is not None`
+    # does not run; the branch's `seed = None` is not the value everywhere
+    found = findings("branch_rebinds_parameter", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [
+        ("bench/scenario.py", 9, 15, "ND106"), ("bench/scenario.py", 11, 26, "ND104"), ("train.py", 8, 13, "ND104"),
+    ]
+    assert found[2].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only when an "
+        "option is set: `seed` is None by default (bench/scenario.py:9))"
+    )
+
+
+def test_a_parameter_rebound_in_a_branch_the_default_run_skips_passes_the_seed_on(tmp_path):
+    # the same program with benchmark(data, seed=1234): the scenario seeds torch before the
+    # model is built (before the fix, `shuffle = False` in the branch was read as the value
+    # passed on, and the seed was taken as off)
+    assert findings("branch_rebinds_parameter_seeded", tmp_path) == []
+
+
+def test_a_random_transform_in_a_program_that_never_seeds_is_reported(tmp_path):
+    # RandomCrop is the module's first unseeded use when the default run never seeds torch
+    # (benchmark's seed is left None); the layer is the second
+    found = findings("transform_never_seeded", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [
+        ("bench/generators.py", 7, 8, "ND106"), ("bench/generators.py", 9, 13, "ND104"), ("train.py", 8, 26, "ND104"),
+    ]
+    assert found[2].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only when an "
+        "option is set: `seed` is None by default (bench/generators.py:7)); 1 more unseeded use in this module"
+    )
+
+
+def test_a_random_transform_made_before_a_later_seed_draws_nothing_then(tmp_path):
+    # benchmark(..., seed=1234) seeds torch after RandomCrop(...) is made and before the data
+    # is iterated: making the transform draws nothing, so only the layer made before the seed
+    # is reported (and no "more" use); the library's import-time default transform is not
+    found = findings("transform_seeded_later", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("train.py", 9, 15, "ND104")]
+    assert found[0].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only later, "
+        "at bench/generators.py:8)"
+    )
