@@ -200,7 +200,7 @@ def test_a_parameter_rebound_in_a_branch_the_default_run_skips_keeps_its_argumen
     # does not run; the branch's `seed = None` is not the value everywhere
     found = findings("branch_rebinds_parameter", tmp_path)
     assert [where(f, tmp_path) for f in found] == [
-        ("bench/scenario.py", 9, 15, "ND106"), ("bench/scenario.py", 11, 26, "ND104"), ("train.py", 8, 13, "ND104"),
+        ("bench/scenario.py", 9, 16, "ND106"), ("bench/scenario.py", 11, 26, "ND104"), ("train.py", 8, 13, "ND104"),
     ]
     assert found[2].message == (
         "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only when an "
