@@ -434,6 +434,9 @@ class Collector:
                 scope.types.pop(name, None)
             if scope is self.module_scope or scope.name == MAIN:
                 literal = literal_value(value, lambda _: None)
+                environ = self._environ_read(value) if literal is UNKNOWN else None
+                if environ is not None:
+                    literal = environ.literal  # ``smoke_test = ("CI" in os.environ)``
                 if name in self.consts or literal is UNKNOWN or not plain(literal):
                     self.consts[name] = _MISSING
                 else:
@@ -497,6 +500,13 @@ class Collector:
         if local is not None:
             tail = f".{rest}" if rest else ""
             return f"{self._qual(local)}{tail}", None, False
+        if root in self.classes:
+            # a module-level class defined (so far) under the name of an import it rebinds
+            # (``class DeepGP(DeepGP):``): from here on, the name is the class
+            own = self._qual(root)
+            imported = self.ctx.qualname(func)
+            if imported is not None and imported != own and not imported.startswith(own + "."):
+                return f"{own}.{rest}" if rest else own, None, False
         typed = self.lookup("types", root)
         if typed is not None:
             if typed == NAMESPACE:
@@ -528,6 +538,9 @@ class Collector:
         value = literal_value(node, lambda _: None)
         if value is not UNKNOWN and value is not ABSENT:
             return ValueDesc(ValueSource.LITERAL, literal=value) if plain(value) else None
+        environ = self._environ_read(node)
+        if environ is not None:
+            return environ
         if isinstance(node, cst.Name):
             name = node.value
             scope = self.scope
@@ -558,6 +571,26 @@ class Collector:
             return self._describe_field(node.value, node.attr.value)
         if isinstance(node, cst.Call):
             return self._describe_call(node)
+        return None
+
+    def _environ_read(self, node: cst.BaseExpression) -> Optional[ValueDesc]:
+        """A read of an environment variable named by a literal, valued as in the default
+        run, which sets none (``"CI" in os.environ``, ``os.getenv("CI")``); else None."""
+        t = self.t
+        if type(node) is cst.Comparison and t.environ and len(node.comparisons) == 1:
+            target = node.comparisons[0]
+            name = literal_value(node.left, lambda _: None)
+            negated = type(target.operator) is cst.NotIn
+            if (negated or type(target.operator) is cst.In) and isinstance(name, str) \
+                    and self.ctx.qualname(target.comparator) == t.environ:
+                return ValueDesc(ValueSource.ENVIRON, name, negated)
+            return None
+        if type(node) is cst.Call and t.environ_reads and node.args and self.ctx.qualname(node.func) in t.environ_reads:
+            name = literal_value(node.args[0].value, lambda _: None)
+            default = find_arg(node, "default", 1)
+            value = literal_value(default, lambda _: None) if default is not None else None
+            if isinstance(name, str) and node.args[0].keyword is None and plain(value) and value is not UNKNOWN:
+                return ValueDesc(ValueSource.ENVIRON, name, value)
         return None
 
     def _describe_field(self, owner: cst.BaseExpression, attr: str) -> Optional[ValueDesc]:

@@ -127,6 +127,9 @@ class ValueSource(Enum):
     # a parameter bound again in a branch (``if one_per_exp: shuffle = False``), read after
     # it: the branch's value (``args[0][0]``) where ``cond`` holds, else the argument
     CHOICE = "c"
+    # an environment variable the default run does not set (``name``): ``literal`` is what
+    # reading it gives then (``"CI" in os.environ``: False; ``os.getenv("X", d)``: d)
+    ENVIRON = "e"
 
 
 CallDescs = Tuple[Tuple[Optional["ValueDesc"], ...], Tuple[Tuple[str, Optional["ValueDesc"]], ...]]
@@ -154,6 +157,8 @@ class ValueDesc(NamedTuple):
         source = self.source
         if source is ValueSource.LITERAL:
             return [_CODES[source], self.literal]
+        if source is ValueSource.ENVIRON:
+            return [_CODES[source], self.name, self.literal]
         if source is ValueSource.RESULT:
             positional, keywords = self.args
             return [_CODES[source], self.name, [_json(d) for d in positional], [[k, _json(d)] for k, d in keywords]]
@@ -169,6 +174,8 @@ class ValueDesc(NamedTuple):
         source = _SOURCES[data[0]]
         if source is ValueSource.LITERAL:
             return cls(source, "", data[1])
+        if source is ValueSource.ENVIRON:
+            return cls(source, data[1], data[2])
         if source is ValueSource.RESULT:
             return cls(source, data[1], args=(tuple(map(_from_json, data[2])), tuple((k, _from_json(d)) for k, d in data[3])))
         if source is ValueSource.CHOICE:
@@ -283,6 +290,9 @@ def parse_guard(test: cst.BaseExpression, describe: Callable[[cst.BaseExpression
             return None
         return BoolOp(kind, left, right)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        whole = describe(test)  # ``"CI" in os.environ``
+        if whole is not None and whole.source is ValueSource.ENVIRON:
+            return Truthy(whole)
         target = test.comparisons[0]
         op = _COMPARE.get(type(target.operator))
         if op is None:

@@ -701,7 +701,7 @@ class Program:
         if not desc:
             return UNKNOWN
         source = desc.source
-        if source is ValueSource.LITERAL:
+        if source is ValueSource.LITERAL or source is ValueSource.ENVIRON:
             return desc.literal
         if source is ValueSource.PARAMETER:
             fn = self.fn(key)
@@ -913,6 +913,8 @@ class Program:
                 parts.append(f"`{desc.name}` is {value!r} by default")
             elif desc.source is ValueSource.GLOBAL:
                 parts.append(f"`{desc.name} = {value!r}`")
+            elif desc.source is ValueSource.ENVIRON:
+                parts.append(f"`{desc.name}` is not set in the environment by default")
         return "; ".join(dict.fromkeys(parts)) or "its condition is false by default"
 
     # ---- seeds of a function ------------------------------------------------------------

@@ -70,6 +70,8 @@ class Tables:
     option_decorators: FrozenSet[str] = frozenset()
     flag_defines: FrozenSet[str] = frozenset()  # absl ``DEFINE_*``: options read as ``FLAGS.<name>``
     flag_values: str = ""
+    environ: str = ""  # the mapping of environment variables (``os.environ``)
+    environ_reads: FrozenSet[str] = frozenset()  # ``os.getenv``: a variable's value, or its default
     defaults_methods: FrozenSet[str] = frozenset()
     parse_methods: FrozenSet[str] = frozenset()
     restorers: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # qualname -> RNGs
@@ -278,6 +280,8 @@ def _build(rules: RuleSet) -> Tables:
     t.option_decorators = frozenset(nd106.get("option_decorators", ()))
     t.flag_defines = frozenset(nd106.get("flag_defines", ()))
     t.flag_values = nd106.get("flag_values", "")
+    t.environ = nd106.get("environ", "")
+    t.environ_reads = frozenset(nd106.get("environ_reads", ()))
     t.defaults_methods = frozenset(nd106.get("defaults_methods", ()))
     t.parse_methods = frozenset(nd106.get("parse_methods", ()))
     return t
