@@ -238,3 +238,32 @@ def test_a_random_transform_made_before_a_later_seed_draws_nothing_then(tmp_path
         "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only later, "
         "at bench/generators.py:8)"
     )
+
+
+def test_a_seed_under_an_environment_variable_is_off_by_default_and_the_smoke_branch_does_not_run(tmp_path):
+    # the default run sets no environment variable: `smoke_test = ("CI" in os.environ)` is
+    # False, so the draw of the CI branch is not the module's first use; the seed under
+    # `os.getenv("SEED") is not None` does not run, and the message says why
+    found = findings("ci_smoke_branch", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("train.py", 13, 8, "ND106"), ("train.py", 15, 13, "ND104")]
+    assert found[1].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only when an "
+        "option is set: `SEED` is not set in the environment by default (train.py:13))"
+    )
+
+
+def test_draws_only_in_a_ci_smoke_test_branch_are_not_reported(tmp_path):
+    # the only draws sit under `if smoke_test:` and `if "CI" in os.environ:`: the default
+    # run takes neither
+    assert findings("ci_smoke_branch_only", tmp_path) == []
+
+
+def test_a_class_that_rebinds_an_imported_name_is_the_one_made(tmp_path):
+    # `class DeepGP(DeepGP):` subclasses the imported DeepGP under its own name: the main
+    # block's `DeepGP(...)` makes the module's class, whose hidden layer draws its inducing
+    # points (in the branch its `out=2` argument takes)
+    found = findings("class_rebinds_import", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("train.py", 8, 22, "ND104")]
+    assert found[0].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program never seeds it)"
+    )
