@@ -263,7 +263,23 @@ def test_a_class_that_rebinds_an_imported_name_is_the_one_made(tmp_path):
     # block's `DeepGP(...)` makes the module's class, whose hidden layer draws its inducing
     # points (in the branch its `out=2` argument takes)
     found = findings("class_rebinds_import", tmp_path)
-    assert [where(f, tmp_path) for f in found] == [("train.py", 8, 22, "ND104")]
+    assert [where(f, tmp_path) for f in found] == [("train.py", 10, 22, "ND104")]
     assert found[0].message == (
         "PyTorch global RNG used here with no `torch.manual_seed` before it (this program never seeds it)"
     )
+
+
+def test_a_draw_that_stands_in_for_a_missing_seed_runs_when_the_caller_gives_none(tmp_path):
+    # `seed = seed or random.randint(...)` draws only when the argument is falsy: the
+    # caller passes seed=None, so it draws, and nothing seeds Python's RNG
+    [found] = findings("seed_or_draw", tmp_path)
+    assert where(found, tmp_path) == ("lib/streams.py", 5, 20, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_draw_that_stands_in_for_a_missing_seed_does_not_run_when_the_caller_gives_one(tmp_path):
+    # the same call given seed=10: the right side of `or` never runs (the parameter read on
+    # the right of its own rebinding is still the argument)
+    assert findings("seed_or_draw_given", tmp_path) == []

@@ -17,7 +17,7 @@ facts are a ``facts.ModuleSeeding``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -76,6 +76,7 @@ class Collector:
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
+        self.rebinding: Set[str] = set()  # names the assignment whose value is being walked binds first
         self.guard_serial = 0  # numbers the branches pushed, so a value knows the ones it was bound in
         self.mentions_torch = ctx.imports.mentions("torch")
         self.mentions_tf = ctx.imports.mentions("tensorflow")
@@ -350,13 +351,17 @@ class Collector:
             self.consts[node.target.value] = _MISSING
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        before = set(self.scope.assigned)
         for target in node.targets:
             self._assign_names(target.target, described=len(node.targets) == 1)
+        # read in the value, a parameter is still the argument (``seed = seed or random.randint(...)``)
+        self.rebinding = self.scope.assigned - before
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._assign_names(node.target, described=node.value is not None)
 
     def leave_Assign(self, node: cst.Assign) -> None:
+        self.rebinding = set()
         for target in node.targets:
             self._bind(target.target, node.value)
             if type(target.target) is cst.Name and self._found(node.value):
@@ -559,7 +564,7 @@ class Collector:
             if name in scope.params or name in scope.kwonly:
                 # reassigned before this point (``seed = seed or random.randint(...)``): no
                 # longer the argument, and its default says nothing
-                return ValueDesc(ValueSource.PARAMETER, name) if name not in scope.assigned else None
+                return ValueDesc(ValueSource.PARAMETER, name) if name not in scope.assigned or name in self.rebinding else None
             if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
                 if self.ctx.qualname(node) is None:
                     return ValueDesc(ValueSource.GLOBAL, name)

@@ -599,7 +599,7 @@ class Program:
                             names.update(name for name in self.relevant(callee) if name.startswith(SELF))
             elif kind is EventKind.USE:
                 for cond, _ in event.guards:
-                    names.update(_named(d for d in described_names(cond) if _on_object(d)))
+                    names.update(_named(described_names(cond)))
                 names.update(_named((event.value,)))
             if kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
