@@ -191,3 +191,95 @@ def test_a_registered_class_called_before_the_seed_draws_unseeded(tmp_path):
         "PyTorch global RNG used here with no `torch.manual_seed` before it "
         "(entry point train.py seeds it only later, at train.py:13)"
     )
+
+
+def test_a_parameter_rebound_in_a_branch_the_default_run_skips_keeps_its_argument(tmp_path):
+    # benchmark(data) rebinds shuffle/seed only under `if one_per_dataset:` (False by
+    # default, inside an `if isinstance(...)` the analysis cannot read): after the branch the
+    # scenario gets the caller's seed (None here), so the seed under `if seed is not None`
+    # does not run; the branch's `seed = None` is not the value everywhere
+    found = findings("branch_rebinds_parameter", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [
+        ("bench/scenario.py", 9, 16, "ND106"), ("bench/scenario.py", 11, 26, "ND104"), ("train.py", 8, 13, "ND104"),
+    ]
+    assert found[2].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only when an "
+        "option is set: `seed` is None by default (bench/scenario.py:9))"
+    )
+
+
+def test_a_parameter_rebound_in_a_branch_the_default_run_skips_passes_the_seed_on(tmp_path):
+    # the same program with benchmark(data, seed=1234): the scenario seeds torch before the
+    # model is built (before the fix, `shuffle = False` in the branch was read as the value
+    # passed on, and the seed was taken as off)
+    assert findings("branch_rebinds_parameter_seeded", tmp_path) == []
+
+
+def test_a_random_transform_in_a_program_that_never_seeds_is_reported(tmp_path):
+    # RandomCrop is the module's first unseeded use when the default run never seeds torch
+    # (benchmark's seed is left None); the layer is the second
+    found = findings("transform_never_seeded", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [
+        ("bench/generators.py", 7, 8, "ND106"), ("bench/generators.py", 9, 13, "ND104"), ("train.py", 8, 26, "ND104"),
+    ]
+    assert found[2].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only when an "
+        "option is set: `seed` is None by default (bench/generators.py:7)); 1 more unseeded use in this module"
+    )
+
+
+def test_a_random_transform_made_before_a_later_seed_draws_nothing_then(tmp_path):
+    # benchmark(..., seed=1234) seeds torch after RandomCrop(...) is made and before the data
+    # is iterated: making the transform draws nothing, so only the layer made before the seed
+    # is reported (and no "more" use); the library's import-time default transform is not
+    found = findings("transform_seeded_later", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("train.py", 9, 15, "ND104")]
+    assert found[0].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only later, "
+        "at bench/generators.py:8)"
+    )
+
+
+def test_a_seed_under_an_environment_variable_is_off_by_default_and_the_smoke_branch_does_not_run(tmp_path):
+    # the default run sets no environment variable: `smoke_test = ("CI" in os.environ)` is
+    # False, so the draw of the CI branch is not the module's first use; the seed under
+    # `os.getenv("SEED") is not None` does not run, and the message says why
+    found = findings("ci_smoke_branch", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("train.py", 13, 8, "ND106"), ("train.py", 15, 13, "ND104")]
+    assert found[1].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it only when an "
+        "option is set: `SEED` is not set in the environment by default (train.py:13))"
+    )
+
+
+def test_draws_only_in_a_ci_smoke_test_branch_are_not_reported(tmp_path):
+    # the only draws sit under `if smoke_test:` and `if "CI" in os.environ:`: the default
+    # run takes neither
+    assert findings("ci_smoke_branch_only", tmp_path) == []
+
+
+def test_a_class_that_rebinds_an_imported_name_is_the_one_made(tmp_path):
+    # `class DeepGP(DeepGP):` subclasses the imported DeepGP under its own name: the main
+    # block's `DeepGP(...)` makes the module's class, whose hidden layer draws its inducing
+    # points (in the branch its `out=2` argument takes)
+    found = findings("class_rebinds_import", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("train.py", 10, 22, "ND104")]
+    assert found[0].message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (this program never seeds it)"
+    )
+
+
+def test_a_draw_that_stands_in_for_a_missing_seed_runs_when_the_caller_gives_none(tmp_path):
+    # `seed = seed or random.randint(...)` draws only when the argument is falsy: the
+    # caller passes seed=None, so it draws, and nothing seeds Python's RNG
+    [found] = findings("seed_or_draw", tmp_path)
+    assert where(found, tmp_path) == ("lib/streams.py", 5, 20, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_draw_that_stands_in_for_a_missing_seed_does_not_run_when_the_caller_gives_one(tmp_path):
+    # the same call given seed=10: the right side of `or` never runs (the parameter read on
+    # the right of its own rebinding is still the argument)
+    assert findings("seed_or_draw_given", tmp_path) == []

@@ -93,7 +93,7 @@ DATA: Dict[str, Table] = {
     "ND102": Table(RNG_DATA),
     "ND103": Table({"constructors": Tables(Table({"name": str, "kw": str, "pos": int}))}),
     "ND104": Table({
-        **RNG_DATA, "generator_keyword": str, "tensor_methods": NAMES,
+        **RNG_DATA, "generator_keyword": str, "tensor_methods": NAMES, "drawn_when_applied": NAMES,
         "conditional": Tables(Table({"name": str, "when": Tables(CONDITION), "unless": Tables(CONDITION)})),
     }),
     "ND105": Table({
@@ -105,7 +105,7 @@ DATA: Dict[str, Table] = {
     }),
     "ND106": Table({
         "defaults_methods": NAMES, "option_decorators": NAMES, "option_methods": NAMES, "parse_methods": NAMES,
-        "flag_defines": NAMES, "flag_values": str,
+        "flag_defines": NAMES, "flag_values": str, "environ": str, "environ_reads": NAMES,
         "config": Table({
             "decorators": NAMES, "parsers": NAMES, "parser_classes": NAMES, "parser_methods": NAMES,
             "library_classes": Map(str), "dict_classes": NAMES, "file_flags": NAMES,

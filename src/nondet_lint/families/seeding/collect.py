@@ -17,7 +17,7 @@ facts are a ``facts.ModuleSeeding``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -28,7 +28,7 @@ from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
-from nondet_lint.families.seeding.conditions import Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
+from nondet_lint.families.seeding.conditions import BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
 from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
@@ -76,6 +76,8 @@ class Collector:
         self.pending_defs: Dict[int, Scope] = {}
         self.pushed: Dict[int, int] = {}
         self.guard_cache: Dict[int, Any] = {}
+        self.rebinding: Set[str] = set()  # names the assignment whose value is being walked binds first
+        self.guard_serial = 0  # numbers the branches pushed, so a value knows the ones it was bound in
         self.mentions_torch = ctx.imports.mentions("torch")
         self.mentions_tf = ctx.imports.mentions("tensorflow")
         # the code anchors are deferred under (pass 2 needs their positions)
@@ -254,7 +256,25 @@ class Collector:
 
     def _push_guard(self, node: cst.CSTNode, owner: cst.If, negated: bool) -> None:
         self.pushed[id(node)] = len(self.scope.guards)
-        self.scope.guards.append({"owner": owner, "neg": negated, "node": owner.test})
+        self.guard_serial += 1
+        self.scope.guards.append({"owner": owner, "neg": negated, "node": owner.test, "n": self.guard_serial})
+
+    def _branches(self) -> Tuple[Tuple[int, Optional[Cond]], ...]:
+        """The branches the walk is in, each as (its number, its condition or None when
+        not recognised): a local bound here holds only inside them."""
+        out = []
+        for guard in self.scope.guards:
+            cond = self._guard_cond(guard["owner"])
+            out.append((guard["n"], negate(cond) if cond is not None and guard["neg"] else cond))
+        return tuple(out)
+
+    def _left(self, bound_in: Tuple[Tuple[int, Optional[Cond]], ...]) -> Tuple[Tuple[int, Optional[Cond]], ...]:
+        """The branches of ``bound_in`` (where a local was bound) the walk has left since."""
+        current = [guard["n"] for guard in self.scope.guards]
+        same = 0
+        while same < len(bound_in) and same < len(current) and bound_in[same][0] == current[same]:
+            same += 1
+        return bound_in[same:]
 
     def _guard_cond(self, owner: cst.If) -> Any:
         key = id(owner)
@@ -331,13 +351,17 @@ class Collector:
             self.consts[node.target.value] = _MISSING
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        before = set(self.scope.assigned)
         for target in node.targets:
             self._assign_names(target.target, described=len(node.targets) == 1)
+        # read in the value, a parameter is still the argument (``seed = seed or random.randint(...)``)
+        self.rebinding = self.scope.assigned - before
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._assign_names(node.target, described=node.value is not None)
 
     def leave_Assign(self, node: cst.Assign) -> None:
+        self.rebinding = set()
         for target in node.targets:
             self._bind(target.target, node.value)
             if type(target.target) is cst.Name and self._found(node.value):
@@ -392,6 +416,7 @@ class Collector:
             if described and scope.name in (MODULE, MAIN):  # module constants are ``consts``
                 described = isinstance(value, cst.Call)
             scope.values[name] = self.describe(value) if described else None
+            scope.value_guards[name] = self._branches()
         mark = self.flow.value_mark(value)
         if mark is not None:
             scope.taint[key] = mark
@@ -414,6 +439,9 @@ class Collector:
                 scope.types.pop(name, None)
             if scope is self.module_scope or scope.name == MAIN:
                 literal = literal_value(value, lambda _: None)
+                environ = self._environ_read(value) if literal is UNKNOWN else None
+                if environ is not None:
+                    literal = environ.literal  # ``smoke_test = ("CI" in os.environ)``
                 if name in self.consts or literal is UNKNOWN or not plain(literal):
                     self.consts[name] = _MISSING
                 else:
@@ -477,6 +505,13 @@ class Collector:
         if local is not None:
             tail = f".{rest}" if rest else ""
             return f"{self._qual(local)}{tail}", None, False
+        if root in self.classes:
+            # a module-level class defined (so far) under the name of an import it rebinds
+            # (``class DeepGP(DeepGP):``): from here on, the name is the class
+            own = self._qual(root)
+            imported = self.ctx.qualname(func)
+            if imported is not None and imported != own and not imported.startswith(own + "."):
+                return f"{own}.{rest}" if rest else own, None, False
         typed = self.lookup("types", root)
         if typed is not None:
             if typed == NAMESPACE:
@@ -508,16 +543,28 @@ class Collector:
         value = literal_value(node, lambda _: None)
         if value is not UNKNOWN and value is not ABSENT:
             return ValueDesc(ValueSource.LITERAL, literal=value) if plain(value) else None
+        environ = self._environ_read(node)
+        if environ is not None:
+            return environ
         if isinstance(node, cst.Name):
             name = node.value
             scope = self.scope
             alias = scope.values.get(name)
             if alias is not None and name not in scope.globals:
-                return alias  # bound once so far: ``encoder_type = config.type``
+                left = self._left(scope.value_guards.get(name, ()))
+                if not left:
+                    return alias  # bound once so far: ``encoder_type = config.type``
+                # bound in a branch the walk has left (``if one_per_exp: shuffle = False``):
+                # a parameter is the branch's value where the branch runs, else the argument
+                # (a branch whose condition is not recognised leaves it unknown, unless
+                # another is false)
+                if (name in scope.params or name in scope.kwonly) and any(cond is not None for _, cond in left):
+                    return ValueDesc(ValueSource.CHOICE, name, args=((alias,), ()), cond=_all_of([cond for _, cond in left]))
+                return None
             if name in scope.params or name in scope.kwonly:
                 # reassigned before this point (``seed = seed or random.randint(...)``): no
                 # longer the argument, and its default says nothing
-                return ValueDesc(ValueSource.PARAMETER, name) if name not in scope.assigned else None
+                return ValueDesc(ValueSource.PARAMETER, name) if name not in scope.assigned or name in self.rebinding else None
             if scope.name in (MODULE, MAIN) or (name not in scope.assigned or name in scope.globals):
                 if self.ctx.qualname(node) is None:
                     return ValueDesc(ValueSource.GLOBAL, name)
@@ -529,6 +576,26 @@ class Collector:
             return self._describe_field(node.value, node.attr.value)
         if isinstance(node, cst.Call):
             return self._describe_call(node)
+        return None
+
+    def _environ_read(self, node: cst.BaseExpression) -> Optional[ValueDesc]:
+        """A read of an environment variable named by a literal, valued as in the default
+        run, which sets none (``"CI" in os.environ``, ``os.getenv("CI")``); else None."""
+        t = self.t
+        if type(node) is cst.Comparison and t.environ and len(node.comparisons) == 1:
+            target = node.comparisons[0]
+            name = literal_value(node.left, lambda _: None)
+            negated = type(target.operator) is cst.NotIn
+            if (negated or type(target.operator) is cst.In) and isinstance(name, str) \
+                    and self.ctx.qualname(target.comparator) == t.environ:
+                return ValueDesc(ValueSource.ENVIRON, name, negated)
+            return None
+        if type(node) is cst.Call and t.environ_reads and node.args and self.ctx.qualname(node.func) in t.environ_reads:
+            name = literal_value(node.args[0].value, lambda _: None)
+            default = find_arg(node, "default", 1)
+            value = literal_value(default, lambda _: None) if default is not None else None
+            if isinstance(name, str) and node.args[0].keyword is None and plain(value) and value is not UNKNOWN:
+                return ValueDesc(ValueSource.ENVIRON, name, value)
         return None
 
     def _describe_field(self, owner: cst.BaseExpression, attr: str) -> Optional[ValueDesc]:
@@ -872,7 +939,7 @@ class Collector:
             return
         if self._feeds_no_result(node):
             return
-        self._use(node, consumer.rng, consumer.code, root, Draw(weights=consumer.weights), own_seed=seed)
+        self._use(node, consumer.rng, consumer.code, root, Draw(weights=consumer.weights, applied=consumer.applied), own_seed=seed)
 
     def _feeds_no_result(self, node: cst.Call) -> bool:
         """A draw whose value only picks something no result depends on: a network port
@@ -1010,6 +1077,16 @@ class Collector:
 _DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation, cst.Call)
 # seed values pass 2 values (what a call gives is left unknown there)
 _SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
+
+
+def _all_of(conds: Sequence[Optional[Cond]]) -> Cond:
+    """The conjunction of conditions, at least one of them recognised (None: one that is
+    not, unknown)."""
+    out: Optional[Cond] = conds[0]
+    for cond in conds[1:]:
+        out = BoolOp("and", out, cond)
+    assert out is not None
+    return out
 
 
 def _ends_in_return(body: cst.BaseSuite, ends: Tuple[type, ...] = (cst.Return, cst.Raise)) -> bool:

@@ -124,6 +124,12 @@ class ValueSource(Enum):
     GLOBAL = "g"  # a module-level name
     RESULT = "r"  # what a call of a project function or class gives (``name``: its target)
     ATTRIBUTE = "a"  # an attribute of a method's own object (``self.seed``), as ``__init__`` set it
+    # a parameter bound again in a branch (``if one_per_exp: shuffle = False``), read after
+    # it: the branch's value (``args[0][0]``) where ``cond`` holds, else the argument
+    CHOICE = "c"
+    # an environment variable the default run does not set (``name``): ``literal`` is what
+    # reading it gives then (``"CI" in os.environ``: False; ``os.getenv("X", d)``: d)
+    ENVIRON = "e"
 
 
 CallDescs = Tuple[Tuple[Optional["ValueDesc"], ...], Tuple[Tuple[str, Optional["ValueDesc"]], ...]]
@@ -137,21 +143,28 @@ class ValueDesc(NamedTuple):
     (``config.type`` with ``config`` a parameter or a local made by a call): when pass 2
     knows that value to be a config object (``EncoderConfig(type=FLAGS.encoder)``), its
     field answers, else the option of that name.  ``args``: a RESULT's call arguments
-    (positional, then keyword items)."""
+    (positional, then keyword items); a CHOICE's value in the branch.  ``cond``: a
+    CHOICE's branch condition."""
 
     source: ValueSource
     name: str = ""  # PARAMETER, OPTION, GLOBAL; RESULT: the call's target
     literal: Plain = None  # LITERAL
     owner: Optional["ValueDesc"] = None  # OPTION
-    args: CallDescs = ((), ())  # RESULT
+    args: CallDescs = ((), ())  # RESULT; CHOICE: ((value in the branch,), ())
+    cond: Optional["Cond"] = None  # CHOICE
 
     def to_json(self) -> List[Any]:
         source = self.source
         if source is ValueSource.LITERAL:
             return [_CODES[source], self.literal]
+        if source is ValueSource.ENVIRON:
+            return [_CODES[source], self.name, self.literal]
         if source is ValueSource.RESULT:
             positional, keywords = self.args
             return [_CODES[source], self.name, [_json(d) for d in positional], [[k, _json(d)] for k, d in keywords]]
+        if source is ValueSource.CHOICE:
+            assert self.cond is not None
+            return [_CODES[source], self.name, _json(self.args[0][0]), cond_to_json(self.cond)]
         if self.owner is not None:
             return [_CODES[source], self.name, self.owner.to_json()]
         return [_CODES[source], self.name]
@@ -161,8 +174,12 @@ class ValueDesc(NamedTuple):
         source = _SOURCES[data[0]]
         if source is ValueSource.LITERAL:
             return cls(source, "", data[1])
+        if source is ValueSource.ENVIRON:
+            return cls(source, data[1], data[2])
         if source is ValueSource.RESULT:
             return cls(source, data[1], args=(tuple(map(_from_json, data[2])), tuple((k, _from_json(d)) for k, d in data[3])))
+        if source is ValueSource.CHOICE:
+            return cls(source, data[1], args=((_from_json(data[2]),), ()), cond=cond_from_json(data[3]))
         if len(data) > 2:
             return cls(source, data[1], owner=cls.from_json(data[2]))
         return cls(source, data[1])
@@ -182,6 +199,11 @@ def parameters_read(desc: Optional[ValueDesc]) -> Iterator[str]:
         return
     if desc.source is ValueSource.PARAMETER:
         yield desc.name
+    elif desc.source is ValueSource.CHOICE:
+        yield desc.name
+        yield from parameters_read(desc.args[0][0])
+        for read in described_names(desc.cond):
+            yield from parameters_read(read)
     elif desc.owner is not None:
         yield from parameters_read(desc.owner)
     elif desc.source is ValueSource.RESULT:
@@ -268,6 +290,9 @@ def parse_guard(test: cst.BaseExpression, describe: Callable[[cst.BaseExpression
             return None
         return BoolOp(kind, left, right)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        whole = describe(test)  # ``"CI" in os.environ``
+        if whole is not None and whole.source is ValueSource.ENVIRON:
+            return Truthy(whole)
         target = test.comparisons[0]
         op = _COMPARE.get(type(target.operator))
         if op is None:

@@ -23,6 +23,7 @@ class Draw:
     seed_value: bool = False  # its result reaches a seed
     origin: Optional[int] = None  # then: the ``Origin`` that value is (its id in the module)
     weights: bool = False  # it draws only initial weights (a layer, a variable, an initializer)
+    applied: bool = False  # it draws when applied to data, not when made (a random transform)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
@@ -34,11 +35,14 @@ class Draw:
             out["oid"] = self.origin
         if self.weights:
             out["weights"] = 1
+        if self.applied:
+            out["applied"] = 1
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Draw":
-        return cls(bool(data.get("built")), bool(data.get("seed_value")), data.get("oid"), bool(data.get("weights")))
+        return cls(bool(data.get("built")), bool(data.get("seed_value")), data.get("oid"), bool(data.get("weights")),
+                   bool(data.get("applied")))
 
 
 @dataclass(frozen=True)

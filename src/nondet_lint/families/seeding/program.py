@@ -599,7 +599,7 @@ class Program:
                             names.update(name for name in self.relevant(callee) if name.startswith(SELF))
             elif kind is EventKind.USE:
                 for cond, _ in event.guards:
-                    names.update(_named(d for d in described_names(cond) if _on_object(d)))
+                    names.update(_named(described_names(cond)))
                 names.update(_named((event.value,)))
             if kind is EventKind.REFERENCE:
                 target = self.lookup(event.target, key[0])
@@ -701,7 +701,7 @@ class Program:
         if not desc:
             return UNKNOWN
         source = desc.source
-        if source is ValueSource.LITERAL:
+        if source is ValueSource.LITERAL or source is ValueSource.ENVIRON:
             return desc.literal
         if source is ValueSource.PARAMETER:
             fn = self.fn(key)
@@ -724,6 +724,11 @@ class Program:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
         if source is ValueSource.RESULT:
             return self.result(desc, key, binding)
+        if source is ValueSource.CHOICE:  # the branch's value where it runs, else the argument
+            taken = evaluate(desc.cond, lambda inner: self.value(inner, key, binding))
+            if taken is None:
+                return UNKNOWN
+            return self.value(desc.args[0][0] if taken else ValueDesc(ValueSource.PARAMETER, desc.name), key, binding)
         if source is ValueSource.ATTRIBUTE:
             if SELF + desc.name in binding:
                 return binding[SELF + desc.name]
@@ -908,6 +913,8 @@ class Program:
                 parts.append(f"`{desc.name}` is {value!r} by default")
             elif desc.source is ValueSource.GLOBAL:
                 parts.append(f"`{desc.name} = {value!r}`")
+            elif desc.source is ValueSource.ENVIRON:
+                parts.append(f"`{desc.name}` is not set in the environment by default")
         return "; ".join(dict.fromkeys(parts)) or "its condition is false by default"
 
     # ---- seeds of a function ------------------------------------------------------------
@@ -1055,7 +1062,7 @@ class Program:
     def run_all(self) -> None:
         """Run every entry point, each program on its own (``EntryRun.visited``): what one
         program runs is recorded for it whatever ran before.  A use that several programs
-        run unseeded is charged to the one ``_charge_rank`` puts first.  A run of a function
+        run unseeded is charged to the one ``charge_rank`` puts first.  A run of a function
         whose result and effects follow from its memo key alone (``_Trace.pure``) is
         replayed into later programs rather than run again.  The runs of the previous
         program that no changed module can affect (``_kept_runs``) are taken as they are."""
@@ -1079,14 +1086,14 @@ class Program:
         self._charge()
 
     def _charge(self) -> None:
-        """Charge each use some program ran unseeded to the program ``_charge_rank`` puts
+        """Charge each use some program ran unseeded to the program ``charge_rank`` puts
         first, and gather the uses the programs reached."""
         for path in sorted(self.runs):
             run = self.runs[path]
             self.reached |= run.reached
             for use, found in run.unseeded.items():
                 before = self.uncovered.get(use)
-                if before is None or self._charge_rank(run, found) < self._charge_rank(self.runs[before.entry], before):
+                if before is None or self.charge_rank(run, found) < self.charge_rank(self.runs[before.entry], before):
                     self.uncovered[use] = found
 
     def _kept_runs(self, previous: "Program") -> Dict[str, EntryRun]:
@@ -1150,7 +1157,7 @@ class Program:
             yield name
 
     @staticmethod
-    def _charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, bool, str]:
+    def charge_rank(run: EntryRun, found: Uncovered) -> Tuple[bool, bool, bool, bool, str]:
         """Which program a use that several run unseeded is charged to (lowest first):
         programs that matter before the others (training ones first, test code last), one
         that answers for the use before one that does not (a program that only fits a
@@ -1269,7 +1276,7 @@ class Program:
             found = Uncovered(run.path, effect.via_import, prefix + effect.chain, effect.deferred)
             use = (effect.path, effect.cid)
             before = run.unseeded.get(use)
-            if before is None or self._charge_rank(run, found) < self._charge_rank(run, before):
+            if before is None or self.charge_rank(run, found) < self.charge_rank(run, before):
                 run.unseeded[use] = found
         elif isinstance(effect, _Seeded):
             run.first_seed.setdefault(effect.rng, effect.place)

@@ -99,6 +99,7 @@ class Report:
         self.items: Dict[Key, Deferred] = {}
         self.payloads: Dict[Key, SeedingPayload] = {}
         self.codes: Set[str] = set()
+        self.charged: Dict[Key, Uncovered] = {}  # a transform charged to another program than ``Program``'s (``applied_later``)
         for item in deferred:
             payload = SeedingPayload.from_json(item.code, item.payload)
             self.items[(item.path, payload.cid)] = item
@@ -230,6 +231,11 @@ class Report:
             where = self.program.uncovered.get(key)
             if where is None:
                 continue
+            if self.applied_later(key, where):
+                where = self.never_seeding(key)  # charged to a program that never seeds its RNG
+                if where is None:
+                    continue
+                self.charged[key] = where
             if not self.judged(item.path, where) or self.built_later(key, where) or self.overwritten(key, where):
                 continue
             groups.setdefault((item.path, self.use_rng.get(key, "")), []).append((key, item))
@@ -239,7 +245,7 @@ class Report:
         for (path, rng), items in sorted(groups.items()):
             items.sort(key=lambda pair: (pair[1].line, pair[1].col))
             first_key, first = items[0]
-            where = self.program.uncovered[first_key]
+            where = self.charged.get(first_key) or self.program.uncovered[first_key]
             info = self.t.rngs.get(rng, {})
             more = len(items) - 1
             message = self.rules[first.code].format_message(
@@ -286,6 +292,27 @@ class Report:
         program's seeds)."""
         values = self.payloads[key].values
         return isinstance(values, Draw) and values.built and self.use_rng.get(key) == "tf" and key[0] != where.entry
+
+    def applied_later(self, key: Key, where: Uncovered) -> bool:
+        """A random transform that ``where`` makes unseeded draws nothing then: it draws when
+        applied to the data, as the program iterates it.  That is after the seeds its default
+        run sets (``nc_benchmark(..., seed=1234)`` after ``RandomCrop(28)``), and a library
+        module that makes one at import time (a default transform) draws only if the program
+        applies it, in its own data pipeline.  A program that does not train applies one
+        only to show or export examples: not results."""
+        values = self.payloads[key].values
+        if not (isinstance(values, Draw) and values.applied):
+            return False
+        run = self.program.runs[where.entry]
+        made_at_import = where.via_import is not None and key[0] != where.entry
+        return made_at_import or not run.trains or self.use_rng.get(key, "") in run.first_seed
+
+    def never_seeding(self, key: Key) -> Optional[Uncovered]:
+        """Where a random transform ran unseeded in a program whose default run never seeds
+        its RNG, charged as ``Program`` charges uses (None: no program leaves it so)."""
+        found = [(Program.charge_rank(run, run.unseeded[key]), run.unseeded[key]) for run in self.program.runs.values()
+                 if key in run.unseeded and not self.applied_later(key, run.unseeded[key])]
+        return min(found, key=lambda pair: pair[0])[1] if found else None
 
     def overwritten(self, key: Key, where: Uncovered) -> bool:
         """A draw of initial weights in a program that trains no framework model (at most a

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Protocol, Sequence, Set, Tuple
 import libcst as cst
 
 from nondet_lint.context import PendingFix
-from nondet_lint.families.seeding.conditions import Plain, ValueDesc
+from nondet_lint.families.seeding.conditions import Cond, Plain, ValueDesc
 from nondet_lint.families.seeding.events import Guard, SeedingEvent, Trained
 from nondet_lint.families.seeding.payloads import CandidateValues, Draw
 
@@ -56,6 +56,8 @@ class Scope:
         # locals bound once so far to a described value (``encoder_type = config.type``);
         # None once bound again: the value depends on the path taken
         self.values: Dict[str, Optional[ValueDesc]] = shared.values if shared is not None else {}
+        # the branches (ids of ``guards`` entries) each of ``values`` was bound in
+        self.value_guards: Dict[str, Tuple[Tuple[int, Optional[Cond]], ...]] = shared.value_guards if shared is not None else {}
 
     def add(self, event: SeedingEvent, root: Optional[str] = None) -> int:
         self.events.append(event)

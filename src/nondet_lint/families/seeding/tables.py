@@ -27,6 +27,7 @@ class Consumer:
     when: Tuple[Mapping[str, Any], ...] = ()
     skip_keyword: Optional[str] = None  # generator= / seed= makes it not a use
     weights: bool = False  # it draws only a layer's or variable's initial weights
+    applied: bool = False  # it draws when applied to data, not when made (a random transform)
 
 
 @dataclass
@@ -72,6 +73,8 @@ class Tables:
     option_decorators: FrozenSet[str] = frozenset()
     flag_defines: FrozenSet[str] = frozenset()  # absl ``DEFINE_*``: options read as ``FLAGS.<name>``
     flag_values: str = ""
+    environ: str = ""  # the mapping of environment variables (``os.environ``)
+    environ_reads: FrozenSet[str] = frozenset()  # ``os.getenv``: a variable's value, or its default
     defaults_methods: FrozenSet[str] = frozenset()
     parse_methods: FrozenSet[str] = frozenset()
     restorers: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # qualname -> RNGs
@@ -222,12 +225,14 @@ def _build(rules: RuleSet) -> Tables:
         if rng is None:
             continue
         skip = {"torch": data.get("generator_keyword"), "tf": data.get("op_seed_keyword")}.get(rng)
+        applied = tuple(data.get("drawn_when_applied", ()))
         for name in data.get("consumers", ()):
-            t.consumers[name] = Consumer(rng, code, skip_keyword=skip, weights=_named_in(name, t.initializers))
+            t.consumers[name] = Consumer(rng, code, skip_keyword=skip, weights=_named_in(name, t.initializers),
+                                         applied=_named_in(name, applied))
         for entry in data.get("conditional", ()):
             t.consumers[entry["name"]] = Consumer(
                 rng, code, tuple(entry.get("unless", ())), tuple(entry.get("when", ())), skip,
-                _named_in(entry["name"], t.initializers),
+                _named_in(entry["name"], t.initializers), _named_in(entry["name"], applied),
             )
     torch_data = _data(rules, "ND104")
     t.tensor_methods = frozenset(torch_data.get("tensor_methods", ()))
@@ -280,6 +285,8 @@ def _build(rules: RuleSet) -> Tables:
     t.option_decorators = frozenset(nd106.get("option_decorators", ()))
     t.flag_defines = frozenset(nd106.get("flag_defines", ()))
     t.flag_values = nd106.get("flag_values", "")
+    t.environ = nd106.get("environ", "")
+    t.environ_reads = frozenset(nd106.get("environ_reads", ()))
     t.defaults_methods = frozenset(nd106.get("defaults_methods", ()))
     t.parse_methods = frozenset(nd106.get("parse_methods", ()))
     return t
