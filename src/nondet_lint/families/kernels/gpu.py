@@ -60,15 +60,18 @@ class GpuModuleFacts(ModuleFact):
     units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code, top-level definitions, methods
     exports: Mapping[str, str] = field(default_factory=dict)  # imported name -> what it names
     stars: Tuple[str, ...] = ()  # modules star-imported
+    # module-level aliases of a registry object's method (``register_model =
+    # Registries.models.register``) -> the registry object (``Registries.models``)
+    registries: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
-        return {
+        return {"registries": dict(self.registries), **{
             "frameworks": list(self.frameworks), "selects_gpu": self.selects_gpu, "switches": dict(self.switches),
             "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
             "evaluates": self.evaluates, "saves_model": self.saves_model,
             "units": {name: unit.to_json() for name, unit in self.units.items()},
             "exports": dict(self.exports), "stars": list(self.stars),
-        }
+        }}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "GpuModuleFacts":
@@ -77,7 +80,7 @@ class GpuModuleFacts(ModuleFact):
             bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
             bool(data.get("evaluates")), bool(data.get("saves_model")),
             {name: UnitFacts.from_json(unit) for name, unit in data.get("units", {}).items()},
-            dict(data.get("exports", {})), tuple(data.get("stars", ())),
+            dict(data.get("exports", {})), tuple(data.get("stars", ())), dict(data.get("registries", {})),
         )
 
 
@@ -599,6 +602,8 @@ class GpuFacts(Check):
         self.running_imports: Set[str] = set()
         self.type_checking_imports: Set[str] = set()
         self.stars: List[str] = []
+        self.registry_aliases: Dict[str, str] = {}  # ``register_model = Registries.models.register``
+        self.gradient_functions: Set[str] = set()  # ``f_grad`` of ``Defun(python_grad_func=f_grad)``
         # where the GPU is selected: anchors pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
@@ -768,6 +773,10 @@ class GpuFacts(Check):
             if self.ctx.qualname(parent) is None:
                 self._read(node)
             return
+        if self.depth > 0:
+            chain = dotted_name(node)
+            if chain is not None and chain.split(".", 1)[0] in self.globals:
+                self.unit.chains.add(chain)  # ``Registries.problems[name]``: a registry it may look up
         name = self.ctx.qualname(node)
         if name is not None:
             listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
@@ -856,6 +865,14 @@ class GpuFacts(Check):
 
     # -- what the code does
     def visit_Assign(self, node: cst.Assign) -> None:
+        if self.depth == 0 and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            chain = dotted_name(node.value) if isinstance(node.value, cst.Attribute) else None
+            if chain is not None and chain.split(".", 1)[0] in self.globals:
+                # ``register_model = Registries.models.register``: the registry is ``Registries.models``
+                self.registry_aliases[node.targets[0].target.value] = chain.rpartition(".")[0]
+            elif isinstance(node.value, cst.Name) and node.value.value in self.registry_aliases:
+                # ``register_problem = register_base_problem``
+                self.registry_aliases[node.targets[0].target.value] = self.registry_aliases[node.value.value]
         before = dict(self.switches.state)
         self.switches.assign(node)
         self._switched(before)
@@ -916,6 +933,11 @@ class GpuFacts(Check):
                 module = self.ctx.qualname(source) if source is not None else None
                 if module is not None:
                     self.unit.lookups.add(module)  # ``getattr(models, cfg.arch)``: any of its definitions
+        if name is not None and name in self.diff.get("gradient_arguments", {}):
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value in self.diff["gradient_arguments"][name]:
+                    if isinstance(arg.value, cst.Name):
+                        self.gradient_functions.add(arg.value.value)
         before = dict(self.switches.state)
         self.switches.call(node, name)
         self._switched(before)
@@ -1089,7 +1111,11 @@ class GpuFacts(Check):
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
         names = [name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT)]
-        units = {name: builder.build(self.ctx.module_name, names) for name, builder in self.units.items()}
+        for name in self.gradient_functions:
+            if name in self.units:  # a top-level function that computes another's gradient
+                self.units[name].differentiates = False
+        registries = set(self.registry_aliases.values())
+        units = {name: builder.build(self.ctx.module_name, names, registries) for name, builder in self.units.items()}
         self.ctx.facts.put(GpuModuleFacts(
             frameworks=tuple(used),
             selects_gpu=next((u.selects_gpu for u in units.values() if u.selects_gpu), None),
@@ -1105,6 +1131,7 @@ class GpuFacts(Check):
             units=units,
             exports={alias: target for alias, target in sorted(self.ctx.imports.aliases.items()) if "." in target},
             stars=tuple(self.stars),
+            registries=dict(sorted(self.registry_aliases.items())),
         ))
 
 
@@ -1179,6 +1206,7 @@ class ProgramView:
             {path: fact.exports for path, fact in self.facts.items()},
             {path: fact.stars for path, fact in self.facts.items()},
             MethodCalls.from_data(data.get("program", {}).get("methods", {})),
+            {path: fact.registries for path, fact in self.facts.items() if fact.registries},
         )
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead

@@ -132,6 +132,9 @@ class UnitFacts:
     # without a process group, so it runs only in a distributed run
     needs_process_group: bool = False
     starts_process_group: bool = False  # it starts one (``torch.distributed.init_process_group``)
+    # the registry objects of its module it reads (``Registries.problems`` in a ``problem()``
+    # lookup function): using it runs the definitions filed in those, not in the others
+    uses_registries: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -143,7 +146,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls"):
+        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.is_property:
@@ -181,6 +184,7 @@ class UnitFacts:
             tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
             tuple(data.get("lookup_calls", ())), bool(data.get("is_property")), bool(data.get("class_level")),
             bool(data.get("needs_process_group")), bool(data.get("starts_process_group")),
+            tuple(data.get("uses_registries", ())),
         )
 
 
@@ -218,8 +222,9 @@ class UnitBuilder:
         self.typed_reads: Set[str] = set()
         self.lookups: Set[str] = set()
         self.lookup_calls: Set[str] = set()
+        self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
 
-    def build(self, module_name: str, units: Iterable[str]) -> UnitFacts:
+    def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = ()) -> UnitFacts:
         names = set(units)
         refs = {_local(ref, module_name) for ref in self.refs}
         refs.update(LOCAL + name for name in self.bare.intersection(names))
@@ -234,6 +239,7 @@ class UnitBuilder:
             tuple(sorted(listed - refs)), tuple(sorted(self.data_reads - self.reads)), tuple(sorted(self.typed_reads)),
             tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property, self.class_level,
             self.needs_process_group, self.starts_process_group,
+            tuple(sorted(r for r in set(registries) if any(c == r or c.startswith(r + ".") for c in self.chains))),
         )
 
 
@@ -250,9 +256,11 @@ class Reachability:
 
     def __init__(self, project: Any, units: Mapping[str, Mapping[str, UnitFacts]],
                  exports: Mapping[str, Mapping[str, str]], stars: Mapping[str, Tuple[str, ...]],
-                 calls: MethodCalls = MethodCalls()) -> None:
+                 calls: MethodCalls = MethodCalls(), registries: Mapping[str, Mapping[str, str]] = {}) -> None:
         self.project = project
         self.units = units
+        self.registries = registries  # per module: a module-level alias of a registry's method -> the registry
+        self._held: Dict[Tuple[str, Tuple[str, ...]], Optional[Tuple[str, str]]] = {}
         self.exports = exports
         self.stars = stars
         self.calls = calls
@@ -286,13 +294,21 @@ class Reachability:
         # the registry is not the project's (``@google_benchmark.register``)
         registered: Dict[str, List[UnitKey]] = {}
         decorators: Set[UnitKey] = set()
+        # definitions filed by an alias of a registry object's method (``register_model =
+        # Registries.models.register``): run once reached code looks that registry up (a
+        # function of its module that reads ``Registries.models``, or another alias of it,
+        # ``model = Registries.models.__getitem__``), not when another registry is used
+        held: Dict[Tuple[str, str], List[UnitKey]] = {}
         for path in sorted(modules):
             for name, facts in self.units.get(path, {}).items():
                 if name == MODULE_UNIT:
                     start.append((path, name))
                 for decorator in facts.registered_by:
                     registry = self.resolve(decorator, near=path)
-                    if registry is None:
+                    by_alias = self.registry_of(decorator, path) if registry is None else None
+                    if by_alias is not None:
+                        held.setdefault(by_alias, []).append((path, name))
+                    elif registry is None:
                         start.append((path, name))
                     else:
                         decorators.add(registry)
@@ -393,11 +409,28 @@ class Reachability:
                     if member in seen and method[1] in self.units.get(member[0], {}):
                         reach(method)
 
+        def look_up(unit: UnitFacts, path: str, code: bool) -> None:
+            """Release the definitions of the registries ``unit`` looks up."""
+            found = [(path, chain) for chain in unit.uses_registries] if code else []
+            for ref in unit.refs:
+                if ref not in unit.registered_by:  # a definition's own decorator files it
+                    target = self.registry_of(ref[1:] if ref.startswith(LOCAL) else ref, path, local=ref.startswith(LOCAL))
+                    if target is not None:
+                        found.append(target)
+            for registry in found:
+                for item in held.pop(registry, ()):
+                    if item in unconstructed:
+                        construct(item)
+                    else:
+                        reach(item)
+
         for key in start:
             reach(key)
         while stack:
             key = stack.pop()
             unit = self.unit(key)
+            if held and unit is not None:
+                look_up(unit, key[0], key[1] not in (MODULE_UNIT, MAIN_UNIT))
             if not looks_up and unit is not None and any(self._in_project(c, key[0]) for c in unit.lookup_calls):
                 looks_up = True
                 for cls in sorted(unconstructed):
@@ -434,6 +467,33 @@ class Reachability:
             for name in unit.data_reads if unit is not None else ():
                 read_as_data(name)
         found = self._reached[memo] = frozenset(seen)
+        return found
+
+    def registry_of(self, name: str, near: str, local: bool = False) -> Optional[Tuple[str, str]]:
+        """The registry (module path, registry object) a name refers to through a
+        module-level alias of one of its methods (``registry.register_model`` for
+        ``register_model = Registries.models.register``), or by the object's own method
+        (``Registries.models.register``); None otherwise.  ``local``: a name of ``near``'s own."""
+        if local:
+            chain = self.registries.get(near, {}).get(name)
+            return (near, chain) if chain is not None else None
+        memo = (name, tuple(self.project.search_path(near)) if near else ())
+        if memo in self._held:
+            return self._held[memo]
+        found: Optional[Tuple[str, str]] = None
+        parts = name.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            record = self._module(".".join(parts[:end]), near)
+            if record is None:
+                continue
+            aliases = self.registries.get(record.path, {})
+            rest = parts[end:]
+            if len(rest) == 1 and rest[0] in aliases:
+                found = (record.path, aliases[rest[0]])
+            elif len(rest) > 1 and ".".join(rest[:-1]) in aliases.values():
+                found = (record.path, ".".join(rest[:-1]))
+            break
+        self._held[memo] = found
         return found
 
     def _in_project(self, name: str, near: str) -> bool:
