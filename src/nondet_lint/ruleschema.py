@@ -201,7 +201,7 @@ DATA: Dict[str, Table] = {
     "ND206": Table({
         "advice": Table({"session": str, "threading": str}), "config_calls": NAMES, "seed_calls": NAMES,
         "session_calls": NAMES, "thread_args": NAMES, "threading_calls": NAMES,
-        "no_float_work": Table({"runs": NAMES, "methods": NAMES}),
+        "no_float_work": Table({"runs": NAMES, "methods": NAMES, "copies": NAMES}),
     }),
     "ND207": Table({
         "atomic_calls": Tables(Table({"names": NAMES, "value_name": str, "value_pos": int, "advice": str})),

@@ -304,8 +304,8 @@ class Reachability:
                 if name == MODULE_UNIT:
                     start.append((path, name))
                 for decorator in facts.registered_by:
-                    registry = self.resolve(decorator, near=path)
-                    by_alias = self.registry_of(decorator, path) if registry is None else None
+                    by_alias = self.registry_of(decorator, path)
+                    registry = self.resolve(decorator, near=path) if by_alias is None else None
                     if by_alias is not None:
                         held.setdefault(by_alias, []).append((path, name))
                     elif registry is None:
@@ -415,7 +415,7 @@ class Reachability:
             for ref in unit.refs:
                 if ref not in unit.registered_by:  # a definition's own decorator files it
                     target = self.registry_of(ref[1:] if ref.startswith(LOCAL) else ref, path, local=ref.startswith(LOCAL))
-                    if target is not None:
+                    if target is not None and (code or target[0] != path):  # its module's aliases are no lookup
                         found.append(target)
             for registry in found:
                 for item in held.pop(registry, ()):
