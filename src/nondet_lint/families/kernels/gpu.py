@@ -24,7 +24,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
+from nondet_lint.analysis.entrypoints import LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
@@ -38,6 +38,7 @@ from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
+from nondet_lint.walk import calls_in
 
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
@@ -604,6 +605,7 @@ class GpuFacts(Check):
         self.stars: List[str] = []
         self.registry_aliases: Dict[str, str] = {}  # ``register_model = Registries.models.register``
         self.gradient_functions: Set[str] = set()  # ``f_grad`` of ``Defun(python_grad_func=f_grad)``
+        self._gradient_names: Dict[int, FrozenSet[str]] = {}  # per enclosing function: its gradient arguments
         # where the GPU is selected: anchors pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
@@ -700,8 +702,11 @@ class GpuFacts(Check):
             self.gradient_definitions -= 1
 
     def _defines_gradient(self, node: cst.FunctionDef) -> bool:
-        """``@tf.custom_gradient``, a torch autograd Function's ``backward``: the function
+        """``@tf.custom_gradient``, a torch autograd Function's ``backward``, a nested
+        function its enclosing function hands to ``Defun(grad_func=...)``: the function
         computes a gradient for others' training."""
+        if self.depth > 1 and node.name.value in self._gradient_arguments_around(node):
+            return True
         if node.name.value in self.diff.get("gradient_methods", ()):
             block = self.ctx.parent(node)
             owner = self.ctx.parent(block) if block is not None else None
@@ -714,6 +719,35 @@ class GpuFacts(Check):
             in self.diff.get("gradient_definitions", ())
             for d in node.decorators
         )
+
+    def _gradient_arguments(self, node: cst.Call, name: Optional[str]) -> List[str]:
+        """The names ``node`` takes as the function computing another's gradient (rule
+        data ``gradient_arguments``: a keyword so named, or any function named to a call so
+        named); none for a training call (``jax.grad(loss_fn)``)."""
+        pattern = self.diff.get("gradient_arguments")
+        if not pattern or (name is not None and (name in self.training_calls or name.startswith(self.training_prefixes))):
+            return []
+        callee = name.rpartition(".")[2] if name is not None else (dotted_name(node.func) or "").rpartition(".")[2]
+        by_call = regex(pattern).search(callee) is not None
+        return [
+            arg.value.value for arg in node.args
+            if isinstance(arg.value, cst.Name)
+            and (by_call or (arg.keyword is not None and regex(pattern).search(arg.keyword.value) is not None))
+        ]
+
+    def _gradient_arguments_around(self, node: cst.FunctionDef) -> FrozenSet[str]:
+        """The names the function enclosing ``node`` hands to a call as the function
+        computing a gradient."""
+        enclosing = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef) and a is not node), None)
+        if enclosing is None or not self.diff.get("gradient_arguments"):
+            return frozenset()
+        found = self._gradient_names.get(id(enclosing))
+        if found is None:
+            names: Set[str] = set()
+            for call in calls_in(enclosing):
+                names.update(self._gradient_arguments(call, self.ctx.qualname(call.func)))
+            found = self._gradient_names[id(enclosing)] = frozenset(names)
+        return found
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._enter(node)
@@ -924,6 +958,8 @@ class GpuFacts(Check):
                 self.unit.lookup_calls.add(container)  # ``MODELS[name](cfg)``
             if self.unit.class_level and self.owner is not None and isinstance(func, cst.Name) and func.value == self.receiver:
                 self.unit.bare.add(self.owner)  # ``cls(...)`` in a class method instantiates its class
+        elif name in LAUNCHERS and not node.args:
+            self.unit.bare.add("main")  # ``tf.compat.v1.app.run()`` runs the module's ``main``
         elif name in self.getters:
             read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
             if isinstance(read, str):
@@ -933,11 +969,7 @@ class GpuFacts(Check):
                 module = self.ctx.qualname(source) if source is not None else None
                 if module is not None:
                     self.unit.lookups.add(module)  # ``getattr(models, cfg.arch)``: any of its definitions
-        if name is not None and name in self.diff.get("gradient_arguments", {}):
-            for arg in node.args:
-                if arg.keyword is not None and arg.keyword.value in self.diff["gradient_arguments"][name]:
-                    if isinstance(arg.value, cst.Name):
-                        self.gradient_functions.add(arg.value.value)
+        self.gradient_functions.update(self._gradient_arguments(node, name))
         before = dict(self.switches.state)
         self.switches.call(node, name)
         self._switched(before)
@@ -1205,7 +1237,7 @@ class ProgramView:
             project, {path: fact.units for path, fact in self.facts.items()},
             {path: fact.exports for path, fact in self.facts.items()},
             {path: fact.stars for path, fact in self.facts.items()},
-            MethodCalls.from_data(data.get("program", {}).get("methods", {})),
+            MethodCalls.from_data(data.get("program", {}).get("methods", {}), data.get("program", {}).get("registering_decorator", "")),
             {path: fact.registries for path, fact in self.facts.items() if fact.registries},
         )
         # modules grouped by what their facts add to a summary (a few dozen kinds on a

@@ -26,6 +26,7 @@ program instantiates does not make its importers GPU programs, nor does
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
@@ -56,13 +57,15 @@ class MethodCalls:
     with_class: FrozenSet[str] = frozenset()  # constructors: run when the class is reached
     syntax: Mapping[Implicit, Tuple[str, ...]] = field(default_factory=dict)
     implied: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)  # a name read -> methods it runs
+    registering: str = ""  # the pattern of a registering decorator's name (``[ND205.data.program]``)
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> "MethodCalls":
+    def from_data(cls, data: Mapping[str, Any], registering: str = "") -> "MethodCalls":
         return cls(
             frozenset(data.get("with_class", ())),
             {Implicit(kind): tuple(names) for kind, names in data.get("syntax", {}).items()},
             {name: tuple(names) for name, names in data.get("implied", {}).items()},
+            registering,
         )
 
     def names_run(self, reads: Iterable[str], implicit: Iterable[Implicit]) -> FrozenSet[str]:
@@ -413,7 +416,9 @@ class Reachability:
             """Release the definitions of the registries ``unit`` looks up."""
             found = [(path, chain) for chain in unit.uses_registries] if code else []
             for ref in unit.refs:
-                if ref not in unit.registered_by:  # a definition's own decorator files it
+                # filing a definition (``registry.register_optimizer(key)(fn)``, a definition's
+                # own decorator) looks nothing up
+                if not self._registering(ref):
                     target = self.registry_of(ref[1:] if ref.startswith(LOCAL) else ref, path, local=ref.startswith(LOCAL))
                     if target is not None and (code or target[0] != path):  # its module's aliases are no lookup
                         found.append(target)
@@ -495,6 +500,11 @@ class Reachability:
             break
         self._held[memo] = found
         return found
+
+    def _registering(self, name: str) -> bool:
+        """Whether a name's last part is a registering decorator's (rule data
+        ``registering_decorator``: ``register_model``)."""
+        return bool(self.calls.registering) and re.search(self.calls.registering, name.rpartition(".")[2]) is not None
 
     def _in_project(self, name: str, near: str) -> bool:
         """Whether a qualified name is defined in the project (a module, or a name in one)."""

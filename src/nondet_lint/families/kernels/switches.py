@@ -804,7 +804,7 @@ class TensorFlowThreads(Check):
                     values.append(loop.iter)
                 continue
             if not (isinstance(loop.target, (cst.Tuple, cst.List)) and isinstance(loop.iter, cst.Call)
-                    and self.ctx.qualname(loop.iter.func) == "builtins.zip"):
+                    and self.ctx.qualname(loop.iter.func) in ("builtins.zip", "six.moves.zip")):
                 continue
             for index, element in enumerate(loop.target.elements):
                 if isinstance(element.value, cst.Name) and element.value.value == name and index < len(loop.iter.args):
