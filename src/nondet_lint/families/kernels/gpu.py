@@ -595,6 +595,8 @@ class GpuFacts(Check):
         self.load_calls = frozenset(self.evaluation.get("load_calls", ()))
         self.save_after_load_methods = frozenset(self.evaluation.get("save_methods_after_load", ()))
         self.speed_benchmarks = tuple(self.program.get("speed_benchmarks", ()))
+        self.viewer_calls = tuple(self.program.get("viewer_calls", ()))
+        self.viewer_methods: Mapping[str, Sequence[str]] = self.program.get("viewer_methods", {})
         self.selection = GpuSelection(ctx)
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         # frameworks imported where the default run goes, and only on an option's branch
@@ -990,6 +992,9 @@ class GpuFacts(Check):
             unit.saves_loaded = name is None and method in self.save_after_load_methods
         if name in self.seed_calls:
             unit.seeds = True
+        if not unit.serves:
+            unit.serves = (_named_in(name, self.viewer_calls) if name is not None else method is not None and bool(
+                self.viewer_methods.get(method)) and self.ctx.imports.mentions(*self.viewer_methods[method]))
         if not unit.benchmarks_speed and name is not None and name.startswith(self.speed_benchmarks):
             unit.benchmarks_speed = True
         if name is not None:
@@ -1574,6 +1579,12 @@ class ProgramView:
         selection = self.gpu_selection(entry)
         if selection is not None and selection[0] == entry:
             return True
+        own = [u for u in (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
+        if not any(u.differentiates or u.seeds for u in own) and any(u.serves or u.saves_model for u in own):
+            # a viewer (it serves a page or a GUI, renders an environment) or a converter (it
+            # writes a model out): what its own code does is not training, whatever the
+            # library code it reaches could do in another mode
+            return False
         if summary.differentiates or summary.seeds:
             return True
         if summary.saves_model:

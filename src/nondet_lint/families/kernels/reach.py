@@ -138,6 +138,7 @@ class UnitFacts:
     # the registry objects of its module it reads (``Registries.problems`` in a ``problem()``
     # lookup function): using it runs the definitions filed in those, not in the others
     uses_registries: Tuple[str, ...] = ()
+    serves: bool = False  # it serves a web page or a GUI, or renders an environment (a viewer)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -162,7 +163,7 @@ class UnitFacts:
             out["version_hints"] = list(self.version_hints)
         for key in (
             "differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded",
-            "needs_process_group", "starts_process_group",
+            "needs_process_group", "starts_process_group", "serves",
         ):
             if getattr(self, key):
                 out[key] = True
@@ -187,7 +188,7 @@ class UnitFacts:
             tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
             tuple(data.get("lookup_calls", ())), bool(data.get("is_property")), bool(data.get("class_level")),
             bool(data.get("needs_process_group")), bool(data.get("starts_process_group")),
-            tuple(data.get("uses_registries", ())),
+            tuple(data.get("uses_registries", ())), bool(data.get("serves")),
         )
 
 
@@ -208,6 +209,7 @@ class UnitBuilder:
     class_level: bool = False
     needs_process_group: bool = False
     starts_process_group: bool = False
+    serves: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -243,6 +245,7 @@ class UnitBuilder:
             tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property, self.class_level,
             self.needs_process_group, self.starts_process_group,
             tuple(sorted(r for r in set(registries) if any(c == r or c.startswith(r + ".") for c in self.chains))),
+            self.serves,
         )
 
 
