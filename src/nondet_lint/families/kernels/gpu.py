@@ -29,7 +29,7 @@ from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.families.kernels.reach import (
-    MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
+    LOCAL, MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
 )
 from nondet_lint.versions import Version, allowed_versions, canonical_package, in_range, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
@@ -474,6 +474,18 @@ def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
     return False
 
 
+def _stored_under(node: cst.BaseExpression, parent: Any, parent_of: Any) -> Optional[str]:
+    """The field a definition is stored under in a record the module keeps
+    (``CONFIGS["drums"] = Config(model_fn=model.model_fn)``: ``model_fn``): it runs where
+    code reads that field back (``config.model_fn``), not at import."""
+    if type(parent) is not cst.Arg or parent.keyword is None or parent.value is not node:
+        return None
+    call = parent_of(parent)
+    if type(call) is not cst.Call or type(parent_of(call)) is not cst.Assign:
+        return None
+    return str(parent.keyword.value)
+
+
 def _read_as_data(node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
     """``x.device.type``, ``x.device[0]``, ``x.device == y``, ``if x.training:``: the
     attribute's value is used, not called nor handed on.  (``type() is``, as in
@@ -793,6 +805,11 @@ class GpuFacts(Check):
         if kind in _IMPORT_PARTS or (kind in _DEFINITIONS and parent.name is node):
             return
         name = self.ctx.qualname(node)
+        if self.depth == 0 and self.unit_name == MODULE_UNIT:
+            keyword = _stored_under(node, parent, self.ctx.parent)
+            if keyword is not None:
+                self.unit.stored.setdefault(keyword, set()).add(name if name is not None else LOCAL + node.value)
+                return
         listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
@@ -814,6 +831,11 @@ class GpuFacts(Check):
             if chain is not None and chain.split(".", 1)[0] in self.globals:
                 self.unit.chains.add(chain)  # ``Registries.problems[name]``: a registry it may look up
         name = self.ctx.qualname(node)
+        if name is not None and self.depth == 0 and self.unit_name == MODULE_UNIT:
+            keyword = _stored_under(node, parent, self.ctx.parent)
+            if keyword is not None:
+                self.unit.stored.setdefault(keyword, set()).add(name)
+                return
         if name is not None:
             listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
             (self.unit.listed if listed else self.unit.refs).add(name)

@@ -139,6 +139,9 @@ class UnitFacts:
     # lookup function): using it runs the definitions filed in those, not in the others
     uses_registries: Tuple[str, ...] = ()
     serves: bool = False  # it serves a web page or a GUI, or renders an environment (a viewer)
+    # definitions its module-level code stores in a record under a field (``Config(model_fn=f)``):
+    # field -> the names; they run where reached code reads the field
+    stored: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -169,6 +172,8 @@ class UnitFacts:
                 out[key] = True
         if self.registered_by:
             out["registered_by"] = list(self.registered_by)
+        if self.stored:
+            out["stored"] = {key: list(names) for key, names in self.stored.items()}
         if self.selects_gpu:
             out["selects_gpu"] = self.selects_gpu
         if self.gpu_if is not None:
@@ -189,6 +194,7 @@ class UnitFacts:
             tuple(data.get("lookup_calls", ())), bool(data.get("is_property")), bool(data.get("class_level")),
             bool(data.get("needs_process_group")), bool(data.get("starts_process_group")),
             tuple(data.get("uses_registries", ())), bool(data.get("serves")),
+            {key: tuple(names) for key, names in data.get("stored", {}).items()},
         )
 
 
@@ -228,6 +234,7 @@ class UnitBuilder:
         self.lookups: Set[str] = set()
         self.lookup_calls: Set[str] = set()
         self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
+        self.stored: Dict[str, Set[str]] = {}  # field -> names stored under it (``.name``: maybe this module's)
 
     def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = ()) -> UnitFacts:
         names = set(units)
@@ -246,6 +253,9 @@ class UnitBuilder:
             self.needs_process_group, self.starts_process_group,
             tuple(sorted(r for r in set(registries) if any(c == r or c.startswith(r + ".") for c in self.chains))),
             self.serves,
+            {key: tuple(sorted(
+                _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
+            )) for key, refs in sorted(self.stored.items())},
         )
 
 
@@ -391,10 +401,14 @@ class Reachability:
                 unconstructed.add(key)
             reach(key)
 
+        stored: Dict[str, List[UnitKey]] = {}  # field -> definitions stored under it, not yet read
+
         def run(name: str) -> None:
             if name in runs:
                 return
             runs.add(name)
+            for definition in stored.pop(name, ()):
+                reach(definition)
             if "*" in name:
                 patterns.append(name)
                 for method_name in [m for m in waiting if fnmatchcase(m, name)]:
@@ -439,6 +453,13 @@ class Reachability:
             unit = self.unit(key)
             if held and unit is not None:
                 look_up(unit, key[0], key[1] not in (MODULE_UNIT, MAIN_UNIT))
+            for keyword, names in unit.stored.items() if unit is not None else ():
+                kept = [t for t in (self._target(ref, key[0]) for ref in names) if t is not None]
+                if keyword in runs:
+                    for definition in kept:
+                        reach(definition)
+                else:
+                    stored.setdefault(keyword, []).extend(kept)
             if not looks_up and unit is not None and any(self._in_project(c, key[0]) for c in unit.lookup_calls):
                 looks_up = True
                 for cls in sorted(unconstructed):
