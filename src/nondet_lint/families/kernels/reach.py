@@ -142,6 +142,7 @@ class UnitFacts:
     # definitions its module-level code stores in a record under a field (``Config(model_fn=f)``):
     # field -> the names; they run where reached code reads the field
     stored: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    keys_read: Tuple[str, ...] = ()  # string keys it takes from a table (``backend()["vjp"]``)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -153,7 +154,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries"):
+        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries", "keys_read"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.is_property:
@@ -195,6 +196,7 @@ class UnitFacts:
             bool(data.get("needs_process_group")), bool(data.get("starts_process_group")),
             tuple(data.get("uses_registries", ())), bool(data.get("serves")),
             {key: tuple(names) for key, names in data.get("stored", {}).items()},
+            tuple(data.get("keys_read", ())),
         )
 
 
@@ -235,6 +237,7 @@ class UnitBuilder:
         self.lookup_calls: Set[str] = set()
         self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
         self.stored: Dict[str, Set[str]] = {}  # field -> names stored under it (``.name``: maybe this module's)
+        self.keys_read: Set[str] = set()
 
     def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = ()) -> UnitFacts:
         names = set(units)
@@ -256,6 +259,7 @@ class UnitBuilder:
             {key: tuple(sorted(
                 _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
             )) for key, refs in sorted(self.stored.items())},
+            tuple(sorted(self.keys_read)),
         )
 
 
@@ -401,7 +405,8 @@ class Reachability:
                 unconstructed.add(key)
             reach(key)
 
-        stored: Dict[str, List[UnitKey]] = {}  # field -> definitions stored under it, not yet read
+        stored: Dict[str, List[UnitKey]] = {}  # field or key -> definitions stored under it, not yet read
+        keys: Set[str] = set()  # string keys reached code takes from a table
 
         def run(name: str) -> None:
             if name in runs:
@@ -453,9 +458,14 @@ class Reachability:
             unit = self.unit(key)
             if held and unit is not None:
                 look_up(unit, key[0], key[1] not in (MODULE_UNIT, MAIN_UNIT))
+            for name in unit.keys_read if unit is not None else ():
+                if name not in keys:
+                    keys.add(name)
+                    for definition in stored.pop(name, ()):
+                        reach(definition)
             for keyword, names in unit.stored.items() if unit is not None else ():
                 kept = [t for t in (self._target(ref, key[0]) for ref in names) if t is not None]
-                if keyword in runs:
+                if keyword in runs or keyword in keys:
                     for definition in kept:
                         reach(definition)
                 else:
