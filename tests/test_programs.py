@@ -253,3 +253,10 @@ def test_a_launcher_given_no_function_runs_main(tmp_path):
     # near miss: the launcher is given another function; main never runs
     script.write_text(LAUNCHED.format(given="report"), encoding="utf-8")
     assert run([str(tmp_path)], config).findings == []
+
+
+def test_a_function_bound_by_a_module_level_partial_runs_where_the_name_is_used(tmp_path):
+    [(path, line, col, code, message)] = findings("partial_binding", tmp_path)
+    assert (path, line, col, code) == ("evaluate.py", 3, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+    assert "it runs `cuDNN convolution autotuning` (layers.py:7)" in message

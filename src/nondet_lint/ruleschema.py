@@ -181,7 +181,7 @@ DATA: Dict[str, Table] = {
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
         "program": Table({
             "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
-            "viewer_calls": NAMES, "viewer_methods": Map(NAMES),
+            "viewer_calls": NAMES, "viewer_methods": Map(NAMES), "binders": NAMES,
             "methods": Table({
                 "with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES),
                 "property_decorators": NAMES, "class_level_decorators": NAMES, "value_types": NAMES,

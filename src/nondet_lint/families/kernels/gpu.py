@@ -612,6 +612,7 @@ class GpuFacts(Check):
         self.save_after_load_methods = frozenset(self.evaluation.get("save_methods_after_load", ()))
         self.speed_benchmarks = tuple(self.program.get("speed_benchmarks", ()))
         self.viewer_calls = tuple(self.program.get("viewer_calls", ()))
+        self.binders = frozenset(self.program.get("binders", ()))
         self.viewer_methods: Mapping[str, Sequence[str]] = self.program.get("viewer_methods", {})
         self.selection = GpuSelection(ctx)
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
@@ -814,6 +815,10 @@ class GpuFacts(Check):
             if keyword is not None:
                 self.unit.stored.setdefault(keyword, set()).add(name if name is not None else LOCAL + node.value)
                 return
+            alias = self._bound_to(node, parent)
+            if alias is not None:
+                self.unit.bound.setdefault(alias, set()).add(name if name is not None else LOCAL + node.value)
+                return
         listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
@@ -840,11 +845,29 @@ class GpuFacts(Check):
             if keyword is not None:
                 self.unit.stored.setdefault(keyword, set()).add(name)
                 return
+            alias = self._bound_to(node, parent)
+            if alias is not None:
+                self.unit.bound.setdefault(alias, set()).add(name)
+                return
         if name is not None:
             listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
             (self.unit.listed if listed else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)
+
+    def _bound_to(self, node: cst.BaseExpression, parent: Any) -> Optional[str]:
+        """The module-level name a function is bound to without being run
+        (``attention_sparse = functools.partial(attention, ...)``: rule data ``binders``): it
+        runs where code names that name."""
+        if type(parent) is not cst.Arg or parent.keyword is not None or parent.value is not node:
+            return None
+        call = self.ctx.parent(parent)
+        if type(call) is not cst.Call or not call.args or call.args[0] is not parent or self.ctx.qualname(call.func) not in self.binders:
+            return None
+        assign = self.ctx.parent(call)
+        if type(assign) is not cst.Assign or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        return assign.targets[0].target.value
 
     def _read(self, node: cst.Attribute) -> None:
         """``x.name`` read.  On the method's own instance (``self.name``, ``super().name``)
@@ -1182,7 +1205,11 @@ class GpuFacts(Check):
             if name in self.units:  # a top-level function that computes another's gradient
                 self.units[name].differentiates = False
         registries = set(self.registry_aliases.values())
-        units = {name: builder.build(self.ctx.module_name, names, registries) for name, builder in self.units.items()}
+        bound = {alias for alias in self.units[MODULE_UNIT].bound}
+        units = {
+            name: builder.build(self.ctx.module_name, names, registries, bound if name != MODULE_UNIT else ())
+            for name, builder in self.units.items()
+        }
         self.ctx.facts.put(GpuModuleFacts(
             frameworks=tuple(used),
             selects_gpu=next((u.selects_gpu for u in units.values() if u.selects_gpu), None),

@@ -143,6 +143,9 @@ class UnitFacts:
     # field -> the names; they run where reached code reads the field
     stored: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
     keys_read: Tuple[str, ...] = ()  # string keys it takes from a table (``backend()["vjp"]``)
+    # module code's: a module-level name -> the definitions bound to it without running them
+    # (``attention_sparse = functools.partial(attention, ...)``): they run where code names it
+    bound: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -175,6 +178,8 @@ class UnitFacts:
             out["registered_by"] = list(self.registered_by)
         if self.stored:
             out["stored"] = {key: list(names) for key, names in self.stored.items()}
+        if self.bound:
+            out["bound"] = {key: list(names) for key, names in self.bound.items()}
         if self.selects_gpu:
             out["selects_gpu"] = self.selects_gpu
         if self.gpu_if is not None:
@@ -197,6 +202,7 @@ class UnitFacts:
             tuple(data.get("uses_registries", ())), bool(data.get("serves")),
             {key: tuple(names) for key, names in data.get("stored", {}).items()},
             tuple(data.get("keys_read", ())),
+            {key: tuple(names) for key, names in data.get("bound", {}).items()},
         )
 
 
@@ -238,11 +244,14 @@ class UnitBuilder:
         self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
         self.stored: Dict[str, Set[str]] = {}  # field -> names stored under it (``.name``: maybe this module's)
         self.keys_read: Set[str] = set()
+        self.bound: Dict[str, Set[str]] = {}
 
-    def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = ()) -> UnitFacts:
+    def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = (),
+              bound: Iterable[str] = ()) -> UnitFacts:
         names = set(units)
         refs = {_local(ref, module_name) for ref in self.refs}
         refs.update(LOCAL + name for name in self.bare.intersection(names))
+        refs.update(LOCAL + name for name in self.bare.intersection(bound))  # a name bound to a definition
         listed = {_local(ref, module_name) for ref in self.listed}
         listed.update(LOCAL + name for name in self.listed_bare.intersection(names))
         bases = [LOCAL + base if base in names else _local(base, module_name) for base in self.bases]
@@ -260,6 +269,9 @@ class UnitBuilder:
                 _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
             )) for key, refs in sorted(self.stored.items())},
             tuple(sorted(self.keys_read)),
+            {key: tuple(sorted(
+                _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
+            )) for key, refs in sorted(self.bound.items())},
         )
 
 
@@ -281,6 +293,7 @@ class Reachability:
         self.units = units
         self.registries = registries  # per module: a module-level alias of a registry's method -> the registry
         self._held: Dict[Tuple[str, Tuple[str, ...]], Optional[Tuple[str, str]]] = {}
+        self._bound_names: Optional[FrozenSet[Tuple[str, str]]] = None
         self.exports = exports
         self.stars = stars
         self.calls = calls
@@ -407,6 +420,7 @@ class Reachability:
 
         stored: Dict[str, List[UnitKey]] = {}  # field or key -> definitions stored under it, not yet read
         keys: Set[str] = set()  # string keys reached code takes from a table
+        names_seen: Set[Tuple[str, str]] = set()  # module-level names bound to definitions, named
 
         def run(name: str) -> None:
             if name in runs:
@@ -458,6 +472,15 @@ class Reachability:
             unit = self.unit(key)
             if held and unit is not None:
                 look_up(unit, key[0], key[1] not in (MODULE_UNIT, MAIN_UNIT))
+            for ref in unit.refs if unit is not None and self._has_bound else ():
+                target_of = self._bound_of(ref, key[0])
+                if target_of is not None and target_of not in names_seen:
+                    names_seen.add(target_of)
+                    module_unit = self.unit((target_of[0], MODULE_UNIT))
+                    for bound_ref in module_unit.bound.get(target_of[1], ()) if module_unit is not None else ():
+                        definition = self._target(bound_ref, target_of[0])
+                        if definition is not None:
+                            reach(definition)
             for name in unit.keys_read if unit is not None else ():
                 if name not in keys:
                     keys.add(name)
@@ -534,6 +557,25 @@ class Reachability:
             break
         self._held[memo] = found
         return found
+
+    @property
+    def _has_bound(self) -> bool:
+        found = self._bound_names
+        if found is None:
+            found = self._bound_names = frozenset(
+                (path, name) for path, units in self.units.items()
+                for name in (units[MODULE_UNIT].bound if MODULE_UNIT in units else ())
+            )
+        return bool(found)
+
+    def _bound_of(self, ref: str, near: str) -> Optional[Tuple[str, str]]:
+        """The (module, name) of a module-level name bound to definitions that ``ref`` names."""
+        assert self._bound_names is not None
+        if ref.startswith(LOCAL):
+            return (near, ref[1:]) if (near, ref[1:]) in self._bound_names else None
+        module, _, attr = ref.rpartition(".")
+        record = self._module(module, near) if module else None
+        return (record.path, attr) if record is not None and (record.path, attr) in self._bound_names else None
 
     def _registering(self, name: str) -> bool:
         """Whether a name's last part is a registering decorator's (rule data
