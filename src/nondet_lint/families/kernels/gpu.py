@@ -476,12 +476,8 @@ def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
 
 def _stored_under(node: cst.BaseExpression, parent: Any, parent_of: Any) -> Optional[str]:
     """The field a definition is stored under in a record the module keeps
-    (``CONFIGS["drums"] = Config(model_fn=model.model_fn)``: ``model_fn``), or the string key
-    of a table it keeps (``BACKEND = {"vjp": ops.vjp}``: ``vjp``): it runs where code reads
-    that field or key back (``config.model_fn``, ``backend()["vjp"]``), not at import."""
-    if type(parent) is cst.DictElement and parent.value is node and type(parent.key) is cst.SimpleString:
-        table = parent_of(parent)  # ``BACKEND = {"vjp": ops.vjp}``: runs where code takes ``["vjp"]``
-        return str(parent.key.evaluated_value) if type(table) is cst.Dict and type(parent_of(table)) is cst.Assign else None
+    (``CONFIGS["drums"] = Config(model_fn=model.model_fn)``: ``model_fn``): it runs where
+    code reads that field back (``config.model_fn``), not at import."""
     if type(parent) is not cst.Arg or parent.keyword is None or parent.value is not node:
         return None
     call = parent_of(parent)
@@ -947,10 +943,6 @@ class GpuFacts(Check):
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.ctx.qualname(node.value) is None:  # not ``typing.List[int]``
             self.unit.implicit.add(Implicit.SUBSCRIPT)
-        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
-            key = node.slice[0].slice.value
-            if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
-                self.unit.keys_read.add(key.evaluated_value)  # ``backend()["vjp"]``
 
     # -- what the code does
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -142,7 +142,6 @@ class UnitFacts:
     # definitions its module-level code stores in a record under a field (``Config(model_fn=f)``):
     # field -> the names; they run where reached code reads the field
     stored: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
-    keys_read: Tuple[str, ...] = ()  # string keys it takes from a table (``backend()["vjp"]``)
     # module code's: a module-level name -> the definitions bound to it without running them
     # (``attention_sparse = functools.partial(attention, ...)``): they run where code names it
     bound: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
@@ -157,7 +156,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries", "keys_read"):
+        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.is_property:
@@ -201,7 +200,6 @@ class UnitFacts:
             bool(data.get("needs_process_group")), bool(data.get("starts_process_group")),
             tuple(data.get("uses_registries", ())), bool(data.get("serves")),
             {key: tuple(names) for key, names in data.get("stored", {}).items()},
-            tuple(data.get("keys_read", ())),
             {key: tuple(names) for key, names in data.get("bound", {}).items()},
         )
 
@@ -243,7 +241,6 @@ class UnitBuilder:
         self.lookup_calls: Set[str] = set()
         self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
         self.stored: Dict[str, Set[str]] = {}  # field -> names stored under it (``.name``: maybe this module's)
-        self.keys_read: Set[str] = set()
         self.bound: Dict[str, Set[str]] = {}
 
     def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = (),
@@ -268,7 +265,6 @@ class UnitBuilder:
             {key: tuple(sorted(
                 _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
             )) for key, refs in sorted(self.stored.items())},
-            tuple(sorted(self.keys_read)),
             {key: tuple(sorted(
                 _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
             )) for key, refs in sorted(self.bound.items())},
@@ -418,8 +414,7 @@ class Reachability:
                 unconstructed.add(key)
             reach(key)
 
-        stored: Dict[str, List[UnitKey]] = {}  # field or key -> definitions stored under it, not yet read
-        keys: Set[str] = set()  # string keys reached code takes from a table
+        stored: Dict[str, List[UnitKey]] = {}  # field -> definitions stored under it, not yet read
         names_seen: Set[Tuple[str, str]] = set()  # module-level names bound to definitions, named
 
         def run(name: str) -> None:
@@ -481,14 +476,9 @@ class Reachability:
                         definition = self._target(bound_ref, target_of[0])
                         if definition is not None:
                             reach(definition)
-            for name in unit.keys_read if unit is not None else ():
-                if name not in keys:
-                    keys.add(name)
-                    for definition in stored.pop(name, ()):
-                        reach(definition)
             for keyword, names in unit.stored.items() if unit is not None else ():
                 kept = [t for t in (self._target(ref, key[0]) for ref in names) if t is not None]
-                if keyword in runs or keyword in keys:
+                if keyword in runs:
                     for definition in kept:
                         reach(definition)
                 else:
