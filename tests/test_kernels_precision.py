@@ -100,3 +100,35 @@ def test_nd206_library_sessions_count_only_where_the_module_trains(lint):
     assert nd(lint(files), "ND206") == []
     files["encoder.py"] = SESSION + "def step(opt, loss):\n    return opt.minimize(loss)\n"
     assert nd(lint(files), "ND206") == [("encoder.py", "ND206", 3, 10)]
+
+
+AVERAGING = (
+    "import numpy as np\n"
+    "import tensorflow as tf\n"
+    "from six.moves import zip\n"
+    "np.random.seed(0)\n"
+    "\n"
+    "def main(values, tf_vars, placeholders):\n"
+    "    {ops} = [{call}(v, p) for v, p in zip(tf_vars, placeholders)]\n"
+    "    saver = tf.train.Saver(tf.global_variables())\n"
+    "    init_op = tf.initializers.global_variables()\n"
+    "    with tf.Session() as sess:\n"
+    "        sess.run(init_op)\n"
+    "        for p, op, value in zip(placeholders, {ops}, values):\n"
+    "            sess.run(op, {{p: value}})\n"
+    "        saver.save(sess, 'averaged.ckpt')\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    main([], [], [])\n"
+)
+
+
+def test_nd206_a_session_that_only_copies_given_values_in_does_no_float_work(lint):
+    """Checkpoint averaging: the session assigns averages computed in NumPy and saves."""
+    copies = AVERAGING.format(ops="assign_ops", call="tf.assign")
+    assert nd(lint({"avg.py": copies}), "ND206") == []
+    # near miss: the ops it runs add, which threads can reorder
+    adds = AVERAGING.format(ops="add_ops", call="tf.add")
+    found = [f for f in lint({"avg.py": adds}) if f.code == "ND206"]
+    assert [(f.line, f.col + 1) for f in found] == [(10, 10)]
+    assert found[0].message.startswith("`tensorflow.Session` runs ops on multi-threaded CPU pools")

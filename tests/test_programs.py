@@ -200,3 +200,63 @@ def test_a_gpu_selected_where_a_collective_runs_on_every_path_needs_a_process_gr
     ]
     assert reported[0][4].startswith("this program runs on a GPU (`.cuda()` in `dist_utils.py` at line 7) but never turns on")
     assert reported[1][4].startswith("this program runs on a GPU (`.cuda()` in `dist_utils.py` at line 14) but never turns on")
+
+
+def test_a_registry_objects_definitions_run_where_that_registry_is_looked_up(tmp_path):
+    [(path, line, col, code, message)] = findings("registry_objects", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+    assert "it runs `tf.nn.conv2d` (models.py:10)" in message
+
+
+def test_a_function_computing_a_defuns_gradient_is_not_training(tmp_path):
+    [(path, line, col, code, message)] = findings("defun_gradient", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+
+
+def test_viewers_and_converters_whose_own_code_does_not_train_do_not_matter(tmp_path):
+    [(path, line, col, code, message)] = findings("viewers_and_converters", tmp_path)
+    assert (path, line, col, code) == ("train.py", 3, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+
+
+def test_a_function_stored_under_a_field_runs_where_the_field_is_read(tmp_path):
+    [(path, line, col, code, message)] = findings("stored_fields", tmp_path)
+    assert (path, line, col, code) == ("train.py", 1, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+
+
+LAUNCHED = (
+    "import tensorflow as tf\n"
+    "\n"
+    "def main(_):\n"
+    "    weights = tf.Variable(tf.ones((2, 2)))\n"
+    "    tf.compat.v1.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(tf.nn.conv2d(tf.ones((1, 4, 4, 2)), weights[None, None], 1, 'SAME')))\n"
+    "\n"
+    "def report(_):\n"
+    "    print('nothing to train')\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    tf.compat.v1.app.run({given})\n"
+)
+
+
+def test_a_launcher_given_no_function_runs_main(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n", encoding="utf-8")
+    script = tmp_path / "train.py"
+    config = Config(**parse_table({"select": ["ND205"]}, "test"), root=str(tmp_path))
+    script.write_text(LAUNCHED.format(given=""), encoding="utf-8")
+    [found] = run([str(tmp_path)], config).findings
+    assert (found.line, found.col + 1, found.code) == (1, 1, "ND205")
+    assert found.message.startswith(TF_SWITCH) and "`tf.nn.conv2d` (train.py:5)" in found.message
+    # near miss: the launcher is given another function; main never runs
+    script.write_text(LAUNCHED.format(given="report"), encoding="utf-8")
+    assert run([str(tmp_path)], config).findings == []
+
+
+def test_a_function_bound_by_a_module_level_partial_runs_where_the_name_is_used(tmp_path):
+    [(path, line, col, code, message)] = findings("partial_binding", tmp_path)
+    assert (path, line, col, code) == ("evaluate.py", 3, 1, "ND205")
+    assert message.startswith(TF_SWITCH)
+    assert "it runs `cuDNN convolution autotuning` (layers.py:7)" in message

@@ -154,7 +154,7 @@ DATA: Dict[str, Table] = {
         "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),
     "ND205": Table({
-        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES}),
+        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES, "gradient_arguments": str}),
         "evaluation": Table({
             "calls": NAMES, "load_calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES,
             "save_methods_after_load": NAMES,
@@ -183,6 +183,7 @@ DATA: Dict[str, Table] = {
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
         "program": Table({
             "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
+            "viewer_calls": NAMES, "viewer_methods": Map(NAMES), "binders": NAMES,
             "methods": Table({
                 "with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES),
                 "property_decorators": NAMES, "class_level_decorators": NAMES, "value_types": NAMES,
@@ -203,7 +204,7 @@ DATA: Dict[str, Table] = {
     "ND206": Table({
         "advice": Table({"session": str, "threading": str}), "config_calls": NAMES, "seed_calls": NAMES,
         "session_calls": NAMES, "thread_args": NAMES, "threading_calls": NAMES,
-        "no_float_work": Table({"runs": NAMES, "methods": NAMES}),
+        "no_float_work": Table({"runs": NAMES, "methods": NAMES, "copies": NAMES}),
     }),
     "ND207": Table({
         "atomic_calls": Tables(Table({"names": NAMES, "value_name": str, "value_pos": int, "advice": str})),

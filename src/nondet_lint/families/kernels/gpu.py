@@ -24,12 +24,12 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
-from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
+from nondet_lint.analysis.entrypoints import LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.families.kernels.reach import (
-    MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
+    LOCAL, MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
 )
 from nondet_lint.versions import Version, allowed_versions, canonical_package, in_range, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
@@ -38,6 +38,7 @@ from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
+from nondet_lint.walk import calls_in
 
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
@@ -60,15 +61,18 @@ class GpuModuleFacts(ModuleFact):
     units: Mapping[str, UnitFacts] = field(default_factory=dict)  # module code, top-level definitions, methods
     exports: Mapping[str, str] = field(default_factory=dict)  # imported name -> what it names
     stars: Tuple[str, ...] = ()  # modules star-imported
+    # module-level aliases of a registry object's method (``register_model =
+    # Registries.models.register``) -> the registry object (``Registries.models``)
+    registries: Mapping[str, str] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
-        return {
+        return {"registries": dict(self.registries), **{
             "frameworks": list(self.frameworks), "selects_gpu": self.selects_gpu, "switches": dict(self.switches),
             "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
             "evaluates": self.evaluates, "saves_model": self.saves_model,
             "units": {name: unit.to_json() for name, unit in self.units.items()},
             "exports": dict(self.exports), "stars": list(self.stars),
-        }
+        }}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "GpuModuleFacts":
@@ -77,7 +81,7 @@ class GpuModuleFacts(ModuleFact):
             bool(data.get("differentiates")), bool(data.get("seeds")), tuple(data.get("imports", ())),
             bool(data.get("evaluates")), bool(data.get("saves_model")),
             {name: UnitFacts.from_json(unit) for name, unit in data.get("units", {}).items()},
-            dict(data.get("exports", {})), tuple(data.get("stars", ())),
+            dict(data.get("exports", {})), tuple(data.get("stars", ())), dict(data.get("registries", {})),
         )
 
 
@@ -470,6 +474,18 @@ def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
     return False
 
 
+def _stored_under(node: cst.BaseExpression, parent: Any, parent_of: Any) -> Optional[str]:
+    """The field a definition is stored under in a record the module keeps
+    (``CONFIGS["drums"] = Config(model_fn=model.model_fn)``: ``model_fn``): it runs where
+    code reads that field back (``config.model_fn``), not at import."""
+    if type(parent) is not cst.Arg or parent.keyword is None or parent.value is not node:
+        return None
+    call = parent_of(parent)
+    if type(call) is not cst.Call or type(parent_of(call)) is not cst.Assign:
+        return None
+    return str(parent.keyword.value)
+
+
 def _read_as_data(node: cst.Attribute, parent: Optional[cst.CSTNode]) -> bool:
     """``x.device.type``, ``x.device[0]``, ``x.device == y``, ``if x.training:``: the
     attribute's value is used, not called nor handed on.  (``type() is``, as in
@@ -591,6 +607,9 @@ class GpuFacts(Check):
         self.load_calls = frozenset(self.evaluation.get("load_calls", ()))
         self.save_after_load_methods = frozenset(self.evaluation.get("save_methods_after_load", ()))
         self.speed_benchmarks = tuple(self.program.get("speed_benchmarks", ()))
+        self.viewer_calls = tuple(self.program.get("viewer_calls", ()))
+        self.binders = frozenset(self.program.get("binders", ()))
+        self.viewer_methods: Mapping[str, Sequence[str]] = self.program.get("viewer_methods", {})
         self.selection = GpuSelection(ctx)
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         # frameworks imported where the default run goes, and only on an option's branch
@@ -599,6 +618,9 @@ class GpuFacts(Check):
         self.running_imports: Set[str] = set()
         self.type_checking_imports: Set[str] = set()
         self.stars: List[str] = []
+        self.registry_aliases: Dict[str, str] = {}  # ``register_model = Registries.models.register``
+        self.gradient_functions: Set[str] = set()  # ``f_grad`` of ``Defun(python_grad_func=f_grad)``
+        self._gradient_names: Dict[int, FrozenSet[str]] = {}  # per enclosing function: its gradient arguments
         # where the GPU is selected: anchors pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
         self.seed_calls = frozenset(name for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed)
@@ -695,8 +717,11 @@ class GpuFacts(Check):
             self.gradient_definitions -= 1
 
     def _defines_gradient(self, node: cst.FunctionDef) -> bool:
-        """``@tf.custom_gradient``, a torch autograd Function's ``backward``: the function
+        """``@tf.custom_gradient``, a torch autograd Function's ``backward``, a nested
+        function its enclosing function hands to ``Defun(grad_func=...)``: the function
         computes a gradient for others' training."""
+        if self.depth > 1 and node.name.value in self._gradient_arguments_around(node):
+            return True
         if node.name.value in self.diff.get("gradient_methods", ()):
             block = self.ctx.parent(node)
             owner = self.ctx.parent(block) if block is not None else None
@@ -709,6 +734,35 @@ class GpuFacts(Check):
             in self.diff.get("gradient_definitions", ())
             for d in node.decorators
         )
+
+    def _gradient_arguments(self, node: cst.Call, name: Optional[str]) -> List[str]:
+        """The names ``node`` takes as the function computing another's gradient (rule
+        data ``gradient_arguments``: a keyword so named, or any function named to a call so
+        named); none for a training call (``jax.grad(loss_fn)``)."""
+        pattern = self.diff.get("gradient_arguments")
+        if not pattern or (name is not None and (name in self.training_calls or name.startswith(self.training_prefixes))):
+            return []
+        callee = name.rpartition(".")[2] if name is not None else (dotted_name(node.func) or "").rpartition(".")[2]
+        by_call = regex(pattern).search(callee) is not None
+        return [
+            arg.value.value for arg in node.args
+            if isinstance(arg.value, cst.Name)
+            and (by_call or (arg.keyword is not None and regex(pattern).search(arg.keyword.value) is not None))
+        ]
+
+    def _gradient_arguments_around(self, node: cst.FunctionDef) -> FrozenSet[str]:
+        """The names the function enclosing ``node`` hands to a call as the function
+        computing a gradient."""
+        enclosing = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef) and a is not node), None)
+        if enclosing is None or not self.diff.get("gradient_arguments"):
+            return frozenset()
+        found = self._gradient_names.get(id(enclosing))
+        if found is None:
+            names: Set[str] = set()
+            for call in calls_in(enclosing):
+                names.update(self._gradient_arguments(call, self.ctx.qualname(call.func)))
+            found = self._gradient_names[id(enclosing)] = frozenset(names)
+        return found
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._enter(node)
@@ -752,6 +806,15 @@ class GpuFacts(Check):
         if kind in _IMPORT_PARTS or (kind in _DEFINITIONS and parent.name is node):
             return
         name = self.ctx.qualname(node)
+        if self.depth == 0 and self.unit_name == MODULE_UNIT:
+            keyword = _stored_under(node, parent, self.ctx.parent)
+            if keyword is not None:
+                self.unit.stored.setdefault(keyword, set()).add(name if name is not None else LOCAL + node.value)
+                return
+            alias = self._bound_to(node, parent)
+            if alias is not None:
+                self.unit.bound.setdefault(alias, set()).add(name if name is not None else LOCAL + node.value)
+                return
         listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
@@ -768,12 +831,39 @@ class GpuFacts(Check):
             if self.ctx.qualname(parent) is None:
                 self._read(node)
             return
+        if self.depth > 0:
+            chain = dotted_name(node)
+            if chain is not None and chain.split(".", 1)[0] in self.globals:
+                self.unit.chains.add(chain)  # ``Registries.problems[name]``: a registry it may look up
         name = self.ctx.qualname(node)
+        if name is not None and self.depth == 0 and self.unit_name == MODULE_UNIT:
+            keyword = _stored_under(node, parent, self.ctx.parent)
+            if keyword is not None:
+                self.unit.stored.setdefault(keyword, set()).add(name)
+                return
+            alias = self._bound_to(node, parent)
+            if alias is not None:
+                self.unit.bound.setdefault(alias, set()).add(name)
+                return
         if name is not None:
             listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
             (self.unit.listed if listed else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)
+
+    def _bound_to(self, node: cst.BaseExpression, parent: Any) -> Optional[str]:
+        """The module-level name a function is bound to without being run
+        (``attention_sparse = functools.partial(attention, ...)``: rule data ``binders``): it
+        runs where code names that name."""
+        if type(parent) is not cst.Arg or parent.keyword is not None or parent.value is not node:
+            return None
+        call = self.ctx.parent(parent)
+        if type(call) is not cst.Call or not call.args or call.args[0] is not parent or self.ctx.qualname(call.func) not in self.binders:
+            return None
+        assign = self.ctx.parent(call)
+        if type(assign) is not cst.Assign or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            return None
+        return assign.targets[0].target.value
 
     def _read(self, node: cst.Attribute) -> None:
         """``x.name`` read.  On the method's own instance (``self.name``, ``super().name``)
@@ -856,6 +946,14 @@ class GpuFacts(Check):
 
     # -- what the code does
     def visit_Assign(self, node: cst.Assign) -> None:
+        if self.depth == 0 and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            chain = dotted_name(node.value) if isinstance(node.value, cst.Attribute) else None
+            if chain is not None and chain.split(".", 1)[0] in self.globals:
+                # ``register_model = Registries.models.register``: the registry is ``Registries.models``
+                self.registry_aliases[node.targets[0].target.value] = chain.rpartition(".")[0]
+            elif isinstance(node.value, cst.Name) and node.value.value in self.registry_aliases:
+                # ``register_problem = register_base_problem``
+                self.registry_aliases[node.targets[0].target.value] = self.registry_aliases[node.value.value]
         before = dict(self.switches.state)
         self.switches.assign(node)
         self._switched(before)
@@ -907,6 +1005,8 @@ class GpuFacts(Check):
                 self.unit.lookup_calls.add(container)  # ``MODELS[name](cfg)``
             if self.unit.class_level and self.owner is not None and isinstance(func, cst.Name) and func.value == self.receiver:
                 self.unit.bare.add(self.owner)  # ``cls(...)`` in a class method instantiates its class
+        elif name in LAUNCHERS and not node.args:
+            self.unit.bare.add("main")  # ``tf.compat.v1.app.run()`` runs the module's ``main``
         elif name in self.getters:
             read = literal_value(find_arg(node, "name", 1), self.ctx.qualname)
             if isinstance(read, str):
@@ -916,6 +1016,7 @@ class GpuFacts(Check):
                 module = self.ctx.qualname(source) if source is not None else None
                 if module is not None:
                     self.unit.lookups.add(module)  # ``getattr(models, cfg.arch)``: any of its definitions
+        self.gradient_functions.update(self._gradient_arguments(node, name))
         before = dict(self.switches.state)
         self.switches.call(node, name)
         self._switched(before)
@@ -936,6 +1037,9 @@ class GpuFacts(Check):
             unit.saves_loaded = name is None and method in self.save_after_load_methods
         if name in self.seed_calls:
             unit.seeds = True
+        if not unit.serves:
+            unit.serves = (_named_in(name, self.viewer_calls) if name is not None else method is not None and bool(
+                self.viewer_methods.get(method)) and self.ctx.imports.mentions(*self.viewer_methods[method]))
         if not unit.benchmarks_speed and name is not None and name.startswith(self.speed_benchmarks):
             unit.benchmarks_speed = True
         if name is not None:
@@ -1089,7 +1193,15 @@ class GpuFacts(Check):
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
         names = [name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT)]
-        units = {name: builder.build(self.ctx.module_name, names) for name, builder in self.units.items()}
+        for name in self.gradient_functions:
+            if name in self.units:  # a top-level function that computes another's gradient
+                self.units[name].differentiates = False
+        registries = set(self.registry_aliases.values())
+        bound = {alias for alias in self.units[MODULE_UNIT].bound}
+        units = {
+            name: builder.build(self.ctx.module_name, names, registries, bound if name != MODULE_UNIT else ())
+            for name, builder in self.units.items()
+        }
         self.ctx.facts.put(GpuModuleFacts(
             frameworks=tuple(used),
             selects_gpu=next((u.selects_gpu for u in units.values() if u.selects_gpu), None),
@@ -1105,6 +1217,7 @@ class GpuFacts(Check):
             units=units,
             exports={alias: target for alias, target in sorted(self.ctx.imports.aliases.items()) if "." in target},
             stars=tuple(self.stars),
+            registries=dict(sorted(self.registry_aliases.items())),
         ))
 
 
@@ -1178,7 +1291,8 @@ class ProgramView:
             project, {path: fact.units for path, fact in self.facts.items()},
             {path: fact.exports for path, fact in self.facts.items()},
             {path: fact.stars for path, fact in self.facts.items()},
-            MethodCalls.from_data(data.get("program", {}).get("methods", {})),
+            MethodCalls.from_data(data.get("program", {}).get("methods", {}), data.get("program", {}).get("registering_decorator", "")),
+            {path: fact.registries for path, fact in self.facts.items() if fact.registries},
         )
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead
@@ -1514,6 +1628,12 @@ class ProgramView:
         selection = self.gpu_selection(entry)
         if selection is not None and selection[0] == entry:
             return True
+        own = [u for u in (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
+        if not any(u.differentiates or u.seeds for u in own) and any(u.serves or u.saves_model for u in own):
+            # a viewer (it serves a page or a GUI, renders an environment) or a converter (it
+            # writes a model out): what its own code does is not training, whatever the
+            # library code it reaches could do in another mode
+            return False
         if summary.differentiates or summary.seeds:
             return True
         if summary.saves_model:

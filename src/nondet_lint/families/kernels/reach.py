@@ -26,6 +26,7 @@ program instantiates does not make its importers GPU programs, nor does
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import Enum
 from fnmatch import fnmatchcase
@@ -56,13 +57,15 @@ class MethodCalls:
     with_class: FrozenSet[str] = frozenset()  # constructors: run when the class is reached
     syntax: Mapping[Implicit, Tuple[str, ...]] = field(default_factory=dict)
     implied: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)  # a name read -> methods it runs
+    registering: str = ""  # the pattern of a registering decorator's name (``[ND205.data.program]``)
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> "MethodCalls":
+    def from_data(cls, data: Mapping[str, Any], registering: str = "") -> "MethodCalls":
         return cls(
             frozenset(data.get("with_class", ())),
             {Implicit(kind): tuple(names) for kind, names in data.get("syntax", {}).items()},
             {name: tuple(names) for name, names in data.get("implied", {}).items()},
+            registering,
         )
 
     def names_run(self, reads: Iterable[str], implicit: Iterable[Implicit]) -> FrozenSet[str]:
@@ -132,6 +135,16 @@ class UnitFacts:
     # without a process group, so it runs only in a distributed run
     needs_process_group: bool = False
     starts_process_group: bool = False  # it starts one (``torch.distributed.init_process_group``)
+    # the registry objects of its module it reads (``Registries.problems`` in a ``problem()``
+    # lookup function): using it runs the definitions filed in those, not in the others
+    uses_registries: Tuple[str, ...] = ()
+    serves: bool = False  # it serves a web page or a GUI, or renders an environment (a viewer)
+    # definitions its module-level code stores in a record under a field (``Config(model_fn=f)``):
+    # field -> the names; they run where reached code reads the field
+    stored: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    # module code's: a module-level name -> the definitions bound to it without running them
+    # (``attention_sparse = functools.partial(attention, ...)``): they run where code names it
+    bound: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -143,7 +156,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls"):
+        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.is_property:
@@ -156,12 +169,16 @@ class UnitFacts:
             out["version_hints"] = list(self.version_hints)
         for key in (
             "differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded",
-            "needs_process_group", "starts_process_group",
+            "needs_process_group", "starts_process_group", "serves",
         ):
             if getattr(self, key):
                 out[key] = True
         if self.registered_by:
             out["registered_by"] = list(self.registered_by)
+        if self.stored:
+            out["stored"] = {key: list(names) for key, names in self.stored.items()}
+        if self.bound:
+            out["bound"] = {key: list(names) for key, names in self.bound.items()}
         if self.selects_gpu:
             out["selects_gpu"] = self.selects_gpu
         if self.gpu_if is not None:
@@ -181,6 +198,9 @@ class UnitFacts:
             tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
             tuple(data.get("lookup_calls", ())), bool(data.get("is_property")), bool(data.get("class_level")),
             bool(data.get("needs_process_group")), bool(data.get("starts_process_group")),
+            tuple(data.get("uses_registries", ())), bool(data.get("serves")),
+            {key: tuple(names) for key, names in data.get("stored", {}).items()},
+            {key: tuple(names) for key, names in data.get("bound", {}).items()},
         )
 
 
@@ -201,6 +221,7 @@ class UnitBuilder:
     class_level: bool = False
     needs_process_group: bool = False
     starts_process_group: bool = False
+    serves: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -218,11 +239,16 @@ class UnitBuilder:
         self.typed_reads: Set[str] = set()
         self.lookups: Set[str] = set()
         self.lookup_calls: Set[str] = set()
+        self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
+        self.stored: Dict[str, Set[str]] = {}  # field -> names stored under it (``.name``: maybe this module's)
+        self.bound: Dict[str, Set[str]] = {}
 
-    def build(self, module_name: str, units: Iterable[str]) -> UnitFacts:
+    def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = (),
+              bound: Iterable[str] = ()) -> UnitFacts:
         names = set(units)
         refs = {_local(ref, module_name) for ref in self.refs}
         refs.update(LOCAL + name for name in self.bare.intersection(names))
+        refs.update(LOCAL + name for name in self.bare.intersection(bound))  # a name bound to a definition
         listed = {_local(ref, module_name) for ref in self.listed}
         listed.update(LOCAL + name for name in self.listed_bare.intersection(names))
         bases = [LOCAL + base if base in names else _local(base, module_name) for base in self.bases]
@@ -234,6 +260,14 @@ class UnitBuilder:
             tuple(sorted(listed - refs)), tuple(sorted(self.data_reads - self.reads)), tuple(sorted(self.typed_reads)),
             tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property, self.class_level,
             self.needs_process_group, self.starts_process_group,
+            tuple(sorted(r for r in set(registries) if any(c == r or c.startswith(r + ".") for c in self.chains))),
+            self.serves,
+            {key: tuple(sorted(
+                _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
+            )) for key, refs in sorted(self.stored.items())},
+            {key: tuple(sorted(
+                _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
+            )) for key, refs in sorted(self.bound.items())},
         )
 
 
@@ -250,9 +284,12 @@ class Reachability:
 
     def __init__(self, project: Any, units: Mapping[str, Mapping[str, UnitFacts]],
                  exports: Mapping[str, Mapping[str, str]], stars: Mapping[str, Tuple[str, ...]],
-                 calls: MethodCalls = MethodCalls()) -> None:
+                 calls: MethodCalls = MethodCalls(), registries: Mapping[str, Mapping[str, str]] = {}) -> None:
         self.project = project
         self.units = units
+        self.registries = registries  # per module: a module-level alias of a registry's method -> the registry
+        self._held: Dict[Tuple[str, Tuple[str, ...]], Optional[Tuple[str, str]]] = {}
+        self._bound_names: Optional[FrozenSet[Tuple[str, str]]] = None
         self.exports = exports
         self.stars = stars
         self.calls = calls
@@ -286,13 +323,21 @@ class Reachability:
         # the registry is not the project's (``@google_benchmark.register``)
         registered: Dict[str, List[UnitKey]] = {}
         decorators: Set[UnitKey] = set()
+        # definitions filed by an alias of a registry object's method (``register_model =
+        # Registries.models.register``): run once reached code looks that registry up (a
+        # function of its module that reads ``Registries.models``, or another alias of it,
+        # ``model = Registries.models.__getitem__``), not when another registry is used
+        held: Dict[Tuple[str, str], List[UnitKey]] = {}
         for path in sorted(modules):
             for name, facts in self.units.get(path, {}).items():
                 if name == MODULE_UNIT:
                     start.append((path, name))
                 for decorator in facts.registered_by:
-                    registry = self.resolve(decorator, near=path)
-                    if registry is None:
+                    by_alias = self.registry_of(decorator, path)
+                    registry = self.resolve(decorator, near=path) if by_alias is None else None
+                    if by_alias is not None:
+                        held.setdefault(by_alias, []).append((path, name))
+                    elif registry is None:
                         start.append((path, name))
                     else:
                         decorators.add(registry)
@@ -369,10 +414,15 @@ class Reachability:
                 unconstructed.add(key)
             reach(key)
 
+        stored: Dict[str, List[UnitKey]] = {}  # field -> definitions stored under it, not yet read
+        names_seen: Set[Tuple[str, str]] = set()  # module-level names bound to definitions, named
+
         def run(name: str) -> None:
             if name in runs:
                 return
             runs.add(name)
+            for definition in stored.pop(name, ()):
+                reach(definition)
             if "*" in name:
                 patterns.append(name)
                 for method_name in [m for m in waiting if fnmatchcase(m, name)]:
@@ -393,11 +443,46 @@ class Reachability:
                     if member in seen and method[1] in self.units.get(member[0], {}):
                         reach(method)
 
+        def look_up(unit: UnitFacts, path: str, code: bool) -> None:
+            """Release the definitions of the registries ``unit`` looks up."""
+            found = [(path, chain) for chain in unit.uses_registries] if code else []
+            for ref in unit.refs:
+                # filing a definition (``registry.register_optimizer(key)(fn)``, a definition's
+                # own decorator) looks nothing up
+                if not self._registering(ref):
+                    target = self.registry_of(ref[1:] if ref.startswith(LOCAL) else ref, path, local=ref.startswith(LOCAL))
+                    if target is not None and (code or target[0] != path):  # its module's aliases are no lookup
+                        found.append(target)
+            for registry in found:
+                for item in held.pop(registry, ()):
+                    if item in unconstructed:
+                        construct(item)
+                    else:
+                        reach(item)
+
         for key in start:
             reach(key)
         while stack:
             key = stack.pop()
             unit = self.unit(key)
+            if held and unit is not None:
+                look_up(unit, key[0], key[1] not in (MODULE_UNIT, MAIN_UNIT))
+            for ref in unit.refs if unit is not None and self._has_bound else ():
+                target_of = self._bound_of(ref, key[0])
+                if target_of is not None and target_of not in names_seen:
+                    names_seen.add(target_of)
+                    module_unit = self.unit((target_of[0], MODULE_UNIT))
+                    for bound_ref in module_unit.bound.get(target_of[1], ()) if module_unit is not None else ():
+                        definition = self._target(bound_ref, target_of[0])
+                        if definition is not None:
+                            reach(definition)
+            for keyword, names in unit.stored.items() if unit is not None else ():
+                kept = [t for t in (self._target(ref, key[0]) for ref in names) if t is not None]
+                if keyword in runs:
+                    for definition in kept:
+                        reach(definition)
+                else:
+                    stored.setdefault(keyword, []).extend(kept)
             if not looks_up and unit is not None and any(self._in_project(c, key[0]) for c in unit.lookup_calls):
                 looks_up = True
                 for cls in sorted(unconstructed):
@@ -435,6 +520,57 @@ class Reachability:
                 read_as_data(name)
         found = self._reached[memo] = frozenset(seen)
         return found
+
+    def registry_of(self, name: str, near: str, local: bool = False) -> Optional[Tuple[str, str]]:
+        """The registry (module path, registry object) a name refers to through a
+        module-level alias of one of its methods (``registry.register_model`` for
+        ``register_model = Registries.models.register``), or by the object's own method
+        (``Registries.models.register``); None otherwise.  ``local``: a name of ``near``'s own."""
+        if local:
+            chain = self.registries.get(near, {}).get(name)
+            return (near, chain) if chain is not None else None
+        memo = (name, tuple(self.project.search_path(near)) if near else ())
+        if memo in self._held:
+            return self._held[memo]
+        found: Optional[Tuple[str, str]] = None
+        parts = name.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            record = self._module(".".join(parts[:end]), near)
+            if record is None:
+                continue
+            aliases = self.registries.get(record.path, {})
+            rest = parts[end:]
+            if len(rest) == 1 and rest[0] in aliases:
+                found = (record.path, aliases[rest[0]])
+            elif len(rest) > 1 and ".".join(rest[:-1]) in aliases.values():
+                found = (record.path, ".".join(rest[:-1]))
+            break
+        self._held[memo] = found
+        return found
+
+    @property
+    def _has_bound(self) -> bool:
+        found = self._bound_names
+        if found is None:
+            found = self._bound_names = frozenset(
+                (path, name) for path, units in self.units.items()
+                for name in (units[MODULE_UNIT].bound if MODULE_UNIT in units else ())
+            )
+        return bool(found)
+
+    def _bound_of(self, ref: str, near: str) -> Optional[Tuple[str, str]]:
+        """The (module, name) of a module-level name bound to definitions that ``ref`` names."""
+        assert self._bound_names is not None
+        if ref.startswith(LOCAL):
+            return (near, ref[1:]) if (near, ref[1:]) in self._bound_names else None
+        module, _, attr = ref.rpartition(".")
+        record = self._module(module, near) if module else None
+        return (record.path, attr) if record is not None and (record.path, attr) in self._bound_names else None
+
+    def _registering(self, name: str) -> bool:
+        """Whether a name's last part is a registering decorator's (rule data
+        ``registering_decorator``: ``register_model``)."""
+        return bool(self.calls.registering) and re.search(self.calls.registering, name.rpartition(".")[2]) is not None
 
     def _in_project(self, name: str, near: str) -> bool:
         """Whether a qualified name is defined in the project (a module, or a name in one)."""

@@ -28,7 +28,7 @@ from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, OpTable, op_
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import UNSAFE, Finding, Fix, Related
-from nondet_lint.walk import calls_in
+from nondet_lint.walk import calls_in, nodes_in
 
 
 def is_true_literal(node: cst.BaseExpression) -> bool:
@@ -771,13 +771,56 @@ class TensorFlowThreads(Check):
             if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == session:
                 uses += 1
                 runs = find_arg(call, "fetches", 0)
-                if func.attr.value != "run" or not isinstance(runs, cst.Call) or self.ctx.qualname(runs.func) not in allowed["runs"]:
+                if func.attr.value != "run" or runs is None or not self._copies_or_initialises(runs, block, allowed):
                     return False
             elif any(isinstance(a.value, cst.Name) and a.value.value == session for a in call.args):
                 uses += 1
                 if not (isinstance(func, cst.Attribute) and func.attr.value in allowed["methods"]):
                     return False
         return uses > 0
+
+    def _copies_or_initialises(self, fetch: cst.BaseExpression, block: cst.With, allowed: Mapping[str, Any]) -> bool:
+        """A fetch that only initialises or copies values in: an initialiser call, or a name
+        the enclosing function binds to one (``init_op = tf.global_variables_initializer()``)
+        or to an assignment of given values (``assign_op`` of ``for p, assign_op in zip(ps,
+        assign_ops)`` with ``assign_ops = [tf.assign(v, p) for ...]``)."""
+        if isinstance(fetch, cst.Call):
+            return self.ctx.qualname(fetch.func) in allowed["runs"]
+        if not isinstance(fetch, cst.Name):
+            return False
+        scope = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), self.ctx.module)
+        return self._bound_to_copies(fetch.value, scope, allowed, 0)
+
+    def _bound_to_copies(self, name: str, scope: cst.CSTNode, allowed: Mapping[str, Any], depth: int) -> bool:
+        """Every value ``scope`` binds ``name`` to (or takes it from, as a loop's element)
+        is an initialiser or an assignment of given values (rule data ``copies``)."""
+        values: List[cst.BaseExpression] = []  # what it is bound to, or the container it is an element of
+        for assign in nodes_in(scope, cst.Assign, into_definitions=False):
+            if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and assign.targets[0].target.value == name:
+                values.append(assign.value)
+        for loop in nodes_in(scope, cst.For, into_definitions=False):
+            if isinstance(loop.target, cst.Name):
+                if loop.target.value == name:
+                    values.append(loop.iter)
+                continue
+            if not (isinstance(loop.target, (cst.Tuple, cst.List)) and isinstance(loop.iter, cst.Call)
+                    and self.ctx.qualname(loop.iter.func) in ("builtins.zip", "six.moves.zip")):
+                continue
+            for index, element in enumerate(loop.target.elements):
+                if isinstance(element.value, cst.Name) and element.value.value == name and index < len(loop.iter.args):
+                    values.append(loop.iter.args[index].value)
+        if not values or depth > 3:
+            return False
+        copies = {*allowed["runs"], *allowed.get("copies", ())}
+        for value in values:
+            if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
+                value = value.elt
+            if isinstance(value, cst.Call) and self.ctx.qualname(value.func) in copies:
+                continue
+            if isinstance(value, cst.Name) and self._bound_to_copies(value.value, scope, allowed, depth + 1):
+                continue
+            return False
+        return True
 
     @staticmethod
     def _seeded(view: ProgramView, project: Any, path: str, unit: str) -> bool:
