@@ -52,7 +52,7 @@ def test_a_function_the_program_calls_selects_the_gpu(tmp_path):
 
 def test_the_main_block_of_an_imported_module_does_not_run(tmp_path):
     files = {
-        "other.py": "import torch\n\nif __name__ == '__main__':\n    model = torch.nn.Linear(1, 1).cuda()\n" + TRAIN,
+        "other.py": "import torch\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3).cuda()\n" + TRAIN,
         "train.py": "import torch\nimport other\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN,
     }
     assert where(lint(tmp_path, files)) == [("other.py", "ND205", 4, 13)]  # other.py is its own program
@@ -210,9 +210,10 @@ def test_a_lightning_module_handed_to_fit_runs_its_hooks(tmp_path):
     [(path, code, line, col, message)] = lint(tmp_path / "fit", files)
     assert (path, code, line, col) == ("train.py", "ND205", 6, 15)
     assert "it runs `torch.nn.Embedding` (model.py:7)" in message
+    # not fitted: the hooks do not run, and the model is the project's with no op the
+    # switch changes in code that runs (the embedding is in a hook): not reported
     files["train.py"] = main.format(use="    print(trainer)\n")
-    [(*_, message)] = lint(tmp_path / "unfitted", files)
-    assert "it runs" not in message
+    assert lint(tmp_path / "unfitted", files) == []
 
 
 # ---------------------------------------------------------------- Lightning -------------
@@ -381,7 +382,7 @@ def test_gpu_selections_recognised(tmp_path):
         "cuda_fstring.py": "import torch\n\ndevice = torch.device(f'cuda:{rank}' if torch.cuda.is_available() else 'cpu')\n",
     }
     for name, source in cases.items():
-        body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
+        body = source + "model = torch.nn.Conv2d(1, 1, 3)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
         assert [f[1] for f in lint(tmp_path / name[:-3], {name: body}, ["ND205"])] == ["ND205"], name
 
 

@@ -545,6 +545,87 @@ def _module_globals(ctx: FileContext) -> FrozenSet[str]:
     return frozenset(found)
 
 
+class _Bindings(cst.CSTVisitor):
+    """Every name the module binds anywhere: assignments, loop and ``with`` targets,
+    parameters, definitions, imports, ``except ... as``, walrus targets."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: Set[str] = set()
+
+    def _targets(self, node: Optional[cst.CSTNode]) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                self._targets(element.value)
+        elif isinstance(node, cst.StarredElement):
+            self._targets(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._targets(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._targets(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.names.add(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            name = node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            if isinstance(name, cst.Name):
+                self.names.add(name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+
+def _bound_in_module(ctx: FileContext) -> FrozenSet[str]:
+    visitor = _Bindings()
+    ctx.module.visit(visitor)
+    return frozenset(visitor.names)
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
+    """The name an expression starts from (``ALGOS`` of ``ALGOS["ppo"]``, ``models`` of
+    ``models.Net``)."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node
+        if isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            return None
+
+
 def _is_super_call(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
@@ -657,6 +738,7 @@ class GpuFacts(Check):
         # per unit: local name -> the container it was taken from (``cls`` of ``for cls in MODELS``)
         self.looked_up: Dict[str, Dict[str, str]] = {}
         self.globals = _module_globals(ctx)
+        self._bound: Optional[FrozenSet[str]] = None  # every name the module binds (on first need)
         self.annotating = 0  # nesting of type annotations: the names in them run nothing
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
@@ -940,6 +1022,18 @@ class GpuFacts(Check):
         if isinstance(node.func, cst.Name):
             self.bare_calls.setdefault(node.func.value, []).append((self.unit_name, node))
         name = self.ctx.qualname(node.func)
+        if not self.unit.calls_unknown:
+            # ``Net()`` / ``ALGOS["ppo"](env)`` / ``trainer.fit(model)`` where nothing in the
+            # module binds the name: code (a model) the analysis does not see
+            roots = [_root_name(node.func)] if name is None else []
+            roots.extend(arg.value for arg in node.args if isinstance(arg.value, cst.Name))
+            for root in roots:
+                if root is not None and self.ctx.qualname(root) is None:
+                    if self._bound is None:
+                        self._bound = _bound_in_module(self.ctx)
+                    if root.value not in self._bound:
+                        self.unit.calls_unknown = True
+                        break
         if name is None:
             self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
             func = node.func

@@ -132,6 +132,9 @@ class UnitFacts:
     # without a process group, so it runs only in a distributed run
     needs_process_group: bool = False
     starts_process_group: bool = False  # it starts one (``torch.distributed.init_process_group``)
+    # it calls something no import, definition or assignment of its module names (``Net()``
+    # of a script that never defines ``Net``): code the analysis does not see
+    calls_unknown: bool = False
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -156,7 +159,7 @@ class UnitFacts:
             out["version_hints"] = list(self.version_hints)
         for key in (
             "differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded",
-            "needs_process_group", "starts_process_group",
+            "needs_process_group", "starts_process_group", "calls_unknown",
         ):
             if getattr(self, key):
                 out[key] = True
@@ -181,6 +184,7 @@ class UnitFacts:
             tuple(data.get("data_reads", ())), tuple(data.get("typed_reads", ())), tuple(data.get("lookups", ())),
             tuple(data.get("lookup_calls", ())), bool(data.get("is_property")), bool(data.get("class_level")),
             bool(data.get("needs_process_group")), bool(data.get("starts_process_group")),
+            bool(data.get("calls_unknown")),
         )
 
 
@@ -201,6 +205,7 @@ class UnitBuilder:
     class_level: bool = False
     needs_process_group: bool = False
     starts_process_group: bool = False
+    calls_unknown: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -233,7 +238,7 @@ class UnitBuilder:
             tuple(sorted(self.implicit, key=lambda kind: kind.value)), tuple(sorted(self.self_reads)), tuple(bases),
             tuple(sorted(listed - refs)), tuple(sorted(self.data_reads - self.reads)), tuple(sorted(self.typed_reads)),
             tuple(sorted(self.lookups)), tuple(sorted(self.lookup_calls)), self.is_property, self.class_level,
-            self.needs_process_group, self.starts_process_group,
+            self.needs_process_group, self.starts_process_group, self.calls_unknown,
         )
 
 

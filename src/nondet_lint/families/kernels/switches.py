@@ -599,8 +599,10 @@ def training_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, fram
     missing = set(frameworks)
     if not data or missing != {data["framework"]}:
         return False
-    if not may_differentiate(view, entry):
-        return False  # switch_changes_nothing decides
+    if not view.reached_summary(entry).differentiates or view.hooks_differentiate(entry):
+        # it does not train (switch_changes_nothing decides), or a class it reaches has a
+        # hook a trainer outside the project may call, whose ops are not counted as run
+        return False
     if view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
         return False
     if reached_switch_ops(view, entry, rules, data["framework"]):
@@ -644,7 +646,8 @@ def models_seen_completely(view: ProgramView, entry: str, data: Mapping[str, Any
     code it runs names no ``namespace`` layer (``torch.nn.Conv2d``) but the deterministic
     ones and those that are no layer (containers, ``torch.nn.init``), nothing of a
     library whose models' code is outside the project (``torchvision.models``, ``timm``,
-    ``transformers``), and calls no ``from_pretrained`` on a value."""
+    ``transformers``), calls no ``from_pretrained`` on a value, and calls nothing its
+    module does not bind (``Net()`` of a script that never defines ``Net``)."""
     namespace = str(data["namespace"])
     deterministic = frozenset(data.get("deterministic", ()))
     no_layer = tuple(data.get("no_layer", ()))
@@ -654,7 +657,7 @@ def models_seen_completely(view: ProgramView, entry: str, data: Mapping[str, Any
         unit = view.reach.unit(key)
         if unit is None:
             continue
-        if methods.intersection(unit.reads):
+        if unit.calls_unknown or methods.intersection(unit.reads):
             return False
         for ref in unit.refs:
             if ref.startswith(namespace):
