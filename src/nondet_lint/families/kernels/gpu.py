@@ -551,7 +551,8 @@ class _Bindings(cst.CSTVisitor):
 
     def __init__(self) -> None:
         super().__init__()
-        self.names: Set[str] = set()
+        # the globals Python gives every module
+        self.names: Set[str] = {"__file__", "__name__", "__doc__", "__spec__", "__package__", "__path__", "__loader__", "__builtins__", "__cached__"}
 
     def _targets(self, node: Optional[cst.CSTNode]) -> None:
         if isinstance(node, cst.Name):
@@ -1657,8 +1658,8 @@ class ProgramView:
                 return False  # a module's definition, or a name it binds: seen
             child = parts[end]
             facts = self.facts.get(record.path)
-            if facts is None or child in facts.units or child in facts.exports:
-                return False
+            if facts is None or child in facts.units or child in facts.exports or facts.stars:
+                return False  # defined or imported there (a star import may bring anything)
             return True
         return False
 
