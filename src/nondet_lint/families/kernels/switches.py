@@ -619,7 +619,7 @@ def reached_switch_ops(view: ProgramView, entry: str, rules: RuleSet, framework:
     if check is None or check.code not in rules:
         return []
     table = op_table(rules[check.code].data)
-    allowed = view.allowed(framework, entry) or [None]
+    allowed: List[Optional[Version]] = [*view.allowed(framework, entry)] or [None]
     by_module: Dict[str, Set[str]] = {}
     for path, unit in view.reached_units(entry):
         by_module.setdefault(path, set()).add(unit)
@@ -660,6 +660,8 @@ def models_seen_completely(view: ProgramView, entry: str, data: Mapping[str, Any
         if unit.calls_unknown or methods.intersection(unit.reads):
             return False
         for ref in unit.refs:
+            if ref.rpartition(".")[2] in methods:
+                return False  # ``MLP.from_pretrained(...)``: weights and maybe code from elsewhere
             if ref.startswith(namespace):
                 if ref not in deterministic and not _named_in(ref, no_layer):
                     return False
