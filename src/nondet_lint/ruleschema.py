@@ -117,6 +117,7 @@ DATA: Dict[str, Table] = {
         "sink_methods": Tables(Table({"name": str, "kw": str, "pos": int})),
     }),
     "ND108": Table({"ensembles": NAMES, "parametrize": NAMES, "inspections": NAMES,
+                    "expected_raises": NAMES, "expected_raises_methods": NAMES,
                     "seeds_members": Tables(Table({"names": NAMES, "arguments": Tables(ARG)})), "apis": Tables(Table({
         "name": str, "random_state_default": str, "why": str, "defaults": Map(str),
         "when": Tables(CONDITION), "unless": Tables(CONDITION),

@@ -22,6 +22,7 @@ from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
 from nondet_lint.families.seeding.events import EventKind, SeedingEvent
+from nondet_lint.families.seeding.expected import ExpectedRaises
 from nondet_lint.families.seeding.facts import OptionFacts
 from nondet_lint.families.seeding.members import MemberTemplates
 from nondet_lint.families.seeding.payloads import LoaderCall, LoaderFactoryCall, RandomStateCall, SamplerCall
@@ -120,16 +121,20 @@ class CallSites:
         self.sklearn_cids.append(cid)
         self.walk.scope.add(SeedingEvent(EventKind.USE, rng="numpy", cid=cid, guards=tuple(self.walk.guards())), root)
 
-    def drop_member_templates(self) -> None:
+    def drop_unused_results(self) -> None:
         """At the end of the module (every parent known): an ND108 call whose value only
-        becomes the member template of an ensemble that seeds its members is no finding."""
-        if not self.sklearn_cids or not self.t.sklearn_members.ensembles:
+        becomes the member template of an ensemble that seeds its members, or only feeds
+        code a test expects to raise, is no finding."""
+        if not self.sklearn_cids:
             return
         index_for = self.ctx.shared.setdefault("seeding_scope_index", scope_index_factory(self.ctx.parent))
         templates = MemberTemplates(self.t.sklearn_members, self.t.reports_unseeded, self.ctx.qualname, self.ctx.parent, index_for)
+        expected = ExpectedRaises(self.t.expected_raises, self.t.expected_raises_methods, self.ctx.qualname, self.ctx.parent, index_for)
         for cid in self.sklearn_cids:
             node = self.candidates.items[cid].node
-            if isinstance(node, cst.Call) and templates.seeded_by_ensemble(node):
+            if not isinstance(node, cst.Call):
+                continue
+            if (self.t.sklearn_members.ensembles and templates.seeded_by_ensemble(node)) or expected.only_feeds_raising_code(node):
                 self.candidates.drop(cid)
 
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:

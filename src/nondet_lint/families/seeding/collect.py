@@ -946,7 +946,7 @@ class Collector:
         return tuple(sorted(scope.found_methods))
 
     def finish(self) -> None:
-        self.calls.drop_member_templates()
+        self.calls.drop_unused_results()
         for scope in reversed(self.scopes):
             self._finish_scope(scope)
         for cid in self.helper_draws:  # a helper's draw counts at its call only where it becomes a seed

@@ -48,6 +48,9 @@ class Tables:
     sklearn_ensembles: FrozenSet[str] = frozenset()  # an estimator made in their subclasses is a template
     # ensembles that set the random_state of the members they clone from an argument
     sklearn_members: MemberTables = field(default_factory=lambda: MemberTables({}, frozenset(), frozenset()))
+    # context managers (qualnames) and ``self.<method>`` managers a test uses to expect an exception
+    expected_raises: FrozenSet[str] = frozenset()
+    expected_raises_methods: FrozenSet[str] = frozenset()
     keras_drawn_when_built: Tuple[str, ...] = ()  # Keras names TF-Keras 2 constructs without drawing
     constructors: Dict[str, Tuple[Optional[int], Optional[str]]] = field(default_factory=dict)
     sources: FrozenSet[str] = frozenset()
@@ -260,6 +263,8 @@ def _build(rules: RuleSet) -> Tables:
         t.sklearn[entry["name"]] = entry
     t.sklearn_ensembles = frozenset(_data(rules, "ND108").get("ensembles", ()))
     t.sklearn_members = MemberTables.from_data(_data(rules, "ND108"))
+    t.expected_raises = frozenset(_data(rules, "ND108").get("expected_raises", ()))
+    t.expected_raises_methods = frozenset(_data(rules, "ND108").get("expected_raises_methods", ()))
     nd109 = _data(rules, "ND109")
     t.loaders = frozenset(nd109.get("loaders", ()))
     t.loader_args = {key: nd109[key] for key in ("shuffle", "generator", "num_workers", "worker_init_fn") if key in nd109}
