@@ -67,7 +67,7 @@ BENCH = (
     "import torch\n"
     "\n"
     "def main():\n"
-    "    model = torch.nn.Linear(3, 3).cuda()\n"
+    "    model = torch.nn.Conv1d(3, 3, 1).cuda()\n"
     "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
     "    x = torch.tensor(np.random.rand(8, 3), device='cuda')\n"
     "    t0 = time.perf_counter()\n"

@@ -52,7 +52,7 @@ def test_a_function_the_program_calls_selects_the_gpu(tmp_path):
 
 def test_the_main_block_of_an_imported_module_does_not_run(tmp_path):
     files = {
-        "other.py": "import torch\n\nif __name__ == '__main__':\n    model = torch.nn.Linear(1, 1).cuda()\n" + TRAIN,
+        "other.py": "import torch\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3).cuda()\n" + TRAIN,
         "train.py": "import torch\nimport other\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3)\n" + TRAIN,
     }
     assert where(lint(tmp_path, files)) == [("other.py", "ND205", 4, 13)]  # other.py is its own program
@@ -210,9 +210,10 @@ def test_a_lightning_module_handed_to_fit_runs_its_hooks(tmp_path):
     [(path, code, line, col, message)] = lint(tmp_path / "fit", files)
     assert (path, code, line, col) == ("train.py", "ND205", 6, 15)
     assert "it runs `torch.nn.Embedding` (model.py:7)" in message
+    # not fitted: the hooks do not run, and the model is the project's with no op the
+    # switch changes in code that runs (the embedding is in a hook): not reported
     files["train.py"] = main.format(use="    print(trainer)\n")
-    [(*_, message)] = lint(tmp_path / "unfitted", files)
-    assert "it runs" not in message
+    assert lint(tmp_path / "unfitted", files) == []
 
 
 # ---------------------------------------------------------------- Lightning -------------
@@ -381,7 +382,7 @@ def test_gpu_selections_recognised(tmp_path):
         "cuda_fstring.py": "import torch\n\ndevice = torch.device(f'cuda:{rank}' if torch.cuda.is_available() else 'cpu')\n",
     }
     for name, source in cases.items():
-        body = source + "model = torch.nn.Linear(1, 1)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
+        body = source + "model = torch.nn.Conv2d(1, 1, 3)\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
         assert [f[1] for f in lint(tmp_path / name[:-3], {name: body}, ["ND205"])] == ["ND205"], name
 
 
@@ -495,3 +496,94 @@ def test_a_class_method_a_registry_lists_instantiates_its_class(tmp_path):
     [(path, code, line, col, message)] = lint(tmp_path, {**FACTORY_LIBRARY, "train.py": main})
     assert (path, code, line, col) == ("train.py", "ND205", 1, 1)
     assert message.startswith("this program runs on a GPU (`torch.cuda.set_device` in `lib/models.py` at line 6)")
+
+
+# ---------------------------------------------------------------- models seen completely -
+MLP = (
+    "import torch\n\n\nclass MLP(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    "        self.net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Dropout(0.1), {layer})\n\n"
+    "    def forward(self, x):\n        return self.net(x)\n"
+)
+MLP_TRAIN = (
+    "import torch\nfrom model import MLP\n\nif __name__ == '__main__':\n    model = {build}.to('cuda')\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    x = torch.ones(2, 4, device='cuda')\n"
+    "    loss = torch.nn.CrossEntropyLoss()(model(x), torch.zeros(2, dtype=torch.long, device='cuda'))\n"
+    "    loss.backward()\n    opt.step()\n"
+)
+
+
+def test_a_trained_model_of_deterministic_layers_is_not_reported(tmp_path):
+    files = {"model.py": MLP.format(layer="torch.nn.Linear(8, 2)"), "train.py": MLP_TRAIN.format(build="MLP()")}
+    assert lint(tmp_path, files, ["ND205"]) == []
+
+
+def test_a_trained_model_with_a_convolution_is_reported(tmp_path):
+    files = {"model.py": MLP.format(layer="torch.nn.Conv1d(8, 2, 1)"), "train.py": MLP_TRAIN.format(build="MLP()")}
+    [(path, code, line, col, message)] = lint(tmp_path, files, ["ND205"])
+    assert (path, code, line, col) == ("train.py", "ND205", 5, 22)  # the "cuda" of ``.to('cuda')``
+    assert "it runs `torch.nn.Conv1d` (model.py:7)" in message
+
+
+def test_a_model_whose_code_is_outside_the_project_is_reported(tmp_path):
+    files = {
+        "model.py": MLP.format(layer="torch.nn.Linear(8, 2)"),
+        "train.py": "import torchvision\n" + MLP_TRAIN.format(build="torchvision.models.resnet18()"),
+    }
+    [(path, code, line, _, message)] = lint(tmp_path / "torchvision", files, ["ND205"])
+    assert (path, code, line) == ("train.py", "ND205", 6) and "it runs" not in message
+    files["train.py"] = MLP_TRAIN.format(build="Net()")  # a class the script never defines
+    assert where(lint(tmp_path / "unknown", files, ["ND205"])) == [("train.py", "ND205", 5, 22)]
+    files["train.py"] = MLP_TRAIN.format(build="MLP.from_pretrained('mlp')")
+    assert where(lint(tmp_path / "pretrained", files, ["ND205"])) == [("train.py", "ND205", 5, 43)]
+
+
+def test_an_op_the_switch_changes_in_code_the_training_program_runs_is_reported(tmp_path):
+    files = {"model.py": MLP.format(layer="torch.nn.Linear(8, 2)"), "train.py": MLP_TRAIN.format(build="MLP()")}
+    files["train.py"] += "    torch.zeros(3, device='cuda').index_add_(0, torch.tensor([0], device='cuda'), x[:1, :3])\n"
+    assert where(lint(tmp_path / "used", files, ["ND205"])) == [("train.py", "ND205", 5, 22)]
+    # the same op in a function no code of the program calls changes nothing it runs
+    files["model.py"] += "\n\ndef unused(x):\n    return x.index_add_(0, x, x)\n"
+    files["train.py"] = MLP_TRAIN.format(build="MLP()")
+    assert lint(tmp_path / "unused", files, ["ND205"]) == []
+
+
+# ---------------------------------------------------------------- parameter defaults ----
+PARAMETER = (
+    "import torch\n\n\ndef evaluate(model, cuda):\n    device = 'cpu'\n    if cuda:\n        device = 'cuda'\n"
+    "    model.to(device)\n\n\ndef main(seed=1, cuda=0):\n    model = torch.nn.Conv2d(1, 1, 3)\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n    model(torch.ones(1, 1, 4, 4)).sum().backward()\n"
+    "    opt.step()\n    evaluate(model, cuda)\n\n\nif __name__ == '__main__':\n    {call}\n"
+)
+
+
+def test_a_gpu_chosen_by_a_parameter_follows_its_default(tmp_path):
+    assert lint(tmp_path / "default", {"train.py": PARAMETER.replace("{call}", "main()")}, ["ND205"]) == []
+    [(path, code, line, col, message)] = lint(tmp_path / "given", {"train.py": PARAMETER.replace("{call}", "main(cuda=1)")}, ["ND205"])
+    assert (path, code, line, col) == ("train.py", "ND205", 7, 18)
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `train.py` at line 7)")
+    # positionally, too
+    assert where(lint(tmp_path / "positional", {"train.py": PARAMETER.replace("{call}", "main(1, True)")}, ["ND205"])) == [
+        ("train.py", "ND205", 7, 18),
+    ]
+
+
+# ---------------------------------------------------------------- unseen project code ---
+TASK = (
+    "import tensorflow as tf\n\n\nclass Task:\n    def train_step(self, model, x):\n"
+    "        with tf.GradientTape() as tape:\n            loss = model(x)\n"
+    "        return tape.gradient(loss, model.trainable_variables)\n"
+)
+TRAINER = "class Trainer:\n    def __init__(self, task):\n        self.task = task\n\n    def train(self, model, x):\n        return self.task.train_step(model, x)\n"
+
+
+def test_a_hook_the_project_calls_trains_where_the_program_hands_its_task_to_unseen_project_code(tmp_path):
+    files = {
+        "pkg/__init__.py": "", "pkg/task.py": TASK, "pkg/trainer.py": TRAINER,
+        "run.py": "import tensorflow as tf\nfrom pkg import task\nfrom pkg.missing import train_lib\n\n"
+                  "if __name__ == '__main__':\n    train_lib.run_experiment(task=task.Task())\n",
+    }
+    [(path, code, line, col, _)] = lint(tmp_path / "missing", files, ["ND205"])
+    assert (path, code, line, col) == ("run.py", "ND205", 1, 1)
+    # the same program without the call to code the checkout lacks builds the task and trains nothing
+    files["run.py"] = "import tensorflow as tf\nfrom pkg import task\n\nif __name__ == '__main__':\n    print(task.Task())\n"
+    assert lint(tmp_path / "present", files, ["ND205"]) == []

@@ -225,8 +225,8 @@ def test_a_notebook_is_not_the_module_of_the_same_name(tmp_path):
 
 def test_a_notebook_is_a_program_for_program_level_rules(tmp_path):
     """ND205 (a GPU program without deterministic algorithms) is decided per entry point."""
-    nb = write_notebook(tmp_path / "gpu.ipynb", ["import torch", "model = torch.nn.Linear(2, 2).cuda()\nmodel(torch.ones(2)).sum().backward()"])
-    (tmp_path / "lib.py").write_text("import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n")
+    nb = write_notebook(tmp_path / "gpu.ipynb", ["import torch", "model = torch.nn.Conv1d(2, 2, 1).cuda()\nmodel(torch.ones(2)).sum().backward()"])
+    (tmp_path / "lib.py").write_text("import torch\nmodel = torch.nn.Conv1d(2, 2, 1).cuda()\n")
     assert [(f.path.rsplit("/", 1)[-1], f.code, f.cell, f.line) for f in lint(nb) if f.code == "ND205"] == [
         ("gpu.ipynb", "ND205", 2, 1)
     ]

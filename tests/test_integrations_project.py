@@ -46,7 +46,7 @@ from utils import make_deterministic
 
 def main():
     make_deterministic(0)
-    model = torch.nn.Linear(3, 4).cuda()
+    model = torch.nn.Conv1d(3, 4, 1).cuda()
     model(torch.ones(1, 3)).sum().backward()
 
 

@@ -280,7 +280,7 @@ def test_nd205_fix_for_old_tensorflow_sets_the_environment_variable(lint):
 def test_nd205_fix_imports_torch_when_only_a_module_does(lint):
     findings = lint({
         "train.py": "from model import Net, train\nnet = Net().cuda()\ntrain(net)\n",
-        "model.py": "import torch\nclass Net(torch.nn.Module):\n    pass\ndef train(net):\n    net(1).sum().backward()\n",
+        "model.py": "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n        self.conv = torch.nn.Conv2d(1, 1, 3)\ndef train(net):\n    net(1).sum().backward()\n",
     })
     text = "".join(edit[-1] for edit in fix_of(findings, "ND205"))
     assert "import torch" in text and "torch.use_deterministic_algorithms(True)" in text
@@ -327,7 +327,7 @@ def test_nd205_evidence_comes_from_the_entry_points_own_program(lint):
     findings = lint({
         "train.py": """
             import torch
-            model = torch.nn.Linear(4, 2).to("cuda")
+            model = torch.nn.Embedding(4, 2).to("cuda")
             if __name__ == "__main__":
                 model(torch.zeros(1, 4)).sum().backward()
         """,

@@ -31,7 +31,7 @@ def lint(tmp_path: Path, files: Mapping[str, str], select: Sequence[str], config
 
 # ---------------------------------------------------------------- launchers -----------
 TRAIN_BODY = """
-    model = torch.nn.Linear(4, 2)
+    model = torch.nn.Conv1d(4, 2, 1)
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
     x = torch.randn(8, 4)
     model(x).sum().backward()
@@ -125,7 +125,7 @@ def test_main_that_only_starts_a_test_runner_is_test_code(tmp_path, runner):
 
 
 def test_test_code_check_setting_judges_test_modules(tmp_path):
-    source = "import numpy as np\nimport torch\n\nx = np.random.rand(3)\nw = torch.zeros(2).cuda()\nopt = torch.optim.SGD([w], lr=1)\nopt.step()\n"
+    source = "import numpy as np\nimport torch\n\nx = np.random.rand(3)\nw = torch.nn.Conv1d(2, 2, 1).cuda()\nopt = torch.optim.SGD(w.parameters(), lr=1)\nopt.step()\n"
     assert lint(tmp_path, {"test_train.py": source}, ["ND102", "ND205"], {"test-code": "check"}) == [
         ("test_train.py", "ND102", 4), ("test_train.py", "ND205", 5),
     ]
@@ -149,13 +149,13 @@ SHARED = {
     "utils.py": "import numpy as np\n\ndef jitter(x):\n    return x + np.random.rand()\n\ndef noise():\n    return np.random.rand()\n",
     "train.py": (
         "import torch\nimport numpy as np\nfrom utils import jitter\n\n"
-        "np.random.seed(0)\nmodel = torch.nn.Linear(2, 2).cuda()\n"
+        "np.random.seed(0)\nmodel = torch.nn.Conv1d(2, 2, 1).cuda()\n"
         "opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for step in range(3):\n    loss = model(torch.ones(2, 2).cuda() * jitter(1.0)).sum()\n    loss.backward()\n    opt.step()\n"
     ),
     "plot.py": (
         "import torch\nimport numpy as np\nfrom utils import noise\nimport matplotlib.pyplot as plt\n\n"
-        "model = torch.nn.Linear(2, 2)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model = torch.nn.Conv1d(2, 2, 1)\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "for step in range(3):\n    model(torch.ones(2, 2) * noise()).sum().backward()\n    opt.step()\nplt.plot([1, 2])\n"
     ),
 }
@@ -216,7 +216,7 @@ def test_entry_point_order_does_not_change_findings(tmp_path):
     lib = "import numpy as np\n\ndef sample():\n    return np.random.rand()\n"
     sampler = "from lib import sample\nprint(sample())\n"
     trainer = (
-        "import torch\nfrom lib import sample\n\nmodel = torch.nn.Linear(1, 1)\ntorch.manual_seed(0)\n"
+        "import torch\nfrom lib import sample\n\nmodel = torch.nn.Conv1d(1, 1, 1)\ntorch.manual_seed(0)\n"
         "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel(torch.ones(1) * sample()).sum().backward()\nopt.step()\n"
     )
     first = lint(tmp_path / "a", {"lib.py": lib, "a_sample.py": sampler, "z_train.py": trainer}, ["ND102"])
@@ -244,7 +244,7 @@ def test_project_determinism_helper_counts_for_nd205_and_nd209(tmp_path):
         ),
         "train.py": (
             "import torch\nfrom utils import init_seeds\n\ninit_seeds(0, deterministic=True)\n"
-            "model = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "model = torch.nn.Conv1d(2, 2, 1).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
             "model(torch.ones(2, 2).cuda()).sum().backward()\nopt.step()\n"
         ),
         "requirements.txt": "torch==2.1.0\n",
@@ -258,7 +258,7 @@ def test_framework_imported_only_on_a_non_default_branch(tmp_path):
         "import argparse\nimport torch\n\nparser = argparse.ArgumentParser()\n"
         "parser.add_argument('--format', default='onnx')\nargs = parser.parse_args()\n"
         "torch.use_deterministic_algorithms(True)\n"
-        "model = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "model = torch.nn.Conv1d(2, 2, 1).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
         "model(torch.ones(2, 2).cuda()).sum().backward()\nopt.step()\n"
         "if args.format == 'tflite':\n    import tensorflow as tf\n    tf.lite.TFLiteConverter\n"
     )
@@ -291,7 +291,7 @@ def test_converter_does_not_judge_library_uses(tmp_path, body):
 # ---------------------------------------------------------------- versions ------------
 ND209_PROJECT = (
     "import torch\n\ntorch.manual_seed(0)\ntorch.use_deterministic_algorithms(True)\n"
-    "model = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "model = torch.nn.Conv1d(2, 2, 1).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
     "model(torch.ones(2, 2).cuda()).sum().backward()\nopt.step()\n"
 )
 
@@ -335,7 +335,7 @@ def test_op_rules_judge_an_op_by_the_programs_that_run_it(tmp_path):
         "stats/report.py": "import torch\nfrom hist import counts\n\nif __name__ == '__main__':\n    print(counts(torch.ones(3), torch.tensor([0, 1, 1])))\n",
         "train/train.py": (
             "import torch\n\ntorch.manual_seed(0)\ntorch.use_deterministic_algorithms(True)\n"
-            "model = torch.nn.Linear(2, 2).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+            "model = torch.nn.Conv1d(2, 2, 1).cuda()\nopt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
             "model(torch.ones(2, 2).cuda()).sum().backward()\nopt.step()\n"
         ),
     }
@@ -379,7 +379,7 @@ def test_imports_under_type_checking_add_no_module_to_the_program(tmp_path):
         "lib/bench.py": "import torch\n\nclass Bench:\n    device = torch.device('cuda')\n",
         "convert.py": (
             "import torch\nimport lib\n\nif __name__ == '__main__':\n"
-            "    state = torch.load('w.pt')\n    torch.optim.SGD([state['w']], lr=1).step()\n"
+            "    state = torch.load('w.pt')\n    torch.nn.functional.conv1d(state['x'], state['w']).sum().backward()\n"
         ),
     }
     assert lint(tmp_path, files, ["ND205"]) == []
@@ -427,7 +427,7 @@ def test_switch_asked_for_the_framework_the_entry_point_is_written_in(tmp_path):
         "lib/torch_utils.py": "import torch\n",
         "train.py": (
             "import torch\nimport lib\n\ntorch.manual_seed(0)\ntorch.use_deterministic_algorithms(True)\n"
-            "model = torch.nn.Linear(2, 2).cuda()\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
+            "model = torch.nn.Conv1d(2, 2, 1).cuda()\ntorch.optim.SGD(model.parameters(), lr=1).step()\n"
         ),
         "requirements.txt": "torch==2.11.0\n",
     }

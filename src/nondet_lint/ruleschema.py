@@ -190,6 +190,10 @@ DATA: Dict[str, Table] = {
             }),
         }),
         "cudnn_covers": NAMES,
+        "complete_models": Table({
+            "framework": str, "namespace": str, "deterministic": NAMES, "no_layer": NAMES, "outside_code": NAMES,
+            "outside_methods": NAMES,
+        }),
         "io_only": Map(NAMES),
         "package_aliases": Map(str),
         "raising": Map(str),

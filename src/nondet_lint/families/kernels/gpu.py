@@ -398,12 +398,47 @@ def _guarding_options(node: cst.CSTNode, parent: Any) -> List[str]:
 
 
 def _test_options(test: cst.BaseExpression) -> List[str]:
-    """The option a test reads directly (``args.cuda``, ``args.cuda and ...``); a test of
-    anything else (``torch.cuda.is_available()``) chooses nothing we can read."""
+    """The option a test reads directly (``args.cuda``, ``args.cuda and ...``, or a bare
+    name: a parameter of the function, ``if cuda:``); a test of anything else
+    (``torch.cuda.is_available()``) chooses nothing we can read."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return _test_options(test.left) + _test_options(test.right)
+    if isinstance(test, cst.Name) and test.value not in ("True", "False", "None"):
+        return [test.value]
     name = option_name(test)
     return [name] if name is not None else []
+
+
+def _parameter_defaults(node: cst.FunctionDef, qualname: Any) -> Dict[str, Tuple[Optional[int], Any]]:
+    """A function's named parameters: name -> (its position, or None for a keyword-only
+    one; its literal default, ABSENT without one, UNKNOWN when it is not a literal)."""
+    found: Dict[str, Tuple[Optional[int], Any]] = {}
+    params = node.params
+    positional = [(index, param) for index, param in enumerate((*params.posonly_params, *params.params))]
+    for position, param in [*positional, *((None, param) for param in params.kwonly_params)]:
+        value = ABSENT if param.default is None else literal_value(param.default, qualname)
+        found[param.name.value] = (position, value)
+    return found
+
+
+def _passed(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
+    """What ``call`` passes for parameter ``name`` (at ``position``): its argument, None
+    when it leaves the default; UNKNOWN_ARG when it cannot tell (``*args``)."""
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return UNKNOWN_ARG  # ``f(*args)`` / ``f(**kwargs)``: may pass anything
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg.value
+        else:
+            if position is not None and positional == position:
+                return arg.value
+            positional += 1
+    return None
+
+
+UNKNOWN_ARG = cst.Name("__unknown_argument__")
 
 
 # calls that keep or show a device name without selecting it
@@ -526,6 +561,88 @@ def _module_globals(ctx: FileContext) -> FrozenSet[str]:
     return frozenset(found)
 
 
+class _Bindings(cst.CSTVisitor):
+    """Every name the module binds anywhere: assignments, loop and ``with`` targets,
+    parameters, definitions, imports, ``except ... as``, walrus targets."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # the globals Python gives every module
+        self.names: Set[str] = {"__file__", "__name__", "__doc__", "__spec__", "__package__", "__path__", "__loader__", "__builtins__", "__cached__"}
+
+    def _targets(self, node: Optional[cst.CSTNode]) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                self._targets(element.value)
+        elif isinstance(node, cst.StarredElement):
+            self._targets(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._targets(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> None:
+        self._targets(node.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target)
+
+    def visit_Param(self, node: cst.Param) -> None:
+        self.names.add(node.name.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.names.add(node.name.value)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is None:
+            name: cst.BaseExpression = node.name
+            while isinstance(name, cst.Attribute):
+                name = name.value
+            if isinstance(name, cst.Name):
+                self.names.add(name.value)
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.names.update(item.name.value for item in node.names)
+
+
+def _bound_in_module(ctx: FileContext) -> FrozenSet[str]:
+    visitor = _Bindings()
+    ctx.module.visit(visitor)
+    return frozenset(visitor.names)
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
+    """The name an expression starts from (``ALGOS`` of ``ALGOS["ppo"]``, ``models`` of
+    ``models.Net``)."""
+    while True:
+        if isinstance(node, cst.Name):
+            return node
+        if isinstance(node, cst.Attribute):
+            node = node.value
+        elif isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call):
+            node = node.func
+        else:
+            return None
+
+
 def _is_super_call(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
@@ -644,10 +761,16 @@ class GpuFacts(Check):
         # per unit: local name -> the container it was taken from (``cls`` of ``for cls in MODELS``)
         self.looked_up: Dict[str, Dict[str, str]] = {}
         self.globals = _module_globals(ctx)
+        self._bound: Optional[FrozenSet[str]] = None  # every name the module binds (on first need)
         self.annotating = 0  # nesting of type annotations: the names in them run nothing
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
         self.options: Dict[str, Any] = {}  # option -> its default (UNKNOWN: declared, not known)
+        # top-level functions: parameter -> (position, default); and the calls of
+        # each bare name in this module (a parameter every call leaves at its default is
+        # an option of that function: ``def main(cuda=0)`` called as ``main()``)
+        self.parameter_defaults: Dict[str, Dict[str, Tuple[Optional[int], Any]]] = {}
+        self.bare_calls: Dict[str, List[Tuple[str, cst.Call]]] = {}
         self.hints = {
             framework: tuple(spec["code_hint"]["names"]) for framework, spec in self.frameworks.items() if "code_hint" in spec
         }
@@ -699,6 +822,8 @@ class GpuFacts(Check):
             self.unit_name, self.unit = MODULE_UNIT, self.units[MODULE_UNIT]
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.depth == 0:
+            self.parameter_defaults[node.name.value] = _parameter_defaults(node, self.ctx.qualname)
         self._enter(node)
         if self._defines_gradient(node):
             self.gradient_definitions += 1
@@ -993,7 +1118,21 @@ class GpuFacts(Check):
                     self.unit.switches[switch] = state
 
     def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.bare_calls.setdefault(node.func.value, []).append((self.unit_name, node))
         name = self.ctx.qualname(node.func)
+        if not self.unit.calls_unknown:
+            # ``Net()`` / ``ALGOS["ppo"](env)`` / ``trainer.fit(model)`` where nothing in the
+            # module binds the name: code (a model) the analysis does not see
+            roots = [_root_name(node.func)] if name is None else []
+            roots.extend(arg.value for arg in node.args if isinstance(arg.value, cst.Name))
+            for root in roots:
+                if root is not None and self.ctx.qualname(root) is None:
+                    if self._bound is None:
+                        self._bound = _bound_in_module(self.ctx)
+                    if root.value not in self._bound:
+                        self.unit.calls_unknown = True
+                        break
         if name is None:
             self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
             func = node.func
@@ -1098,17 +1237,47 @@ class GpuFacts(Check):
         if isinstance(dest, str) and dest.isidentifier():
             self.options[dest] = UNKNOWN if dest in self.options and self.options[dest] != value else value
 
-    def _decide(self, selected: Selected) -> Tuple[bool, Optional[ConditionalGpu]]:
-        """Whether a selection holds with every option at its default, and the versions
-        it is limited to (None: all)."""
+    def _parameter_options(self, unit_name: str, depth: int = 0) -> Dict[str, Any]:
+        """The parameters of the top-level function ``unit_name`` (a method's unit is
+        ``Class.method``: none) that every call of it in this module leaves at their
+        literal default, or passes a parameter of its caller that is one (``def
+        main(cuda=0)`` called as ``main()``, and ``evaluate(cuda)`` in it), with that
+        value: the default run takes it. A function this module never calls gets none
+        (its callers elsewhere may pass anything)."""
+        calls = self.bare_calls.get(unit_name, [])
+        if not calls or depth > 4:
+            return {}
+        found: Dict[str, Any] = {}
+        callers: Dict[str, Dict[str, Any]] = {}
+        for name, (position, default) in self.parameter_defaults.get(unit_name, {}).items():
+            values = []
+            for caller, call in calls:
+                passed = _passed(call, name, position)
+                if passed is None:
+                    values.append(default)
+                elif isinstance(passed, cst.Name) and passed is not UNKNOWN_ARG and caller != unit_name:
+                    if caller not in callers:
+                        callers[caller] = self._parameter_options(caller, depth + 1)
+                    values.append(callers[caller].get(passed.value, UNKNOWN))
+                else:
+                    values.append(UNKNOWN)
+            if values and all(v is not UNKNOWN and v is not ABSENT for v in values) and all(v == values[0] for v in values):
+                found[name] = values[0]
+        return found
+
+    def _decide(self, selected: Selected, unit_name: str = MODULE_UNIT) -> Tuple[bool, Optional[ConditionalGpu]]:
+        """Whether a selection holds with every option at its default (and every
+        parameter of the function it is in that this module's calls leave at its
+        default), and the versions it is limited to (None: all)."""
         data = self.selection.data
+        options = {**self.options, **self._parameter_options(unit_name)}
         if selected.given_option is not None:
             return self.options.get(selected.given_option) is not None, None
         if selected.unless_option is not None:
             default = self.options.get(selected.unless_option, False)
             return (default is UNKNOWN or not default), None
         if selected.options:
-            known = [self.options[o] for o in selected.options if o in self.options]
+            known = [options[o] for o in selected.options if o in options]
             if len(known) == len(selected.options) and UNKNOWN not in known:
                 # every option is declared here with a default: they decide
                 if all(gpu_value(value, data) for value in known):
@@ -1174,7 +1343,7 @@ class GpuFacts(Check):
     def finish(self) -> None:
         anchored: Set[Tuple[str, bool]] = set()
         for node, unit_name, selected in self.selections:
-            holds, when = self._decide(selected)
+            holds, when = self._decide(selected, unit_name)
             if not holds:
                 continue
             unit = self.units[unit_name]
@@ -1559,14 +1728,54 @@ class ProgramView:
         if found is None:
             hooks = tuple({name for names in self.reach.calls.implied.values() for name in names})
             called = self._called_names()
+            unseen = self.calls_unseen_project_code(entry)
             found = cache[entry] = any(
-                unit.differentiates and method not in called and fnmatch.fnmatchcase(method, hook)
+                unit.differentiates and (unseen or method not in called) and fnmatch.fnmatchcase(method, hook)
                 for path, cls in self.reached_units(entry) if "." not in cls
                 for name, unit in self.facts[path].units.items() if name.startswith(cls + ".")
                 for method in (name.split(".", 1)[1],)
                 for hook in hooks
             )
         return found
+
+    def calls_unseen_project_code(self, entry: str) -> bool:
+        """Whether code the program of ``entry`` runs names a module of one of the
+        project's packages that the checkout does not hold (``official.modeling.
+        fast_training.progressive.train_lib.run_experiment`` where that folder is missing):
+        what runs there, a trainer that calls the hooks of the task it is handed, is not
+        seen, so a hook the project's other code calls may run as well."""
+        cache: Dict[str, bool] = self.memo.setdefault("calls_unseen_project_code", {})
+        found = cache.get(entry)
+        if found is None:
+            packages = self.memo.get("project_packages")
+            if packages is None:
+                packages = self.memo["project_packages"] = frozenset(
+                    record.module_name.split(".")[0] for record in self.records.values()
+                    if record.module_name and os.path.basename(record.path) == "__init__.py"
+                )
+            refs = {
+                ref for key in self.reached_units(entry) for unit in (self.reach.unit(key),) if unit is not None
+                for ref in unit.refs if ref.split(".")[0] in packages
+            }
+            found = cache[entry] = any(self._unseen_submodule(ref) for ref in sorted(refs))
+        return found
+
+    def _unseen_submodule(self, name: str) -> bool:
+        """``name`` goes through a package of the project into a part it does not define
+        (a submodule missing from the checkout)."""
+        parts = name.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            record = self.project.module(".".join(parts[:end]))
+            if record is None:
+                continue
+            if os.path.basename(record.path) != "__init__.py":
+                return False  # a module's definition, or a name it binds: seen
+            child = parts[end]
+            facts = self.facts.get(record.path)
+            if facts is None or child in facts.units or child in facts.exports or facts.stars:
+                return False  # defined or imported there (a star import may bring anything)
+            return True
+        return False
 
     def _called_names(self) -> FrozenSet[str]:
         """The method names some code of the project calls or reads (on any value, on its

@@ -30,7 +30,7 @@ framework, and need the argument count the framework's signature requires.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
@@ -62,13 +62,28 @@ class KernelOps(ModuleFact):
     key = "kernel_ops"
 
     by_code: Mapping[str, Tuple[str, ...]]
+    # rule code -> op id -> the units (``unit_of``) that call it: an op counts for the
+    # programs that run one of them (ND205 asks whether a training program runs an op
+    # the switch changes)
+    units: Mapping[str, Mapping[str, Tuple[str, ...]]] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
-        return {code: list(ops) for code, ops in self.by_code.items()}
+        return {
+            "by_code": {code: list(ops) for code, ops in self.by_code.items()},
+            "units": {code: {op: list(units) for op, units in ops.items()} for code, ops in self.units.items()},
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "KernelOps":
-        return cls({code: tuple(ops) for code, ops in data.items()})
+        return cls(
+            {code: tuple(ops) for code, ops in data.get("by_code", {}).items()},
+            {code: {op: tuple(units) for op, units in ops.items()} for code, ops in data.get("units", {}).items()},
+        )
+
+    def ops_in(self, code: str, units: Iterable[str]) -> List[str]:
+        """The op ids of ``code``'s table called in one of ``units``."""
+        wanted = frozenset(units)
+        return sorted(op for op, where in self.units.get(code, {}).items() if wanted.intersection(where))
 
 
 # ---------------------------------------------------------------- the tables ----------
@@ -394,6 +409,7 @@ class OpCheck(Check):
         self.bound_roots: Dict[str, Optional[str]] = {}
         self.values: Dict[str, cst.BaseExpression] = {}
         self.matched: Set[str] = set()
+        self.matched_in: Dict[str, Set[str]] = {}  # op id -> the units that call it
 
     # names bound from other libraries are not this framework's tensors, and a name the
     # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
@@ -463,6 +479,7 @@ class OpCheck(Check):
             if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of) is not True:
                 continue
             self.matched.add(entry["id"])
+            self.matched_in.setdefault(entry["id"], set()).add(unit_of(self.ctx.ancestors))
             if entry.get("device", "cuda") == "mps":
                 continue
             backward = entry.get("phase") == "backward"
@@ -492,7 +509,11 @@ class OpCheck(Check):
         if self.matched:
             known = self.ctx.facts.get(KernelOps)
             by_code = {**(known.by_code if known is not None else {}), self.code: tuple(sorted(self.matched))}
-            self.ctx.facts.put(KernelOps(by_code))
+            units = {
+                **(known.units if known is not None else {}),
+                self.code: {op: tuple(sorted(where)) for op, where in sorted(self.matched_in.items())},
+            }
+            self.ctx.facts.put(KernelOps(by_code, units))
 
     # ------------------------------------------------------------ pass 2 --------------
     switch: ClassVar[str] = ""  # the switch id that makes "switch" entries deterministic

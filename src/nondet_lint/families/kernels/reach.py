@@ -145,6 +145,9 @@ class UnitFacts:
     # module code's: a module-level name -> the definitions bound to it without running them
     # (``attention_sparse = functools.partial(attention, ...)``): they run where code names it
     bound: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+    # it calls something no import, definition or assignment of its module names (``Net()``
+    # of a script that never defines ``Net``): code the analysis does not see
+    calls_unknown: bool = False
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -169,7 +172,7 @@ class UnitFacts:
             out["version_hints"] = list(self.version_hints)
         for key in (
             "differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded",
-            "needs_process_group", "starts_process_group", "serves",
+            "needs_process_group", "starts_process_group", "serves", "calls_unknown",
         ):
             if getattr(self, key):
                 out[key] = True
@@ -201,6 +204,7 @@ class UnitFacts:
             tuple(data.get("uses_registries", ())), bool(data.get("serves")),
             {key: tuple(names) for key, names in data.get("stored", {}).items()},
             {key: tuple(names) for key, names in data.get("bound", {}).items()},
+            bool(data.get("calls_unknown")),
         )
 
 
@@ -222,6 +226,7 @@ class UnitBuilder:
     needs_process_group: bool = False
     starts_process_group: bool = False
     serves: bool = False
+    calls_unknown: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -268,6 +273,7 @@ class UnitBuilder:
             {key: tuple(sorted(
                 _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
             )) for key, refs in sorted(self.bound.items())},
+            self.calls_unknown,
         )
 
 

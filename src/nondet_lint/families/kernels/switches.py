@@ -466,6 +466,8 @@ class ProgramSwitches(Check):
         ops = implicit_ops(view, path, anchors, rules, frozenset(missing))
         if not ops and not raising and switch_changes_nothing(view, path, rules, missing):
             return []
+        if not ops and training_changes_nothing(view, path, rules, missing):
+            return []
         if first == CUBLAS_FRAMEWORK and cudnn_covers(view, path):
             # cuDNN determinism already makes the convolutions deterministic: name only
             # what it leaves, and leave alone a program it covers entirely
@@ -584,6 +586,99 @@ def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, framew
     if may_differentiate(view, entry) or view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
         return False
     return not any(switch_ops(view, entry, rules, framework, forward_only=True) for framework in frameworks)
+
+
+def training_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
+    """docs/contract.md "Programs that matter", for a program that trains: the switch
+    changes nothing it runs when the analysis sees its models completely (their code is
+    the project's, or ``torch.nn`` layers rule data knows are deterministic forward and
+    backward on CUDA: ``complete_models``), and the code it runs calls no op the switch
+    changes or makes raise (op tables; not the entries whose condition the code cannot
+    show, ``report = "none"``), loads no model and does not turn cuDNN autotuning on."""
+    data = rules["ND205"].data.get("complete_models")
+    missing = set(frameworks)
+    if not data or missing != {data["framework"]}:
+        return False
+    if not view.reached_summary(entry).differentiates or view.hooks_differentiate(entry):
+        # it does not train (switch_changes_nothing decides), or a class it reaches has a
+        # hook a trainer outside the project may call, whose ops are not counted as run
+        return False
+    if view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
+        return False
+    if reached_switch_ops(view, entry, rules, data["framework"]):
+        return False
+    return models_seen_completely(view, entry, data)
+
+
+def reached_switch_ops(view: ProgramView, entry: str, rules: RuleSet, framework: str) -> List[str]:
+    """The ops of ``framework``'s table that code the program of ``entry`` runs (the
+    units it reaches) calls, that the switch changes or makes raise in a version the
+    project allows, but those whose condition the code cannot show (``report = "none"``:
+    a 4-D ``NLLLoss``, memory read before it is written)."""
+    check = OP_CHECKS_BY_FRAMEWORK.get(framework)
+    if check is None or check.code not in rules:
+        return []
+    table = op_table(rules[check.code].data)
+    allowed: List[Optional[Version]] = [*view.allowed(framework, entry)] or [None]
+    by_module: Dict[str, Set[str]] = {}
+    for path, unit in view.reached_units(entry):
+        by_module.setdefault(path, set()).add(unit)
+    found: List[str] = []
+    for path, units in sorted(by_module.items()):
+        record = view.records.get(path)
+        kernel_ops = record.facts.get(KernelOps) if record is not None else None
+        for op_id in kernel_ops.ops_in(check.code, units) if kernel_ops is not None else ():
+            op = table.by_id.get(op_id)
+            if op is None or op.get("device") in ("mps", "cpu"):
+                continue
+            statuses = [status_for(op, version) for version in allowed]
+            if any(
+                status is not None and status.get("kind") in ("switch", "raises")
+                and status.get("report", op.get("report")) != "none"
+                for status in statuses
+            ):
+                found.append(op["api"])
+    return found
+
+
+def models_seen_completely(view: ProgramView, entry: str, data: Mapping[str, Any]) -> bool:
+    """Whether every model the program of ``entry`` builds is code the analysis sees: the
+    code it runs names no ``namespace`` layer (``torch.nn.Conv2d``) but the deterministic
+    ones and those that are no layer (containers, ``torch.nn.init``), nothing of a
+    library whose models' code is outside the project (``torchvision.models``, ``timm``,
+    ``transformers``), calls no ``from_pretrained`` on a value, and calls nothing its
+    module does not bind (``Net()`` of a script that never defines ``Net``)."""
+    namespace = str(data["namespace"])
+    deterministic = frozenset(data.get("deterministic", ()))
+    no_layer = tuple(data.get("no_layer", ()))
+    outside = tuple(data.get("outside_code", ()))
+    methods = frozenset(data.get("outside_methods", ()))
+    for key in view.reached_units(entry):
+        unit = view.reach.unit(key)
+        if unit is None:
+            continue
+        if unit.calls_unknown or methods.intersection(unit.reads):
+            return False
+        for ref in unit.refs:
+            if ref.rpartition(".")[2] in methods:
+                return False  # ``MLP.from_pretrained(...)``: weights and maybe code from elsewhere
+            if ref.startswith(namespace):
+                if ref not in deterministic and not _named_in(ref, no_layer):
+                    return False
+            elif _named_in(ref, outside) and not _in_project(view, ref):
+                return False
+    return True
+
+
+def _named_in(name: str, names: Iterable[str]) -> bool:
+    """``name`` is one of ``names``, or under one that ends in a dot (a namespace)."""
+    return any(name == n or (n.endswith(".") and name.startswith(n)) for n in names)
+
+
+def _in_project(view: ProgramView, name: str) -> bool:
+    """A qualified name of a module of the project (or a definition in one)."""
+    parts = name.split(".")
+    return any(view.project.module(".".join(parts[:end])) is not None for end in range(len(parts), 0, -1))
 
 
 def needs_cublas(view: ProgramView, entry: str, rules: RuleSet) -> bool:
