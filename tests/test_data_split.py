@@ -280,3 +280,54 @@ def test_a_split_in_test_code_is_not_reported_unless_test_code_is_checked(lint):
     assert "`train_test_split` shuffles with no `random_state`" in findings[0].message
     checked = lint(files, {**SELECT, "test-code": "check"})
     assert sorted(at(checked, "ND305")) == [("test_loader.py", 3, 12), ("train.py", 3, 12)]
+
+
+def test_a_numpy_seed_that_surely_runs_before_a_splitter_covers_it(lint):
+    source = """
+        import numpy as np
+        from sklearn.model_selection import KFold, train_test_split
+
+        def folds():
+            return KFold(n_splits=5, shuffle=True)
+
+        before = train_test_split([1, 2, 3])
+        np.random.seed(42)
+        after = train_test_split([1, 2, 3])
+        """
+    # the module-level seed covers the split after it and the module's function
+    assert at(lint({"m.py": source}, SELECT), "ND305") == [("m.py", 7, 10)]
+
+
+def test_a_seed_under_a_condition_or_in_another_scope_does_not_cover_a_splitter(lint):
+    source = """
+        import numpy as np
+        from sklearn.model_selection import KFold, train_test_split
+
+        def maybe_seeded(seed=None):
+            if seed is not None:
+                np.random.seed(seed)
+            return KFold(n_splits=5, shuffle=True)
+
+        def seeded():
+            np.random.seed(1)
+            return KFold(n_splits=5, shuffle=True)
+
+        def other():
+            return train_test_split([1, 2, 3])
+
+        if __name__ == "__main__":
+            np.random.seed(0)
+            part = train_test_split([1, 2, 3])
+        """
+    # the main guard's seed covers only the split after it in the main guard
+    assert at(lint({"m.py": source}, SELECT), "ND305") == [("m.py", 7, 12), ("m.py", 14, 12)]
+
+
+def test_a_numpy_seed_in_another_module_does_not_cover_a_splitter(lint):
+    files = {
+        "data.py": "from sklearn.model_selection import train_test_split\ndef split(x):\n    return train_test_split(x)\n",
+        "train.py": "import numpy as np\nimport data\nnp.random.seed(0)\n",
+    }
+    assert at(lint(files, SELECT), "ND305") == [("data.py", 3, 12)]
+    files["data.py"] = "import lightning as L\n" + files["data.py"] + "L.seed_everything(7)\n"
+    assert at(lint(files, SELECT), "ND305") == []

@@ -6,7 +6,9 @@ Whether a global RNG is seeded, whether TensorFlow has a global seed, whether op
 determinism is on: those are project facts (a seed in ``train.py`` covers a split in
 ``data.py``), so those candidates are deferred.  The project counts as seeding an RNG when
 any of its modules calls a seeding function for it (``rules/seeding.toml``, ND101's
-``seeders``): an approximation that errs on the side of silence.
+``seeders``): an approximation that errs on the side of silence.  A scikit-learn splitter
+is judged in its own module instead (``_SeedScopes``): only a NumPy seed that surely runs
+before it there covers it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import libcst as cst
 
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import last_name, statement_of
+from nondet_lint.analysis.entrypoints import is_main_guard
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, method_of, spellings
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
@@ -148,21 +151,84 @@ def project_seeding(project: Any) -> Tuple[Set[str], bool]:
 
 
 # ---- ND305: scikit-learn splitters -------------------------------------------------------
+class _SeedScopes:
+    """Where this module seeds NumPy's global RNG on every path, in visiting (textual)
+    order: a scikit-learn splitter given no ``random_state`` draws from that RNG, so a seed
+    that surely runs before it makes the split repeatable.
+
+    A seed counts where it is a plain statement of the module, of the module's main guard
+    or of a function body (possibly inside ``with``), never under ``if`` / ``for`` /
+    ``try``: it then covers the code after it in that block, and a module-level seed also
+    covers the module's functions and methods, which run only once the module is imported."""
+
+    def __init__(self, ctx: FileContext) -> None:
+        self.ctx = ctx
+        self.seeds: List[Tuple[int, cst.CSTNode]] = []  # (order, scope node)
+
+    def scope_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The module, main guard or function whose straight-line code runs ``node``
+        (None when a branch, loop or handler may skip it)."""
+        parent = self.ctx.parent(node)
+        while parent is not None:
+            if isinstance(parent, (cst.Module, cst.FunctionDef)):
+                return parent
+            if isinstance(parent, cst.If):
+                return parent if is_main_guard(parent.test) and isinstance(self.ctx.parent(parent), cst.Module) else None
+            if isinstance(parent, (cst.For, cst.While, cst.Try, cst.TryStar, cst.Lambda, cst.ClassDef,
+                                   cst.BooleanOperation, cst.IfExp, cst.Match, cst.BaseComp)):
+                return None
+            parent = self.ctx.parent(parent)
+        return None
+
+    def add(self, order: int, call: cst.Call) -> None:
+        scope = self.scope_of(call)
+        if scope is not None:
+            self.seeds.append((order, scope))
+
+    def covers(self, order: int, call: cst.Call) -> bool:
+        enclosing: List[cst.CSTNode] = []
+        node: Optional[cst.CSTNode] = call
+        while node is not None:
+            enclosing.append(node)
+            node = self.ctx.parent(node)
+        inside_function = any(isinstance(item, (cst.FunctionDef, cst.Lambda)) for item in enclosing)
+        for seeded_at, scope in self.seeds:
+            if not any(item is scope for item in enclosing):
+                continue
+            if seeded_at < order or (isinstance(scope, cst.Module) and inside_function):
+                return True
+        return False
+
+
 class SplitterSeed(Check):
-    """ND305: a scikit-learn splitter that shuffles with no ``random_state``."""
+    """ND305: a scikit-learn splitter that shuffles with no ``random_state`` and no NumPy
+    seed in its module surely runs before it (``_SeedScopes``)."""
 
     codes = ("ND305",)
-    decides = ()  # reported on the spot; ND305's deferred candidates are ShuffleThenSlice's
+    decides = ()  # reported at the end of the file; ND305's deferred candidates are ShuffleThenSlice's
 
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.splitters = {name: table for table in self.data("ND305").get("splitters", ()) for name in table["names"]}
-        self.spellings = spellings(ctx, self.splitters)
+        self.numpy_seeders = {name: seeder for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed and "numpy" in seeder.seeds}
+        self.spellings = spellings(ctx, (*self.splitters, *self.numpy_seeders))
+        self.scopes = _SeedScopes(ctx)
+        self.order = 0
+        self.unseeded: List[Tuple[int, cst.Call, str]] = []  # (order, call, qualified name)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if last_name(node.func) not in self.spellings or has_double_star(node):
+        if last_name(node.func) not in self.spellings:
             return
+        self.order += 1
         name = self.ctx.qualname(node.func)
+        seeder = self.numpy_seeders.get(name) if name else None
+        if seeder is not None:
+            value = call_arg(node, seeder.pos, seeder.kw)
+            if (value is None and seeder.without_value == "fixed") or (value is not None and not is_none(value.value)):
+                self.scopes.add(self.order, node)
+            return
+        if has_double_star(node):
+            return
         table = self.splitters.get(name) if name else None
         if table is None or name is None:
             return
@@ -176,16 +242,22 @@ class SplitterSeed(Check):
         state = _arg_value(node, state_spec)
         if state is not None and not is_none(state):
             return
-        seed = seed_value(self.ctx, node)
-        edits = set_keyword_argument(self.ctx, node, "random_state", seed)
-        fix = self.ctx.fix("ND305", edits, seed=seed) if edits else None
-        short = name.rsplit(".", 1)[-1]
-        self.ctx.report(
-            node, "ND305", fix=fix,
-            what=f"`{short}` shuffles with no `random_state`",
-            why="changes every run",
-            advice="pass `random_state=` a fixed number",
-        )
+        self.unseeded.append((self.order, node, name))
+
+    def finish(self) -> None:
+        for order, node, name in self.unseeded:
+            if self.scopes.covers(order, node):
+                continue
+            seed = seed_value(self.ctx, node)
+            edits = set_keyword_argument(self.ctx, node, "random_state", seed)
+            fix = self.ctx.fix("ND305", edits, seed=seed) if edits else None
+            short = name.rsplit(".", 1)[-1]
+            self.ctx.report(
+                node, "ND305", fix=fix,
+                what=f"`{short}` shuffles with no `random_state`",
+                why="changes every run",
+                advice="pass `random_state=` a fixed number",
+            )
 
 
 # ---- ND305: a fixed slice of a shuffle, Keras validation_split after a shuffle --------------
