@@ -667,7 +667,8 @@ class DirectoryDataset(Check):
         for node in _attributes(expr):
             if (
                 isinstance(node, cst.Attribute) and not (isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"))
-                and values.declares_option(node.attr.value) and values.text(node).kind in (UNKNOWN, NONE)
+                and values.declares_option(node.attr.value)
+                and values.option_defaults().get(node.attr.value, Text(NONE)).kind == NONE
             ):
                 return True
         return False
