@@ -336,3 +336,58 @@ def test_a_download_fetched_again_with_a_checksum_is_checked(lint):
     findings = [f for f in lint(files, SELECT) if f.code == "ND303"]
     assert [(f.line, f.col + 1) for f in findings] == [(7, 5), (10, 5)]
     assert "`gdown.download` fetches" in findings[0].message and "nothing that checks what arrived" in findings[0].message
+
+
+def test_a_folder_from_an_option_with_no_default_read_where_it_is_parsed_is_not_reported(lint):
+    """``args = parser.parse_args()`` then ``glob(args.samples_dir)`` with ``required=True``
+    (and an absl flag defaulting to None): the user names the folder at each run, so no
+    value is known to judge (the rule's docs); the same option with a default (near miss)
+    is judged by it and reported."""
+    source = """
+        import argparse, glob, pathlib
+        from absl import flags
+        flags.DEFINE_string("frames", None, "folder of frames")
+        FLAGS = flags.FLAGS
+        def main():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--samples_dir", required=True)
+            args = parser.parse_args()
+            clips = sorted(pathlib.Path(args.samples_dir).glob("*.wav"))
+            frames = sorted(glob.glob(FLAGS.frames + "/*.png"))
+            return clips, frames
+        """
+    assert at(lint({"m.py": source}, SELECT), "ND304") == []
+    with_defaults = source.replace("required=True", 'default="/data/samples"').replace('"frames", None', '"frames", "/data/frames"')
+    findings = [f for f in lint({"m.py": with_defaults}, SELECT) if f.code == "ND304"]
+    assert [(f.line, f.col + 1) for f in findings] == [(9, 20), (10, 21)]
+    assert findings[0].message.startswith(
+        "`Path.glob` builds the dataset from whatever files `pathlib.Path(args.samples_dir)` holds when the run starts"
+    )
+    assert findings[1].message.startswith("`glob.glob` builds the dataset from whatever files `FLAGS.frames + \"/*.png\"` holds")
+
+
+def test_a_module_level_parsed_option_with_no_default_handed_to_a_function_is_not_reported(lint):
+    """``ARGS = PARSER.parse_args()`` at module level, and a None-default flag handed on to
+    the function that lists it: no value is known; with defaults (near miss) both are
+    judged by them and reported, at the listing and at the call that hands the folder on."""
+    source = """
+        import argparse, glob
+        from absl import flags
+        flags.DEFINE_string("data_dir", None, "records")
+        FLAGS = flags.FLAGS
+        PARSER = argparse.ArgumentParser()
+        PARSER.add_argument("--video_in", dest="video_in", required=True)
+        ARGS = PARSER.parse_args()
+        def load(data_dir):
+            return glob.glob(data_dir + "/*.tfrecord")
+        def main(_):
+            videos = glob.glob(ARGS.video_in + "/*.mp4")
+            return videos, load(data_dir=FLAGS.data_dir)
+        if __name__ == "__main__":
+            main(0)
+        """
+    assert at(lint({"tool.py": source}, SELECT), "ND304") == []
+    with_defaults = source.replace("required=True", 'default="/data/videos"').replace('"data_dir", None', '"data_dir", "/data/imagenet"')
+    findings = [f for f in lint({"tool.py": with_defaults}, SELECT) if f.code == "ND304"]
+    assert [(f.line, f.col + 1) for f in findings] == [(11, 14), (12, 20)]
+    assert findings[1].message.startswith("`load -> glob.glob` builds the dataset from whatever files `FLAGS.data_dir` holds")

@@ -123,3 +123,46 @@ def test_cli_text_output(tmp_path):
 def test_python_files_unaffected(lint):
     findings = lint({"train.py": "import torch\n", "requirements.txt": "torch==2.1.2\n"})
     assert codes_at(findings) == []
+
+
+BENCHMARK = """
+import google_benchmark
+import jax
+
+@google_benchmark.register
+def bench_trace(state):
+    while state:
+        jax.jit(lambda x: x + 1).lower(1.0)
+
+if __name__ == "__main__":
+    google_benchmark.main()
+"""
+
+
+def test_requirements_of_a_folder_of_speed_benchmarks_are_not_an_environment(tmp_path):
+    """A folder whose entry points all time their code (contract "Speed benchmarks") sets
+    up a timing run; the same requirements beside a training script too (near miss), or
+    in a benchmark folder whose script reads no clock, are an environment."""
+    from conftest import lint_files
+
+    requirements = "jax\nnumpy>=1.26\n"
+    select = {"select": ["ND401"]}
+    timing = lint_files(tmp_path / "timing", {
+        "benchmarks/tracing/requirements.txt": requirements, "benchmarks/tracing/mnist.py": BENCHMARK,
+    }, select)
+    assert nd401(timing) == []
+    mixed = lint_files(tmp_path / "mixed", {
+        "benchmarks/tracing/requirements.txt": requirements, "benchmarks/tracing/mnist.py": BENCHMARK,
+        "benchmarks/tracing/train.py": "import jax\nif __name__ == '__main__':\n    print(jax.devices())\n",
+    }, select)
+    assert nd401(mixed) == [("requirements.txt", 1, 1), ("requirements.txt", 2, 1)]
+    assert mixed[0].message == (
+        "jax is not pinned to one version (`jax`): an upgrade between two runs can change numerics, kernels"
+        " and defaults; pin it with `==` or commit a lock file"
+    )
+    no_clock = BENCHMARK.replace("google_benchmark.main()", "bench_trace(None)").replace("@google_benchmark.register\n", "")
+    no_clock = no_clock.replace("import google_benchmark\n", "")
+    untimed = lint_files(tmp_path / "untimed", {
+        "benchmarks/accuracy/requirements.txt": requirements, "benchmarks/accuracy/mnist.py": no_clock,
+    }, select)
+    assert nd401(untimed) == [("requirements.txt", 1, 1), ("requirements.txt", 2, 1)]

@@ -216,3 +216,27 @@ def test_a_parameter_that_hides_an_import_is_not_the_module(tmp_path, framework)
     """)
     findings = lint_files(tmp_path, {"sample.py": source}, {"select": ["ND102", "ND204"]})
     assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND102", 11, 12)]
+
+
+def test_an_unseeded_estimator_in_test_code_is_not_reported_unless_test_code_is_checked(lint):
+    """What a test's estimator or generated data draws decides whether that test passes,
+    not what a training run learns (contract "Test code"): ND108 skips test code by
+    default; the same call in a training script (near miss) is reported, and so is the
+    test's with ``test-code = "check"``."""
+    fit = """
+        from sklearn.cluster import KMeans
+        def fit(x):
+            return KMeans(n_clusters=3).fit(x)
+        """
+    main = "\n        if __name__ == '__main__':\n            fit([[0.0], [1.0], [2.0]])\n"
+    files = {"tests/test_clusters.py": fit, "train.py": fit + main}
+    findings = [f for f in lint(files, {"select": ["ND108"]}) if f.code == "ND108"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("train.py", 3, 12)]
+    assert findings[0].message == (
+        "`sklearn.cluster.KMeans` is random with these arguments and its `random_state` is omitted, so it draws"
+        " from NumPy's global RNG, which nothing seeds before it (this program never seeds it); pass random_state"
+    )
+    checked = lint(files, {"select": ["ND108"], "test-code": "check"})
+    assert sorted((f.path.rsplit("/", 1)[-1], f.line) for f in checked if f.code == "ND108") == [
+        ("test_clusters.py", 3), ("train.py", 3)
+    ]

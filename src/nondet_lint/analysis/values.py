@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -55,6 +55,7 @@ class Values:
         self.ctx = view.ctx
         self.path_calls = frozenset(path_calls)
         self._defaults: Optional[Dict[str, Text]] = None
+        self._declared: Optional[FrozenSet[str]] = None
 
     # ---- the value of an expression ----------------------------------------------------
     def text(self, expr: Optional[cst.BaseExpression], depth: int = 0) -> Text:
@@ -173,6 +174,24 @@ class Values:
         return Text(UNKNOWN)
 
     # ---- argparse options and dataclass fields of this module ---------------------------
+    def declares_option(self, name: str) -> bool:
+        """Whether this module declares a command-line option ``name`` (an ``argparse``
+        destination or an absl flag), with a default or not: ``option_defaults`` holds only
+        the options that have one."""
+        if self._declared is None:
+            names = set()
+            for call in self.view.module_calls():
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument":
+                    dest = argparse_dest(call)
+                    if dest:
+                        names.add(dest)
+                elif self.view.qualname_starting(call.func, _ABSL_DEFINE) is not None:
+                    flag, _ = _absl_flag(call)
+                    if flag:
+                        names.add(flag)
+            self._declared = frozenset(names)
+        return name in self._declared
+
     def option_defaults(self) -> Dict[str, Text]:
         if self._defaults is None:
             found: Dict[str, List[Text]] = {}

@@ -496,7 +496,7 @@ class DirectoryDataset(Check):
         """Report unless the folder is pinned.  A folder the function is given (a
         parameter, ``self.root``) is its caller's choice: the calls of that function in
         this module are judged instead, at the call."""
-        if self._output_folder(dctx, expr):
+        if self._output_folder(dctx, expr) or self._option_without_default(values, expr):
             return
         caller = self._given_by_caller(dctx, expr) if expr is not None else None
         known: Tuple[str, ...] = ()
@@ -654,6 +654,22 @@ class DirectoryDataset(Check):
             else:
                 continue
             if isinstance(target, cst.Name) and target.value == expr.value:
+                return True
+        return False
+
+    @staticmethod
+    def _option_without_default(values: Values, expr: Optional[cst.BaseExpression]) -> bool:
+        """``args.samples_dir`` / ``FLAGS.data_dir`` of an option this module declares with
+        no default (``required=True``, ``default=None``): the user names the folder at each
+        run, so no value is known to judge (a tool's input, not a dataset this code fixes)."""
+        if expr is None:
+            return False
+        for node in _attributes(expr):
+            if (
+                isinstance(node, cst.Attribute) and not (isinstance(node.value, cst.Name) and node.value.value in ("self", "cls"))
+                and values.declares_option(node.attr.value)
+                and values.option_defaults().get(node.attr.value, Text(NONE)).kind == NONE
+            ):
                 return True
         return False
 

@@ -23,7 +23,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Sequence, Set,
 from nondet_lint.check import Check
 from nondet_lint.context import Deferred
 from nondet_lint.discovery import is_requirements_file
-from nondet_lint.families.environment.purpose import Purposes, folders_up_to
+from nondet_lint.families.environment.purpose import BenchmarkFolders, Purposes, folders_up_to
 from nondet_lint.families.environment.requirements import (
     LOCK_FILE_NAMES,
     ParsedFile,
@@ -161,6 +161,7 @@ class UnpinnedFramework(Check):
         pinned_in = {(os.path.abspath(d.path), c.package) for d, c in candidates if c.pinned}
         lock_cache: Dict[str, bool] = {}
         purposes = Purposes(project.root, rules[CODE].data.get("tooling_words", ()))
+        timing = BenchmarkFolders(project)
         for item, candidate in candidates:
             if candidate.pinned:
                 continue
@@ -168,6 +169,8 @@ class UnpinnedFramework(Check):
                 continue
             if purposes.is_tooling(item.path, candidate.group):
                 continue  # development, tests, CI, docs: not the environment that trains
+            if candidate.kind not in METADATA_KINDS and timing.only_benchmarks(item.path):
+                continue  # the environment of speed benchmarks: it times, it does not train
             if purposes.is_library_metadata(item.path) if candidate.kind in METADATA_KINDS else purposes.read_by_library(item.path):
                 continue  # a distributed library's install ranges: it must not pin
             if (_compiled_sibling(item.path), candidate.package) in pinned_in:

@@ -11,7 +11,9 @@ not that environment, and pinning them exactly would be wrong:
   dependencies;
 - **tooling requirements**: files and dependency groups for development, tests, CI,
   documentation or linting (``requirements-dev.txt``, ``docs/requirements.txt``, an
-  extra named ``test``), whose words are rule data (``[ND401.data] tooling_words``).
+  extra named ``test``), whose words are rule data (``[ND401.data] tooling_words``);
+- **speed benchmarks' requirements**: a requirement file of a folder whose entry points
+  are all speed benchmarks (``BenchmarkFolders``): a timing run, not training.
 
 Everything else (an application's ``requirements.txt``, an example's, a pyproject with
 no ``[build-system]``, ``environment.yml``) is an environment.  Files are read in pass
@@ -23,9 +25,10 @@ from __future__ import annotations
 import configparser
 import os
 import re
-from typing import Dict, FrozenSet, Iterable, List, Set
+from typing import Any, Dict, FrozenSet, Iterable, List, Set
 
 from nondet_lint import _toml
+from nondet_lint.analysis.entrypoints import is_entry_point, is_speed_benchmark
 from nondet_lint.families.environment.requirements import read_text
 
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
@@ -98,6 +101,28 @@ class Purposes:
     @staticmethod
     def _words(text: str) -> Set[str]:
         return {w for w in _WORD.split(text.lower()) if w}
+
+
+class BenchmarkFolders:
+    """The folders whose entry points, in them and below, are all speed benchmarks (contract
+    "Speed benchmarks"): a requirement file there sets up a timing run, not training."""
+
+    def __init__(self, project: Any) -> None:
+        self.root = os.path.abspath(project.root or ".")
+        self.entries: Dict[str, bool] = {}  # entry point path -> whether it measures speed
+        for path, record in project.modules.items():
+            if is_entry_point(record.facts):
+                self.entries[os.path.abspath(path)] = is_speed_benchmark(record.facts)
+        self._answers: Dict[str, bool] = {}
+
+    def only_benchmarks(self, path: str) -> bool:
+        """Whether the folder of ``path`` holds entry points (there or below) and all of
+        them are speed benchmarks."""
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in self._answers:
+            inside = [speed for entry, speed in self.entries.items() if entry.startswith(folder + os.sep)]
+            self._answers[folder] = bool(inside) and all(inside)
+        return self._answers[folder]
 
 
 def _builds_package(folder: str) -> bool:
