@@ -689,11 +689,12 @@ def _import_guarded(node: cst.CSTNode, parent: Any) -> bool:
             for handler in current.handlers:
                 if handler.type is None:
                     return True
-                types = handler.type.elements if isinstance(handler.type, cst.Tuple) else [handler.type]
-                for item in types:
-                    value = item.value if isinstance(item, cst.Element) else item
-                    if dotted_name(value) in IMPORT_ERRORS:
-                        return True
+                types: List[cst.BaseExpression] = (
+                    [element.value for element in handler.type.elements]
+                    if isinstance(handler.type, cst.Tuple) else [handler.type]
+                )
+                if any((dotted_name(value) or "") in IMPORT_ERRORS for value in types):
+                    return True
         child, current = current, parent(current)
     return False
 
