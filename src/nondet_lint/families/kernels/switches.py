@@ -830,6 +830,10 @@ class TensorFlowThreads(Check):
 
     codes = ("ND206",)
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.trained_model_scopes: Dict[int, bool] = {}  # id of a function (or the module) -> it runs a restored model
+
     def visit_Call(self, node: cst.Call) -> None:
         data = self.data("ND206")
         name = self.ctx.qualname(node.func)
@@ -862,7 +866,7 @@ class TensorFlowThreads(Check):
         scope: cst.CSTNode = next(
             (a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), self.ctx.module,
         )
-        cache: Dict[int, bool] = self.__dict__.setdefault("_trained_model_scopes", {})
+        cache = self.trained_model_scopes
         found = cache.get(id(scope))
         if found is not None:
             return found
