@@ -587,3 +587,36 @@ def test_a_hook_the_project_calls_trains_where_the_program_hands_its_task_to_uns
     # the same program without the call to code the checkout lacks builds the task and trains nothing
     files["run.py"] = "import tensorflow as tf\nfrom pkg import task\n\nif __name__ == '__main__':\n    print(task.Task())\n"
     assert lint(tmp_path / "present", files, ["ND205"]) == []
+
+
+HANDS_TASK = "\n\nif __name__ == '__main__':\n    {use}\n"
+
+
+@pytest.mark.parametrize("header, use, extra", [
+    # the optional import of a part the checkout lacks (a compiled extension not built, an
+    # internal add-on): the program is written to run without it
+    ("try:\n    from pkg.missing import train_lib\nexcept ImportError:\n    train_lib = None\n",
+     "train_lib.run_experiment(task=task.Task())", {}),
+    ("try:\n    import pkg.missing.train_lib as train_lib\nexcept (KeyError, ModuleNotFoundError):\n    train_lib = None\n",
+     "train_lib.run_experiment(task=task.Task())", {}),
+    # a module of the package that the checkout holds, named as a module
+    ("from pkg import helpers\n", "print(helpers, task.Task())", {"pkg/helpers.py": "def go(task):\n    return task\n"}),
+    # a name the package ``__init__`` binds by unpacking (a registry and its builder)
+    ("import pkg\n", "print(pkg.REGISTRY, task.Task())", {"pkg/__init__.py": "(build, REGISTRY) = (dict, {})\n"}),
+])
+def test_code_the_checkout_holds_or_the_program_can_do_without_is_not_unseen(tmp_path, header, use, extra):
+    files = {
+        "pkg/__init__.py": "", "pkg/task.py": TASK, "pkg/trainer.py": TRAINER,
+        "run.py": "import tensorflow as tf\nfrom pkg import task\n" + header + HANDS_TASK.format(use=use), **extra,
+    }
+    assert lint(tmp_path, files, ["ND205"]) == []
+
+
+def test_an_import_guarded_by_another_error_still_reaches_unseen_code(tmp_path):
+    header = "try:\n    from pkg.missing import train_lib\nexcept KeyError:\n    train_lib = None\n"
+    files = {
+        "pkg/__init__.py": "", "pkg/task.py": TASK, "pkg/trainer.py": TRAINER,
+        "run.py": "import tensorflow as tf\nfrom pkg import task\n" + header
+                  + HANDS_TASK.format(use="train_lib.run_experiment(task=task.Task())"),
+    }
+    assert where(lint(tmp_path, files, ["ND205"])) == [("run.py", "ND205", 1, 1)]

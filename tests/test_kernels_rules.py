@@ -232,6 +232,60 @@ def test_nd206_session_without_config_in_a_seeding_program(lint):
     assert found(findings, "ND206") == [("m.py", "ND206", 3, 8)]
 
 
+SESSIONS = """
+import numpy as np
+import tensorflow as tf
+import tf_slim as slim
+
+np.random.seed(0)
+
+
+def sample(ckpt):
+    saver = tf.compat.v1.train.Saver()
+    sess = tf.compat.v1.Session()
+    saver.restore(sess, ckpt)
+    return sess.run("x:0")
+
+
+def stylise(ckpt):
+    with tf.compat.v1.Session() as sess:
+        init_fn = slim.assign_from_checkpoint_fn(ckpt, slim.get_variables_to_restore())
+        init_fn(sess)
+        return sess.run("y:0")
+
+
+def resume(ckpt):
+    saver = tf.compat.v1.train.Saver()
+    sess = tf.compat.v1.Session()
+    saver.restore(sess, ckpt)
+    sess.run("train")
+    saver.save(sess, ckpt)
+
+
+def finetune(ckpt, loss):
+    step = tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss)
+    sess = tf.compat.v1.Session()
+    tf.compat.v1.train.init_from_checkpoint(ckpt, {"/": "/"})
+    sess.run(step)
+
+
+def fresh():
+    sess = tf.compat.v1.Session()
+    return sess.run("z:0")
+
+
+if __name__ == "__main__":
+    sample("a"), stylise("b"), resume("c"), finetune("d", None), fresh()
+"""
+
+
+def test_nd206_a_session_that_only_runs_a_restored_model_forward_is_not_judged(lint):
+    # sample / stylise restore a trained model and neither train nor save: inference.
+    # resume saves a checkpoint, finetune builds an optimizer, fresh restores nothing
+    findings = lint({"m.py": SESSIONS})
+    assert found(findings, "ND206") == [("m.py", "ND206", 24, 12), ("m.py", "ND206", 32, 12), ("m.py", "ND206", 38, 12)]
+
+
 def test_nd207_integer_atomics_and_sources_in_lists(lint):
     findings = lint({"m.py": """
         from numba import cuda

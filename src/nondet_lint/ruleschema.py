@@ -209,6 +209,7 @@ DATA: Dict[str, Table] = {
         "advice": Table({"session": str, "threading": str}), "config_calls": NAMES, "seed_calls": NAMES,
         "session_calls": NAMES, "thread_args": NAMES, "threading_calls": NAMES,
         "no_float_work": Table({"runs": NAMES, "methods": NAMES, "copies": NAMES}),
+        "trained_model": Table({"restore_calls": NAMES, "restore_methods": NAMES, "forbidden_methods": NAMES}),
     }),
     "ND207": Table({
         "atomic_calls": Tables(Table({"names": NAMES, "value_name": str, "value_pos": int, "advice": str})),

@@ -64,9 +64,14 @@ class GpuModuleFacts(ModuleFact):
     # module-level aliases of a registry object's method (``register_model =
     # Registries.models.register``) -> the registry object (``Registries.models``)
     registries: Mapping[str, str] = field(default_factory=dict)
+    # project modules and names it imports under ``try: ... except ImportError``: optional
+    # code the program is written to run without (a compiled extension, an internal add-on)
+    optional: Tuple[str, ...] = ()
+    # a package ``__init__``'s: the names it binds (``(build_, REGISTRY) = setup_registry()``)
+    defined: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
-        return {"registries": dict(self.registries), **{
+        return {"registries": dict(self.registries), "optional": list(self.optional), "defined": list(self.defined), **{
             "frameworks": list(self.frameworks), "selects_gpu": self.selects_gpu, "switches": dict(self.switches),
             "differentiates": self.differentiates, "seeds": self.seeds, "imports": list(self.imports),
             "evaluates": self.evaluates, "saves_model": self.saves_model,
@@ -82,6 +87,7 @@ class GpuModuleFacts(ModuleFact):
             bool(data.get("evaluates")), bool(data.get("saves_model")),
             {name: UnitFacts.from_json(unit) for name, unit in data.get("units", {}).items()},
             dict(data.get("exports", {})), tuple(data.get("stars", ())), dict(data.get("registries", {})),
+            tuple(data.get("optional", ())), tuple(data.get("defined", ())),
         )
 
 
@@ -670,6 +676,29 @@ def _assigned(node: cst.Attribute, parent: Any) -> bool:
     return (type(parent) is cst.AssignTarget or type(parent) is cst.AnnAssign) and parent.target is node
 
 
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _import_guarded(node: cst.CSTNode, parent: Any) -> bool:
+    """The import is in the body of a ``try`` one of whose handlers catches a failed import
+    (``except ImportError:``, ``except (ImportError, KeyError):``, ``except Exception:``,
+    a bare ``except:``): the code is written to run without the module."""
+    child, current = node, parent(node)
+    while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+        if isinstance(current, cst.Try) and child is current.body:
+            for handler in current.handlers:
+                if handler.type is None:
+                    return True
+                types: List[cst.BaseExpression] = (
+                    [element.value for element in handler.type.elements]
+                    if isinstance(handler.type, cst.Tuple) else [handler.type]
+                )
+                if any((dotted_name(value) or "") in IMPORT_ERRORS for value in types):
+                    return True
+        child, current = current, parent(current)
+    return False
+
+
 def under_type_checking(node: cst.CSTNode, parent: Any) -> bool:
     """Whether a statement sits in the body of ``if TYPE_CHECKING:`` (or
     ``if typing.TYPE_CHECKING:``)."""
@@ -761,6 +790,7 @@ class GpuFacts(Check):
         # per unit: local name -> the container it was taken from (``cls`` of ``for cls in MODELS``)
         self.looked_up: Dict[str, Dict[str, str]] = {}
         self.globals = _module_globals(ctx)
+        self.optional_imports: Set[str] = set()  # names imported under ``except ImportError``
         self._bound: Optional[FrozenSet[str]] = None  # every name the module binds (on first need)
         self.annotating = 0  # nesting of type annotations: the names in them run nothing
         self.main_guard: Optional[cst.If] = None  # the main block being walked
@@ -1313,6 +1343,8 @@ class GpuFacts(Check):
         """Imports under ``if TYPE_CHECKING:`` never run: they add no module to a program
         (a package ``__init__`` that lists its whole library for type checkers)."""
         (self.type_checking_imports if under_type_checking(node, self.ctx.parent) else self.running_imports).update(names)
+        if _import_guarded(node, self.ctx.parent):
+            self.optional_imports.update(n for n in names if n)
 
     def _framework_import(self, node: cst.CSTNode, names: List[str]) -> None:
         for framework, spec in self.frameworks.items():
@@ -1387,6 +1419,8 @@ class GpuFacts(Check):
             exports={alias: target for alias, target in sorted(self.ctx.imports.aliases.items()) if "." in target},
             stars=tuple(self.stars),
             registries=dict(sorted(self.registry_aliases.items())),
+            optional=tuple(sorted(self.optional_imports)),
+            defined=tuple(sorted(_bound_in_module(self.ctx))) if self.ctx.is_package else (),
         ))
 
 
@@ -1755,24 +1789,31 @@ class ProgramView:
                 )
             refs = {
                 ref for key in self.reached_units(entry) for unit in (self.reach.unit(key),) if unit is not None
-                for ref in unit.refs if ref.split(".")[0] in packages
+                for ref in unit.refs if ref.split(".")[0] in packages and not self._optional(key[0], ref)
             }
             found = cache[entry] = any(self._unseen_submodule(ref) for ref in sorted(refs))
         return found
+
+    def _optional(self, path: str, name: str) -> bool:
+        """``name`` is, or is under, what module ``path`` imports under ``except
+        ImportError``: code the project is written to run without (a compiled extension not
+        built yet, an internal add-on), not hidden code that runs."""
+        facts = self.facts.get(path)
+        return facts is not None and any(name == o or name.startswith(o + ".") for o in facts.optional)
 
     def _unseen_submodule(self, name: str) -> bool:
         """``name`` goes through a package of the project into a part it does not define
         (a submodule missing from the checkout)."""
         parts = name.split(".")
-        for end in range(len(parts) - 1, 0, -1):
+        for end in range(len(parts), 0, -1):
             record = self.project.module(".".join(parts[:end]))
             if record is None:
                 continue
-            if os.path.basename(record.path) != "__init__.py":
+            if end == len(parts) or os.path.basename(record.path) != "__init__.py":
                 return False  # a module's definition, or a name it binds: seen
             child = parts[end]
             facts = self.facts.get(record.path)
-            if facts is None or child in facts.units or child in facts.exports or facts.stars:
+            if facts is None or child in facts.units or child in facts.exports or child in facts.defined or facts.stars:
                 return False  # defined or imported there (a star import may bring anything)
             return True
         return False

@@ -830,6 +830,10 @@ class TensorFlowThreads(Check):
 
     codes = ("ND206",)
 
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.trained_model_scopes: Dict[int, bool] = {}  # id of a function (or the module) -> it runs a restored model
+
     def visit_Call(self, node: cst.Call) -> None:
         data = self.data("ND206")
         name = self.ctx.qualname(node.func)
@@ -839,15 +843,48 @@ class TensorFlowThreads(Check):
             values = [literal_value(find_arg(node, arg, None), self.ctx.qualname) for arg in data["thread_args"]]
             if all(value_in(v, [1]) for v in values) or any(v is UNKNOWN for v in values):
                 return
+            if self._runs_trained_model():
+                return
             self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name, unit_of(self.ctx.ancestors)).to_json())
         elif name in data["session_calls"]:
             config = find_arg(node, "config", 2)
-            if config is None and not self._no_float_work(node):
+            if config is None and not self._no_float_work(node) and not self._runs_trained_model():
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name, unit_of(self.ctx.ancestors)).to_json())
         elif name in data["threading_calls"]:
             value = literal_value(find_arg(node, "num_threads", 0), self.ctx.qualname)
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
+
+    def _runs_trained_model(self) -> bool:
+        """The function that opens the session (or the module, at top level) restores a
+        trained model into it (``saver.restore(sess, ckpt)``, ``tf.train.init_from_checkpoint``,
+        slim's ``assign_from_checkpoint_fn``) and neither trains (an optimizer, ``minimize``,
+        ``tf.gradients``) nor saves a checkpoint: it runs the model forward (sampling,
+        decoding, scoring, encoding), where the order of CPU reductions does not compound
+        as it does over training steps."""
+        data = self.data("ND206")["trained_model"]
+        scope: cst.CSTNode = next(
+            (a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), self.ctx.module,
+        )
+        cache = self.trained_model_scopes
+        found = cache.get(id(scope))
+        if found is not None:
+            return found
+        training = self.data("ND205")["differentiation"]
+        restores = False
+        for call in calls_in(scope, into_definitions=False):
+            name = self.ctx.qualname(call.func)
+            method = call.func.attr.value if isinstance(call.func, cst.Attribute) else None
+            if name is not None and (name in training["calls"] or name.startswith(tuple(training["prefixes"]))):
+                restores = False
+                break
+            if name is None and method is not None and (method in data["forbidden_methods"] or method in training["methods"]):
+                restores = False
+                break
+            if (name is not None and name in data["restore_calls"]) or (name is None and method in data["restore_methods"]):
+                restores = True
+        cache[id(scope)] = restores
+        return restores
 
     def _no_float_work(self, node: cst.Call) -> bool:
         """``with tf.Session() as sess:`` whose body only runs initialisers and saves or
