@@ -167,3 +167,56 @@ def test_a_random_shuffle_queue_after_the_graph_seed_is_seeded(lint):
 def test_a_random_shuffle_queue_given_its_own_seed_is_not_a_use(lint):
     findings = lint({"train.py": _queue_trainer("pass", ", seed=1")})
     assert codes_at([f for f in findings if f.code == "ND105"]) == [("ND105", 7, 9)]
+
+
+# ------------------------------------------- a NumPy generator seeded from a None parameter ----
+BENCHMARK = (
+    "from typing import Optional\n"
+    "\n"
+    "import numpy as np\n"
+    "\n"
+    "\n"
+    "def permuted(n_experiences: int, seed: Optional[int] = None):\n"
+    "    rng = np.random.RandomState(seed)\n"
+    "    return [rng.permutation(784) for _ in range(n_experiences)]\n"
+)
+
+
+def _generator_trainer(call: str) -> str:
+    return (
+        "import torch\n"
+        "from pkg.bench import permuted\n"
+        "\n"
+        "\n"
+        "def main():\n"
+        "    torch.manual_seed(0)\n"
+        f"    perms = {call}\n"
+        "    model = torch.nn.Linear(784, 10)\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    model(torch.randn(2, 784)[:, perms[0]]).sum().backward()\n"
+        "    opt.step()\n"
+        "\n"
+        "\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    )
+
+
+def test_a_generator_seeded_by_a_parameter_no_caller_sets_is_unseeded(lint):
+    findings = lint({"pkg/__init__.py": "", "pkg/bench.py": BENCHMARK, "train.py": _generator_trainer("permuted(5)")})
+    nd103 = [f for f in findings if f.code == "ND103"]
+    assert _at(nd103, "ND103") == [(
+        "pkg/bench.py", 7, 11,
+        "`np.random.RandomState` is created with no seed (`seed` is None when entry point train.py runs it), so it "
+        "draws fresh entropy from the OS and differs every run; pass a seed",
+    )]
+    assert nd103[0].fix is None
+
+
+def test_a_generator_seeded_by_a_parameter_the_caller_sets_is_seeded(lint):
+    findings = lint({"pkg/__init__.py": "", "pkg/bench.py": BENCHMARK, "train.py": _generator_trainer("permuted(5, seed=1)")})
+    assert [f for f in findings if f.code == "ND103"] == []
+
+
+def test_a_generator_seeded_by_a_parameter_no_program_runs_is_its_callers_choice(lint):
+    assert [f for f in lint({"pkg/__init__.py": "", "pkg/bench.py": BENCHMARK}) if f.code == "ND103"] == []
