@@ -66,7 +66,7 @@ class CallSites:
         value = find_arg(node, kw, pos)
         if has_star_args(node):
             return
-        if value is not None and literal_value(value, self.ctx.qualname) is not None and not self._holds_none(value):
+        if value is not None and literal_value(value, self.ctx.qualname) is not None and not self.holds_none(value):
             return
         seed = seed_value(self.ctx, node)
         if value is not None:
@@ -76,9 +76,9 @@ class CallSites:
         else:
             edits = set_keyword_argument(self.ctx, node, kw, seed) if kw else []
         fix = self.ctx.fix("ND103", edits, seed=seed) if edits else None
-        self.ctx.report(node, "ND103", fix=fix, name=short_name(q))
+        self.ctx.report(node, "ND103", fix=fix, name=short_name(q), held="")
 
-    def _holds_none(self, value: cst.BaseExpression) -> bool:
+    def holds_none(self, value: cst.BaseExpression) -> bool:
         """A name bound exactly once, in its function or as a module constant, to ``None``
         (``seed = None``; ``SEED = None`` at the top): the constructor gets no seed."""
         if not isinstance(value, cst.Name):

@@ -25,14 +25,14 @@ from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, Ent
 from nondet_lint.analysis.seedoption import config_seeds
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
-from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
 from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
 from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
-from nondet_lint.families.seeding.payloads import Draw, RandomBefore, SeedingPayload
+from nondet_lint.families.seeding.payloads import Draw, GeneratorCall, RandomBefore, SeedingPayload
 from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, Scope
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
 from nondet_lint.families.seeding.values import ValueFlow
@@ -782,7 +782,8 @@ class Collector:
             return True
         if q in t.constructors:
             pos, kw = t.constructors[q]
-            self.calls.constructor(node, q, pos, kw)
+            if not self._generator_seed_held(node, q, find_arg(node, kw, pos), root):
+                self.calls.constructor(node, q, pos, kw)
             self.flow.sink(find_arg(node, kw, pos))
             return True
         if q in t.sklearn:
@@ -868,6 +869,23 @@ class Collector:
             return True, None
         desc = self.describe(value) if isinstance(value, _DESCRIBABLE) else None
         return True, (desc if desc is not None and desc.source is not ValueSource.LITERAL else None)
+
+    def _generator_seed_held(self, node: cst.Call, q: str, value: Optional[cst.BaseExpression], root: Optional[str]) -> bool:
+        """A NumPy generator given a seed that a parameter, an option or an attribute holds
+        (``np.random.RandomState(seed)``): pass 2 values it in each program that runs the
+        call, and ND103 reports it where that value is None (a ``seed=None`` no caller
+        sets). A generator's own state is no global RNG: no seed call covers it."""
+        if value is None or has_star_args(node) or not isinstance(value, _DESCRIBABLE):
+            return False
+        if literal_value(value, self.ctx.qualname) is not UNKNOWN or self.calls.holds_none(value):
+            return False  # judged where it is written
+        desc = self.describe(value)
+        if desc is None or desc.source not in _HELD_SEEDS:
+            return False
+        cid = self.candidates.add(node, "ND103", GeneratorCall(short_name(q), self.ctx.module.code_for_node(value)))
+        guards = tuple(self.guards() + self.flow.branch_guards(node))
+        self.scope.add(SeedingEvent(EventKind.USE, rng=GENERATOR_RNG, cid=cid, guards=guards, value=desc), root)
+        return True
 
     def _has_value(self, node: cst.Call, keyword: Optional[str]) -> bool:
         """Whether ``keyword=`` is passed with a value other than None."""
@@ -1077,6 +1095,9 @@ class Collector:
 _DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation, cst.Call)
 # seed values pass 2 values (what a call gives is left unknown there)
 _SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
+_HELD_SEEDS = (*_SEED_VALUES, ValueSource.ATTRIBUTE)  # a generator's seed pass 2 values (ND103)
+# the state of a NumPy generator made in the code: no global seed covers it (ND103)
+GENERATOR_RNG = "numpy-generator"
 
 
 def _all_of(conds: Sequence[Optional[Cond]]) -> Cond:

@@ -63,6 +63,23 @@ class RandomStateCall:
 
 
 @dataclass(frozen=True)
+class GeneratorCall:
+    """ND103: a NumPy generator given a seed that a parameter, an option or an attribute
+    holds; pass 2 reports it where a program runs it with that seed None (``seed=None``
+    that no caller sets)."""
+
+    name: str  # the constructor's short name
+    seed: str  # the expression that holds the seed, as written
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"generator": self.name, "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "GeneratorCall":
+        return cls(data["generator"], data["seed"])
+
+
+@dataclass(frozen=True)
 class LoaderCall:
     """ND109: a ``DataLoader`` that shuffles with the global torch RNG, or (``only_workers``)
     one that starts worker processes with no ``worker_init_fn`` and does not shuffle."""
@@ -131,10 +148,12 @@ class RandomBefore:
         return cls(package, bound, tuple(known), data["name"], data["given"])
 
 
-CandidateValues = Union[Draw, RandomStateCall, LoaderCall, LoaderFactoryCall, SamplerCall, RandomBefore]
+CandidateValues = Union[Draw, RandomStateCall, GeneratorCall, LoaderCall, LoaderFactoryCall, SamplerCall, RandomBefore]
 
 
 def _values_from_json(code: str, data: Mapping[str, Any]) -> CandidateValues:
+    if code == "ND103":
+        return GeneratorCall.from_json(data)
     if code == "ND108":
         return RandomStateCall.from_json(data)
     if code == "ND109":

@@ -26,7 +26,7 @@ from nondet_lint.families.seeding.events import EventKind, Trained
 from nondet_lint.families.seeding.facts import NO_SEEDING, Origin, OriginKind
 from nondet_lint.families.seeding.program import ClassTarget, Program, Uncovered
 from nondet_lint.families.seeding.payloads import (
-    Draw, LoaderCall, LoaderFactoryCall, RandomBefore, RandomStateCall, SamplerCall, SeedingPayload,
+    Draw, GeneratorCall, LoaderCall, LoaderFactoryCall, RandomBefore, RandomStateCall, SamplerCall, SeedingPayload,
 )
 from nondet_lint.families.seeding.state import MAIN
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
@@ -387,7 +387,7 @@ class Report:
         out: List[Finding] = []
         for key, item in sorted(self.items.items(), key=lambda kv: (kv[1].path, kv[1].line, kv[1].col)):
             values = self.payloads[key].values
-            if item.code not in CALL_SITE_CODES or values is None:
+            if item.code not in CALL_SITE_CODES + ("ND103",) or values is None:
                 continue
             if isinstance(values, LoaderCall) and values.workers:
                 worker = self.workers_finding(item, values.workers)
@@ -395,6 +395,11 @@ class Report:
                     out.append(worker)
                     continue
             if isinstance(values, LoaderCall) and values.only_workers:
+                continue
+            if isinstance(values, GeneratorCall):
+                generator = self.generator_finding(key, item, values)
+                if generator is not None:
+                    out.append(generator)
                 continue
             reached = key in self.program.reached
             where = self.program.uncovered.get(key)
@@ -426,6 +431,18 @@ class Report:
                 continue
             out.append(Finding(item.path, item.line, item.col, item.code, message, item.end_line, item.end_col, item.fix))
         return out
+
+    def generator_finding(self, key: Key, item: Deferred, values: GeneratorCall) -> Optional[Finding]:
+        """ND103 for a generator whose seed a program passes as None (its code calls the
+        function with no seed), judged as the uses of a global RNG are (a program that
+        matters); not reported where no program runs it so (its callers choose the seed)."""
+        where = self.program.uncovered.get(key)
+        if where is None or not self.judged(item.path, where):
+            return None
+        program = "this program" if item.path == where.entry else f"entry point {self.show(where.entry)}"
+        held = f" (`{values.seed}` is None when {program} runs it)"
+        message = self.rules["ND103"].format_message(name=values.name, held=held)
+        return Finding(item.path, item.line, item.col, "ND103", message, item.end_line, item.end_col, item.fix)
 
     def seeded_by_constructor(self, key: Key, rng: str) -> bool:
         """A method runs after its object's ``__init__``: does that seed ``rng``?"""
