@@ -1,0 +1,132 @@
+"""What the code of a module sets a named field to (``jitter_amount_ms=0``).
+
+A config or hyper-parameter object (``hparams.jitter_amount_ms``, ``params.repeated_augment``,
+``cfg.common.quantization_config_path``) is often not known where a guard reads it: it is
+merged, looked up in a registry or loaded.  What is known is every place the project's
+code can give a field of that name a value: a keyword argument of any call (``HParams(...,
+jitter_amount_ms=0)``, ``dataclasses.field(default=None)`` for a field declared so), an
+assignment to an attribute of that name (``cfg.x = 1``, ``self.x = x``), a declaration in a
+class body (``repeated_augment: Optional[int] = None``), a string key of a dict display or
+of a subscript assignment, ``setattr(obj, "x", v)``, and a command-line option of that name.
+Each gives a literal, or ``VARIES`` where the value is not a literal.  Pass 2 unions the
+modules of the project: a field every such place sets to the same falsy literal holds that
+value in the default run (nothing in the project can set it otherwise, short of a command
+line or a config file the default run does not read).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, Mapping, Optional, Union
+
+import libcst as cst
+
+from nondet_lint.callargs import ABSENT, UNKNOWN, literal_value
+
+Plain = Union[None, bool, int, float, str]
+
+
+class _Varies:
+    """A field set somewhere to a value that is not a literal (or to different literals)."""
+
+    def __repr__(self) -> str:
+        return "VARIES"
+
+
+VARIES: Any = _Varies()
+VARIES_JSON = ["varies"]  # its JSON form (facts are stored as JSON)
+_OPTION_CALLS = ("add_argument", "DEFINE_string", "DEFINE_bool", "DEFINE_boolean", "DEFINE_integer", "DEFINE_float",
+                 "DEFINE_enum", "DEFINE_list", "DEFINE_multi_string", "DEFINE_multi_integer", "DEFINE_multi_float")
+
+
+def _plain(value: object) -> bool:
+    return value is None or isinstance(value, (bool, int, float, str))
+
+
+def _literal(node: Optional[cst.BaseExpression]) -> Any:
+    """A plain literal, else ``VARIES``; ``field(default=x)`` is ``x``."""
+    if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
+        name = node.func.value if isinstance(node.func, cst.Name) else node.func.attr.value
+        if name == "field":  # ``dataclasses.field(default=None, metadata=...)``
+            for arg in node.args:
+                if arg.keyword is not None and arg.keyword.value == "default":
+                    return _literal(arg.value)
+            return VARIES
+    value = literal_value(node, lambda _: None)
+    return value if value is not UNKNOWN and value is not ABSENT and _plain(value) else VARIES
+
+
+class FieldSettings:
+    """Field name -> the one literal this module's code sets it to, or ``VARIES``."""
+
+    def __init__(self) -> None:
+        self.found: Dict[str, Any] = {}
+
+    def set(self, name: str, value: Any) -> None:
+        if name in self.found and not same(self.found[name], value):
+            value = VARIES
+        self.found[name] = value
+
+    def call(self, node: cst.Call) -> None:
+        for arg in node.args:
+            if arg.keyword is not None and not arg.star:
+                self.set(arg.keyword.value, _literal(arg.value))
+        func = node.func
+        method = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        if method == "setattr" and len(node.args) >= 3:
+            name = literal_value(node.args[1].value, lambda _: None)
+            if isinstance(name, str):
+                self.set(name, _literal(node.args[2].value))
+        elif method in _OPTION_CALLS and node.args:
+            name = literal_value(node.args[0].value, lambda _: None)
+            if isinstance(name, str):  # an option: the command line sets it (its default is read elsewhere)
+                self.set(name.lstrip("-").replace("-", "_"), VARIES)
+
+    def assign(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        """``obj.name = value`` / ``obj["name"] = value`` (``value`` None: not a literal)."""
+        literal = _literal(value) if value is not None else VARIES
+        if isinstance(target, cst.Attribute):
+            self.set(target.attr.value, literal)
+        elif isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+            key = literal_value(target.slice[0].slice.value, lambda _: None)
+            if isinstance(key, str):
+                self.set(key, literal)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.assign(element.value, None)
+
+    def declare(self, name: str, value: Optional[cst.BaseExpression]) -> None:
+        """A name bound in a class body (a dataclass field, a class attribute)."""
+        self.set(name, _literal(value) if value is not None else VARIES)
+
+    def display(self, node: cst.Dict) -> None:
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                key = literal_value(element.key, lambda _: None)
+                if isinstance(key, str):
+                    self.set(key, _literal(element.value))
+
+    def to_json(self) -> Dict[str, Any]:
+        return {name: VARIES_JSON if value is VARIES else value for name, value in self.found.items()}
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal literals of the same type (``0`` and ``False`` differ)."""
+    if a is VARIES or b is VARIES:
+        return False
+    return type(a) is type(b) and a == b
+
+
+def from_json(value: Any) -> Any:
+    return VARIES if value == VARIES_JSON else value
+
+
+def settled(modules: Iterable[Mapping[str, Any]]) -> Dict[str, Plain]:
+    """The fields every module that sets them sets to the same falsy literal (JSON forms in)."""
+    agreed: Dict[str, Any] = {}
+    for settings in modules:
+        for name, raw in settings.items():
+            value = from_json(raw)
+            if name in agreed and not same(agreed[name], value):
+                value = VARIES
+            agreed[name] = value
+    return {name: value for name, value in agreed.items() if value is not VARIES and not value}
