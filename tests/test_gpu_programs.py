@@ -587,3 +587,68 @@ def test_a_hook_the_project_calls_trains_where_the_program_hands_its_task_to_uns
     # the same program without the call to code the checkout lacks builds the task and trains nothing
     files["run.py"] = "import tensorflow as tf\nfrom pkg import task\n\nif __name__ == '__main__':\n    print(task.Task())\n"
     assert lint(tmp_path / "present", files, ["ND205"]) == []
+
+
+# ------------------------------------------------ ops under ``if self.x is not None:`` --
+GATED_KERNEL = {
+    "gp/__init__.py": "from gp.kernel import Kernel, RBFKernel\n",
+    "gp/kernel.py": (
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Kernel(torch.nn.Module):\n"
+        "    def __init__(self, ard_num_dims=None, active_dims=None):\n"
+        "        super().__init__()\n"
+        "        if active_dims is not None and not torch.is_tensor(active_dims):\n"
+        "            active_dims = torch.tensor(active_dims, dtype=torch.long)\n"
+        "        self.register_buffer('active_dims', active_dims)\n"
+        "\n"
+        "    def __call__(self, x1, x2):\n"
+        "        if self.active_dims is not None:\n"
+        "            x1 = x1.index_select(-1, self.active_dims)\n"
+        "        return self.forward(x1, x2)\n"
+        "\n"
+        "    def evaluate(self, x):\n"
+        "        saved = self.active_dims\n"
+        "        self.active_dims = None\n"
+        "        out = self(x, x)\n"
+        "        self.active_dims = saved\n"
+        "        return out\n"
+        "\n"
+        "\n"
+        "class RBFKernel(Kernel):\n"
+        "    def __init__(self, active_dims=None, **kwargs):\n"
+        "        super().__init__(active_dims=active_dims, **kwargs)\n"
+        "        self.lengthscale = torch.nn.Parameter(torch.ones(1))\n"
+        "\n"
+        "    def forward(self, x1, x2):\n"
+        "        return torch.exp(-((x1 - x2) ** 2).sum(-1) / self.lengthscale)\n"
+    ),
+    "train.py": (
+        "import torch\n"
+        "from gp import RBFKernel\n"
+        "\n"
+        "if __name__ == '__main__':\n"
+        "    kernel = RBFKernel({args}).cuda()\n"
+        "    opt = torch.optim.Adam(kernel.parameters(), lr=0.1)\n"
+        "    x = torch.randn(10, 3).cuda()\n"
+        "    kernel.evaluate(x).sum().backward()\n"
+        "    opt.step()\n"
+    ),
+}
+
+
+def test_an_op_under_an_attribute_no_code_of_the_program_sets_does_not_run(tmp_path):
+    """``if self.active_dims is not None: x.index_select(...)`` where the attribute comes
+    from a constructor parameter defaulting to None that the program never passes (its
+    subclass hands it on, a method saves and restores it): the op does not run, and with
+    nothing else the switch changes, a model seen completely gets no ND205.  A program that
+    passes ``active_dims`` runs it."""
+    def run(name, args):
+        files = {**GATED_KERNEL, "train.py": GATED_KERNEL["train.py"].format(args=args)}
+        return lint(tmp_path / name, files, ("ND205",))
+
+    assert run("unset", "") == []
+    [(path, code, line, col, message)] = run("set", "active_dims=[0, 1]")
+    assert (path, code, line, col) == ("train.py", "ND205", 5, 14)
+    assert "it runs `torch.index_select` (gp/kernel.py:13);" in message

@@ -16,11 +16,12 @@ line or a config file the default run does not read).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Mapping, Optional, Union
+from typing import Any, Dict, Iterable, Iterator, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from nondet_lint.callargs import ABSENT, UNKNOWN, literal_value
+from nondet_lint.walk import nodes_in
 
 Plain = Union[None, bool, int, float, str]
 
@@ -130,3 +131,97 @@ def settled(modules: Iterable[Mapping[str, Any]]) -> Dict[str, Plain]:
                 value = VARIES
             agreed[name] = value
     return {name: value for name, value in agreed.items() if value is not VARIES and not value}
+
+
+# ---- attributes that gate code, and the names code sets (ND205's ops) -------------------
+def attribute_gate(ancestors: Sequence[cst.CSTNode]) -> Tuple[str, ...]:
+    """The attributes ``X`` of the method's own object that the branches around a node
+    (up to its function) require to be set: it is in the body of ``if self.X is not None:``
+    or ``if self.X:`` (or of an ``and`` of such tests, or of the same conditional
+    expression).  Code there runs only in a program that gives ``X`` a value."""
+    found: Set[str] = set()
+    for index in range(len(ancestors) - 2, -1, -1):
+        node = ancestors[index]
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            break
+        if isinstance(node, (cst.If, cst.IfExp)) and ancestors[index + 1] is node.body:
+            found.update(_required(node.test))
+    return tuple(sorted(found))
+
+
+def _required(test: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _required(test.left)
+        yield from _required(test.right)
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        if (isinstance(target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name)
+                and target.comparator.value == "None"):
+            yield from _own(test.left)
+    else:
+        yield from _own(test)
+
+
+def _own(node: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        yield node.attr.value
+
+
+_STORING = ("setattr", "register_buffer", "register_parameter")
+
+
+def names_given(call: cst.Call, function: Optional[cst.FunctionDef]) -> Iterator[str]:
+    """The field names a call gives a value: its keyword arguments, and the name of
+    ``setattr(obj, "x", v)`` / ``self.register_buffer("x", v)``.  Passing on what the
+    function was given for the same name (``active_dims=active_dims`` with the parameter
+    defaulting to None, ``active_dims=self.active_dims``) or None gives nothing new."""
+    for arg in call.args:
+        if arg.keyword is not None and not arg.star and not _passed_on(arg.keyword.value, arg.value, function):
+            yield arg.keyword.value
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if name in _STORING:
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        offset = 1 if name == "setattr" else 0
+        if len(positional) > offset:
+            key = literal_value(positional[offset], lambda _: None)
+            value = positional[offset + 1] if len(positional) > offset + 1 else None
+            if isinstance(key, str) and (value is None or not _passed_on(key, value, function)):
+                yield key
+
+
+def names_assigned(target: cst.BaseExpression, value: Optional[cst.BaseExpression],
+                   function: Optional[cst.FunctionDef]) -> Iterator[str]:
+    """The attribute names an assignment gives a value (``obj.x = v``); putting back a
+    value saved from the same attribute (``saved = k.x; k.x = None; ...; k.x = saved``)
+    gives nothing new, and neither does passing on (``names_given``)."""
+    if isinstance(target, cst.Attribute):
+        name = target.attr.value
+        if value is None or not (_passed_on(name, value, function) or _restored(name, value, function)):
+            yield name
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from names_assigned(element.value, None, function)
+
+
+def _passed_on(name: str, value: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> bool:
+    if isinstance(value, cst.Name) and value.value == "None":
+        return True
+    if isinstance(value, cst.Attribute) and value.attr.value == name and isinstance(value.value, cst.Name) \
+            and value.value.value == "self":
+        return True
+    if not (isinstance(value, cst.Name) and value.value == name and function is not None):
+        return False
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name:
+            return isinstance(param.default, cst.Name) and param.default.value == "None"
+    return False
+
+
+def _restored(name: str, value: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> bool:
+    if not (isinstance(value, cst.Name) and function is not None):
+        return False
+    saved = [node.value for node in nodes_in(function, cst.Assign)
+             if any(isinstance(t.target, cst.Name) and t.target.value == value.value for t in node.targets)]
+    return bool(saved) and all(isinstance(v, cst.Attribute) and v.attr.value == name for v in saved)
