@@ -196,3 +196,59 @@ def test_an_optional_config_field_left_none_by_the_whole_project_is_off(tmp_path
     assert run("none", "") == [("task.py", 6, 12)]
     # reported at its first unseeded use, the shuffle counted as one more in the module
     assert run("set", "PRIVATE = DataConfig(dp_config='dp.yaml')\n") == [("task.py", 5, 45)]
+
+
+NESTED = {
+    "cfgs.py": (
+        "import dataclasses\n"
+        "from typing import Optional\n"
+        "@dataclasses.dataclass\n"
+        "class CommonConfig:\n"
+        "    quantization_config_path: Optional[str] = dataclasses.field(default=None, metadata={'help': 'path'})\n"
+        "@dataclasses.dataclass\n"
+        "class Config:\n"
+        "    common: CommonConfig = CommonConfig()\n"
+    ),
+    "quant.py": (
+        "import random\n"
+        "class Quantizer:\n"
+        "    def __init__(self, config_path):\n"
+        "        self.config_path = config_path\n"
+        "    def step(self):\n"
+        "        return random.random()\n"
+    ),
+    "train.py": (
+        "import torch\n"
+        "from cfgs import Config\n"
+        "from quant import Quantizer\n"
+        "def main(cfg: Config):\n"
+        "    if cfg.common.quantization_config_path is not None:\n"
+        "        quantizer = Quantizer(config_path=cfg.common.quantization_config_path)\n"
+        "    else:\n"
+        "        quantizer = None\n"
+        "    model = torch.nn.Linear(2, 2)\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for _ in range(3):\n"
+        "        opt.step()\n"
+        "        if quantizer is not None:\n"
+        "            quantizer.step()\n"
+        "if __name__ == '__main__':\n"
+        "    main(load())\n"
+    ),
+}
+
+
+def test_a_field_of_a_field_left_none_by_the_project_keeps_its_branch_off(tmp_path):
+    """``cfg.common.quantization_config_path is not None`` where the field is declared
+    ``field(default=None)`` and set nowhere: the quantizer made under it, and its methods,
+    do not run by default; a config that sets the path makes the draw reported."""
+    from conftest import lint_files
+
+    def run(name, extra):
+        files = dict(NESTED)
+        files["cfgs.py"] += extra
+        return [(f.code, f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1)
+                for f in lint_files(tmp_path / name, files, {"select": ["ND101"]})]
+
+    assert run("unset", "") == []
+    assert run("set", "QUANTIZED = CommonConfig(quantization_config_path='pq.yaml')\n") == [("ND101", "quant.py", 6, 16)]

@@ -652,3 +652,9 @@ def test_an_op_under_an_attribute_no_code_of_the_program_sets_does_not_run(tmp_p
     [(path, code, line, col, message)] = run("set", "active_dims=[0, 1]")
     assert (path, code, line, col) == ("train.py", "ND205", 5, 14)
     assert "it runs `torch.index_select` (gp/kernel.py:13);" in message
+    # an attribute the class sets itself (or one it never sets, ``self.training``) gates nothing
+    files = {**GATED_KERNEL, "train.py": GATED_KERNEL["train.py"].format(args="")}
+    files["gp/kernel.py"] = files["gp/kernel.py"].replace("'active_dims', active_dims)", "'active_dims', torch.tensor([0]))")
+    assert where(lint(tmp_path / "own", files, ("ND205",))) == [("train.py", "ND205", 5, 14)]
+    files["gp/kernel.py"] = GATED_KERNEL["gp/kernel.py"].replace("if self.active_dims is not None:", "if self.training:")
+    assert where(lint(tmp_path / "framework", files, ("ND205",))) == [("train.py", "ND205", 5, 14)]

@@ -16,7 +16,7 @@ line or a config file the default run does not read).
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, Iterator, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -134,11 +134,13 @@ def settled(modules: Iterable[Mapping[str, Any]]) -> Dict[str, Plain]:
 
 
 # ---- attributes that gate code, and the names code sets (ND205's ops) -------------------
-def attribute_gate(ancestors: Sequence[cst.CSTNode]) -> Tuple[str, ...]:
+def attribute_gate(ancestors: Sequence[cst.CSTNode],
+                   optional: Callable[[cst.ClassDef], FrozenSet[str]] = lambda cls: optional_attributes(cls)) -> Tuple[str, ...]:
     """The attributes ``X`` of the method's own object that the branches around a node
-    (up to its function) require to be set: it is in the body of ``if self.X is not None:``
+    (up to its method) require to be set: it is in the body of ``if self.X is not None:``
     or ``if self.X:`` (or of an ``and`` of such tests, or of the same conditional
-    expression).  Code there runs only in a program that gives ``X`` a value."""
+    expression), and ``X`` is one of the class's ``optional_attributes``.  Code there runs
+    only in a program that gives ``X`` a value."""
     found: Set[str] = set()
     for index in range(len(ancestors) - 2, -1, -1):
         node = ancestors[index]
@@ -146,7 +148,15 @@ def attribute_gate(ancestors: Sequence[cst.CSTNode]) -> Tuple[str, ...]:
             break
         if isinstance(node, (cst.If, cst.IfExp)) and ancestors[index + 1] is node.body:
             found.update(_required(node.test))
-    return tuple(sorted(found))
+    if not found:
+        return ()
+    # the method's class: ``ClassDef > IndentedBlock > FunctionDef``
+    cls = next((n for n in reversed(ancestors[:index]) if isinstance(n, cst.ClassDef)), None) \
+        if isinstance(node, cst.FunctionDef) else None
+    place = next((i for i, n in enumerate(ancestors) if n is cls), None)
+    if cls is None or place is None or place + 2 >= len(ancestors) or ancestors[place + 2] is not node:
+        return ()
+    return tuple(sorted(found & optional(cls)))
 
 
 def _required(test: cst.BaseExpression) -> Iterator[str]:
@@ -225,3 +235,33 @@ def _restored(name: str, value: cst.BaseExpression, function: Optional[cst.Funct
     saved = [node.value for node in nodes_in(function, cst.Assign)
              if any(isinstance(t.target, cst.Name) and t.target.value == value.value for t in node.targets)]
     return bool(saved) and all(isinstance(v, cst.Attribute) and v.attr.value == name for v in saved)
+
+
+def optional_attributes(cls: cst.ClassDef) -> FrozenSet[str]:
+    """The attributes a class's own methods set, and set only by handing on a parameter of
+    the same name that defaults to None, or None (``self.register_buffer("active_dims",
+    active_dims)``): None unless a caller gives it.  Attributes the class never sets
+    (``self.training``, which the framework sets) are not among them."""
+    setters: Dict[str, bool] = {}
+    for function in nodes_in(cls, cst.FunctionDef):
+        pairs: List[Tuple[cst.BaseExpression, Optional[cst.BaseExpression]]] = []
+        for assign in nodes_in(function, cst.Assign):
+            pairs.extend((t.target, assign.value) for t in assign.targets)
+        pairs.extend((node.target, node.value) for node in nodes_in(function, cst.AnnAssign))
+        pairs.extend((node.target, None) for node in nodes_in(function, cst.AugAssign))
+        for target, value in pairs:
+            for name in _own(target):
+                ok = value is not None and not isinstance(value, cst.Attribute) and (
+                    _passed_on(name, value, function) or _restored(name, value, function))
+                setters[name] = setters.get(name, True) and ok
+        for call in nodes_in(function, cst.Call):
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in _STORING[1:]
+                    and isinstance(func.value, cst.Name) and func.value.value == "self"):
+                continue
+            positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+            key = literal_value(positional[0], lambda _: None) if positional else None
+            if isinstance(key, str):
+                ok = len(positional) > 1 and _passed_on(key, positional[1], function)
+                setters[key] = setters.get(key, True) and ok
+    return frozenset(name for name, ok in setters.items() if ok)

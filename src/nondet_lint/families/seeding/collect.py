@@ -630,6 +630,14 @@ class Collector:
             if key is not None and f"{key}.{attr}" in self.scope.assigned_attrs:
                 return None
             return ValueDesc(ValueSource.OPTION, attr, owner=ValueDesc(ValueSource.ATTRIBUTE, held_by_self))
+        if isinstance(owner, cst.Attribute):
+            # ``cfg.common.quantization_config_path``: a field of a field (``Program.value``
+            # decides it only from what the project sets the field to, never from an option)
+            key = dotted_name(owner)
+            inner = self._describe_field(owner.value, owner.attr.value)
+            if inner is not None and inner.source is ValueSource.OPTION and key is not None \
+                    and f"{key}.{attr}" not in self.scope.assigned_attrs:
+                return ValueDesc(ValueSource.OPTION, attr, owner=inner)
         return None
 
     def _describe_call(self, node: cst.Call) -> Optional[ValueDesc]:

@@ -721,8 +721,8 @@ class Program:
                 owner = self.value(desc.owner, key, binding)
                 if isinstance(owner, Record):
                     found = self.field(owner, desc.name)
-                elif desc.owner.source is ValueSource.ATTRIBUTE:
-                    found = UNKNOWN  # ``self.config.x`` of an object not known to be a config: no option
+                elif desc.owner.source is ValueSource.ATTRIBUTE or desc.owner.source is ValueSource.OPTION:
+                    found = UNKNOWN  # ``self.config.x``, ``cfg.common.x`` of an object not known to be a config: no option
                 else:
                     found = self.option_default(desc.name, key[0])
                 # a field of an object not known here: what every setting in the project gives it
