@@ -346,7 +346,7 @@ class Collector:
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
-        self.settings.assign(node.target, None)
+        self._setting(node.target, None)
         self._assign_attributes(node.target, None)
         if self.scope.trains is not Trained.MODEL and _is_gradient_step(node, self.ctx.parent):
             self._trains(Trained.MODEL)
@@ -366,7 +366,7 @@ class Collector:
     def leave_Assign(self, node: cst.Assign) -> None:
         self.rebinding = set()
         for target in node.targets:
-            self.settings.assign(target.target, node.value)
+            self._setting(target.target, node.value)
             self._bind(target.target, node.value)
             if type(target.target) is cst.Name and self._found(node.value):
                 self.scope.found.add(target.target.value)  # ``task = TASK_REGISTRY[name]``
@@ -379,8 +379,14 @@ class Collector:
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._bind(node.target, node.value)
-            self.settings.assign(node.target, node.value)
+            self._setting(node.target, node.value)
         self._field(node, node.target, node.value)
+
+    def _setting(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        """An assignment that may set a config field (``FieldSettings``); an attribute of an
+        imported module (``torch.backends.cudnn.benchmark = True``) is a library's setting."""
+        if not (isinstance(target, cst.Attribute) and self.ctx.qualname(target.value) is not None):
+            self.settings.assign(target, value)
 
     def visit_Dict(self, node: cst.Dict) -> None:
         self.settings.display(node)
