@@ -88,3 +88,167 @@ def test_draws_in_code_called_only_under_an_option_off_by_default_are_not_judged
     findings = run("on", "type=int, default=1")
     assert [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("aug.py", 3, 12)]
     assert findings[0].message == "NumPy global RNG used here with no `np.random.seed` before it (entry point train.py never seeds it)"
+
+
+HPARAMS = {
+    "configs.py": (
+        "class HParams(object):\n"
+        "    def __init__(self, **kwargs):\n"
+        "        self.__dict__.update(kwargs)\n"
+        "DEFAULT_HPARAMS = HParams(batch_size=8, jitter_amount_ms=0, transform_audio=False)\n"
+    ),
+    "data.py": (
+        "import random\n"
+        "import numpy as np\n"
+        "def preprocess(x, hparams, is_training):\n"
+        "    if is_training and hparams.jitter_amount_ms > 0:\n"
+        "        x = x + np.random.choice(hparams.jitter_amount_ms)\n"
+        "    if hparams.transform_audio:\n"
+        "        x = x + random.random()\n"
+        "    return x\n"
+    ),
+    "train.py": (
+        "import torch\n"
+        "import configs\n"
+        "import data\n"
+        "def main():\n"
+        "    hparams = configs.DEFAULT_HPARAMS\n"
+        "    model = torch.nn.Linear(2, 2)\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for x in range(3):\n"
+        "        data.preprocess(x, hparams, is_training=True)\n"
+        "        opt.step()\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    ),
+}
+
+
+def test_draws_under_a_config_field_nothing_in_the_project_turns_on_are_not_judged(tmp_path):
+    """``hparams.jitter_amount_ms > 0`` where every setting of ``jitter_amount_ms`` in the
+    project is ``0``: the default run skips the draw.  Where some code sets the field to
+    another value (another config, an assignment), the draw may run and is reported."""
+    from conftest import lint_files
+
+    def run(name, extra):
+        files = dict(HPARAMS)
+        files["configs.py"] += extra
+        return [(f.code, f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1, f.message)
+                for f in lint_files(tmp_path / name, files, {"select": ["ND101", "ND102"]})]
+
+    assert run("settled", "") == []
+    assert run("other", "AUGMENTED = HParams(batch_size=8, jitter_amount_ms=5)\n") == [
+        ("ND102", "data.py", 5, 17, "NumPy global RNG used here with no `np.random.seed` before it (entry point train.py never seeds it)"),
+    ]
+    assert run("assigned", "def augment(h):\n    h.transform_audio = True\n") == [
+        ("ND101", "data.py", 7, 17, "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"),
+    ]
+    # a value that is not a literal may be anything
+    assert [r[:3] for r in run("computed", "def augment(h, on):\n    h.transform_audio = on\n")] == [("ND101", "data.py", 7)]
+
+
+DATACONFIG = {
+    "cfg.py": (
+        "import dataclasses\n"
+        "from typing import Optional\n"
+        "@dataclasses.dataclass\n"
+        "class DataConfig:\n"
+        "    is_training: Optional[bool] = None\n"
+        "    dp_config: Optional[str] = dataclasses.field(default=None)\n"
+    ),
+    "task.py": (
+        "import tensorflow as tf\n"
+        "from cfg import DataConfig\n"
+        "def build_inputs(params: DataConfig, dataset):\n"
+        "    if params.dp_config:\n"
+        "        dataset = dataset.map(lambda x: x + tf.random.normal([1]))\n"
+        "    return dataset.shuffle(10)\n"
+    ),
+    "train.py": (
+        "import tensorflow as tf\n"
+        "from cfg import DataConfig\n"
+        "from task import build_inputs\n"
+        "def run(params: DataConfig):\n"
+        "    data = build_inputs(params, tf.data.Dataset.range(10))\n"
+        "    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+        "    model.compile('sgd', 'mse')\n"
+        "    model.fit(data)\n"
+        "def main():\n"
+        "    run(load_params())\n"
+        "if __name__ == '__main__':\n"
+        "    main()\n"
+    ),
+}
+
+
+def test_an_optional_config_field_left_none_by_the_whole_project_is_off(tmp_path):
+    """``dp_config: Optional[str] = field(default=None)`` that no code sets: the noise it
+    guards is not drawn in the default run (the shuffle after it is).  An experiment that
+    sets the field keeps the draw reported."""
+    from conftest import lint_files
+
+    def run(name, extra):
+        files = dict(DATACONFIG)
+        files["cfg.py"] += extra
+        found = lint_files(tmp_path / name, files, {"select": ["ND105"]})
+        return [(f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1) for f in found if f.path.endswith("task.py")]
+
+    assert run("none", "") == [("task.py", 6, 12)]
+    # reported at its first unseeded use, the shuffle counted as one more in the module
+    assert run("set", "PRIVATE = DataConfig(dp_config='dp.yaml')\n") == [("task.py", 5, 45)]
+
+
+NESTED = {
+    "cfgs.py": (
+        "import dataclasses\n"
+        "from typing import Optional\n"
+        "@dataclasses.dataclass\n"
+        "class CommonConfig:\n"
+        "    quantization_config_path: Optional[str] = dataclasses.field(default=None, metadata={'help': 'path'})\n"
+        "@dataclasses.dataclass\n"
+        "class Config:\n"
+        "    common: CommonConfig = CommonConfig()\n"
+    ),
+    "quant.py": (
+        "import random\n"
+        "class Quantizer:\n"
+        "    def __init__(self, config_path):\n"
+        "        self.config_path = config_path\n"
+        "    def step(self):\n"
+        "        return random.random()\n"
+    ),
+    "train.py": (
+        "import torch\n"
+        "from cfgs import Config\n"
+        "from quant import Quantizer\n"
+        "def main(cfg: Config):\n"
+        "    if cfg.common.quantization_config_path is not None:\n"
+        "        quantizer = Quantizer(config_path=cfg.common.quantization_config_path)\n"
+        "    else:\n"
+        "        quantizer = None\n"
+        "    model = torch.nn.Linear(2, 2)\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    for _ in range(3):\n"
+        "        opt.step()\n"
+        "        if quantizer is not None:\n"
+        "            quantizer.step()\n"
+        "if __name__ == '__main__':\n"
+        "    main(load())\n"
+    ),
+}
+
+
+def test_a_field_of_a_field_left_none_by_the_project_keeps_its_branch_off(tmp_path):
+    """``cfg.common.quantization_config_path is not None`` where the field is declared
+    ``field(default=None)`` and set nowhere: the quantizer made under it, and its methods,
+    do not run by default; a config that sets the path makes the draw reported."""
+    from conftest import lint_files
+
+    def run(name, extra):
+        files = dict(NESTED)
+        files["cfgs.py"] += extra
+        return [(f.code, f.path.replace("\\", "/").rsplit("/", 1)[-1], f.line, f.col + 1)
+                for f in lint_files(tmp_path / name, files, {"select": ["ND101"]})]
+
+    assert run("unset", "") == []
+    assert run("set", "QUANTIZED = CommonConfig(quantization_config_path='pq.yaml')\n") == [("ND101", "quant.py", 6, 16)]

@@ -620,3 +620,74 @@ def test_an_import_guarded_by_another_error_still_reaches_unseen_code(tmp_path):
                   + HANDS_TASK.format(use="train_lib.run_experiment(task=task.Task())"),
     }
     assert where(lint(tmp_path, files, ["ND205"])) == [("run.py", "ND205", 1, 1)]
+
+
+# ------------------------------------------------ ops under ``if self.x is not None:`` --
+GATED_KERNEL = {
+    "gp/__init__.py": "from gp.kernel import Kernel, RBFKernel\n",
+    "gp/kernel.py": (
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Kernel(torch.nn.Module):\n"
+        "    def __init__(self, ard_num_dims=None, active_dims=None):\n"
+        "        super().__init__()\n"
+        "        if active_dims is not None and not torch.is_tensor(active_dims):\n"
+        "            active_dims = torch.tensor(active_dims, dtype=torch.long)\n"
+        "        self.register_buffer('active_dims', active_dims)\n"
+        "\n"
+        "    def __call__(self, x1, x2):\n"
+        "        if self.active_dims is not None:\n"
+        "            x1 = x1.index_select(-1, self.active_dims)\n"
+        "        return self.forward(x1, x2)\n"
+        "\n"
+        "    def evaluate(self, x):\n"
+        "        saved = self.active_dims\n"
+        "        self.active_dims = None\n"
+        "        out = self(x, x)\n"
+        "        self.active_dims = saved\n"
+        "        return out\n"
+        "\n"
+        "\n"
+        "class RBFKernel(Kernel):\n"
+        "    def __init__(self, active_dims=None, **kwargs):\n"
+        "        super().__init__(active_dims=active_dims, **kwargs)\n"
+        "        self.lengthscale = torch.nn.Parameter(torch.ones(1))\n"
+        "\n"
+        "    def forward(self, x1, x2):\n"
+        "        return torch.exp(-((x1 - x2) ** 2).sum(-1) / self.lengthscale)\n"
+    ),
+    "train.py": (
+        "import torch\n"
+        "from gp import RBFKernel\n"
+        "\n"
+        "if __name__ == '__main__':\n"
+        "    kernel = RBFKernel({args}).cuda()\n"
+        "    opt = torch.optim.Adam(kernel.parameters(), lr=0.1)\n"
+        "    x = torch.randn(10, 3).cuda()\n"
+        "    kernel.evaluate(x).sum().backward()\n"
+        "    opt.step()\n"
+    ),
+}
+
+
+def test_an_op_under_an_attribute_no_code_of_the_program_sets_does_not_run(tmp_path):
+    """``if self.active_dims is not None: x.index_select(...)`` where the attribute comes
+    from a constructor parameter defaulting to None that the program never passes (its
+    subclass hands it on, a method saves and restores it): the op does not run, and with
+    nothing else the switch changes, a model seen completely gets no ND205.  A program that
+    passes ``active_dims`` runs it."""
+    def run(name, args):
+        files = {**GATED_KERNEL, "train.py": GATED_KERNEL["train.py"].format(args=args)}
+        return lint(tmp_path / name, files, ("ND205",))
+
+    assert run("unset", "") == []
+    [(path, code, line, col, message)] = run("set", "active_dims=[0, 1]")
+    assert (path, code, line, col) == ("train.py", "ND205", 5, 14)
+    assert "it runs `torch.index_select` (gp/kernel.py:13);" in message
+    # an attribute the class sets itself (or one it never sets, ``self.training``) gates nothing
+    files = {**GATED_KERNEL, "train.py": GATED_KERNEL["train.py"].format(args="")}
+    files["gp/kernel.py"] = files["gp/kernel.py"].replace("'active_dims', active_dims)", "'active_dims', torch.tensor([0]))")
+    assert where(lint(tmp_path / "own", files, ("ND205",))) == [("train.py", "ND205", 5, 14)]
+    files["gp/kernel.py"] = GATED_KERNEL["gp/kernel.py"].replace("if self.active_dims is not None:", "if self.training:")
+    assert where(lint(tmp_path / "framework", files, ("ND205",))) == [("train.py", "ND205", 5, 14)]

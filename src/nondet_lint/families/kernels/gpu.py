@@ -25,6 +25,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
+from nondet_lint.analysis.fieldsettings import names_assigned, names_given
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
@@ -1100,7 +1101,23 @@ class GpuFacts(Check):
             self.unit.implicit.add(Implicit.SUBSCRIPT)
 
     # -- what the code does
+    def _function(self) -> Optional[cst.FunctionDef]:
+        """The innermost function the walk is in."""
+        return next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.FunctionDef)), None)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self.unit.sets.update(names_assigned(node.target, None, self._function()))
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        for element in node.elements:  # ``Kernel(**{"active_dims": [0]})``
+            if isinstance(element, cst.DictElement):
+                key = literal_value(element.key, lambda _: None)
+                if isinstance(key, str):
+                    self.unit.sets.add(key)
+
     def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self.unit.sets.update(names_assigned(target.target, node.value, self._function()))
         if self.depth == 0 and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             chain = dotted_name(node.value) if isinstance(node.value, cst.Attribute) else None
             if chain is not None and chain.split(".", 1)[0] in self.globals:
@@ -1120,6 +1137,7 @@ class GpuFacts(Check):
                 self.annotations[-1][node.targets[0].target.value] = returned
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self.unit.sets.update(names_assigned(node.target, node.value, self._function()))
         kind = self._type_of(node.annotation.annotation)
         if kind is not None and isinstance(node.target, cst.Name):
             self.annotations[-1][node.target.value] = kind
@@ -1148,6 +1166,7 @@ class GpuFacts(Check):
                     self.unit.switches[switch] = state
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.unit.sets.update(names_given(node, self._function()))
         if isinstance(node.func, cst.Name):
             self.bare_calls.setdefault(node.func.value, []).append((self.unit_name, node))
         name = self.ctx.qualname(node.func)
@@ -1660,6 +1679,21 @@ class ProgramView:
             entry_facts = self.records[entry].facts.get(EntryFacts) if entry in self.records else None
             console = [f"{entry}:{name}" for name in entry_facts.console] if entry_facts is not None else []
             found = cache[entry] = self.reach.reached(entry, self.closures.get(entry, frozenset({entry})), console)
+        return found
+
+    def names_set(self, entry: str) -> FrozenSet[str]:
+        """The field names the code the program of ``entry`` runs gives a value
+        (``UnitFacts.sets``): an op gated by ``if self.x is not None:`` runs only where ``x``
+        is among them."""
+        cache: Dict[str, FrozenSet[str]] = self.memo.setdefault("names_set", {})
+        found = cache.get(entry)
+        if found is None:
+            names: Set[str] = set()
+            for key in self.reached_units(entry):
+                unit = self.reach.unit(key)
+                if unit is not None:
+                    names.update(unit.sets)
+            found = cache[entry] = frozenset(names)
         return found
 
     def unit_selects(self, key: UnitKey, entry: str) -> Optional[str]:

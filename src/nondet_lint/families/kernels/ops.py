@@ -31,10 +31,11 @@ framework, and need the argument count the framework's signature requires.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
+from typing import AbstractSet, Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
+from nondet_lint.analysis.fieldsettings import attribute_gate
 from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
@@ -66,24 +67,38 @@ class KernelOps(ModuleFact):
     # programs that run one of them (ND205 asks whether a training program runs an op
     # the switch changes)
     units: Mapping[str, Mapping[str, Tuple[str, ...]]] = field(default_factory=dict)
+    # calls under ``if self.x is not None:``: rule code -> op id -> [(unit, the attributes
+    # the branches require set)]; they count only where the program gives those a value
+    gated: Mapping[str, Mapping[str, Tuple[Tuple[str, Tuple[str, ...]], ...]]] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
-        return {
+        out: Dict[str, Any] = {
             "by_code": {code: list(ops) for code, ops in self.by_code.items()},
             "units": {code: {op: list(units) for op, units in ops.items()} for code, ops in self.units.items()},
         }
+        if self.gated:
+            out["gated"] = {code: {op: [[unit, list(gate)] for unit, gate in where] for op, where in ops.items()}
+                            for code, ops in self.gated.items()}
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "KernelOps":
         return cls(
             {code: tuple(ops) for code, ops in data.get("by_code", {}).items()},
             {code: {op: tuple(units) for op, units in ops.items()} for code, ops in data.get("units", {}).items()},
+            {code: {op: tuple((unit, tuple(gate)) for unit, gate in where) for op, where in ops.items()}
+             for code, ops in data.get("gated", {}).items()},
         )
 
-    def ops_in(self, code: str, units: Iterable[str]) -> List[str]:
-        """The op ids of ``code``'s table called in one of ``units``."""
+    def ops_in(self, code: str, units: Iterable[str], given: Optional[AbstractSet[str]] = None) -> List[str]:
+        """The op ids of ``code``'s table called in one of ``units``; with ``given`` (the
+        names the program's code sets), also those under a gate whose attributes it sets."""
         wanted = frozenset(units)
-        return sorted(op for op, where in self.units.get(code, {}).items() if wanted.intersection(where))
+        found = {op for op, where in self.units.get(code, {}).items() if wanted.intersection(where)}
+        for op, gated in self.gated.get(code, {}).items():
+            if any(unit in wanted and (given is None or all(name in given for name in gate)) for unit, gate in gated):
+                found.add(op)
+        return sorted(found)
 
 
 # ---------------------------------------------------------------- the tables ----------
@@ -372,15 +387,19 @@ class ImplicitOp:
     op: str
     op_code: str
     unit: str
+    gate: Tuple[str, ...] = ()  # attributes of its object that must be set for it to run (``attribute_gate``)
 
     def to_json(self) -> Dict[str, Any]:
-        return {"implicit_op": self.op, "op_code": self.op_code, "unit": self.unit}
+        out: Dict[str, Any] = {"implicit_op": self.op, "op_code": self.op_code, "unit": self.unit}
+        if self.gate:
+            out["gate"] = list(self.gate)
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Optional["ImplicitOp"]:
         if "implicit_op" not in data:
             return None
-        return cls(data["implicit_op"], data.get("op_code", ""), data.get("unit", MODULE_UNIT))
+        return cls(data["implicit_op"], data.get("op_code", ""), data.get("unit", MODULE_UNIT), tuple(data.get("gate", ())))
 
 
 class OpCheck(Check):
@@ -410,6 +429,7 @@ class OpCheck(Check):
         self.values: Dict[str, cst.BaseExpression] = {}
         self.matched: Set[str] = set()
         self.matched_in: Dict[str, Set[str]] = {}  # op id -> the units that call it
+        self.gated_in: Dict[str, Set[Tuple[str, Tuple[str, ...]]]] = {}  # op id -> (unit, gate) of gated calls
 
     # names bound from other libraries are not this framework's tensors, and a name the
     # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
@@ -479,7 +499,11 @@ class OpCheck(Check):
             if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of) is not True:
                 continue
             self.matched.add(entry["id"])
-            self.matched_in.setdefault(entry["id"], set()).add(unit_of(self.ctx.ancestors))
+            gate = attribute_gate(self.ctx.ancestors)
+            if gate:
+                self.gated_in.setdefault(entry["id"], set()).add((unit_of(self.ctx.ancestors), gate))
+            else:
+                self.matched_in.setdefault(entry["id"], set()).add(unit_of(self.ctx.ancestors))
             if entry.get("device", "cuda") == "mps":
                 continue
             backward = entry.get("phase") == "backward"
@@ -488,7 +512,7 @@ class OpCheck(Check):
                 self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node), unit).to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
-                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, unit_of(self.ctx.ancestors)).to_json())
+                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, unit_of(self.ctx.ancestors), gate).to_json())
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Whether a backward-only op may be differentiated here (pass 2 still asks
@@ -513,7 +537,10 @@ class OpCheck(Check):
                 **(known.units if known is not None else {}),
                 self.code: {op: tuple(sorted(where)) for op, where in sorted(self.matched_in.items())},
             }
-            self.ctx.facts.put(KernelOps(by_code, units))
+            gated = {**(known.gated if known is not None else {})}
+            if self.gated_in:
+                gated[self.code] = {op: tuple(sorted(where)) for op, where in sorted(self.gated_in.items())}
+            self.ctx.facts.put(KernelOps(by_code, units, gated))
 
     # ------------------------------------------------------------ pass 2 --------------
     switch: ClassVar[str] = ""  # the switch id that makes "switch" entries deterministic

@@ -148,6 +148,9 @@ class UnitFacts:
     # it calls something no import, definition or assignment of its module names (``Net()``
     # of a script that never defines ``Net``): code the analysis does not see
     calls_unknown: bool = False
+    # field names it gives a value (``fieldsettings.names_given``): an op under ``if
+    # self.x is not None:`` runs only in a program whose code sets ``x``
+    sets: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -159,7 +162,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries"):
+        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries", "sets"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.is_property:
@@ -204,7 +207,7 @@ class UnitFacts:
             tuple(data.get("uses_registries", ())), bool(data.get("serves")),
             {key: tuple(names) for key, names in data.get("stored", {}).items()},
             {key: tuple(names) for key, names in data.get("bound", {}).items()},
-            bool(data.get("calls_unknown")),
+            bool(data.get("calls_unknown")), tuple(data.get("sets", ())),
         )
 
 
@@ -247,6 +250,7 @@ class UnitBuilder:
         self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
         self.stored: Dict[str, Set[str]] = {}  # field -> names stored under it (``.name``: maybe this module's)
         self.bound: Dict[str, Set[str]] = {}
+        self.sets: Set[str] = set()
 
     def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = (),
               bound: Iterable[str] = ()) -> UnitFacts:
@@ -273,7 +277,7 @@ class UnitBuilder:
             {key: tuple(sorted(
                 _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
             )) for key, refs in sorted(self.bound.items())},
-            self.calls_unknown,
+            self.calls_unknown, tuple(sorted(self.sets)),
         )
 
 

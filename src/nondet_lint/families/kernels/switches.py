@@ -627,7 +627,7 @@ def reached_switch_ops(view: ProgramView, entry: str, rules: RuleSet, framework:
     for path, units in sorted(by_module.items()):
         record = view.records.get(path)
         kernel_ops = record.facts.get(KernelOps) if record is not None else None
-        for op_id in kernel_ops.ops_in(check.code, units) if kernel_ops is not None else ():
+        for op_id in kernel_ops.ops_in(check.code, units, view.names_set(entry)) if kernel_ops is not None else ():
             op = table.by_id.get(op_id)
             if op is None or op.get("device") in ("mps", "cpu"):
                 continue
@@ -795,6 +795,8 @@ def implicit_ops(
                 continue
             if (path, anchor.unit) not in reached:
                 continue
+            if anchor.gate and not view.names_set(entry).issuperset(anchor.gate):
+                continue  # ``if self.active_dims is not None:`` with no code setting ``active_dims``
             table = op_table(rules[check.code].data)
             entry_data = table.by_id.get(anchor.op)
             if entry_data is not None and entry_data.get("phase") == "backward" and not differentiates:

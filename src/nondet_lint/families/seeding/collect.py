@@ -22,6 +22,7 @@ from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set,
 import libcst as cst
 
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
+from nondet_lint.analysis.fieldsettings import FieldSettings
 from nondet_lint.analysis.seedoption import config_seeds
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
@@ -66,6 +67,7 @@ class Collector:
         self.calls = CallSites(ctx, self.t, self, self.candidates, self.flow)
         self.consts: Dict[str, Any] = {}
         self.fields: Dict[str, Dict[str, List[Plain]]] = {}  # class path -> declared field -> [literal default]
+        self.settings = FieldSettings()  # what the module sets each field name to
         self.callees: Dict[int, Tuple[Optional[str], Optional[str], bool]] = {}  # id(call) -> ``target`` of its callee
         self.stars: List[str] = []
         self.registered: List[List[str]] = []  # [decorator, definition] of module-level decorated definitions
@@ -344,6 +346,7 @@ class Collector:
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._assign_names(node.target)
+        self._setting(node.target, None)
         self._assign_attributes(node.target, None)
         if self.scope.trains is not Trained.MODEL and _is_gradient_step(node, self.ctx.parent):
             self._trains(Trained.MODEL)
@@ -363,6 +366,7 @@ class Collector:
     def leave_Assign(self, node: cst.Assign) -> None:
         self.rebinding = set()
         for target in node.targets:
+            self._setting(target.target, node.value)
             self._bind(target.target, node.value)
             if type(target.target) is cst.Name and self._found(node.value):
                 self.scope.found.add(target.target.value)  # ``task = TASK_REGISTRY[name]``
@@ -375,7 +379,17 @@ class Collector:
     def leave_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
             self._bind(node.target, node.value)
+            self._setting(node.target, node.value)
         self._field(node, node.target, node.value)
+
+    def _setting(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        """An assignment that may set a config field (``FieldSettings``); an attribute of an
+        imported module (``torch.backends.cudnn.benchmark = True``) is a library's setting."""
+        if not (isinstance(target, cst.Attribute) and self.ctx.qualname(target.value) is not None):
+            self.settings.assign(target, value)
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        self.settings.display(node)
 
     def _field(self, node: cst.CSTNode, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
         """A field declared in a class body (``type: Optional[str] = "bert"``), with its
@@ -387,6 +401,7 @@ class Collector:
         if not (isinstance(target, cst.Name) and isinstance(owner, cst.ClassDef) and self.class_stack
                 and self.class_stack[-1][0] == id(owner)):
             return
+        self.settings.declare(target.value, value)
         literal = literal_value(value, lambda _: None) if value is not None else UNKNOWN
         if isinstance(value, cst.Name) and literal is UNKNOWN:
             literal = self.consts.get(value.value, UNKNOWN)
@@ -621,6 +636,14 @@ class Collector:
             if key is not None and f"{key}.{attr}" in self.scope.assigned_attrs:
                 return None
             return ValueDesc(ValueSource.OPTION, attr, owner=ValueDesc(ValueSource.ATTRIBUTE, held_by_self))
+        if isinstance(owner, cst.Attribute):
+            # ``cfg.common.quantization_config_path``: a field of a field (``Program.value``
+            # decides it only from what the project sets the field to, never from an option)
+            key = dotted_name(owner)
+            inner = self._describe_field(owner.value, owner.attr.value)
+            if inner is not None and inner.source is ValueSource.OPTION and key is not None \
+                    and f"{key}.{attr}" not in self.scope.assigned_attrs:
+                return ValueDesc(ValueSource.OPTION, attr, owner=inner)
         return None
 
     def _describe_call(self, node: cst.Call) -> Optional[ValueDesc]:
@@ -1048,6 +1071,8 @@ class Collector:
         consts = {name: value for name, value in self.consts.items()
                   if value is not _MISSING and not (isinstance(value, str) and len(value) > 40)}
         is_entry = self._is_entry()
+        for call in self.ctx.module_calls():
+            self.settings.call(call)
         fns = {name: replace(facts, events=prune(self._live(facts.events), self.modq, self.classes, self.outside))
                for name, facts in self.fns.items()}
         facts = ModuleSeeding(
@@ -1060,6 +1085,7 @@ class Collector:
             option_blocks=option_blocks(self.ctx, self.t, fns) if is_entry else None,
             config_seeds=config_seeds(self.ctx),
             fields=self.fields,
+            settings=self.settings.to_json(),
             registered=self.registered,
             registering=self.registering,
         )

@@ -223,6 +223,8 @@ class ModuleSeeding(ModuleFact):
     # config classes' fields declared in the class body (``type: str = "bert"``): class path
     # -> field -> [its literal default], or [] when the default is not a literal
     fields: Dict[str, Dict[str, List[Plain]]] = field(default_factory=dict)
+    # field name -> the literal this module's code sets it to, or ["varies"] (``fieldsettings``)
+    settings: Dict[str, Any] = field(default_factory=dict)
     # module-level definitions under a project decorator: [the decorator, the definition]
     registered: List[List[str]] = field(default_factory=list)
     # functions that store a parameter into a mapping (``collection[key] = fn_or_cls``)
@@ -250,7 +252,7 @@ class ModuleSeeding(ModuleFact):
             out["option_blocks"] = self.option_blocks.to_json()
         if self.config_seeds:
             out["config_seeds"] = self.config_seeds
-        for key in ("fields", "registered", "registering"):
+        for key in ("fields", "settings", "registered", "registering"):
             value = getattr(self, key)
             if value:
                 out[key] = value
@@ -271,6 +273,7 @@ class ModuleSeeding(ModuleFact):
             option_blocks=OptionSeedBlocks.from_json(data["option_blocks"]) if "option_blocks" in data else None,
             config_seeds=data.get("config_seeds", {}),
             fields=data.get("fields", {}),
+            settings=data.get("settings", {}),
             registered=data.get("registered", []),
             registering=data.get("registering", []),
         )

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, TypeGuard, Union
 
 from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point
+from nondet_lint.analysis.fieldsettings import settled
 from nondet_lint.analysis.seedoption import SEED_NAMES
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
@@ -334,6 +335,9 @@ class Program:
         if previous is not None and previous.names is names and previous.module_of == module_of:
             self._reads = {path: found for path, found in previous._reads.items() if self.facts.get(path) is previous.facts[path]}
         self._registries: Dict[Tuple[str, str], Optional[str]] = {}
+        # fields every setting in the project gives the same falsy literal (``fieldsettings``)
+        self.settled = {name: value for name, value in settled((facts.settings for facts in self.facts.values())).items()
+                        if name not in SEED_NAMES}
 
     def same_inputs(self, other: "Program") -> bool:
         """Whether ``other`` was made from the same facts (then its runs are this one's)."""
@@ -716,9 +720,13 @@ class Program:
             if desc.owner is not None:
                 owner = self.value(desc.owner, key, binding)
                 if isinstance(owner, Record):
-                    return self.field(owner, desc.name)
-                if desc.owner.source is ValueSource.ATTRIBUTE:
-                    return UNKNOWN  # ``self.config.x`` of an object not known to be a config: no option
+                    found = self.field(owner, desc.name)
+                elif desc.owner.source is ValueSource.ATTRIBUTE or desc.owner.source is ValueSource.OPTION:
+                    found = UNKNOWN  # ``self.config.x``, ``cfg.common.x`` of an object not known to be a config: no option
+                else:
+                    found = self.option_default(desc.name, key[0])
+                # a field of an object not known here: what every setting in the project gives it
+                return self.settled.get(desc.name, UNKNOWN) if found is UNKNOWN else found
             return self.option_default(desc.name, key[0])
         if source is ValueSource.GLOBAL:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
@@ -886,7 +894,14 @@ class Program:
         ``--dataset`` "cifar10"): the default run skips what it guards.  One that reads a
         value left at None (a required option, a config filled at run time) says nothing
         about the run people launch."""
-        return guard is not None and all(self.value(desc, key, binding) is not None for desc in described_names(guard.cond))
+        return guard is not None and all(self.value(desc, key, binding) is not None or self._settled(desc)
+                                         for desc in described_names(guard.cond))
+
+    def _settled(self, desc: ValueDesc) -> bool:
+        """A field of an object that no code of the project sets to anything but its falsy
+        default (``repeated_augment: Optional[int] = None``, set nowhere): left so on purpose,
+        not a value the run fills in."""
+        return desc.source is ValueSource.OPTION and desc.owner is not None and desc.name in self.settled
 
     def dead(self, guards: Sequence[Guard], key: FnKey, binding: Mapping[str, Any]) -> bool:
         """Whether a guard is false whatever the command line says: a literal argument, a
