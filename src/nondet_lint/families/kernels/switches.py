@@ -464,7 +464,10 @@ class ProgramSwitches(Check):
         elif cublas and fix is not None and "cublas_fix_title" in data:
             fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
         ops = implicit_ops(view, path, anchors, rules, frozenset(missing))
-        if not ops and not raising and switch_changes_nothing(view, path, rules, missing):
+        # an op that raises only with inputs the code does not show (a 4-D ``NLLLoss``) makes
+        # the fix warn, but is no reason to report a program the switch changes nothing in
+        shown = raising_ops(view, path, first, rules, shown_only=True) if raising else []
+        if not ops and not shown and switch_changes_nothing(view, path, rules, missing):
             return []
         if not ops and training_changes_nothing(view, path, rules, missing):
             return []
@@ -473,7 +476,7 @@ class ProgramSwitches(Check):
             # what it leaves, and leave alone a program it covers entirely
             covered = frozenset(data.get("cudnn_covers", ()))
             ops = [(api, op) for api, op in ops if api not in covered]
-            if not ops and not raising and not switch_ops(view, path, rules, first, covered):
+            if not ops and not shown and not switch_ops(view, path, rules, first, covered):
                 return []
         position = where or import_position(view, path, anchors, first) or chosen
         message = rules["ND205"].format_message(
@@ -505,10 +508,14 @@ CUBLAS_FRAMEWORK = "torch"  # the framework whose switch needs ``CUBLAS_WORKSPAC
 RAISING_RULES = {"torch": "ND203", "tensorflow": "ND204"}  # op tables with ``raises`` entries
 
 
-def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -> List[Tuple[str, List[Version]]]:
+def raising_ops(
+    view: ProgramView, entry: str, framework: str, rules: RuleSet, shown_only: bool = False,
+) -> List[Tuple[str, List[Version]]]:
     """The ops the program of ``entry`` runs that have no deterministic implementation (the
     switch makes them raise) in some version of ``framework`` the project allows, each with
-    those versions; backward-only ops only when the program differentiates."""
+    those versions; backward-only ops only when the program differentiates.  With
+    ``shown_only``, not those whose condition the code cannot show (``report = "none"``, a
+    4-D ``NLLLoss``): a reason for the fix to warn, not one to report a program."""
     code = RAISING_RULES.get(framework)
     if code is None or code not in rules:
         return []
@@ -522,6 +529,8 @@ def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -
         for op_id in ops.by_code.get(code, ()) if ops is not None else ():
             op = table.by_id.get(op_id)
             if op is None or op.get("device") == "mps" or (op.get("phase") == "backward" and not differentiates):
+                continue
+            if shown_only and op.get("report") == "none":
                 continue
             versions = [v for v in allowed if (status_for(op, v) or {}).get("kind") == "raises"]
             if versions:
@@ -540,8 +549,9 @@ def switch_ops(
 ) -> List[str]:
     """The ops of ``framework``'s table (implicit or explicit: ``index_add_``, ``gather``)
     the modules of the program of ``entry`` call that the switch changes in its target
-    version, but those ``covered`` (by cuDNN determinism); with ``forward_only``, those
-    whose forward pass it changes."""
+    version, but those ``covered`` (by cuDNN determinism) and those whose condition the code
+    cannot show (``report = "none"``); with ``forward_only``, those whose forward pass it
+    changes."""
     check = OP_CHECKS_BY_FRAMEWORK.get(framework)
     if check is None or check.code not in rules:
         return []
@@ -554,6 +564,8 @@ def switch_ops(
             op = table.by_id.get(op_id)
             if op is None or op.get("device") in ("mps", "cpu") or op["api"] in covered:
                 continue
+            if op.get("report") == "none":
+                continue  # its condition is not shown (a 4-D ``NLLLoss``, memory read before written)
             if forward_only and op.get("phase") == "backward":
                 op = implied_autotuning(table, op_id)
                 if op is None:
