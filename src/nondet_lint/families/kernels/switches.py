@@ -593,11 +593,12 @@ def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, framew
     """docs/contract.md "Programs that matter": the switch would change nothing the
     program of ``entry`` runs.  It never differentiates (no backward pass, no optimizer
     step, no trainer or ``learn``), loads no model whose ops the code does not show, does
-    not turn cuDNN autotuning on, and calls no op whose forward pass the switch changes
-    (op tables: ``phase``, and an autotuning entry a forward convolution implies)."""
+    not turn cuDNN autotuning on, and runs no op whose forward pass the switch changes
+    (op tables: ``phase``, and an autotuning entry a forward convolution implies) in code it
+    runs: an op of an imported module's function the program never calls does not count."""
     if may_differentiate(view, entry) or view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
         return False
-    return not any(switch_ops(view, entry, rules, framework, forward_only=True) for framework in frameworks)
+    return not any(reached_switch_ops(view, entry, rules, framework, forward_only=True) for framework in frameworks)
 
 
 def training_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
@@ -622,7 +623,9 @@ def training_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, fram
     return models_seen_completely(view, entry, data)
 
 
-def reached_switch_ops(view: ProgramView, entry: str, rules: RuleSet, framework: str) -> List[str]:
+def reached_switch_ops(
+    view: ProgramView, entry: str, rules: RuleSet, framework: str, forward_only: bool = False,
+) -> List[str]:
     """The ops of ``framework``'s table that code the program of ``entry`` runs (the
     units it reaches) calls, that the switch changes or makes raise in a version the
     project allows, but those whose condition the code cannot show (``report = "none"``:
@@ -643,6 +646,10 @@ def reached_switch_ops(view: ProgramView, entry: str, rules: RuleSet, framework:
             op = table.by_id.get(op_id)
             if op is None or op.get("device") in ("mps", "cpu"):
                 continue
+            if forward_only and op.get("phase") == "backward":
+                op = implied_autotuning(table, op_id)
+                if op is None:
+                    continue
             statuses = [status_for(op, version) for version in allowed]
             if any(
                 status is not None and status.get("kind") in ("switch", "raises")
