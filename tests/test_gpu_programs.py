@@ -638,3 +638,13 @@ def test_a_name_read_as_data_runs_no_method_of_that_name(tmp_path):
     [(path, code, line, col, message)] = lint(tmp_path / "called", files)
     assert (path, code) == ("train.py", "ND205")
     assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `placement.py` at line 9)")
+
+
+def test_an_inference_program_that_builds_a_model_of_outside_code_is_judged(tmp_path):
+    # its own code runs no op the switch changes, but the model it builds is not seen
+    main = "import torch\nimport transformers\n\nif __name__ == '__main__':\n    model = {build}\n    model.to(torch.device('cuda'))\n    print(model)\n"
+    files = {"setup_model.py": main.format(build="transformers.AutoModel.from_pretrained('gpt2')")}
+    [(path, code, line, col, message)] = lint(tmp_path / "outside", files)
+    assert (path, code, line, col) == ("setup_model.py", "ND205", 6, 27)
+    files = {"setup_model.py": main.format(build="torch.nn.Linear(4, 2)")}
+    assert lint(tmp_path / "seen", files) == []
