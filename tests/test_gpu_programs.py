@@ -640,8 +640,8 @@ def test_a_name_read_as_data_runs_no_method_of_that_name(tmp_path):
     assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `placement.py` at line 9)")
 
 
-def test_an_inference_program_that_builds_a_model_of_outside_code_is_judged(tmp_path):
-    # its own code runs no op the switch changes, but the model it builds is not seen
+def test_an_inference_program_that_loads_a_model_by_name_is_judged(tmp_path):
+    # its own code runs no op the switch changes, but the model it loads is not seen
     main = "import torch\nimport transformers\n\nif __name__ == '__main__':\n    model = {build}\n    model.to(torch.device('cuda'))\n    print(model)\n"
     files = {"setup_model.py": main.format(build="transformers.AutoModel.from_pretrained('gpt2')")}
     [(path, code, line, col, message)] = lint(tmp_path / "outside", files)

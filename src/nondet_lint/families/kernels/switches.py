@@ -592,8 +592,8 @@ def may_differentiate(view: ProgramView, entry: str) -> bool:
 def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
     """docs/contract.md "Programs that matter": the switch would change nothing the
     program of ``entry`` runs.  It never differentiates (no backward pass, no optimizer
-    step, no trainer or ``learn``), loads or builds no model whose ops the code does not
-    show (a model file, ``from_pretrained``, ``torchvision.models``: ``runs_unseen_code``), does
+    step, no trainer or ``learn``), loads no model whose ops the code does not show (a
+    model file, ``torch.hub.load``, ``from_pretrained``: ``loads_by_name``), does
     not turn cuDNN autotuning on, and runs no op whose forward pass the switch changes
     (op tables: ``phase``, and an autotuning entry a forward convolution implies) in code it
     runs: an op of an imported module's function the program never calls does not count."""
@@ -601,8 +601,8 @@ def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, framew
     if may_differentiate(view, entry) or view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
         return False
     data = rules["ND205"].data.get("complete_models")
-    if data and data["framework"] in frameworks and runs_unseen_code(view, entry, data):
-        return False  # it builds a model whose ops are not seen (``from_pretrained``, ``torchvision.models``)
+    if data and data["framework"] in frameworks and loads_by_name(view, entry, data):
+        return False  # ``from_pretrained``: a model load whose code may come from elsewhere, as ``torch.hub.load``
     return not any(reached_switch_ops(view, entry, rules, framework, forward_only=True) for framework in frameworks)
 
 
@@ -688,21 +688,28 @@ def models_seen_completely(view: ProgramView, entry: str, data: Mapping[str, Any
 def runs_unseen_code(view: ProgramView, entry: str, data: Mapping[str, Any]) -> bool:
     """Whether the code the program of ``entry`` runs builds a model whose code the analysis
     does not see: it names a library whose models' code is outside the project
-    (``outside_code``: ``torchvision.models``, ``transformers``), calls ``from_pretrained``
-    (``outside_methods``) or calls something its module never binds (``Net()``)."""
+    (``outside_code``: ``torchvision.models``, ``transformers``), loads one by name
+    (``loads_by_name``) or calls something its module never binds (``Net()``)."""
     outside = tuple(data.get("outside_code", ()))
-    methods = frozenset(data.get("outside_methods", ()))
+    if loads_by_name(view, entry, data):
+        return True
     for key in view.reached_units(entry):
         unit = view.reach.unit(key)
         if unit is None:
             continue
-        if unit.calls_unknown or methods.intersection(unit.reads):
+        if unit.calls_unknown or any(_named_in(ref, outside) and not _in_project(view, ref) for ref in unit.refs):
             return True
-        for ref in unit.refs:
-            if ref.rpartition(".")[2] in methods:
-                return True  # ``MLP.from_pretrained(...)``: weights and maybe code from elsewhere
-            if _named_in(ref, outside) and not _in_project(view, ref):
-                return True
+    return False
+
+
+def loads_by_name(view: ProgramView, entry: str, data: Mapping[str, Any]) -> bool:
+    """Whether code the program of ``entry`` runs loads a model by name (``outside_methods``:
+    ``from_pretrained``), whose weights and maybe code come from elsewhere."""
+    methods = frozenset(data.get("outside_methods", ()))
+    for key in view.reached_units(entry):
+        unit = view.reach.unit(key)
+        if unit is not None and (methods.intersection(unit.reads) or any(ref.rpartition(".")[2] in methods for ref in unit.refs)):
+            return True
     return False
 
 
