@@ -691,3 +691,64 @@ def test_an_op_under_an_attribute_no_code_of_the_program_sets_does_not_run(tmp_p
     assert where(lint(tmp_path / "own", files, ("ND205",))) == [("train.py", "ND205", 5, 14)]
     files["gp/kernel.py"] = GATED_KERNEL["gp/kernel.py"].replace("if self.active_dims is not None:", "if self.training:")
     assert where(lint(tmp_path / "framework", files, ("ND205",))) == [("train.py", "ND205", 5, 14)]
+
+
+# ---------------------------------------------------------------- ops not shown ---------
+def test_a_loss_that_raises_only_with_inputs_not_shown_keeps_no_covered_program_reported(tmp_path):
+    # CrossEntropyLoss raises under the switch only on 4-D inputs, which the code does not
+    # show: the fix still warns, but cuDNN determinism covers everything else it runs
+    source = CUDNN.format(deterministic="{deterministic}", more="").replace(
+        "model(torch.ones(1, 1, 4, 4, device=device)).sum().backward()",
+        "torch.nn.CrossEntropyLoss()(model(torch.ones(1, 1, 4, 4, device=device)).flatten(1), torch.zeros(1).long()).backward()",
+    )
+    assert lint(tmp_path / "covered", {"train.py": source.format(deterministic="True")}) == []
+    [(path, code, line, col, message)] = lint(tmp_path / "off", {"train.py": source.format(deterministic="False")})
+    assert (path, code, line, col) == ("train.py", "ND205", 4, 23)
+    assert "it runs `torch.nn.Conv2d` (train.py:5)" in message
+    assert "`torch.nn.NLLLoss` (with some inputs) has no deterministic implementation" in message
+
+
+INFERENCE_LIB = (
+    "import torch\n\n\ndef pool(x, idx):\n    return torch.zeros(4, device=x.device).index_add_(0, idx, x)\n\n\n"
+    "def scale(x):\n    return x * 2\n"
+)
+
+
+def test_an_inference_program_is_judged_by_the_ops_of_code_it_runs(tmp_path):
+    # it never differentiates: an op of an imported module's function it never calls
+    # changes nothing it runs; calling that function does
+    main = "import torch\nimport ops\n\nif __name__ == '__main__':\n    x = torch.ones(4).cuda()\n    print(ops.{fn})\n"
+    files = {"ops.py": INFERENCE_LIB, "infer.py": main.format(fn="scale(x)")}
+    assert lint(tmp_path / "uncalled", files) == []
+    files["infer.py"] = main.format(fn="pool(x, torch.zeros(4).long().cuda())")
+    [(path, code, line, col, message)] = lint(tmp_path / "called", files)
+    assert (path, code, line, col) == ("infer.py", "ND205", 5, 9)
+    assert message.startswith("this program runs on a GPU (`.cuda()` in `infer.py` at line 5) but never turns on")
+
+
+DEVICES = (
+    "import torch\n\n\nclass Placement:\n    def __init__(self):\n        self.kind = torch.ones(1).device.type\n\n"
+    "    def device(self):\n        return torch.device('cuda')\n\n\nPLACEMENT = Placement()\n"
+)
+
+
+def test_a_name_read_as_data_runs_no_method_of_that_name(tmp_path):
+    # ``torch.ones(1).device.type`` reads a tensor's attribute: it runs no ``device()``
+    # method of a project class; calling ``PLACEMENT.device()`` does
+    main = "import torch\nimport placement\n\nif __name__ == '__main__':\n    model = torch.nn.Conv2d(1, 1, 3)\n    {use}\n" + TRAIN
+    files = {"placement.py": DEVICES, "train.py": main.format(use="print(placement.PLACEMENT.kind)")}
+    assert lint(tmp_path / "data", files) == []
+    files["train.py"] = main.format(use="model = model.to(placement.PLACEMENT.device())")
+    [(path, code, line, col, message)] = lint(tmp_path / "called", files)
+    assert (path, code) == ("train.py", "ND205")
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `placement.py` at line 9)")
+
+
+def test_an_inference_program_that_loads_a_model_by_name_is_judged(tmp_path):
+    # its own code runs no op the switch changes, but the model it loads is not seen
+    main = "import torch\nimport transformers\n\nif __name__ == '__main__':\n    model = {build}\n    model.to(torch.device('cuda'))\n    print(model)\n"
+    files = {"setup_model.py": main.format(build="transformers.AutoModel.from_pretrained('gpt2')")}
+    [(path, code, line, col, message)] = lint(tmp_path / "outside", files)
+    assert (path, code, line, col) == ("setup_model.py", "ND205", 6, 27)
+    files = {"setup_model.py": main.format(build="torch.nn.Linear(4, 2)")}
+    assert lint(tmp_path / "seen", files) == []

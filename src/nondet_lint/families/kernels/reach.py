@@ -398,8 +398,10 @@ class Reachability:
             )
 
         def release(name: str) -> None:
+            # a name read as data releases only properties (``x.device.type`` runs no
+            # ``device()`` method): ``called`` says whether this read runs the method
             for method in list(waiting.get(name, ())):
-                if dispatched(method):
+                if called(method) and dispatched(method):
                     waiting[name].remove(method)
                     reach(method)
 

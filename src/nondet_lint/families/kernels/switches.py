@@ -464,7 +464,10 @@ class ProgramSwitches(Check):
         elif cublas and fix is not None and "cublas_fix_title" in data:
             fix = Fix(data["cublas_fix_title"].format(versions=_range_text(view.allowed("torch", path), rules)), fix.applicability, fix.edits)
         ops = implicit_ops(view, path, anchors, rules, frozenset(missing))
-        if not ops and not raising and switch_changes_nothing(view, path, rules, missing):
+        # an op that raises only with inputs the code does not show (a 4-D ``NLLLoss``) makes
+        # the fix warn, but is no reason to report a program the switch changes nothing in
+        shown = raising_ops(view, path, first, rules, shown_only=True) if raising else []
+        if not ops and not shown and switch_changes_nothing(view, path, rules, missing):
             return []
         if not ops and training_changes_nothing(view, path, rules, missing):
             return []
@@ -473,7 +476,7 @@ class ProgramSwitches(Check):
             # what it leaves, and leave alone a program it covers entirely
             covered = frozenset(data.get("cudnn_covers", ()))
             ops = [(api, op) for api, op in ops if api not in covered]
-            if not ops and not raising and not switch_ops(view, path, rules, first, covered):
+            if not ops and not shown and not switch_ops(view, path, rules, first, covered):
                 return []
         position = where or import_position(view, path, anchors, first) or chosen
         message = rules["ND205"].format_message(
@@ -505,10 +508,14 @@ CUBLAS_FRAMEWORK = "torch"  # the framework whose switch needs ``CUBLAS_WORKSPAC
 RAISING_RULES = {"torch": "ND203", "tensorflow": "ND204"}  # op tables with ``raises`` entries
 
 
-def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -> List[Tuple[str, List[Version]]]:
+def raising_ops(
+    view: ProgramView, entry: str, framework: str, rules: RuleSet, shown_only: bool = False,
+) -> List[Tuple[str, List[Version]]]:
     """The ops the program of ``entry`` runs that have no deterministic implementation (the
     switch makes them raise) in some version of ``framework`` the project allows, each with
-    those versions; backward-only ops only when the program differentiates."""
+    those versions; backward-only ops only when the program differentiates.  With
+    ``shown_only``, not those whose condition the code cannot show (``report = "none"``, a
+    4-D ``NLLLoss``): a reason for the fix to warn, not one to report a program."""
     code = RAISING_RULES.get(framework)
     if code is None or code not in rules:
         return []
@@ -522,6 +529,8 @@ def raising_ops(view: ProgramView, entry: str, framework: str, rules: RuleSet) -
         for op_id in ops.by_code.get(code, ()) if ops is not None else ():
             op = table.by_id.get(op_id)
             if op is None or op.get("device") == "mps" or (op.get("phase") == "backward" and not differentiates):
+                continue
+            if shown_only and op.get("report") == "none":
                 continue
             versions = [v for v in allowed if (status_for(op, v) or {}).get("kind") == "raises"]
             if versions:
@@ -540,8 +549,9 @@ def switch_ops(
 ) -> List[str]:
     """The ops of ``framework``'s table (implicit or explicit: ``index_add_``, ``gather``)
     the modules of the program of ``entry`` call that the switch changes in its target
-    version, but those ``covered`` (by cuDNN determinism); with ``forward_only``, those
-    whose forward pass it changes."""
+    version, but those ``covered`` (by cuDNN determinism) and those whose condition the code
+    cannot show (``report = "none"``); with ``forward_only``, those whose forward pass it
+    changes."""
     check = OP_CHECKS_BY_FRAMEWORK.get(framework)
     if check is None or check.code not in rules:
         return []
@@ -554,6 +564,8 @@ def switch_ops(
             op = table.by_id.get(op_id)
             if op is None or op.get("device") in ("mps", "cpu") or op["api"] in covered:
                 continue
+            if op.get("report") == "none":
+                continue  # its condition is not shown (a 4-D ``NLLLoss``, memory read before written)
             if forward_only and op.get("phase") == "backward":
                 op = implied_autotuning(table, op_id)
                 if op is None:
@@ -580,12 +592,18 @@ def may_differentiate(view: ProgramView, entry: str) -> bool:
 def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
     """docs/contract.md "Programs that matter": the switch would change nothing the
     program of ``entry`` runs.  It never differentiates (no backward pass, no optimizer
-    step, no trainer or ``learn``), loads no model whose ops the code does not show, does
-    not turn cuDNN autotuning on, and calls no op whose forward pass the switch changes
-    (op tables: ``phase``, and an autotuning entry a forward convolution implies)."""
+    step, no trainer or ``learn``), loads no model whose ops the code does not show (a
+    model file, ``torch.hub.load``, ``from_pretrained``: ``loads_by_name``), does
+    not turn cuDNN autotuning on, and runs no op whose forward pass the switch changes
+    (op tables: ``phase``, and an autotuning entry a forward convolution implies) in code it
+    runs: an op of an imported module's function the program never calls does not count."""
+    frameworks = list(frameworks)
     if may_differentiate(view, entry) or view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
         return False
-    return not any(switch_ops(view, entry, rules, framework, forward_only=True) for framework in frameworks)
+    data = rules["ND205"].data.get("complete_models")
+    if data and data["framework"] in frameworks and loads_by_name(view, entry, data):
+        return False  # ``from_pretrained``: a model load whose code may come from elsewhere, as ``torch.hub.load``
+    return not any(reached_switch_ops(view, entry, rules, framework, forward_only=True) for framework in frameworks)
 
 
 def training_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
@@ -610,7 +628,9 @@ def training_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, fram
     return models_seen_completely(view, entry, data)
 
 
-def reached_switch_ops(view: ProgramView, entry: str, rules: RuleSet, framework: str) -> List[str]:
+def reached_switch_ops(
+    view: ProgramView, entry: str, rules: RuleSet, framework: str, forward_only: bool = False,
+) -> List[str]:
     """The ops of ``framework``'s table that code the program of ``entry`` runs (the
     units it reaches) calls, that the switch changes or makes raise in a version the
     project allows, but those whose condition the code cannot show (``report = "none"``:
@@ -631,6 +651,10 @@ def reached_switch_ops(view: ProgramView, entry: str, rules: RuleSet, framework:
             op = table.by_id.get(op_id)
             if op is None or op.get("device") in ("mps", "cpu"):
                 continue
+            if forward_only and op.get("phase") == "backward":
+                op = implied_autotuning(table, op_id)
+                if op is None:
+                    continue
             statuses = [status_for(op, version) for version in allowed]
             if any(
                 status is not None and status.get("kind") in ("switch", "raises")
@@ -651,23 +675,42 @@ def models_seen_completely(view: ProgramView, entry: str, data: Mapping[str, Any
     namespace = str(data["namespace"])
     deterministic = frozenset(data.get("deterministic", ()))
     no_layer = tuple(data.get("no_layer", ()))
+    if runs_unseen_code(view, entry, data):
+        return False
+    for key in view.reached_units(entry):
+        unit = view.reach.unit(key)
+        for ref in unit.refs if unit is not None else ():
+            if ref.startswith(namespace) and ref not in deterministic and not _named_in(ref, no_layer):
+                return False
+    return True
+
+
+def runs_unseen_code(view: ProgramView, entry: str, data: Mapping[str, Any]) -> bool:
+    """Whether the code the program of ``entry`` runs builds a model whose code the analysis
+    does not see: it names a library whose models' code is outside the project
+    (``outside_code``: ``torchvision.models``, ``transformers``), loads one by name
+    (``loads_by_name``) or calls something its module never binds (``Net()``)."""
     outside = tuple(data.get("outside_code", ()))
-    methods = frozenset(data.get("outside_methods", ()))
+    if loads_by_name(view, entry, data):
+        return True
     for key in view.reached_units(entry):
         unit = view.reach.unit(key)
         if unit is None:
             continue
-        if unit.calls_unknown or methods.intersection(unit.reads):
-            return False
-        for ref in unit.refs:
-            if ref.rpartition(".")[2] in methods:
-                return False  # ``MLP.from_pretrained(...)``: weights and maybe code from elsewhere
-            if ref.startswith(namespace):
-                if ref not in deterministic and not _named_in(ref, no_layer):
-                    return False
-            elif _named_in(ref, outside) and not _in_project(view, ref):
-                return False
-    return True
+        if unit.calls_unknown or any(_named_in(ref, outside) and not _in_project(view, ref) for ref in unit.refs):
+            return True
+    return False
+
+
+def loads_by_name(view: ProgramView, entry: str, data: Mapping[str, Any]) -> bool:
+    """Whether code the program of ``entry`` runs loads a model by name (``outside_methods``:
+    ``from_pretrained``), whose weights and maybe code come from elsewhere."""
+    methods = frozenset(data.get("outside_methods", ()))
+    for key in view.reached_units(entry):
+        unit = view.reach.unit(key)
+        if unit is not None and (methods.intersection(unit.reads) or any(ref.rpartition(".")[2] in methods for ref in unit.refs)):
+            return True
+    return False
 
 
 def _named_in(name: str, names: Iterable[str]) -> bool:
