@@ -221,6 +221,20 @@ def test_viewers_and_converters_whose_own_code_does_not_train_do_not_matter(tmp_
     assert message.startswith(TF_SWITCH)
 
 
+def test_a_program_that_only_writes_model_outputs_as_arrays_converts_data(tmp_path):
+    found = findings("feature_writers", tmp_path)
+    assert [f[:4] for f in found] == [
+        ("evaluate.py", 13, 13, "ND205"), ("seeded_extract.py", 9, 13, "ND205"), ("train.py", 8, 13, "ND205"),
+    ]
+    for path, line, _, _, message in found:
+        assert message == (
+            f"this program runs on a GPU (`.cuda()` in `{path}` at line {line}) "
+            "but never turns on `torch.use_deterministic_algorithms(True)`, so cuDNN autotuning and atomic-add "
+            "kernels can change its results from run to run; it runs `torch.Tensor.index_copy_` (model.py:11); "
+            "turn it on (deterministic kernels can be slower)"
+        )
+
+
 def test_a_function_stored_under_a_field_runs_where_the_field_is_read(tmp_path):
     [(path, line, col, code, message)] = findings("stored_fields", tmp_path)
     assert (path, line, col, code) == ("train.py", 1, 1, "ND205")

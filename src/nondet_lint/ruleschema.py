@@ -158,6 +158,9 @@ DATA: Dict[str, Table] = {
         "evaluation": Table({
             "calls": NAMES, "load_calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES,
             "save_methods_after_load": NAMES,
+            "array_writes": Table({
+                "calls": NAMES, "methods": NAMES, "modes": Map(Table({"kw": str, "pos": int, "writing": NAMES})),
+            }),
         }),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,

@@ -24,6 +24,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
+from nondet_lint.analysis.defaultrun import DefaultRun
 from nondet_lint.analysis.entrypoints import LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.fieldsettings import names_assigned, names_given
 from nondet_lint.analysis.project import Project
@@ -39,7 +40,7 @@ from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
-from nondet_lint.walk import calls_in
+from nondet_lint.walk import calls_in, nodes_in
 
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
@@ -753,6 +754,12 @@ class GpuFacts(Check):
         self.save_methods = frozenset(self.evaluation.get("save_methods", ()))
         self.load_calls = frozenset(self.evaluation.get("load_calls", ()))
         self.save_after_load_methods = frozenset(self.evaluation.get("save_methods_after_load", ()))
+        writes = self.evaluation.get("array_writes", {})
+        self.array_write_calls = frozenset(writes.get("calls", ()))
+        self.array_write_methods = frozenset(writes.get("methods", ()))
+        self.array_write_modes: Mapping[str, Any] = writes.get("modes", {})
+        self._default_run: Optional[DefaultRun] = None
+        self._required_options: Optional[FrozenSet[str]] = None  # options an ``assert`` of the module tests
         self.speed_benchmarks = tuple(self.program.get("speed_benchmarks", ()))
         self.viewer_calls = tuple(self.program.get("viewer_calls", ()))
         self.binders = frozenset(self.program.get("binders", ()))
@@ -1223,6 +1230,8 @@ class GpuFacts(Check):
             unit.loads_model = name is not None and name in self.load_calls
         if not unit.saves_loaded:
             unit.saves_loaded = name is None and method in self.save_after_load_methods
+        if not unit.writes_arrays:
+            unit.writes_arrays = self._writes_arrays(node, name, method)
         if name in self.seed_calls:
             unit.seeds = True
         if not unit.serves:
@@ -1244,6 +1253,52 @@ class GpuFacts(Check):
                 for framework, names in self.hints.items():
                     if name.startswith(names):
                         unit.version_hints.add(framework)
+
+    def _writes_arrays(self, node: cst.Call, name: Optional[str], method: Optional[str]) -> bool:
+        """``node`` writes arrays out as data files (rule data ``array_writes``: ``np.save``,
+        ``soundfile.write``, ``ndarray.tofile``; ``h5py.File`` only opened to write) where
+        the default run goes: not under ``if args.dump_features:`` of an option left off."""
+        if name is not None:
+            if name not in self.array_write_calls:
+                return False
+            mode = self.array_write_modes.get(name)
+            if mode is not None:
+                given = literal_value(find_arg(node, mode["kw"], mode["pos"]), self.ctx.qualname)
+                if not isinstance(given, str) or not given.startswith(tuple(mode["writing"])):
+                    return False
+        elif method not in self.array_write_methods:
+            return False
+        return not self._off_default_run()
+
+    def _off_default_run(self) -> bool:
+        """The node being walked is on a branch of an ``if`` the default run does not take
+        (``analysis.defaultrun``: an option's default, a literal)."""
+        if self._default_run is None:
+            self._default_run = DefaultRun(self.ctx.module, self.ctx.qualname)
+        ancestors = self.ctx.ancestors
+        for index in range(len(ancestors) - 2, -1, -1):
+            node, child = ancestors[index], ancestors[index + 1]
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+            if isinstance(node, cst.If) and child is not node.test:
+                truth = self._default_run.truth(node.test, ancestors[: index + 1])
+                if truth is not None and truth != (child is node.body) and not self._tests_required_option(node.test):
+                    return True
+        return False
+
+    def _tests_required_option(self, test: cst.BaseExpression) -> bool:
+        """``test`` reads an option an ``assert`` of the module tests (``assert
+        args.dump_features or args.dump_waveforms``): the program runs with one of them
+        given, so their defaults do not say which branch a real run takes."""
+        if self._required_options is None:
+            self._required_options = frozenset(
+                node.attr.value for check in nodes_in(self.ctx.module, cst.Assert)
+                for node in nodes_in(check.test, cst.Attribute) if self.ctx.qualname(node) is None
+            )
+        return any(
+            node.attr.value in self._required_options
+            for node in nodes_in(test, cst.Attribute) if self.ctx.qualname(node) is None
+        )
 
     def visit_BaseString(self, node: cst.BaseString) -> None:
         self._selected(node, self.selection.literal(node))
@@ -1909,6 +1964,8 @@ class ProgramView:
         summary = self.reached_summary(entry)
         if summary.benchmarks_speed:
             return False
+        if self.writes_model_outputs(entry):
+            return False
         selection = self.gpu_selection(entry)
         if selection is not None and selection[0] == entry:
             return True
@@ -1927,6 +1984,34 @@ class ProgramView:
         # a program that loads a model and only writes it out again (``model.save(out)``)
         # converts it; one that loads it and writes no model predicts with it
         return summary.evaluates or (summary.loads_model and not summary.saves_loaded)
+
+    def writes_model_outputs(self, entry: str) -> bool:
+        """The program of ``entry`` is a converter of data: it runs models only forward and
+        writes what they compute out as arrays (features, waveforms, embeddings) or writes
+        a model out.  Its own code (its module, or a function of another module it runs)
+        writes arrays in the default run (``writes_arrays``) or a model (``saves_model``);
+        no code it runs trains, no class it reaches has a training hook a trainer outside
+        the project may call, and its own code seeds nothing (``seeds_in_own_code``: a seed
+        says it wants repeatable runs)."""
+        if self.reached_summary(entry).differentiates or self.seeds_in_own_code(entry):
+            return False
+        own = [
+            unit for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
+            if unit is not None and (key[0] == entry or "." not in key[1])
+        ]
+        if not any(unit.writes_arrays or unit.saves_model for unit in own):
+            return False
+        return not self.hooks_differentiate(entry)
+
+    def seeds_in_own_code(self, entry: str) -> bool:
+        """The program of ``entry`` asks for repeatable runs: module code it imports, its
+        module's code, or a function that code calls (directly or through other functions)
+        sets a seed; not a function only a method of another module's class calls (a
+        dataset's ``numpy_seed`` context around its shuffle)."""
+        reached = self.reached_units(entry)
+        start = [key for key in reached if key[0] == entry or not key[1]]
+        named = self.reach.named_from(start, lambda key: key in reached and (key[0] == entry or "." not in key[1]))
+        return any(unit is not None and unit.seeds for unit in map(self.reach.unit, named))
 
     def writes_model(self, entry: str) -> bool:
         """The program of ``entry`` writes a model out: its own module does (``torch.save``,

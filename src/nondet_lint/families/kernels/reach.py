@@ -151,6 +151,9 @@ class UnitFacts:
     # field names it gives a value (``fieldsettings.names_given``): an op under ``if
     # self.x is not None:`` runs only in a program whose code sets ``x``
     sets: Tuple[str, ...] = ()
+    # it writes arrays out as data files (``np.save``, ``soundfile.write``) where the default
+    # run goes: what a feature extractor or a vocoder does with a model's outputs
+    writes_arrays: bool = False
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -175,7 +178,7 @@ class UnitFacts:
             out["version_hints"] = list(self.version_hints)
         for key in (
             "differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded",
-            "needs_process_group", "starts_process_group", "serves", "calls_unknown",
+            "needs_process_group", "starts_process_group", "serves", "calls_unknown", "writes_arrays",
         ):
             if getattr(self, key):
                 out[key] = True
@@ -207,7 +210,7 @@ class UnitFacts:
             tuple(data.get("uses_registries", ())), bool(data.get("serves")),
             {key: tuple(names) for key, names in data.get("stored", {}).items()},
             {key: tuple(names) for key, names in data.get("bound", {}).items()},
-            bool(data.get("calls_unknown")), tuple(data.get("sets", ())),
+            bool(data.get("calls_unknown")), tuple(data.get("sets", ())), bool(data.get("writes_arrays")),
         )
 
 
@@ -230,6 +233,7 @@ class UnitBuilder:
     starts_process_group: bool = False
     serves: bool = False
     calls_unknown: bool = False
+    writes_arrays: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -277,7 +281,7 @@ class UnitBuilder:
             {key: tuple(sorted(
                 _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
             )) for key, refs in sorted(self.bound.items())},
-            self.calls_unknown, tuple(sorted(self.sets)),
+            self.calls_unknown, tuple(sorted(self.sets)), self.writes_arrays,
         )
 
 
@@ -532,6 +536,11 @@ class Reachability:
                 read_as_data(name)
         found = self._reached[memo] = frozenset(seen)
         return found
+
+    def named_from(self, start: Iterable[UnitKey], allowed: Callable[[UnitKey], bool]) -> FrozenSet[UnitKey]:
+        """``start`` and the units its code names, transitively, through units ``allowed``
+        accepts (no dispatch: a method runs here only where named)."""
+        return _closure(start, lambda key: [k for k in self._edges_of(key) if allowed(k)])
 
     def registry_of(self, name: str, near: str, local: bool = False) -> Optional[Tuple[str, str]]:
         """The registry (module path, registry object) a name refers to through a
