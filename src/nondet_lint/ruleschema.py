@@ -74,6 +74,10 @@ DATA: Dict[str, Table] = {
     "ND000": Table({
         "imports": Table({"star_exports": Map(Map(str)), "same_api": Map(str)}),
         "programs": Table({"speed_benchmark_words": NAMES, "clocks": NAMES}),
+        "hf_datasets": Table({
+            "modules": NAMES, "other_modules": NAMES, "seed_keywords": NAMES, "shuffles": NAMES,
+            "streaming_methods": NAMES, "streaming_keyword": str,
+        }),
     }),
     "ND101": Table({
         **RNG_DATA, "label": str, "seed_api": str, "seed_call": str,
@@ -267,7 +271,7 @@ DATA: Dict[str, Table] = {
             "generator_methods", "passthrough_calls", "passthrough_methods", "slice_methods", "split_calls",
             "training_methods", "split_methods", "index_methods", "fold_splitters", "fold_words",
         )}),
-        "hf_datasets": Table({"modules": NAMES, "other_modules": NAMES, "seed_keywords": NAMES, "splits": NAMES}),
+        "hf_datasets": Table({"splits": NAMES}),
         "generators": Map(ARG),
         "hash_split": Table({"hash_function": str, "stable_hash": str, "text_words": NAMES, "wrappers": NAMES}),
         "shuffles": Tables(Table({"names": NAMES, "rng": str, "in_place": int, "seed": ARG, "fix_keyword": str})),
