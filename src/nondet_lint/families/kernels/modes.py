@@ -1,0 +1,272 @@
+"""Training that a mode argument turns off, for ND205's "programs that differentiate".
+
+A model builder that a training and a generating program share often builds its training
+step only on a branch of a mode or is-training value: ``if mode == 'train':
+optimizer.minimize(loss)`` in ``get_build_graph_fn(mode, config)``, or ``if not
+self.is_training: return`` before the optimizer of ``setup_optimizer``.  The generating
+program passes a literal that takes the other branch (``get_build_graph_fn('generate',
+config)``, ``build_graph(is_training=False)``): its graph has no backward pass.
+
+Pass 1 records, for a training call, the tests between it and the top of its unit that
+read a parameter of the unit's function or a field of the method's own object
+(``Condition``: the values that take the call's branch), and, per unit, the values its
+calls pass and its assignments give (``Passed``).  Pass 2 (``training_runs``) keeps a
+gated training call in a program only where, for every condition, a value the program's
+code gives could take the branch, or where the code gives none the analysis can read:
+a call it does not see, a value computed at run time (``'eval' if FLAGS.eval else
+'train'``) and a value handed on under the same name (``is_training=is_training``) keep it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from nondet_lint.callargs import ABSENT, UNKNOWN, literal_value
+
+VARIES = "*"  # a value the code computes: any branch may run
+FALSY = ("False", "None", "0", "0.0", "''")  # the reprs of the falsy literals a test sees
+
+
+def plain(node: Optional[cst.BaseExpression]) -> str:
+    """The ``repr`` of a plain literal (``'train'``, ``False``, ``0``), else ``VARIES``."""
+    value = literal_value(node, lambda _: None)
+    if value is UNKNOWN or value is ABSENT or not (value is None or isinstance(value, (bool, int, float, str))):
+        return VARIES
+    return repr(value)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A training call runs only where ``name`` (a parameter of the unit's function, or
+    ``self.name`` with ``field``) is one of ``values`` (``member``) or none of them."""
+
+    name: str
+    field: bool
+    values: Tuple[str, ...]
+    member: bool
+    position: Optional[int] = None  # a parameter's position in its function's signature
+    default: Optional[str] = None  # a parameter's default (``VARIES`` if not a literal; None: none)
+
+    def admits(self, value: str) -> bool:
+        return value == VARIES or (value in self.values) == self.member
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"name": self.name, "field": self.field, "values": list(self.values), "member": self.member,
+                "position": self.position, "default": self.default}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Condition":
+        return cls(data["name"], bool(data["field"]), tuple(data["values"]), bool(data["member"]),
+                   data.get("position"), data.get("default"))
+
+
+Gate = Tuple[Condition, ...]  # every condition must hold for the training call to run
+
+
+@dataclass(frozen=True)
+class Passed:
+    """What one call passes (``callee``: how the code names it; ``.name`` for a name of the
+    module, the qualified name else), as ``(position or keyword, value)``; ``opaque``: it
+    also passes ``*args`` / ``**kwargs``.  An assignment ``obj.name = value`` is a Passed
+    with no callee and the one keyword ``name``."""
+
+    callee: str
+    arguments: Tuple[Tuple[str, str], ...]
+    opaque: bool = False
+
+    def value_of(self, condition: Condition) -> str:
+        """What this call gives ``condition``'s parameter: the argument at its position or
+        under its name, else its default."""
+        for key, value in self.arguments:
+            if key == condition.name or condition.position is not None and key == str(condition.position):
+                return value
+        if self.opaque or condition.default is None:
+            return VARIES
+        return condition.default
+
+    def to_json(self) -> List[Any]:
+        return [self.callee, [list(pair) for pair in self.arguments], self.opaque]
+
+    @classmethod
+    def from_json(cls, data: Sequence[Any]) -> "Passed":
+        return cls(data[0], tuple((key, value) for key, value in data[1]), bool(data[2]))
+
+
+# ---------------------------------------------------------------- pass 1 ----
+def passed_by_call(node: cst.Call, callee: Optional[str]) -> Optional[Passed]:
+    """The values a call passes (where it does not name what it calls, ``model.build(
+    is_training=True)``, only its keywords: they give fields of that name); a keyword that
+    hands on the caller's value of the same name (``is_training=is_training``) passes
+    nothing."""
+    arguments: List[Tuple[str, str]] = []
+    opaque = False
+    for position, arg in enumerate(node.args):
+        if arg.star:
+            opaque = True
+        elif arg.keyword is not None:
+            if not (isinstance(arg.value, cst.Name) and arg.value.value == arg.keyword.value):
+                arguments.append((arg.keyword.value, plain(arg.value)))
+        elif callee is not None:
+            arguments.append((str(position), plain(arg.value)))
+    if not arguments and not opaque and callee is None:
+        return None
+    return Passed(callee or "", tuple(arguments), opaque)
+
+
+def passed_by_assignment(target: cst.BaseExpression, value: cst.BaseExpression) -> Optional[Passed]:
+    """``obj.name = value`` gives the field ``name`` a value (``self.x = x`` hands one on)."""
+    if not isinstance(target, cst.Attribute):
+        return None
+    name = target.attr.value
+    if isinstance(value, cst.Name) and value.value == name:
+        return None
+    return Passed("", ((name, plain(value)),))
+
+
+def training_gate(ancestors: Sequence[cst.CSTNode], receiver: Optional[str], top_level: bool) -> Optional[Gate]:
+    """The conditions on the way from the top of the unit to ``ancestors[-1]`` (a training
+    call) that read a parameter of the unit's function (``top_level``: a module's function,
+    whose calls pass it) or a field of the method's own object (``receiver``): the branch of
+    an ``if`` it is in, and an ``if`` before it in a block around it that returns or raises.
+    None where there is no such condition (the call runs whenever its unit does)."""
+    unit = next((i for i, n in enumerate(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    if unit is None:
+        return None
+    function = ancestors[unit]
+    assert isinstance(function, cst.FunctionDef)
+    parameters = _parameters(function)
+    shadowed: Set[str] = set()  # the parameters of the functions nested in the unit's
+    for node in ancestors[unit + 1:]:
+        if isinstance(node, cst.FunctionDef):
+            shadowed.update(_parameters(node))
+    reads = {name: spec for name, spec in parameters.items() if top_level and name not in shadowed}
+    found: List[Condition] = []
+    for index in range(unit + 1, len(ancestors) - 1):
+        node, inner = ancestors[index], ancestors[index + 1]
+        if isinstance(node, cst.If) and (inner is node.body or inner is node.orelse):
+            condition = _condition(node.test, inner is node.body, reads, receiver)
+            if condition is not None:
+                found.append(condition)
+        if isinstance(node, cst.IndentedBlock):
+            for statement in node.body:
+                if statement is inner:
+                    break
+                if isinstance(statement, cst.If) and statement.orelse is None and _leaves(statement.body):
+                    condition = _condition(statement.test, False, reads, receiver)
+                    if condition is not None:
+                        found.append(condition)
+    return tuple(found) or None
+
+
+def _parameters(function: cst.FunctionDef) -> Dict[str, Tuple[Optional[int], Optional[str]]]:
+    """Parameter name -> (position, default as ``plain``; None: no default)."""
+    params = function.params
+    found: Dict[str, Tuple[Optional[int], Optional[str]]] = {}
+    for position, param in enumerate((*params.posonly_params, *params.params)):
+        found[param.name.value] = (position, plain(param.default) if param.default is not None else None)
+    for param in params.kwonly_params:
+        found[param.name.value] = (None, plain(param.default) if param.default is not None else None)
+    return found
+
+
+def _leaves(body: cst.BaseSuite) -> bool:
+    """A block that ends by returning or raising."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        return bool(last.body) and isinstance(last.body[-1], (cst.Return, cst.Raise))
+    if isinstance(last, cst.SimpleStatementSuite):
+        return bool(last.body) and isinstance(last.body[-1], (cst.Return, cst.Raise))
+    return False
+
+
+def _condition(test: cst.BaseExpression, taken: bool, reads: Mapping[str, Tuple[Optional[int], Optional[str]]],
+               receiver: Optional[str]) -> Optional[Condition]:
+    """The condition ``test`` (``taken``: true, else false) puts on a parameter or a field:
+    ``x == 'train'``, ``x != ...``, ``x in ('train', 'eval')``, ``x not in ...``, ``x``,
+    ``not x``; None for any other test."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        return _condition(test.expression, not taken, reads, receiver)
+    values: Optional[Tuple[str, ...]] = None
+    member = taken
+    subject: cst.BaseExpression = test
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        operator = target.operator
+        subject = test.left
+        if isinstance(operator, (cst.Equal, cst.NotEqual)):
+            values = (plain(target.comparator),)
+        elif isinstance(operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, (cst.Tuple, cst.List, cst.Set)):
+            values = tuple(plain(element.value) for element in target.comparator.elements)
+        else:
+            return None
+        if VARIES in values:
+            return None
+        member = taken == isinstance(operator, (cst.Equal, cst.In))
+    else:
+        values, member = FALSY, not taken  # ``if x:`` runs its body where ``x`` is no falsy literal
+    if isinstance(subject, cst.Name) and subject.value in reads:
+        position, default = reads[subject.value]
+        return Condition(subject.value, False, values, member, position, default)
+    if (receiver is not None and isinstance(subject, cst.Attribute) and isinstance(subject.value, cst.Name)
+            and subject.value.value == receiver):
+        return Condition(subject.attr.value, True, values, member)
+    return None
+
+
+# ---------------------------------------------------------------- pass 2 ----
+@dataclass
+class ProgramValues:
+    """What the code of one program gives: per field name, the values assigned or passed
+    under that keyword to any call (``**kwargs`` hands on what the caller was given); per
+    unit the analysis resolves a call to, the calls."""
+
+    fields: Dict[str, Set[str]]
+    calls: Dict[Tuple[str, str], List[Passed]]
+
+    @classmethod
+    def collect(cls, passed: Iterable[Tuple[Tuple[str, str], Passed]]) -> "ProgramValues":
+        """``passed``: (the callee's unit key, or ``("", "")`` where none, what it passed)."""
+        fields: Dict[str, Set[str]] = {}
+        calls: Dict[Tuple[str, str], List[Passed]] = {}
+        for key, item in passed:
+            for name, value in item.arguments:
+                if not name.isdigit():
+                    fields.setdefault(name, set()).add(value)
+            if key[1]:
+                calls.setdefault(key, []).append(item)
+        return cls(fields, calls)
+
+    def admits(self, unit: Tuple[str, str], condition: Condition) -> bool:
+        """Whether some value the program gives could meet ``condition`` (or none is known)."""
+        if condition.field:
+            given = self.fields.get(condition.name, set())
+            return not given or any(condition.admits(value) for value in given)
+        calls = self.calls.get(unit, [])
+        return not calls or any(condition.admits(call.value_of(condition)) for call in calls)
+
+
+def training_runs(unit: Tuple[str, str], gates: Iterable[Gate], values: ProgramValues) -> bool:
+    """Whether one of a unit's gated training calls can run in a program that gives
+    ``values``: each of its conditions admits some value."""
+    return any(all(values.admits(unit, condition) for condition in gate) for gate in gates)
+
+
+def gates_to_json(gates: Iterable[Gate]) -> List[List[Dict[str, Any]]]:
+    return [[condition.to_json() for condition in gate] for gate in gates]
+
+
+def gates_from_json(data: Iterable[Iterable[Mapping[str, Any]]]) -> Tuple[Gate, ...]:
+    return tuple(tuple(Condition.from_json(item) for item in gate) for gate in data)
+
+
+def sorted_gates(gates: Iterable[Gate]) -> Tuple[Gate, ...]:
+    return tuple(sorted(set(gates), key=repr))
+
+
+def sorted_passed(passed: Iterable[Passed]) -> Tuple[Passed, ...]:
+    return tuple(sorted(set(passed), key=repr))
+
