@@ -167,3 +167,47 @@ def test_a_program_that_builds_it_with_is_training_false_to_evaluate_is_reported
     assert lint(tmp_path, _field_project("False", function="evaluate"), ["ND205"]) == [
         ("run.py", "ND205", 1, 1, _with_ops("`cuDNN convolution autotuning` (model/graph.py:8)")),
     ]
+
+
+ESTIMATOR_MODEL = """import tensorflow as tf
+
+
+def model_fn(features, labels, mode, params):
+    logits = tf.layers.dense(features, 4)
+    train_op = None
+    if mode == tf.estimator.ModeKeys.TRAIN:
+        train_op = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_mean(logits))
+    return tf.estimator.EstimatorSpec(mode, predictions=logits, train_op=train_op)
+"""
+
+ESTIMATOR_PROGRAM = """import tensorflow as tf
+
+from model import model
+
+
+def main(unused_argv):
+    estimator = tf.estimator.Estimator(model_fn=model.model_fn, model_dir='/tmp/model')
+    {run}
+
+
+if __name__ == '__main__':
+    tf.app.run(main)
+"""
+
+
+def _estimator_project(run: str):
+    return {
+        "model/__init__.py": "",
+        "model/model.py": ESTIMATOR_MODEL,
+        "run.py": ESTIMATOR_PROGRAM.format(run=run),
+    }
+
+
+def test_a_program_that_trains_an_estimator_runs_its_model_functions_training_branch(tmp_path: Path):
+    assert lint(tmp_path, _estimator_project("estimator.train(input_fn=None)"), ["ND205"]) == [
+        ("run.py", "ND205", 1, 1, MESSAGE),
+    ]
+
+
+def test_a_program_that_only_predicts_with_an_estimator_does_not(tmp_path: Path):
+    assert lint(tmp_path, _estimator_project("list(estimator.predict(input_fn=None))"), ["ND205"]) == []

@@ -29,7 +29,9 @@ from nondet_lint.analysis.fieldsettings import names_assigned, names_given
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
-from nondet_lint.families.kernels.modes import ProgramValues, passed_by_assignment, passed_by_call, training_gate, training_runs
+from nondet_lint.families.kernels.modes import (
+    EstimatorModes, ProgramValues, passed_by_assignment, passed_by_call, training_gate, training_runs,
+)
 from nondet_lint.families.kernels.reach import (
     LOCAL, MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
 )
@@ -750,6 +752,7 @@ class GpuFacts(Check):
         self.training_prefixes = tuple(self.diff["prefixes"])
         self.evaluation_calls = frozenset(self.evaluation.get("calls", ()))
         self.evaluation_functions = tuple(self.evaluation.get("function_names", ()))
+        self.estimator_modes = EstimatorModes.from_data(data)
         self.save_calls = frozenset(self.evaluation.get("save_calls", ()))
         self.save_namespaces = tuple(name for name in self.save_calls if name.endswith("."))
         self.save_methods = frozenset(self.evaluation.get("save_methods", ()))
@@ -1120,7 +1123,7 @@ class GpuFacts(Check):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self.unit.sets.update(names_assigned(target.target, node.value, self._function()))
-            passed = passed_by_assignment(target.target, node.value)
+            passed = passed_by_assignment(target.target, node.value, self.estimator_modes)
             if passed is not None:
                 self.unit.passes.add(passed)
         if self.depth == 0 and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
@@ -1218,7 +1221,7 @@ class GpuFacts(Check):
         if not unit.differentiates and not self.gradient_definitions and self._differentiates(node, name):
             self._trains(node)
         passed = passed_by_call(node, name if name is not None else LOCAL + node.func.value if isinstance(
-            node.func, cst.Name) else None)
+            node.func, cst.Name) else None, self.estimator_modes)
         if passed is not None:
             unit.passes.add(passed)
         if not unit.evaluates:
@@ -1393,7 +1396,7 @@ class GpuFacts(Check):
     def _trains(self, node: cst.Call) -> None:
         """A training call: the unit differentiates, or does so only where the tests on a
         parameter or a field that lead to the call pass (``if mode == 'train':``)."""
-        gate = training_gate(self.ctx.ancestors, self.receiver, top_level=self.owner is None)
+        gate = training_gate(self.ctx.ancestors, self.receiver, top_level=self.owner is None, modes=self.estimator_modes)
         if gate is None:
             self.unit.differentiates = True
         else:
@@ -1498,6 +1501,7 @@ class ProgramView:
     def __init__(self, project: Project, data: Mapping[str, Any], earlier: Optional["ProgramView"] = None) -> None:
         self.project = project
         self.data = data
+        self.estimator_modes = EstimatorModes.from_data(data)
         self.records = {record.path: record for record in project}
         self.facts = {path: record.facts.get(GpuModuleFacts) or GpuModuleFacts() for path, record in self.records.items()}
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
@@ -1831,7 +1835,9 @@ class ProgramView:
                     elif item.callee:
                         target = self.reach.resolve(item.callee, near=key[0])
                     passed.append((target or ("", ""), item))
-            found = cache[entry] = ProgramValues.collect(passed)
+            units = [u for u in (self.reach.unit(k) for k in self.reached_units(entry)) if u is not None]
+            run = self.estimator_modes.run_by({r for u in units for r in u.reads}, {r for u in units for r in u.refs})
+            found = cache[entry] = ProgramValues.collect(passed, run)
         return found
 
     def hooks_differentiate(self, entry: str) -> bool:

@@ -30,8 +30,45 @@ VARIES = "*"  # a value the code computes: any branch may run
 FALSY = ("False", "None", "0", "0.0", "''")  # the reprs of the falsy literals a test sees
 
 
-def plain(node: Optional[cst.BaseExpression]) -> str:
-    """The ``repr`` of a plain literal (``'train'``, ``False``, ``0``), else ``VARIES``."""
+@dataclass(frozen=True)
+class EstimatorModes:
+    """Rule data ``estimator_modes``: the values of ``tf.estimator.ModeKeys``, and the modes in
+    which an Estimator's methods (and ``train_and_evaluate``) call the model function."""
+
+    constants: Mapping[str, str]
+    methods: Mapping[str, Tuple[str, ...]]
+    calls: Mapping[str, Tuple[str, ...]]
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> "EstimatorModes":
+        spec = data.get("estimator_modes", {})
+        return cls(dict(spec.get("constants", {})), {k: tuple(v) for k, v in spec.get("methods", {}).items()},
+                   {k: tuple(v) for k, v in spec.get("calls", {}).items()})
+
+    def constant(self, node: Optional[cst.BaseExpression]) -> Optional[str]:
+        """``'train'`` for ``tf.estimator.ModeKeys.TRAIN`` (however the module spells it)."""
+        if isinstance(node, cst.Attribute) and isinstance(node.value, (cst.Attribute, cst.Name)):
+            owner = node.value.attr.value if isinstance(node.value, cst.Attribute) else node.value.value
+            if owner == "ModeKeys" and node.attr.value in self.constants:
+                return self.constants[node.attr.value]
+        return None
+
+    def run_by(self, reads: Iterable[str], refs: Iterable[str]) -> Set[str]:
+        """The modes the Estimator methods a program calls (``estimator.predict``) run."""
+        found = {mode for name in reads for mode in self.methods.get(name, ())}
+        found.update(mode for name in refs for mode in self.calls.get(name, ()))
+        return found
+
+
+NO_MODES = EstimatorModes({}, {}, {})
+
+
+def plain(node: Optional[cst.BaseExpression], modes: EstimatorModes = NO_MODES) -> str:
+    """The ``repr`` of a plain literal (``'train'``, ``False``, ``0``; an Estimator mode
+    constant's value), else ``VARIES``."""
+    constant = modes.constant(node)
+    if constant is not None:
+        return repr(constant)
     value = literal_value(node, lambda _: None)
     if value is UNKNOWN or value is ABSENT or not (value is None or isinstance(value, (bool, int, float, str))):
         return VARIES
@@ -49,18 +86,19 @@ class Condition:
     member: bool
     position: Optional[int] = None  # a parameter's position in its function's signature
     default: Optional[str] = None  # a parameter's default (``VARIES`` if not a literal; None: none)
+    estimator: bool = False  # it compares with an Estimator mode (``tf.estimator.ModeKeys.TRAIN``)
 
     def admits(self, value: str) -> bool:
         return value == VARIES or (value in self.values) == self.member
 
     def to_json(self) -> Dict[str, Any]:
         return {"name": self.name, "field": self.field, "values": list(self.values), "member": self.member,
-                "position": self.position, "default": self.default}
+                "position": self.position, "default": self.default, "estimator": self.estimator}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Condition":
         return cls(data["name"], bool(data["field"]), tuple(data["values"]), bool(data["member"]),
-                   data.get("position"), data.get("default"))
+                   data.get("position"), data.get("default"), bool(data.get("estimator")))
 
 
 Gate = Tuple[Condition, ...]  # every condition must hold for the training call to run
@@ -96,7 +134,7 @@ class Passed:
 
 
 # ---------------------------------------------------------------- pass 1 ----
-def passed_by_call(node: cst.Call, callee: Optional[str]) -> Optional[Passed]:
+def passed_by_call(node: cst.Call, callee: Optional[str], modes: EstimatorModes = NO_MODES) -> Optional[Passed]:
     """The values a call passes (where it does not name what it calls, ``model.build(
     is_training=True)``, only its keywords: they give fields of that name); a keyword that
     hands on the caller's value of the same name (``is_training=is_training``) passes
@@ -108,25 +146,27 @@ def passed_by_call(node: cst.Call, callee: Optional[str]) -> Optional[Passed]:
             opaque = True
         elif arg.keyword is not None:
             if not (isinstance(arg.value, cst.Name) and arg.value.value == arg.keyword.value):
-                arguments.append((arg.keyword.value, plain(arg.value)))
+                arguments.append((arg.keyword.value, plain(arg.value, modes)))
         elif callee is not None:
-            arguments.append((str(position), plain(arg.value)))
+            arguments.append((str(position), plain(arg.value, modes)))
     if not arguments and not opaque and callee is None:
         return None
     return Passed(callee or "", tuple(arguments), opaque)
 
 
-def passed_by_assignment(target: cst.BaseExpression, value: cst.BaseExpression) -> Optional[Passed]:
+def passed_by_assignment(target: cst.BaseExpression, value: cst.BaseExpression,
+                         modes: EstimatorModes = NO_MODES) -> Optional[Passed]:
     """``obj.name = value`` gives the field ``name`` a value (``self.x = x`` hands one on)."""
     if not isinstance(target, cst.Attribute):
         return None
     name = target.attr.value
     if isinstance(value, cst.Name) and value.value == name:
         return None
-    return Passed("", ((name, plain(value)),))
+    return Passed("", ((name, plain(value, modes)),))
 
 
-def training_gate(ancestors: Sequence[cst.CSTNode], receiver: Optional[str], top_level: bool) -> Optional[Gate]:
+def training_gate(ancestors: Sequence[cst.CSTNode], receiver: Optional[str], top_level: bool,
+                  modes: EstimatorModes = NO_MODES) -> Optional[Gate]:
     """The conditions on the way from the top of the unit to ``ancestors[-1]`` (a training
     call) that read a parameter of the unit's function (``top_level``: a module's function,
     whose calls pass it) or a field of the method's own object (``receiver``): the branch of
@@ -147,7 +187,7 @@ def training_gate(ancestors: Sequence[cst.CSTNode], receiver: Optional[str], top
     for index in range(unit + 1, len(ancestors) - 1):
         node, inner = ancestors[index], ancestors[index + 1]
         if isinstance(node, cst.If) and (inner is node.body or inner is node.orelse):
-            condition = _condition(node.test, inner is node.body, reads, receiver)
+            condition = _condition(node.test, inner is node.body, reads, receiver, modes)
             if condition is not None:
                 found.append(condition)
         if isinstance(node, cst.IndentedBlock):
@@ -155,7 +195,7 @@ def training_gate(ancestors: Sequence[cst.CSTNode], receiver: Optional[str], top
                 if statement is inner:
                     break
                 if isinstance(statement, cst.If) and statement.orelse is None and _leaves(statement.body):
-                    condition = _condition(statement.test, False, reads, receiver)
+                    condition = _condition(statement.test, False, reads, receiver, modes)
                     if condition is not None:
                         found.append(condition)
     return tuple(found) or None
@@ -184,25 +224,28 @@ def _leaves(body: cst.BaseSuite) -> bool:
 
 
 def _condition(test: cst.BaseExpression, taken: bool, reads: Mapping[str, Tuple[Optional[int], Optional[str]]],
-               receiver: Optional[str]) -> Optional[Condition]:
+               receiver: Optional[str], modes: EstimatorModes) -> Optional[Condition]:
     """The condition ``test`` (``taken``: true, else false) puts on a parameter or a field:
     ``x == 'train'``, ``x != ...``, ``x in ('train', 'eval')``, ``x not in ...``, ``x``,
     ``not x``; None for any other test."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        return _condition(test.expression, not taken, reads, receiver)
+        return _condition(test.expression, not taken, reads, receiver, modes)
     values: Optional[Tuple[str, ...]] = None
     member = taken
+    estimator = False
     subject: cst.BaseExpression = test
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
         operator = target.operator
         subject = test.left
         if isinstance(operator, (cst.Equal, cst.NotEqual)):
-            values = (plain(target.comparator),)
+            compared = [target.comparator]
         elif isinstance(operator, (cst.In, cst.NotIn)) and isinstance(target.comparator, (cst.Tuple, cst.List, cst.Set)):
-            values = tuple(plain(element.value) for element in target.comparator.elements)
+            compared = [element.value for element in target.comparator.elements]
         else:
             return None
+        values = tuple(plain(value, modes) for value in compared)
+        estimator = any(modes.constant(value) is not None for value in compared)
         if VARIES in values:
             return None
         member = taken == isinstance(operator, (cst.Equal, cst.In))
@@ -210,10 +253,10 @@ def _condition(test: cst.BaseExpression, taken: bool, reads: Mapping[str, Tuple[
         values, member = FALSY, not taken  # ``if x:`` runs its body where ``x`` is no falsy literal
     if isinstance(subject, cst.Name) and subject.value in reads:
         position, default = reads[subject.value]
-        return Condition(subject.value, False, values, member, position, default)
+        return Condition(subject.value, False, values, member, position, default, estimator)
     if (receiver is not None and isinstance(subject, cst.Attribute) and isinstance(subject.value, cst.Name)
             and subject.value.value == receiver):
-        return Condition(subject.attr.value, True, values, member)
+        return Condition(subject.attr.value, True, values, member, estimator=estimator)
     return None
 
 
@@ -222,13 +265,15 @@ def _condition(test: cst.BaseExpression, taken: bool, reads: Mapping[str, Tuple[
 class ProgramValues:
     """What the code of one program gives: per field name, the values assigned or passed
     under that keyword to any call (``**kwargs`` hands on what the caller was given); per
-    unit the analysis resolves a call to, the calls."""
+    unit the analysis resolves a call to, the calls; and the modes the Estimator methods it
+    calls run its model functions in (None: it calls none)."""
 
     fields: Dict[str, Set[str]]
     calls: Dict[Tuple[str, str], List[Passed]]
+    estimator_modes: Optional[Set[str]] = None
 
     @classmethod
-    def collect(cls, passed: Iterable[Tuple[Tuple[str, str], Passed]]) -> "ProgramValues":
+    def collect(cls, passed: Iterable[Tuple[Tuple[str, str], Passed]], estimator_modes: Set[str]) -> "ProgramValues":
         """``passed``: (the callee's unit key, or ``("", "")`` where none, what it passed)."""
         fields: Dict[str, Set[str]] = {}
         calls: Dict[Tuple[str, str], List[Passed]] = {}
@@ -238,15 +283,22 @@ class ProgramValues:
                     fields.setdefault(name, set()).add(value)
             if key[1]:
                 calls.setdefault(key, []).append(item)
-        return cls(fields, calls)
+        return cls(fields, calls, estimator_modes or None)
 
     def admits(self, unit: Tuple[str, str], condition: Condition) -> bool:
         """Whether some value the program gives could meet ``condition`` (or none is known)."""
         if condition.field:
-            given = self.fields.get(condition.name, set())
-            return not given or any(condition.admits(value) for value in given)
-        calls = self.calls.get(unit, [])
-        return not calls or any(condition.admits(call.value_of(condition)) for call in calls)
+            given = self.fields.get(condition.name, set()) or {VARIES}
+        else:
+            given = {call.value_of(condition) for call in self.calls.get(unit, [])} or {VARIES}
+        return any(self._admits(condition, value) for value in given)
+
+    def _admits(self, condition: Condition, value: str) -> bool:
+        """A computed value compared with Estimator modes is the mode the Estimator passes:
+        one of those the program's Estimator calls run, where it makes any."""
+        if value == VARIES and condition.estimator and self.estimator_modes is not None:
+            return any(condition.admits(repr(mode)) for mode in self.estimator_modes)
+        return condition.admits(value)
 
 
 def training_runs(unit: Tuple[str, str], gates: Iterable[Gate], values: ProgramValues) -> bool:
