@@ -13,8 +13,10 @@ read a parameter of the unit's function or a field of the method's own object
 calls pass and its assignments give (``Passed``).  Pass 2 (``training_runs``) keeps a
 gated training call in a program only where, for every condition, a value the program's
 code gives could take the branch, or where the code gives none the analysis can read:
-a call it does not see, a value computed at run time (``'eval' if FLAGS.eval else
-'train'``) and a value handed on under the same name (``is_training=is_training``) keep it.
+a call it does not see and a value computed at run time (``'eval' if FLAGS.eval else
+'train'``) keep it.  A value handed on under its own name (``is_training=is_training``,
+``self.is_training = is_training``) gives a field nothing: the field holds what the
+program's other code gives that name.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import libcst as cst
 from nondet_lint.callargs import ABSENT, UNKNOWN, literal_value
 
 VARIES = "*"  # a value the code computes: any branch may run
+HANDED_ON = "="  # ``f(x=x)``: the caller's own value of that name, which a field's other gives tell
 FALSY = ("False", "None", "0", "0.0", "''")  # the reprs of the falsy literals a test sees
 
 
@@ -120,10 +123,15 @@ class Passed:
         under its name, else its default."""
         for key, value in self.arguments:
             if key == condition.name or condition.position is not None and key == str(condition.position):
-                return value
+                return VARIES if value == HANDED_ON else value
         if self.opaque or condition.default is None:
             return VARIES
         return condition.default
+
+    def given(self) -> Iterable[Tuple[str, str]]:
+        """The fields this call or assignment gives a value: its keywords, less those that
+        hand on the caller's value of the same name."""
+        return ((key, value) for key, value in self.arguments if not key.isdigit() and value != HANDED_ON)
 
     def to_json(self) -> List[Any]:
         return [self.callee, [list(pair) for pair in self.arguments], self.opaque]
@@ -137,16 +145,16 @@ class Passed:
 def passed_by_call(node: cst.Call, callee: Optional[str], modes: EstimatorModes = NO_MODES) -> Optional[Passed]:
     """The values a call passes (where it does not name what it calls, ``model.build(
     is_training=True)``, only its keywords: they give fields of that name); a keyword that
-    hands on the caller's value of the same name (``is_training=is_training``) passes
-    nothing."""
+    hands on the caller's value of the same name (``is_training=is_training``) is
+    ``HANDED_ON``."""
     arguments: List[Tuple[str, str]] = []
     opaque = False
     for position, arg in enumerate(node.args):
         if arg.star:
             opaque = True
         elif arg.keyword is not None:
-            if not (isinstance(arg.value, cst.Name) and arg.value.value == arg.keyword.value):
-                arguments.append((arg.keyword.value, plain(arg.value, modes)))
+            handed_on = isinstance(arg.value, cst.Name) and arg.value.value == arg.keyword.value
+            arguments.append((arg.keyword.value, HANDED_ON if handed_on else plain(arg.value, modes)))
         elif callee is not None:
             arguments.append((str(position), plain(arg.value, modes)))
     if not arguments and not opaque and callee is None:
@@ -160,9 +168,8 @@ def passed_by_assignment(target: cst.BaseExpression, value: cst.BaseExpression,
     if not isinstance(target, cst.Attribute):
         return None
     name = target.attr.value
-    if isinstance(value, cst.Name) and value.value == name:
-        return None
-    return Passed("", ((name, plain(value, modes)),))
+    handed_on = isinstance(value, cst.Name) and value.value == name
+    return None if handed_on else Passed("", ((name, plain(value, modes)),))
 
 
 def training_gate(ancestors: Sequence[cst.CSTNode], receiver: Optional[str], top_level: bool,
@@ -278,9 +285,8 @@ class ProgramValues:
         fields: Dict[str, Set[str]] = {}
         calls: Dict[Tuple[str, str], List[Passed]] = {}
         for key, item in passed:
-            for name, value in item.arguments:
-                if not name.isdigit():
-                    fields.setdefault(name, set()).add(value)
+            for name, value in item.given():
+                fields.setdefault(name, set()).add(value)
             if key[1]:
                 calls.setdefault(key, []).append(item)
         return cls(fields, calls, estimator_modes or None)
