@@ -159,9 +159,10 @@ DATA: Dict[str, Table] = {
     }),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES, "gradient_arguments": str}),
+        "estimator_modes": Table({"constants": Map(str), "methods": Map(NAMES), "calls": Map(NAMES)}),
         "evaluation": Table({
             "calls": NAMES, "load_calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES,
-            "save_methods_after_load": NAMES,
+            "save_methods_after_load": NAMES, "function_names": NAMES,
         }),
         "frameworks": Map(Table({
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
