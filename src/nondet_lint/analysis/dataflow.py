@@ -21,7 +21,7 @@ from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional,
 import libcst as cst
 
 from nondet_lint.names import dotted_name
-from nondet_lint.walk import children
+from nondet_lint.walk import children, nodes_in
 
 SCOPE_TYPES = (cst.Module, cst.FunctionDef, cst.ClassDef)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -839,14 +839,37 @@ class OrderFlow:
             return None
         seen.add(key)
         index = self.index_for(statement)
-        if kind == SEQ and within is None and isinstance(index.scope, cst.Module) and not index.reads_after(name, statement):
-            # a module-level list nobody reads here is there for importers to use
+        if kind == SEQ and within is None and isinstance(index.scope, cst.Module) and self._kept_for_others(index, name, statement):
             return OrderUse(statement, f"kept as the module-level name `{name}`", convert)
         for load in self.reads_until_sorted(index, name, statement, within):
             found = self._follow(load, kind, convert, depth + 1, seen)
             if found:
                 return found
         return None
+
+    def _kept_for_others(self, index: ScopeIndex, name: str, statement: cst.CSTNode) -> bool:
+        """A module-level list nobody reads at module level is there for importers to use.
+        Read only by decorators (``@pytest.mark.parametrize("f", FILES)``), it is there
+        for the module's functions too when one of their bodies reads it (not followed)."""
+        reads = index.reads_after(name, statement)
+        if not reads:
+            return True
+        if not all(self._in_decorator(load) for load in reads):
+            return False
+        own = {id(load) for load in index.loads.get(name, ())}
+        for node in nodes_in(index.scope, cst.Name):
+            holder = self.parent(node)
+            if node.value != name or id(node) in own or (isinstance(holder, cst.Attribute) and holder.attr is node):
+                continue
+            if not isinstance(holder, (cst.Param, cst.AssignTarget, cst.FunctionDef, cst.ClassDef)):
+                return True
+        return False
+
+    def _in_decorator(self, node: cst.CSTNode) -> bool:
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.Decorator, cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = self.parent(current)
+        return isinstance(current, cst.Decorator)
 
     def reads_until_sorted(self, index: ScopeIndex, name: str, statement: cst.CSTNode,
                            within: Optional[cst.CSTNode] = None) -> List[cst.Name]:

@@ -23,7 +23,7 @@ from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
-from nondet_lint.families.data.split import DataSeedingFacts, project_seeding
+from nondet_lint.families.data.split import DataSeedingFacts
 from nondet_lint.families.data.tempdirs import Temporaries, TemporaryFixtures
 from nondet_lint.fixes.builders import wrap_in_call
 from nondet_lint.walk import nodes_in
@@ -151,7 +151,7 @@ class ListingOrder(Check):
                     yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
                 continue
             if "shuffled" in item.payload:
-                if set(item.payload["shuffled"]) & _program_seeding(project, item.path):
+                if not _program_never_seeds(project, item.path, item.payload["shuffled"]):
                     message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
                     yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
                 continue
@@ -349,31 +349,28 @@ def _never_called(project: Any, path: str, functions: Sequence[str], importers: 
     return not any(".".join(parts[i:]) in importers[0] for i in range(len(parts)))
 
 
-def _program_seeding(project: Any, path: str) -> Set[str]:
-    """The global RNGs the program of the module at ``path`` seeds somewhere: for an entry
-    point that no project module imports, the modules it imports, transitively (spec
-    "Program"); for any other module, whose programs are not known here, the whole
-    project (a seed anywhere counts)."""
+def _program_never_seeds(project: Any, path: str, rngs: Sequence[str]) -> bool:
+    """The module at ``path`` is an entry point that no project module imports, and
+    neither it nor a project module it imports (transitively: its program, spec
+    "Program") seeds any of ``rngs``.  A library module's programs, and so their
+    seeds, are not known: its callers may seed."""
     record = project.modules.get(path) if project is not None else None
-    if record is None:
-        return set(project_seeding(project)[0])
-    entry = record.facts.get(EntryFacts)
-    if entry is None or not is_entry_point(record.facts) or entry.imported:
-        return set(project_seeding(project)[0])
-    seeded: Set[str] = set()
+    entry = record.facts.get(EntryFacts) if record is not None else None
+    if record is None or entry is None or not is_entry_point(record.facts) or entry.imported or entry.console:
+        return False
     todo, done = [record], {record.path}
     while todo:
         current = todo.pop()
         fact = current.facts.get(DataSeedingFacts)
-        if fact is not None:
-            seeded.update(fact.seeded)
+        if fact is not None and set(fact.seeded) & set(rngs):
+            return False
         imports = current.facts.get(EntryFacts)
         for dotted in imports.imports if imports is not None else ():
             found = project.module_near(dotted, current.path)
             if found is not None and found.path not in done:
                 done.add(found.path)
                 todo.append(found)
-    return seeded
+    return True
 
 
 def _own_temporary_folder(project: Any, path: str, fixtures: Sequence[str]) -> bool:
