@@ -230,11 +230,11 @@ DATA: Dict[str, Table] = {
             "accumulate_methods", "neutral_methods", "order_free", "order_keeping", "order_sensitive",
             "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods", "archive_types",
             "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "length_asserts",
-            "basename_calls", "name_attributes", "folder_listings", "pattern_listings",
+            "basename_calls", "name_attributes", "folder_listings", "pattern_listings", "key_sorts",
         )}),
         "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
-        "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES,
+        "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES, "reshuffles": Map(str),
         "temporary": Table({name: NAMES for name in (
             "makers", "methods", "fixtures", "flags", "fixture_decorators", "path_calls", "path_methods", "attributes",
         )}),
@@ -262,7 +262,7 @@ DATA: Dict[str, Table] = {
         **{name: NAMES for name in (
             "checksum_calls", "checksum_prefixes", "data_extensions", "dataset_bases", "dataset_calls",
             "dataset_suffixes", "dvc_calls", "manifest_words", "not_data_extensions", "not_data_names",
-            "not_data_words", "output_makers", "output_methods", "evidence_words",
+            "not_data_words", "output_makers", "output_methods", "unpack_calls", "unpack_methods", "evidence_words",
         )},
         "directory_datasets": Tables(Table({"names": NAMES, "path": ARG, "name": ARG, "other_prefixes": NAMES}, frozenset({"names", "path"}))),
         "directory_methods": Tables(Table({"method": str, "path": ARG})),
