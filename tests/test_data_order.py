@@ -711,3 +711,88 @@ def test_listing_kept_only_by_a_function_nothing_calls(lint):
         " data, and here that order is kept (the listing is yielded item by item in a loop by `my_glob()` and"
         " returned): sort it"
     )
+
+
+def test_elements_picked_through_positions_sorted_by_key(lint):
+    """``order = sorted(range(n), key=keys.__getitem__)`` (or ``np.argsort``) puts the
+    entries in the order of their keys: indexing the listing through it keeps no listing
+    order.  Near miss: positions that are not sorted by anything."""
+    source = """
+        import glob
+        import numpy as np
+        def by_index(root, wanted):
+            files = []
+            for name in glob.glob(root + "/*.jpg"):
+                files.append(name)
+            keys = [int(f[f.rfind("_") + 1:f.rfind(".")]) for f in files]
+            order = sorted(range(len(keys)), key=keys.__getitem__)
+            chosen = np.array(order)[np.array(wanted) - 1]
+            return [files[chosen[i]] for i in range(len(chosen))]
+        def by_argsort(root):
+            files = glob.glob(root + "/*.npy")
+            order = np.argsort([len(f) for f in files])
+            return files[order[0]]
+        def unsorted(root, wanted):
+            files = glob.glob(root + "/*.jpg")
+            order = list(range(len(files)))
+            chosen = np.array(order)[np.array(wanted) - 1]
+            return [files[chosen[i]] for i in range(len(chosen))]
+        """
+    assert messages(lint, source) == [(16, 13, "indexed or sliced by position): sort it")]
+
+
+def test_the_cases_of_a_parametrised_test_keep_no_order(tmp_path):
+    """``@pytest.mark.parametrize("path", FILES)``: the listing only orders the test
+    cases and their ids.  Near miss: the same module-level list indexed by a test."""
+    from conftest import lint_files
+
+    source = (
+        "from pathlib import Path\n"
+        "import pytest\n"
+        "def find_files():\n"
+        "    return tuple(Path(__file__).parent.glob('**/*.py'))\n"
+        "FILES = find_files()\n"
+        "@pytest.mark.parametrize('path', FILES, ids=str)\n"
+        "def test_reads(path):\n"
+        "    assert path.read_text()\n"
+    )
+    assert lint_files(tmp_path / "cases", {"tests/test_files.py": source}, ND3) == []
+    indexed = source + "def test_first():\n    assert FILES[0].name\n"
+    findings = lint_files(tmp_path / "indexed", {"tests/test_files.py": indexed}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 4, 18)]
+    assert "(the listing is returned by `find_files()` and kept as the module-level name `FILES`)" in findings[0].message
+
+
+def test_a_listing_shuffled_by_an_rng_its_program_never_seeds(tmp_path):
+    """``random.shuffle(files)`` with no seed of ``random`` in the program: the order
+    after it is random whatever the listing's order.  Near misses: a program that seeds
+    ``random`` (in a module it imports), and a use of the listing before the shuffle."""
+    from conftest import lint_files
+
+    pick = (
+        "import glob\n"
+        "import random\n"
+        "import shutil\n"
+        "import sys\n"
+        "def pick(src, dst, limit):\n"
+        "    files = glob.glob(src + '/*')\n"
+        "    print('found', len(files))\n"
+        "    if limit > 0:\n"
+        "        random.shuffle(files)\n"
+        "        files = files[:limit]\n"
+        "    for name in files:\n"
+        "        shutil.copy(name, dst)\n"
+        "if __name__ == '__main__':\n"
+        "    pick(sys.argv[1], sys.argv[2], int(sys.argv[3]))\n"
+    )
+    other = "import random\nimport sys\nrandom.seed(0)\nprint(random.random(), sys.argv)\n"
+    assert lint_files(tmp_path / "unseeded", {"pick.py": pick, "other.py": other}, ND3) == []
+    seeded = pick.replace("import sys\n", "import sys\nimport seeding\n", 1)
+    files = {"pick.py": seeded, "seeding.py": "import random\nrandom.seed(0)\n"}
+    findings = lint_files(tmp_path / "seeded", files, ND3)
+    assert [(f.code, f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("ND301", "pick.py", 7, 13)]
+    assert "(the listing is passed to `shuffle`)" in findings[0].message
+    before = pick.replace("    print('found', len(files))\n", "    print('first', files[0])\n")
+    findings = lint_files(tmp_path / "before", {"pick.py": before}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 6, 13)]
+    assert "(the listing is indexed or sliced by position)" in findings[0].message

@@ -391,3 +391,48 @@ def test_a_module_level_parsed_option_with_no_default_handed_to_a_function_is_no
     findings = [f for f in lint({"tool.py": with_defaults}, SELECT) if f.code == "ND304"]
     assert [(f.line, f.col + 1) for f in findings] == [(11, 14), (12, 20)]
     assert findings[1].message.startswith("`load -> glob.glob` builds the dataset from whatever files `FLAGS.data_dir` holds")
+
+
+def test_a_folder_an_archive_was_just_unpacked_into_holds_that_archive(lint):
+    """``ZipFile(path).extractall(...)`` before listing a folder named from the same path:
+    the files are the archive's (pinning the download fixes them).  Near misses: an
+    archive that names another folder, and an unpacking after the listing."""
+    source = """
+        import glob, os, shutil, zipfile
+        def images(tmp_dir, img_path):
+            unzipped = img_path[:-4]
+            if not os.path.exists(unzipped):
+                zipfile.ZipFile(img_path, "r").extractall(tmp_dir)
+            return sorted(glob.glob(unzipped + "/*.jpg"))
+        def unpacked(archive):
+            shutil.unpack_archive(archive, "/data/raw")
+            return sorted(glob.glob(archive + "/*.png"))
+        def other(img_path, folder):
+            zipfile.ZipFile(img_path, "r").extractall(folder)
+            return sorted(glob.glob("/data/celeba/*.jpg"))
+        def later():
+            folder = "/data/faces"
+            files = sorted(glob.glob(folder + "/*.jpg"))
+            zipfile.ZipFile(folder + ".zip").extractall(folder)
+            return files
+        images("/tmp", "/data/celeba.zip")
+        unpacked("/data/flowers")
+        """
+    findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND304"]
+    assert [(f.line, f.col + 1) for f in findings] == [(12, 19), (15, 20)]
+    assert findings[0].message.startswith("`glob.glob` builds the dataset from whatever files `\"/data/celeba/*.jpg\"` holds")
+    assert findings[1].message.startswith("`glob.glob` builds the dataset from whatever files `folder + \"/*.jpg\"` holds")
+
+
+def test_the_folder_the_program_is_started_in_is_the_users_choice(lint):
+    """``ImageFolder(".")`` lists whatever folder the user runs the program from, like an
+    option with no default; a named folder is still reported."""
+    source = """
+        from torchvision.datasets import ImageFolder
+        here = ImageFolder(".")
+        also = ImageFolder("./")
+        there = ImageFolder("./pets")
+        """
+    findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND304"]
+    assert [(f.line, f.col + 1) for f in findings] == [(4, 9)]
+    assert findings[0].message.startswith("`ImageFolder` builds the dataset from whatever files `\"./pets\"` holds")

@@ -252,3 +252,41 @@ def test_a_field_of_a_field_left_none_by_the_project_keeps_its_branch_off(tmp_pa
 
     assert run("unset", "") == []
     assert run("set", "QUANTIZED = CommonConfig(quantization_config_path='pq.yaml')\n") == [("ND101", "quant.py", 6, 16)]
+
+
+PARAMETER = """
+import torch
+from torch.utils.data import DataLoader
+
+
+def train(data, sampler=None):
+    loader = DataLoader(data, batch_size=2, shuffle=(sampler is None), sampler=sampler)
+    for batch in loader:
+        torch.tensor(1.0, requires_grad=True).backward()
+
+
+def main():
+    train(list(range(10)){extra})
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_parameter_every_call_leaves_out_has_its_default_in_the_default_run(lint):
+    """``shuffle=(sampler is None)`` where ``sampler`` defaults to None and the only call
+    passes no sampler: the loader shuffles. A call that passes one (by keyword or by
+    position) makes the flag unknown, and the literal-only judgement stays silent."""
+    def run(extra):
+        source = PARAMETER.replace("{extra}", extra)
+        return [(f.line, f.col + 1, f.message) for f in lint({"train.py": source}, {"select": ["ND109"]})]
+
+    assert run("") == [(
+        6, 14,
+        "`DataLoader` shuffles with the PyTorch global RNG: no `generator=` is passed and no "
+        "`torch.manual_seed` runs before it (this program never seeds it); pass a seeded generator",
+    )]
+    assert run(", sampler=make_sampler()") == []
+    assert run(", make_sampler()") == []
+    assert run(", *extra") == []

@@ -74,6 +74,10 @@ DATA: Dict[str, Table] = {
     "ND000": Table({
         "imports": Table({"star_exports": Map(Map(str)), "same_api": Map(str)}),
         "programs": Table({"speed_benchmark_words": NAMES, "clocks": NAMES}),
+        "hf_datasets": Table({
+            "modules": NAMES, "other_modules": NAMES, "seed_keywords": NAMES, "shuffles": NAMES,
+            "streaming_methods": NAMES, "streaming_keyword": str,
+        }),
     }),
     "ND101": Table({
         **RNG_DATA, "label": str, "seed_api": str, "seed_call": str,
@@ -155,9 +159,10 @@ DATA: Dict[str, Table] = {
     }),
     "ND205": Table({
         "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES, "gradient_arguments": str}),
+        "estimator_modes": Table({"constants": Map(str), "methods": Map(NAMES), "calls": Map(NAMES)}),
         "evaluation": Table({
             "calls": NAMES, "load_calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES,
-            "save_methods_after_load": NAMES,
+            "save_methods_after_load": NAMES, "function_names": NAMES,
             "array_writes": Table({
                 "calls": NAMES, "methods": NAMES, "modes": Map(Table({"kw": str, "pos": int, "writing": NAMES})),
             }),
@@ -228,11 +233,11 @@ DATA: Dict[str, Table] = {
             "accumulate_methods", "neutral_methods", "order_free", "order_keeping", "order_sensitive",
             "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods", "archive_types",
             "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "length_asserts",
-            "basename_calls", "name_attributes", "folder_listings", "pattern_listings",
+            "basename_calls", "name_attributes", "folder_listings", "pattern_listings", "key_sorts",
         )}),
         "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
-        "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES,
+        "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES, "reshuffles": Map(str),
         "temporary": Table({name: NAMES for name in (
             "makers", "methods", "fixtures", "flags", "fixture_decorators", "path_calls", "path_methods", "attributes",
         )}),
@@ -260,7 +265,7 @@ DATA: Dict[str, Table] = {
         **{name: NAMES for name in (
             "checksum_calls", "checksum_prefixes", "data_extensions", "dataset_bases", "dataset_calls",
             "dataset_suffixes", "dvc_calls", "manifest_words", "not_data_extensions", "not_data_names",
-            "not_data_words", "output_makers", "output_methods", "evidence_words",
+            "not_data_words", "output_makers", "output_methods", "unpack_calls", "unpack_methods", "evidence_words",
         )},
         "directory_datasets": Tables(Table({"names": NAMES, "path": ARG, "name": ARG, "other_prefixes": NAMES}, frozenset({"names", "path"}))),
         "directory_methods": Tables(Table({"method": str, "path": ARG})),
@@ -270,7 +275,7 @@ DATA: Dict[str, Table] = {
             "generator_methods", "passthrough_calls", "passthrough_methods", "slice_methods", "split_calls",
             "training_methods", "split_methods", "index_methods", "fold_splitters", "fold_words",
         )}),
-        "hf_datasets": Table({"modules": NAMES, "other_modules": NAMES, "seed_keywords": NAMES, "splits": NAMES}),
+        "hf_datasets": Table({"splits": NAMES}),
         "generators": Map(ARG),
         "hash_split": Table({"hash_function": str, "stable_hash": str, "text_words": NAMES, "wrappers": NAMES}),
         "shuffles": Tables(Table({"names": NAMES, "rng": str, "in_place": int, "seed": ARG, "fix_keyword": str})),

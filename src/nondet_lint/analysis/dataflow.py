@@ -21,7 +21,7 @@ from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional,
 import libcst as cst
 
 from nondet_lint.names import dotted_name
-from nondet_lint.walk import children
+from nondet_lint.walk import children, nodes_in
 
 SCOPE_TYPES = (cst.Module, cst.FunctionDef, cst.ClassDef)
 _NESTED = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
@@ -144,7 +144,11 @@ class ScopeIndex:
                 self._record(node, stores)
             stack.append((node, True))
             if (kind in _NESTED_TYPES and node is not body_root) or kind in _NOT_READ_TYPES:
-                continue  # a nested scope binds only its name here; imports bind, never read
+                # a nested scope binds only its name here, and its decorators are read
+                # here (``@pytest.mark.parametrize("f", FILES)``); imports bind, never read
+                decorators = getattr(node, "decorators", ())
+                stack.extend((d.decorator, False) for d in reversed(decorators))
+                continue
             if kind is cst.Attribute or kind is cst.Arg:
                 stack.append((cast(_ValueHolder, node).value, False))
             else:
@@ -357,13 +361,14 @@ class FlowTables:
     name_attributes: FrozenSet[str] = frozenset()  # ``entry.name`` of a ``DirEntry`` / ``Path``
     folder_listings: FrozenSet[str] = frozenset()  # list one folder: each name once
     pattern_listings: FrozenSet[str] = frozenset()  # list what a pattern matches: one folder if only its last part has wildcards
+    key_sorts: FrozenSet[str] = frozenset()  # ``np.argsort(keys)``: positions in the order of their keys
 
     @classmethod
     def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
         return cls(*(frozenset(data.get(key, ())) for key in (
             "order_free", "order_keeping", "order_sensitive", "order_sensitive_suffixes", "set_makers", "accumulate_methods", "output_methods",
             "neutral_methods", "set_methods", "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "archive_types",
-            "length_asserts", "basename_calls", "name_attributes", "folder_listings", "pattern_listings",
+            "length_asserts", "basename_calls", "name_attributes", "folder_listings", "pattern_listings", "key_sorts",
         )))
 
     def disposes(self, name: Optional[str]) -> bool:
@@ -390,6 +395,10 @@ class OrderFlow:
         # taken to hand their result to nobody, and the ones that were
         self._uncalled_drop = False
         self._assumed_uncalled: Set[str] = set()
+        # ``first_use_unless_shuffled``: in-place shuffles of a global RNG (name -> RNG)
+        # taken to reorder the value, and the RNGs of those met
+        self._shuffles: Mapping[str, str] = {}
+        self._shuffled_by: Set[str] = set()
 
     # ---- entry points ---------------------------------------------------------------
     def first_use(self, expr: cst.BaseExpression, kind: str = SEQ) -> Optional[OrderUse]:
@@ -406,6 +415,29 @@ class OrderFlow:
             return self._follow(expr, kind, None, 0, set()), frozenset(self._assumed_uncalled)
         finally:
             self._uncalled_drop = False
+
+    def first_use_unless_shuffled(self, expr: cst.BaseExpression, shuffles: Mapping[str, str]) -> Tuple[Optional[OrderUse], FrozenSet[str]]:
+        """``first_use`` where an in-place shuffle of a global RNG (``random.shuffle(files)``,
+        ``shuffles`` maps its name to the RNG) reorders the value as a sort would, and the
+        RNGs of the shuffles so taken: when that RNG is never seeded, the order that
+        follows is random whatever the listing's order was."""
+        self._shuffles, self._shuffled_by = shuffles, set()
+        try:
+            return self._follow(expr, SEQ, None, 0, set()), frozenset(self._shuffled_by)
+        finally:
+            self._shuffles = {}
+
+    def _shuffled(self, load: cst.Name) -> bool:
+        """Under ``first_use_unless_shuffled``: ``load`` is shuffled in place (recorded)."""
+        arg = self.parent(load)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(call, cst.Call) and call.args and call.args[0] is arg and arg.keyword is None):
+            return False
+        rng = self._shuffles.get(self.qualname(call.func) or "")
+        if rng is None:
+            return False
+        self._shuffled_by.add(rng)
+        return True
 
     def _to_nobody(self, function: cst.FunctionDef) -> bool:
         """Under ``first_use_if_uncalled_drop``: a function with no call in the module whose
@@ -637,18 +669,48 @@ class OrderFlow:
         return isinstance(attribute, cst.Attribute) and attribute.attr.value in self.tables.resorting_methods
 
     def _key_index(self, subscript: cst.Subscript) -> bool:
-        """``files[scores.argmax()]``: the element is chosen by a key, not by its position."""
+        """``files[scores.argmax()]``: the element is chosen by a key, not by its position;
+        also ``files[order[i]]`` with ``order = sorted(range(n), key=steps.__getitem__)``."""
         if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
             return False
         index: Optional[cst.BaseExpression] = subscript.slice[0].slice.value
         if isinstance(index, cst.Name):
             index = self.index_for(subscript).single_value(index.value)
         value = index
+        if value is not None and self._key_sorted_positions(value, self.index_for(subscript)):
+            return True
         if not isinstance(value, cst.Call):
             return False
         return self.qualname(value.func) in self.tables.key_reducers or (
             isinstance(value.func, cst.Attribute) and value.func.attr.value in self.tables.key_reducers
         )
+
+    def _key_sorted_positions(self, expr: cst.BaseExpression, index: ScopeIndex, depth: int = 0) -> bool:
+        """Positions computed from a sort by key (``sorted(range(n), key=keys.__getitem__)``,
+        ``np.argsort(keys)``), through names bound once: they put the elements in the order
+        of their keys, which a listing's order does not change."""
+        if depth > 3:
+            return False
+        stack: List[cst.CSTNode] = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Call) and self._sorts_by_key(node):
+                return True
+            if isinstance(node, cst.Name):
+                value = index.single_value(node.value)
+                if value is not None and value is not expr and self._key_sorted_positions(value, index, depth + 1):
+                    return True
+            elif not isinstance(node, _NESTED):
+                stack.extend(children(node))
+        return False
+
+    def _sorts_by_key(self, call: cst.Call) -> bool:
+        name = self.qualname(call.func)
+        if name in self.tables.key_sorts:
+            return True
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.tables.key_sorts:
+            return True
+        return name == "builtins.sorted" and any(arg.keyword is not None and arg.keyword.value == "key" for arg in call.args)
 
     def _disposed(self, subscript: cst.Subscript) -> bool:
         """``os.remove(files[0])``, ``Path(files[0]).unlink()``, ``wandb.Video(files[-1])``:
@@ -777,14 +839,37 @@ class OrderFlow:
             return None
         seen.add(key)
         index = self.index_for(statement)
-        if kind == SEQ and within is None and isinstance(index.scope, cst.Module) and not index.reads_after(name, statement):
-            # a module-level list nobody reads here is there for importers to use
+        if kind == SEQ and within is None and isinstance(index.scope, cst.Module) and self._kept_for_others(index, name, statement):
             return OrderUse(statement, f"kept as the module-level name `{name}`", convert)
         for load in self.reads_until_sorted(index, name, statement, within):
             found = self._follow(load, kind, convert, depth + 1, seen)
             if found:
                 return found
         return None
+
+    def _kept_for_others(self, index: ScopeIndex, name: str, statement: cst.CSTNode) -> bool:
+        """A module-level list nobody reads at module level is there for importers to use.
+        Read only by decorators (``@pytest.mark.parametrize("f", FILES)``), it is there
+        for the module's functions too when one of their bodies reads it (not followed)."""
+        reads = index.reads_after(name, statement)
+        if not reads:
+            return True
+        if not all(self._in_decorator(load) for load in reads):
+            return False
+        own = {id(load) for load in index.loads.get(name, ())}
+        for node in nodes_in(index.scope, cst.Name):
+            holder = self.parent(node)
+            if node.value != name or id(node) in own or (isinstance(holder, cst.Attribute) and holder.attr is node):
+                continue
+            if not isinstance(holder, (cst.Param, cst.AssignTarget, cst.FunctionDef, cst.ClassDef)):
+                return True
+        return False
+
+    def _in_decorator(self, node: cst.CSTNode) -> bool:
+        current = self.parent(node)
+        while current is not None and not isinstance(current, (cst.Decorator, cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = self.parent(current)
+        return isinstance(current, cst.Decorator)
 
     def reads_until_sorted(self, index: ScopeIndex, name: str, statement: cst.CSTNode,
                            within: Optional[cst.CSTNode] = None) -> List[cst.Name]:
@@ -798,6 +883,8 @@ class OrderFlow:
                 break  # ``assert len(x) == 1``: a single element has no order
             if self._resorted(load):
                 break  # ``if sort: x = sorted(x)``: the code orders it (an option may skip that)
+            if self._shuffles and self._shuffled(load):
+                break  # ``random.shuffle(x)``: reordered by that RNG from here on
             out.append(load)
         return out
 

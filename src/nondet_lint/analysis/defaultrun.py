@@ -2,7 +2,8 @@
 
 Only what the module says is used: literals, ``not`` / ``and`` / ``or``, ``x is None``,
 conditional expressions, names bound earlier in the same function (an assignment under
-an ``if`` counts only when the default run takes that branch), and ``args.<option>``,
+an ``if`` counts only when the default run takes that branch), a parameter's default
+where every call of its function in the module leaves it out, and ``args.<option>``,
 (an attribute that names no import), which is the option's ``default=`` (``store_true``
 options default to False, other options to None).  Anything else is unknown (None), and callers keep their literal-only
 judgement.  It runs during the walk, so it reads the tree downwards from the ancestors
@@ -28,6 +29,7 @@ class DefaultRun:
         self.module = module
         self.qualname = qualname
         self._options: Optional[Dict[str, object]] = None
+        self._module_calls: Optional[List[cst.Call]] = None
 
     def truth(self, expr: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> Optional[bool]:
         """True / False when the default run's value of ``expr`` is known, else None."""
@@ -93,7 +95,7 @@ class DefaultRun:
         scope, path = _scope_and_path(ancestors)
         if scope is None:
             return UNKNOWN
-        found: object = UNKNOWN
+        found: object = self._parameter_default(scope, ancestors, name, depth)
         for value, guards in _assignments_before(scope, path, name):
             taken = True
             for test, in_body in guards:
@@ -105,6 +107,43 @@ class DefaultRun:
             if taken:
                 found = self._value(value, ancestors, depth) if value is not None else UNKNOWN
         return found
+
+    def _parameter_default(self, scope: cst.CSTNode, ancestors: Sequence[cst.CSTNode], name: str, depth: int) -> object:
+        """A parameter's default when the default run leaves it out: the function is a
+        top-level function of this module, called here, and no call passes the parameter
+        (``def main(ds, sampler=None)`` called as ``main(ds)``). Unknown otherwise (a method,
+        a function only other modules call, a call with ``*args`` / ``**kwargs``, a decorated
+        function, which a launcher may call with arguments)."""
+        if not isinstance(scope, cst.FunctionDef) or scope.decorators or not any(ancestors[i] is scope and i > 0 and isinstance(ancestors[i - 1], cst.Module) for i in range(len(ancestors))):
+            return UNKNOWN
+        params = scope.params
+        positional = [*params.posonly_params, *params.params]
+        found = next(((i, p) for i, p in enumerate(positional) if p.name.value == name), None)
+        keyword_only = next((p for p in params.kwonly_params if p.name.value == name), None)
+        param = found[1] if found is not None else keyword_only
+        if param is None or param.default is None:
+            return UNKNOWN
+        index = found[0] if found is not None else None
+        calls = [c for c in self._calls() if isinstance(c.func, cst.Name) and c.func.value == scope.name.value]
+        if not calls:
+            return UNKNOWN
+        for call in calls:
+            passed_positional = 0
+            for arg in call.args:
+                if arg.star:
+                    return UNKNOWN
+                if arg.keyword is None:
+                    passed_positional += 1
+                elif arg.keyword.value == name:
+                    return UNKNOWN
+            if index is not None and passed_positional > index:
+                return UNKNOWN
+        return self._value(param.default, (), max(depth, MAX_DEPTH - 1))
+
+    def _calls(self) -> List[cst.Call]:
+        if self._module_calls is None:
+            self._module_calls = list(calls_in(self.module))
+        return self._module_calls
 
     # ---- command-line options ------------------------------------------------------------
     def options(self) -> Dict[str, object]:

@@ -23,6 +23,7 @@ from nondet_lint.ruledata import RuleSet
 from nondet_lint.types import Finding
 from nondet_lint.families.data.context import DataContext
 from nondet_lint.families.data.listings import Listings
+from nondet_lint.families.data.split import DataSeedingFacts
 from nondet_lint.families.data.tempdirs import Temporaries, TemporaryFixtures
 from nondet_lint.fixes.builders import wrap_in_call
 from nondet_lint.walk import nodes_in
@@ -149,6 +150,11 @@ class ListingOrder(Check):
                     message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
                     yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
                 continue
+            if "shuffled" in item.payload:
+                if not _program_never_seeds(project, item.path, item.payload["shuffled"]):
+                    message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
+                    yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
+                continue
             if "fixtures" in item.payload:
                 if not _own_temporary_folder(project, item.path, item.payload["fixtures"]):
                     message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
@@ -185,6 +191,10 @@ class ListingOrder(Check):
                 if function is not None:
                     self.returned[function] = self._short(name)
                 continue  # ``return os.listdir(d)``: a listing function; its callers decide
+            shuffled = self._shuffled_unless_seeded(dctx, call) if name not in walks else frozenset()
+            if shuffled:  # decided in pass 2: does the program seed that RNG?
+                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, shuffled=sorted(shuffled))
+                continue
             uncalled = self._kept_only_by_uncalled(dctx, call) if name not in walks and _hands_on(use) else frozenset()
             if uncalled:  # decided in pass 2: does another module call them?
                 self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, uncalled=sorted(uncalled))
@@ -196,6 +206,17 @@ class ListingOrder(Check):
                 self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, fixtures=sorted(fixtures))
                 continue
             self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason)
+
+    def _shuffled_unless_seeded(self, dctx: DataContext, call: cst.Call) -> FrozenSet[str]:
+        """The global RNGs whose in-place shuffle (``random.shuffle(files)``) is all that
+        keeps the listing's order: if the program never seeds them, the order after the
+        shuffle is random whatever the listing's order was, and sorting would not make
+        the run repeat (an unseeded shuffle is the seeding rules' finding)."""
+        shuffles = self.data("ND301").get("reshuffles", {})
+        if not shuffles:
+            return frozenset()
+        use, rngs = dctx.flow.first_use_unless_shuffled(call, shuffles)
+        return rngs if use is None else frozenset()
 
     def _kept_only_by_uncalled(self, dctx: DataContext, call: cst.Call) -> FrozenSet[str]:
         """The module's top-level functions that nothing in it calls or names, when the
@@ -326,6 +347,30 @@ def _never_called(project: Any, path: str, functions: Sequence[str], importers: 
         importers.append(imported_names(module.facts for module in project))
     parts = record.module_name.split(".")
     return not any(".".join(parts[i:]) in importers[0] for i in range(len(parts)))
+
+
+def _program_never_seeds(project: Any, path: str, rngs: Sequence[str]) -> bool:
+    """The module at ``path`` is an entry point that no project module imports, and
+    neither it nor a project module it imports (transitively: its program, spec
+    "Program") seeds any of ``rngs``.  A library module's programs, and so their
+    seeds, are not known: its callers may seed."""
+    record = project.modules.get(path) if project is not None else None
+    entry = record.facts.get(EntryFacts) if record is not None else None
+    if record is None or entry is None or not is_entry_point(record.facts) or entry.imported or entry.console:
+        return False
+    todo, done = [record], {record.path}
+    while todo:
+        current = todo.pop()
+        fact = current.facts.get(DataSeedingFacts)
+        if fact is not None and set(fact.seeded) & set(rngs):
+            return False
+        imports = current.facts.get(EntryFacts)
+        for dotted in imports.imports if imports is not None else ():
+            found = project.module_near(dotted, current.path)
+            if found is not None and found.path not in done:
+                done.add(found.path)
+                todo.append(found)
+    return True
 
 
 def _own_temporary_folder(project: Any, path: str, fixtures: Sequence[str]) -> bool:

@@ -16,7 +16,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import Binding, last_name, literal_strings, statement_of
+from nondet_lint.analysis.dataflow import Binding, ScopeIndex, last_name, literal_strings, statement_of
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, spellings
 from nondet_lint.analysis.values import (
     CONFIG, IMPORTED, LITERAL, LOCAL, NONE, UNKNOWN, Text, Values, config_defaults, module_constants,
@@ -498,6 +498,8 @@ class DirectoryDataset(Check):
         this module are judged instead, at the call."""
         if self._output_folder(dctx, expr) or self._option_without_default(values, expr):
             return
+        if self._working_folder(values, expr) or self._unpacked_here(dctx, call, expr):
+            return
         caller = self._given_by_caller(dctx, expr) if expr is not None else None
         known: Tuple[str, ...] = ()
         if expr is not None and caller is not None and caller != "cycle":
@@ -655,6 +657,34 @@ class DirectoryDataset(Check):
                 continue
             if isinstance(target, cst.Name) and target.value == expr.value:
                 return True
+        return False
+
+    @staticmethod
+    def _working_folder(values: Values, expr: Optional[cst.BaseExpression]) -> bool:
+        """``ImageFolder(".")``: the folder the program is started in, which the user
+        picks at each run like an option with no default; the code fixes no dataset."""
+        if expr is None:
+            return False
+        text = values.text(expr)
+        return text.kind == LITERAL and text.value in (".", "./")
+
+    def _unpacked_here(self, dctx: DataContext, call: cst.Call, expr: Optional[cst.BaseExpression]) -> bool:
+        """The folder holds what an archive this function unpacks before the listing
+        (``ZipFile(path).extractall(tmp_dir)`` then ``glob(path[:-4] + "/*.jpg")``): its
+        contents are the archive's, which only pinning that download fixes (ND303)."""
+        if expr is None:
+            return False
+        data = self.data("ND304")
+        calls, methods = frozenset(data.get("unpack_calls", ())), frozenset(data.get("unpack_methods", ()))
+        index = dctx.index(call)
+        folder = _names_with_sources(index, expr)
+        for unpack in index.calls:
+            if index.position(unpack) >= index.position(call):
+                continue
+            method = unpack.func.attr.value if isinstance(unpack.func, cst.Attribute) else None
+            if method in methods or dctx.qualname(unpack.func) in calls:
+                if _local_names(index, unpack) & folder:
+                    return True
         return False
 
     @staticmethod
@@ -962,6 +992,27 @@ def _imported_folder(project: Any, candidate: ImportedFolderCandidate) -> Option
     if argument is None:
         return None
     return f"{name} -> {spec.api}", argument
+
+
+def _local_names(index: ScopeIndex, expr: cst.CSTNode) -> Set[str]:
+    """The names of values the function binds (its parameters and locals, not ``self``,
+    modules or attribute names) that ``expr`` reads."""
+    found = [expr] if isinstance(expr, cst.Name) else index.nodes_within(expr, (cst.Name,))
+    return {
+        n.value for n in found if n.value not in ("self", "cls")
+        and any(b.kind != "import" for b in index.bindings_of(n.value))
+    }
+
+
+def _names_with_sources(index: ScopeIndex, expr: cst.BaseExpression) -> Set[str]:
+    """The local names ``expr`` reads, and those the values bound to them read (one
+    step): ``unzipped = archive[:-4]`` makes ``unzipped + "/*.jpg"`` read ``archive`` too."""
+    names = _local_names(index, expr)
+    for name in list(names):
+        for binding in index.bindings_of(name):
+            if binding.value is not None and binding.kind == "assign":
+                names |= _local_names(index, binding.value)
+    return names
 
 
 def _attributes(expr: cst.CSTNode) -> List[cst.BaseExpression]:

@@ -21,6 +21,7 @@ import libcst as cst
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import last_name, statement_of
 from nondet_lint.analysis.entrypoints import is_main_guard
+from nondet_lint.analysis.hfdatasets import hf_datasets
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, method_of, spellings
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ENVIRON_SETTERS, TENSORFLOW, SwitchState
@@ -272,6 +273,7 @@ class ShuffleThenSlice(Check):
         self.shuffles = {name: table for table in data.get("shuffles", ()) for name in table["names"]}
         self.methods = frozenset(data.get("flow", {}).get("generator_methods", ()))
         self.hf = data.get("hf_datasets", {})
+        self.hf_data = hf_datasets(self.data("ND000"))
         self.spellings = spellings(ctx, self.shuffles, (*self.methods, "sample", *self.hf.get("splits", ())))
         self.candidates: List[cst.Call] = []
 
@@ -342,36 +344,12 @@ class ShuffleThenSlice(Check):
         return f"{api}.{func.attr.value}", None, seeded, in_place, None
 
     # ---- Hugging Face datasets: shuffle() and train_test_split() seed from NumPy's global
-    # state when given no seed or generator (source datasets)
+    # state when given no seed or generator (``analysis/hfdatasets.py``)
     def _hf_dataset(self, dctx: DataContext, receiver: cst.BaseExpression) -> bool:
-        """A ``datasets`` dataset: its chain of method calls and names starts at a
-        ``datasets`` call, or, of unknown origin, in a module that uses ``datasets`` and not
-        TensorFlow (whose ``tf.data`` datasets also have ``shuffle``)."""
-        current: Optional[cst.BaseExpression] = receiver
-        for _ in range(12):
-            if isinstance(current, cst.Call):
-                name = dctx.qualname(current.func)
-                if name is not None:
-                    return name.startswith(tuple(self.hf.get("modules", ())))
-                current = current.func.value if isinstance(current.func, cst.Attribute) else None
-            elif isinstance(current, cst.Subscript):
-                current = current.value  # ``load_dataset(...)["train"]``
-            elif isinstance(current, cst.Name):
-                binding = dctx.index(current).reaching(current)
-                if binding is None or binding.kind not in ("assign", "walrus"):
-                    break
-                current = binding.value
-            else:
-                break
-        imports = self.ctx.imports
-        return imports.mentions(*self.hf.get("modules", ())) and not imports.mentions(*self.hf.get("other_modules", ()))
+        return self.hf_data.origin(receiver, dctx.qualname, dctx.index, self.ctx.imports) is not None
 
     def _hf_seeded(self, call: cst.Call) -> bool:
-        for keyword in self.hf.get("seed_keywords", ()):
-            value = _arg_value(call, {"kw": keyword})
-            if value is not None and not is_none(value):
-                return True
-        return False
+        return self.hf_data.seeded(call)
 
     def _hf_split(self, dctx: DataContext, call: cst.Call) -> bool:
         """``ds.train_test_split(test_size=0.1)``: shuffles unless ``shuffle=False``."""

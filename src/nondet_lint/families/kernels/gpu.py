@@ -30,6 +30,9 @@ from nondet_lint.analysis.fieldsettings import names_assigned, names_given
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
+from nondet_lint.families.kernels.modes import (
+    EstimatorModes, ProgramValues, passed_by_assignment, passed_by_call, training_gate, training_runs,
+)
 from nondet_lint.families.kernels.reach import (
     LOCAL, MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
 )
@@ -749,6 +752,8 @@ class GpuFacts(Check):
         self.training_calls = frozenset(self.diff["calls"])
         self.training_prefixes = tuple(self.diff["prefixes"])
         self.evaluation_calls = frozenset(self.evaluation.get("calls", ()))
+        self.evaluation_functions = tuple(self.evaluation.get("function_names", ()))
+        self.estimator_modes = EstimatorModes.from_data(data)
         self.save_calls = frozenset(self.evaluation.get("save_calls", ()))
         self.save_namespaces = tuple(name for name in self.save_calls if name.endswith("."))
         self.save_methods = frozenset(self.evaluation.get("save_methods", ()))
@@ -1125,6 +1130,9 @@ class GpuFacts(Check):
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
             self.unit.sets.update(names_assigned(target.target, node.value, self._function()))
+            passed = passed_by_assignment(target.target, node.value, self.estimator_modes)
+            if passed is not None:
+                self.unit.passes.add(passed)
         if self.depth == 0 and len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
             chain = dotted_name(node.value) if isinstance(node.value, cst.Attribute) else None
             if chain is not None and chain.split(".", 1)[0] in self.globals:
@@ -1217,8 +1225,12 @@ class GpuFacts(Check):
         self._switched(before)
         unit = self.unit
         self._selected(node, self.selection.call(node))
-        if not unit.differentiates and not self.gradient_definitions:
-            unit.differentiates = self._differentiates(node, name)
+        if not unit.differentiates and not self.gradient_definitions and self._differentiates(node, name):
+            self._trains(node)
+        passed = passed_by_call(node, name if name is not None else LOCAL + node.func.value if isinstance(
+            node.func, cst.Name) else None, self.estimator_modes)
+        if passed is not None:
+            unit.passes.add(passed)
         if not unit.evaluates:
             unit.evaluates = self._evaluates(node, name)
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
@@ -1428,11 +1440,22 @@ class GpuFacts(Check):
 
     def _evaluates(self, node: cst.Call, name: Optional[str]) -> bool:
         if name is not None:
-            return name in self.evaluation_calls
+            return name in self.evaluation_calls or any(
+                fnmatch.fnmatchcase(name.rpartition(".")[2], pattern) for pattern in self.evaluation_functions
+            )
         if isinstance(node.func, cst.Attribute) and not node.args:
             needs = self.evaluation.get("methods", {}).get(node.func.attr.value)
             return bool(needs) and self.ctx.imports.mentions(*needs)
         return False
+
+    def _trains(self, node: cst.Call) -> None:
+        """A training call: the unit differentiates, or does so only where the tests on a
+        parameter or a field that lead to the call pass (``if mode == 'train':``)."""
+        gate = training_gate(self.ctx.ancestors, self.receiver, top_level=self.owner is None, modes=self.estimator_modes)
+        if gate is None:
+            self.unit.differentiates = True
+        else:
+            self.unit.gated_training.add(gate)
 
     def _differentiates(self, node: cst.Call, name: Optional[str]) -> bool:
         """A training call (rule data).  ``super().apply_gradients(...)`` is not one: an
@@ -1471,6 +1494,7 @@ class GpuFacts(Check):
         for name in self.gradient_functions:
             if name in self.units:  # a top-level function that computes another's gradient
                 self.units[name].differentiates = False
+                self.units[name].gated_training.clear()
         registries = set(self.registry_aliases.values())
         bound = {alias for alias in self.units[MODULE_UNIT].bound}
         units = {
@@ -1481,7 +1505,7 @@ class GpuFacts(Check):
             frameworks=tuple(used),
             selects_gpu=next((u.selects_gpu for u in units.values() if u.selects_gpu), None),
             switches=dict(sorted(self.switches.state.items())),
-            differentiates=any(u.differentiates for u in units.values()),
+            differentiates=any(u.differentiates or u.gated_training for u in units.values()),
             seeds=any(u.seeds for u in units.values()),
             imports=tuple(sorted(
                 name for name in self.ctx.imports.imported_modules
@@ -1532,6 +1556,7 @@ class ProgramView:
     def __init__(self, project: Project, data: Mapping[str, Any], earlier: Optional["ProgramView"] = None) -> None:
         self.project = project
         self.data = data
+        self.estimator_modes = EstimatorModes.from_data(data)
         self.records = {record.path: record for record in project}
         self.facts = {path: record.facts.get(GpuModuleFacts) or GpuModuleFacts() for path, record in self.records.items()}
         self.entries = sorted(path for path, record in self.records.items() if is_entry_point(record.facts))
@@ -1832,11 +1857,42 @@ class ProgramView:
             own = [u for k, u in keyed if k[0] == entry]
             wishes = [u for k, u in keyed if k[0] == entry or "." not in k[1]]
             found = cache[entry] = UnitFacts(
-                differentiates=any(u.differentiates for u in units), evaluates=any(u.evaluates for u in units),
+                differentiates=any(self.unit_trains(entry, k, u) for k, u in keyed),
+                evaluates=any(u.evaluates for u in units),
                 seeds=any(u.seeds for u in wishes), saves_model=any(u.saves_model for u in own),
                 benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
                 saves_loaded=any(u.saves_loaded for u in own),
             )
+        return found
+
+    def unit_trains(self, entry: str, key: UnitKey, unit: UnitFacts) -> bool:
+        """Whether ``unit`` trains in the program of ``entry``: it has a training call that
+        runs whenever it does, or one behind tests on a mode parameter or field that a value
+        the program's code gives could pass (``get_build_graph_fn('generate', ...)`` builds
+        no training step: ``modes``)."""
+        if unit.differentiates:
+            return True
+        return bool(unit.gated_training) and training_runs(key, unit.gated_training, self.program_values(entry))
+
+    def program_values(self, entry: str) -> ProgramValues:
+        """The values the code the program of ``entry`` runs passes to the calls it makes
+        (by the unit each resolves to) and gives fields of each name."""
+        cache: Dict[str, ProgramValues] = self.memo.setdefault("program_values", {})
+        found = cache.get(entry)
+        if found is None:
+            passed = []
+            for key in sorted(self.reached_units(entry)):
+                unit = self.reach.unit(key)
+                for item in unit.passes if unit is not None else ():
+                    target = None
+                    if item.callee.startswith(LOCAL):
+                        target = (key[0], item.callee[len(LOCAL):])
+                    elif item.callee:
+                        target = self.reach.resolve(item.callee, near=key[0])
+                    passed.append((target or ("", ""), item))
+            units = [u for u in (self.reach.unit(k) for k in self.reached_units(entry)) if u is not None]
+            run = self.estimator_modes.run_by({r for u in units for r in u.reads}, {r for u in units for r in u.refs})
+            found = cache[entry] = ProgramValues.collect(passed, run)
         return found
 
     def hooks_differentiate(self, entry: str) -> bool:
@@ -1853,7 +1909,8 @@ class ProgramView:
             called = self._called_names()
             unseen = self.calls_unseen_project_code(entry)
             found = cache[entry] = any(
-                unit.differentiates and (unseen or method not in called) and fnmatch.fnmatchcase(method, hook)
+                (unit.differentiates or bool(unit.gated_training)) and (unseen or method not in called)
+                and fnmatch.fnmatchcase(method, hook)
                 for path, cls in self.reached_units(entry) if "." not in cls
                 for name, unit in self.facts[path].units.items() if name.startswith(cls + ".")
                 for method in (name.split(".", 1)[1],)
@@ -1969,8 +2026,9 @@ class ProgramView:
         selection = self.gpu_selection(entry)
         if selection is not None and selection[0] == entry:
             return True
-        own = [u for u in (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
-        if not any(u.differentiates or u.seeds for u in own) and any(u.serves or u.saves_model for u in own):
+        keyed = [(k, u) for k, u in ((k, self.reach.unit(k)) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
+        own = [u for _, u in keyed]
+        if not any(self.unit_trains(entry, k, u) or u.seeds for k, u in keyed) and any(u.serves or u.saves_model for u in own):
             # a viewer (it serves a page or a GUI, renders an environment) or a converter (it
             # writes a model out): what its own code does is not training, whatever the
             # library code it reaches could do in another mode

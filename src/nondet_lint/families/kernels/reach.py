@@ -32,6 +32,8 @@ from enum import Enum
 from fnmatch import fnmatchcase
 from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
 
+from nondet_lint.families.kernels.modes import Gate, Passed, gates_from_json, gates_to_json, sorted_gates, sorted_passed
+
 MODULE_UNIT = ""  # the unit of a module's own top-level code
 MAIN_UNIT = "__main__"  # its ``if __name__ == "__main__":`` block: run only as the entry point
 LOCAL = "."  # prefix of a reference to a unit of the same module
@@ -151,6 +153,10 @@ class UnitFacts:
     # field names it gives a value (``fieldsettings.names_given``): an op under ``if
     # self.x is not None:`` runs only in a program whose code sets ``x``
     sets: Tuple[str, ...] = ()
+    # training calls that run only where a parameter or a field passes tests (``if mode ==
+    # 'train':``, ``modes.training_gate``), and the values its calls and assignments give
+    gated_training: Tuple[Gate, ...] = ()
+    passes: Tuple[Passed, ...] = ()
     # it writes arrays out as data files (``np.save``, ``soundfile.write``) where the default
     # run goes: what a feature extractor or a vocoder does with a model's outputs
     writes_arrays: bool = False
@@ -192,6 +198,10 @@ class UnitFacts:
             out["selects_gpu"] = self.selects_gpu
         if self.gpu_if is not None:
             out["gpu_if"] = self.gpu_if.to_json()
+        if self.gated_training:
+            out["gated_training"] = gates_to_json(self.gated_training)
+        if self.passes:
+            out["passes"] = [item.to_json() for item in self.passes]
         return out
 
     @classmethod
@@ -210,7 +220,9 @@ class UnitFacts:
             tuple(data.get("uses_registries", ())), bool(data.get("serves")),
             {key: tuple(names) for key, names in data.get("stored", {}).items()},
             {key: tuple(names) for key, names in data.get("bound", {}).items()},
-            bool(data.get("calls_unknown")), tuple(data.get("sets", ())), bool(data.get("writes_arrays")),
+            bool(data.get("calls_unknown")), tuple(data.get("sets", ())),
+            gates_from_json(data.get("gated_training", ())),
+            tuple(Passed.from_json(item) for item in data.get("passes", ())), bool(data.get("writes_arrays")),
         )
 
 
@@ -255,6 +267,8 @@ class UnitBuilder:
         self.stored: Dict[str, Set[str]] = {}  # field -> names stored under it (``.name``: maybe this module's)
         self.bound: Dict[str, Set[str]] = {}
         self.sets: Set[str] = set()
+        self.gated_training: Set[Gate] = set()
+        self.passes: Set[Passed] = set()
 
     def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = (),
               bound: Iterable[str] = ()) -> UnitFacts:
@@ -281,7 +295,11 @@ class UnitBuilder:
             {key: tuple(sorted(
                 _local(ref, module_name) for ref in refs if not ref.startswith(LOCAL) or ref[1:] in names
             )) for key, refs in sorted(self.bound.items())},
-            self.calls_unknown, tuple(sorted(self.sets)), self.writes_arrays,
+            self.calls_unknown, tuple(sorted(self.sets)),
+            () if self.differentiates else sorted_gates(self.gated_training),
+            sorted_passed(Passed(_local(p.callee, module_name) if p.callee else "", p.arguments, p.opaque)
+                          for p in self.passes),
+            self.writes_arrays,
         )
 
 

@@ -17,10 +17,11 @@ facts are a ``facts.ModuleSeeding``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
+from nondet_lint.analysis.dataflow import ScopeIndex
 from nondet_lint.analysis.entrypoints import LAUNCHER_DECORATORS, LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.fieldsettings import FieldSettings
 from nondet_lint.analysis.seedoption import config_seeds
@@ -66,6 +67,7 @@ class Collector:
         self.flow = ValueFlow(ctx, self, self.candidates)
         self.calls = CallSites(ctx, self.t, self, self.candidates, self.flow)
         self.consts: Dict[str, Any] = {}
+        self.index_for: Optional[Callable[[cst.CSTNode], ScopeIndex]] = None  # made on first use
         self.fields: Dict[str, Dict[str, List[Plain]]] = {}  # class path -> declared field -> [literal default]
         self.settings = FieldSettings()  # what the module sets each field name to
         self.callees: Dict[int, Tuple[Optional[str], Optional[str], bool]] = {}  # id(call) -> ``target`` of its callee
@@ -845,6 +847,8 @@ class Collector:
             if not self._has_value(node, t.generator_keyword):
                 self._use(node, "torch", "ND104", None)
             return True
+        if q is None and attr in t.hf_datasets.shuffles and self._hf_shuffle(node):
+            return True
         if attr in t.dataset_methods and (q.startswith(t.dataset_prefixes) if q is not None else self._untyped_dataset(node)):
             seeded, seed = self._own_seed(node, t.op_seed_keyword)
             discarded = isinstance(self.ctx.parent(node), cst.Expr)  # a dataset is immutable: nothing is shuffled
@@ -864,6 +868,24 @@ class Collector:
                     self.calls.declare(arg.keyword.value, arg.value, None, node)
             return True
         return False
+
+    def _hf_shuffle(self, node: cst.Call) -> bool:
+        """``ds.shuffle()`` of a Hugging Face map-style dataset: with no ``seed`` and no
+        ``generator`` it takes its seed from NumPy's global state, a NumPy draw (ND102) that
+        ``np.random.seed`` covers. A streaming dataset's shuffle draws OS entropy instead,
+        which no seed call reaches: not a use of the global RNG. Whether the call is one."""
+        hf = self.t.hf_datasets
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return False
+        if self.index_for is None:
+            self.index_for = scope_index_factory(self.ctx.parent)
+        origin = hf.origin(func.value, self.ctx.qualname, self.index_for, self.ctx.imports)
+        if origin is None:
+            return False
+        if not origin.streaming and not hf.seeded(node) and not isinstance(self.ctx.parent(node), cst.Expr):
+            self._use(node, "numpy", "ND102", None)
+        return True
 
     def _untyped_dataset(self, node: cst.Call) -> bool:
         """``dataset.shuffle(buffer_size)`` on a value pass 1 cannot type (a parameter): a

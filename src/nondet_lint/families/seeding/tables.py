@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
+from nondet_lint.analysis.hfdatasets import HfDatasets, hf_datasets
 from nondet_lint.analysis.seeds import Seeder, seed_helpers
 from nondet_lint.families.seeding.events import Trained
 from nondet_lint.families.seeding.members import MemberTables
@@ -40,6 +41,7 @@ class Tables:
     dataset_methods: FrozenSet[str] = frozenset()
     dataset_prefixes: Tuple[str, ...] = ("tensorflow.data.",)
     dataset_receivers: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)  # untyped datasets by name
+    hf_datasets: HfDatasets = HfDatasets()  # Hugging Face datasets, whose unseeded shuffle draws from NumPy
     op_seed_keyword: str = "seed"
     keras_names: FrozenSet[str] = frozenset()
     keras_prefixes: Tuple[Tuple[str, str], ...] = ()
@@ -198,6 +200,7 @@ def _data(rules: RuleSet, code: str) -> Mapping[str, Any]:
 
 def _build(rules: RuleSet) -> Tables:
     t = Tables()
+    t.hf_datasets = hf_datasets(_data(rules, "ND000"))
     shared = _data(rules, "ND101")
     t.rngs = dict(shared.get("rngs", {}))
     for rng, names in shared.get("restorers", {}).items():
