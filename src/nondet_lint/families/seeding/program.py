@@ -164,6 +164,9 @@ class OffByDefault:
     anchor: int
     rngs: FrozenSet[str]
     why: str
+    # the guard reads only parameters (``if seed is not None:`` with ``seed=None``): the
+    # caller of an API chose the value, not an option of the run
+    parameters_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -912,6 +915,11 @@ class Program:
                 return True
         return False
 
+    def off_by_default(self, key: FnKey, guard: Guard, rngs: FrozenSet[str], binding: Mapping[str, Any]) -> OffByDefault:
+        """A seed of ``key`` that ``guard`` keeps off by default."""
+        parameters_only = all(desc.source is ValueSource.PARAMETER for desc in described_names(guard.cond))
+        return OffByDefault(key[0], guard.anchor, rngs, self.why_off(guard, key, binding), parameters_only)
+
     def why_off(self, guard: Guard, key: FnKey, binding: Mapping[str, Any]) -> str:
         """``--seed`` defaults to None"-style text for a guard that is off by default."""
         parts = []
@@ -1329,7 +1337,7 @@ class Program:
             elif kind is EventKind.SEED:
                 guard = self.guards_off(event.guards, key, values)
                 if guard is not None:
-                    self._record(run, OffByDefault(key[0], guard.anchor, frozenset(event.rngs), self.why_off(guard, key, values)))
+                    self._record(run, self.off_by_default(key, guard, frozenset(event.rngs), values))
                     continue
                 if event.value and event.without == "entropy" and self.value(event.value, key, values) is None:
                     self._record(run, NoneSeed(key[0], event.cid, self.why_none(event.value, key, values)))
@@ -1353,7 +1361,7 @@ class Program:
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
                         if seeded:
-                            self._record(run, OffByDefault(key[0], guard.anchor, seeded, self.why_off(guard, key, values)))
+                            self._record(run, self.off_by_default(key, guard, seeded, values))
                     else:
                         state = after
                         if event.bound and cls is None and self.on_self(key, callee):
