@@ -696,9 +696,16 @@ class Collector:
             if name:
                 self.scope.add(SeedingEvent(EventKind.IMPORT, f"{base}.{name}"))
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.scope.names.add(node.attr.value)
+
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
         q, root, bound = self.callees[id(node)] = self.target(node.func)
+        if isinstance(node.func, cst.Name) and node.func.value in _NAME_READERS and len(node.args) > 1:
+            name = literal_value(node.args[1].value, lambda _: None)
+            if isinstance(name, str):
+                self.scope.names.add(name)
         self._uses_found(node, q)
         t = self.t
         if self.scope.trains is not Trained.MODEL:
@@ -1043,7 +1050,7 @@ class Collector:
         self.fns[scope.name] = FunctionFacts(tuple(events), tuple(scope.params), tuple(scope.kwonly), scope.defaults,
                                              scope.cls, tuple(sorted(scope.sunk_params)),
                                              scope.returns[0] if len(returns) == 1 and None not in returns else None,
-                                             scope.typed, self._found_methods(scope))
+                                             scope.typed, self._found_methods(scope), tuple(sorted(scope.names)))
 
     @staticmethod
     def _found_methods(scope: Scope) -> Optional[Tuple[str, ...]]:
@@ -1223,6 +1230,8 @@ def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str
     return tuple(out)
 
 
+# builtins that read an attribute named by a string (``getattr(model, "fit")``)
+_NAME_READERS = frozenset({"getattr", "hasattr"})
 # builtins that look at the function or class they are given without calling it
 _INSPECTING = frozenset({"isinstance", "issubclass", "super", "type", "id", "repr", "str", "print", "getattr", "hasattr", "setattr", "vars", "dir"})
 _REPEATABLE = (EventKind.CALL, EventKind.REFERENCE, EventKind.IMPORT)

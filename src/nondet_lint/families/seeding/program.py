@@ -65,6 +65,7 @@ SELF = "self."  # binding names of a method's own attributes (no parameter name 
 _SKIPPED = object()  # an attribute assignment under a guard that is false by default
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 _TRAINS = object()  # a step of ``Program._training_steps``: evidence of training
+_NAMED = "."  # a memo's read of whether the program names a method (no option's name starts so)
 
 
 @dataclass(frozen=True)
@@ -285,8 +286,14 @@ class Program:
 
     def __init__(self, modules: Mapping[str, FileFacts], module_of: Mapping[str, str],
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
-                 test_code: FrozenSet[str] = frozenset(), previous: Optional["Program"] = None) -> None:
+                 test_code: FrozenSet[str] = frozenset(), previous: Optional["Program"] = None,
+                 framework_methods: Iterable[str] = ()) -> None:
         self.test_code = test_code
+        hooks = tuple(framework_methods)
+        self.framework_methods = frozenset(name for name in hooks if not name.endswith("*"))
+        self.framework_prefixes = tuple(name[:-1] for name in hooks if name.endswith("*"))
+        self._named: Optional[FrozenSet[str]] = None  # the attribute names any project code reads
+        self._program_names: Optional[FrozenSet[str]] = None  # those the running program's code may read
         self.facts: Dict[str, ModuleSeeding] = {path: facts.get(ModuleSeeding) or NO_SEEDING for path, facts in modules.items()}
         self.module_of = module_of  # path -> module name, which completes the names events write from their module
         if previous is not None:
@@ -347,6 +354,7 @@ class Program:
         return (
             self.module_of == other.module_of and self.names == other.names and self.external == other.external
             and self.rng_map == other.rng_map and self.test_code == other.test_code and self.console == other.console
+            and self.framework_methods == other.framework_methods and self.framework_prefixes == other.framework_prefixes
             and self.facts.keys() == other.facts.keys() and all(self.facts[path] is other.facts[path] for path in self.facts)
         )
 
@@ -420,6 +428,7 @@ class Program:
         """Answer option defaults for the program that loads ``loaded`` (None: for none in particular)."""
         self._loaded = loaded
         self._agreed_defaults = {}
+        self._program_names = None
 
     def _recalled(self, memo: Optional[_Memo]) -> TypeGuard[_Memo]:
         """Whether a memoised answer holds in the running program (the option defaults it
@@ -430,7 +439,8 @@ class Program:
         return True
 
     def _reads_same(self, read: Mapping[str, Any]) -> bool:
-        return all(_same(self._program_default(dest), value) for dest, value in read.items())
+        return all(_same(self._names_here(dest[len(_NAMED):]) if dest.startswith(_NAMED) else self._program_default(dest), value)
+                   for dest, value in read.items())
 
     def _note(self, read: Mapping[str, Any]) -> None:
         if self._read and read:
@@ -1487,14 +1497,73 @@ class Program:
     def _methods_later(self, cls: ClassTarget, init: FnKey, attrs: Mapping[str, Any], state: FrozenSet[str],
                        run: EntryRun, frame: "Frame", imported: Set[str], depth: int) -> None:
         """Run the methods of an object other than its constructor, as its owner calls them
-        later: from ``state``, with the attributes the constructor left (``attrs``)."""
+        later: from ``state``, with the attributes the constructor left (``attrs``); a
+        method the project's code calls by name only where the program's code names it
+        (``names_called``)."""
         methods = self.methods(cls.path, cls.name)
         own = self._own_private.get((cls.path, cls.name))
         if own is None:
             own = self._own_private[(cls.path, cls.name)] = self._used_on_self(methods)
         for method in methods:
-            if method != init and method not in own:
+            if method != init and method not in own and self.names_called(method[1].rpartition(".")[2]):
                 self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
+
+    # ---- the methods a program calls ---------------------------------------------------
+    def names_called(self, method: str) -> bool:
+        """Whether a method of an object the program made may run in it.  One that a
+        framework calls (a dunder, ``forward``, ``on_*``: rule data), or that no project
+        code names (a hook of a framework we do not know), runs.  One that the project's
+        code calls by name (``kernel.initialize_from_data_empspect(x, y)`` in a test,
+        ``model.generate_samples(n)`` in another program's script) is a method of the
+        project's API: it runs where code the program may run names it (``_names_here``)."""
+        if not self._api_method(method):
+            return True
+        found = self._names_here(method)
+        if self._read:
+            self._read[-1][_NAMED + method] = found
+        return found
+
+    def _api_method(self, method: str) -> bool:
+        """A method name the project's code calls, and no framework does."""
+        return not (method.startswith("__") or method in self.framework_methods or method.startswith(self.framework_prefixes)) \
+            and method in self._named_anywhere()
+
+    def _named_anywhere(self) -> FrozenSet[str]:
+        if self._named is None:
+            self._named = frozenset(name for facts in self.facts.values() for fn in facts.fns.values() for name in fn.names)
+        return self._named
+
+    def _names_here(self, method: str) -> bool:
+        """Whether code the running program may run names ``method`` (every program's, asked
+        of none in particular): the functions of the modules it loads, but a method of the
+        project's API only once that code names it in turn (a least fixed point, so that
+        ``generate_samples`` calling ``self.generate_z`` names nothing in a program that
+        never calls ``generate_samples``)."""
+        if self._loaded is None:
+            return method in self._named_anywhere()
+        if self._program_names is None:
+            self._program_names = self._names_run(self._loaded)
+        return method in self._program_names
+
+    def _names_run(self, loaded: FrozenSet[str]) -> FrozenSet[str]:
+        named: Set[str] = set()
+        waiting: Dict[str, List[FunctionFacts]] = {}  # method name -> the methods so named, not yet run
+        for path in loaded:
+            for qualified, fn in self.facts.get(path, NO_SEEDING).fns.items():
+                name = qualified.rpartition(".")[2]
+                if fn.cls is not None and self._api_method(name):
+                    waiting.setdefault(name, []).append(fn)
+                else:
+                    named.update(fn.names)
+        ready = [name for name in waiting if name in named]
+        while ready:
+            for fn in waiting.pop(ready.pop(), ()):
+                for name in fn.names:
+                    if name not in named:
+                        named.add(name)
+                        if name in waiting:
+                            ready.append(name)
+        return frozenset(named)
 
     def _used_on_self(self, methods: Sequence[FnKey]) -> Set[FnKey]:
         """The private methods (``_generate``, not dunders) that the class's own methods call

@@ -144,6 +144,7 @@ class Report:
             self._tf_keras_rng(),
             self.project.test_modules(),
             previous=earlier.program if earlier is not None else None,
+            framework_methods=self.t.framework_methods,
         )
         if earlier is not None and program.same_inputs(earlier.program):
             return earlier
