@@ -284,10 +284,12 @@ def test_a_draw_that_stands_in_for_a_missing_seed_does_not_run_when_the_caller_g
 
 
 def test_a_seed_parameter_an_option_left_at_none_reaches_is_off_by_default(tmp_path):
-    # set_seed(args.seed) with `--seed` defaulting to None: the run's option, not a caller
-    # of an API, leaves the helper's seed off
+    # shuffled(10, args.seed) with `--seed` defaulting to None: the run's option, not a
+    # caller of an API, leaves the function's own seed off
     found = findings("api_seed_option_unset", tmp_path)
-    assert [where(f, tmp_path) for f in found] == [("lib/seeding.py", 5, 8, "ND106"), ("train.py", 13, 13, "ND104")]
+    assert [where(f, tmp_path) for f in found] == [
+        ("lib/seeding.py", 5, 8, "ND106"), ("lib/seeding.py", 7, 12, "ND104"), ("train.py", 13, 13, "ND104"),
+    ]
     assert found[0].message == (
         "the seeding under this condition does not run by default (`seed` is None by default), so the run people "
         "launch is unseeded; give the option a constant default"
@@ -298,3 +300,29 @@ def test_a_seed_parameter_of_the_entry_points_own_function_is_off_by_default(tmp
     # main(seed=None) in the entry module itself: its default is the run's
     found = findings("api_seed_entry_function", tmp_path)
     assert [where(f, tmp_path) for f in found] == [("train.py", 5, 8, "ND106"), ("train.py", 7, 13, "ND104")]
+
+
+def test_a_method_only_the_tests_call_does_not_run_in_the_training_program(tmp_path):
+    # generate_samples (and generate_z, which only it calls) is a method of the project's
+    # API: the tests call it by name, train.py never names it.  jitter, which no code names,
+    # may be a framework's hook: it runs once the object is made
+    found = findings("api_method_named_near", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("lib/model.py", 19, 16, "ND101")]
+    assert found[0].message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_method_the_program_calls_by_name_runs_with_what_it_calls(tmp_path):
+    found = findings("api_method_named_positive", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("lib/model.py", 13, 16, "ND102"), ("lib/model.py", 19, 16, "ND101")]
+    assert found[0].message == (
+        "NumPy global RNG used here with no `np.random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_seeding_helper_called_with_no_seed_is_off_by_default(tmp_path):
+    # set_seed() seeds for the program, not for draws of its own: leaving its seed at None
+    # leaves the run unseeded
+    found = findings("api_seed_helper_no_seed", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("lib/seeding.py", 5, 8, "ND106"), ("train.py", 8, 13, "ND104")]

@@ -165,9 +165,10 @@ class OffByDefault:
     anchor: int
     rngs: FrozenSet[str]
     why: str
-    # the guard reads only parameters (``if seed is not None:`` with ``seed=None``): the
-    # caller of an API chose the value, not an option of the run
-    parameters_only: bool = False
+    # an API's optional seed for its own draws: the guard reads only parameters (``if seed
+    # is not None:`` with ``seed=None``) and the function draws from these RNGs itself, so
+    # None means "use the caller's RNG state" (``random_state=None``)
+    own_draws: bool = False
 
 
 @dataclass(frozen=True)
@@ -927,8 +928,9 @@ class Program:
 
     def off_by_default(self, key: FnKey, guard: Guard, rngs: FrozenSet[str], binding: Mapping[str, Any]) -> OffByDefault:
         """A seed of ``key`` that ``guard`` keeps off by default."""
-        parameters_only = all(desc.source is ValueSource.PARAMETER for desc in described_names(guard.cond))
-        return OffByDefault(key[0], guard.anchor, rngs, self.why_off(guard, key, binding), parameters_only)
+        own_draws = all(desc.source is ValueSource.PARAMETER for desc in described_names(guard.cond)) and any(
+            event.kind is EventKind.USE and self.rng_map.get(event.rng, event.rng) in rngs for event in self.events(key))
+        return OffByDefault(key[0], guard.anchor, rngs, self.why_off(guard, key, binding), own_draws)
 
     def why_off(self, guard: Guard, key: FnKey, binding: Mapping[str, Any]) -> str:
         """``--seed`` defaults to None"-style text for a guard that is off by default."""

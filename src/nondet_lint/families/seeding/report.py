@@ -501,10 +501,10 @@ class Report:
                 # (not when the only draw sits under the same condition as the seed)
                 if not (off.rngs - run.final) & drawn.get(path, set()):
                     continue
-                # an API of another module left at ``seed=None`` by its caller: the caller
-                # chose it (its draws are reported unseeded), unless a command-line option
-                # with no seed by default is what reaches that parameter
-                if off.parameters_only and off.path != path and not unset_option:
+                # an API of another module whose optional seed for its own draws its caller
+                # leaves at None: the caller chose the RNG state (the draws are reported
+                # unseeded), unless a command-line option with no seed by default reaches it
+                if off.own_draws and off.path != path and not unset_option:
                     continue
                 key = (off.path, off.anchor)
                 item = self.items.get(key)
