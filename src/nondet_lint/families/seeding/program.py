@@ -295,6 +295,7 @@ class Program:
         self.framework_prefixes = tuple(name[:-1] for name in hooks if name.endswith("*"))
         self._named: Optional[FrozenSet[str]] = None  # the attribute names any project code reads
         self._program_names: Optional[FrozenSet[str]] = None  # those the running program's code may read
+        self._names_of: Dict[str, Tuple[FrozenSet[str], Dict[str, FrozenSet[str]]]] = {}  # ``_module_names``
         self.facts: Dict[str, ModuleSeeding] = {path: facts.get(ModuleSeeding) or NO_SEEDING for path, facts in modules.items()}
         self.module_of = module_of  # path -> module name, which completes the names events write from their module
         if previous is not None:
@@ -1549,23 +1550,41 @@ class Program:
 
     def _names_run(self, loaded: FrozenSet[str]) -> FrozenSet[str]:
         named: Set[str] = set()
-        waiting: Dict[str, List[FunctionFacts]] = {}  # method name -> the methods so named, not yet run
+        waiting: Dict[str, List[FrozenSet[str]]] = {}  # API method name -> what the methods so named name
         for path in loaded:
-            for qualified, fn in self.facts.get(path, NO_SEEDING).fns.items():
-                name = qualified.rpartition(".")[2]
-                if fn.cls is not None and self._api_method(name):
-                    waiting.setdefault(name, []).append(fn)
-                else:
-                    named.update(fn.names)
+            always, methods = self._module_names(path)
+            named |= always
+            for method, names in methods.items():
+                waiting.setdefault(method, []).append(names)
         ready = [name for name in waiting if name in named]
         while ready:
-            for fn in waiting.pop(ready.pop(), ()):
-                for name in fn.names:
-                    if name not in named:
-                        named.add(name)
-                        if name in waiting:
-                            ready.append(name)
+            for names in waiting.pop(ready.pop(), ()):
+                for name in names - named:
+                    named.add(name)
+                    if name in waiting:
+                        ready.append(name)
         return frozenset(named)
+
+    def _module_names(self, path: str) -> Tuple[FrozenSet[str], Dict[str, FrozenSet[str]]]:
+        """What a module's code names: its functions' but its API methods', and what each
+        API method name's methods there name."""
+        found = self._names_of.get(path)
+        if found is None:
+            always: Set[str] = set()
+            methods: Dict[str, Set[str]] = {}
+            fns = self.facts.get(path, NO_SEEDING).fns
+            for qualified, fn in fns.items():
+                # a function defined in a method (a closure, a callback) runs with it
+                outer = qualified
+                while fns[outer].cls is None and "." in outer and outer.rpartition(".")[0] in fns:
+                    outer = outer.rpartition(".")[0]
+                name = outer.rpartition(".")[2]
+                if fns[outer].cls is not None and self._api_method(name):
+                    methods.setdefault(name, set()).update(fn.names)
+                else:
+                    always.update(fn.names)
+            found = self._names_of[path] = (frozenset(always), {name: frozenset(names) for name, names in methods.items()})
+        return found
 
     def _used_on_self(self, methods: Sequence[FnKey]) -> Set[FnKey]:
         """The private methods (``_generate``, not dunders) that the class's own methods call
