@@ -699,13 +699,15 @@ class Collector:
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.scope.names.add(node.attr.value)
 
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        """A name in a string may be looked up on an object (``getattr(plugin, "before_training_exp")``)."""
+        value = node.evaluated_value
+        if isinstance(value, str) and value.isidentifier():
+            self.scope.names.add(value)
+
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
         q, root, bound = self.callees[id(node)] = self.target(node.func)
-        if isinstance(node.func, cst.Name) and node.func.value in _NAME_READERS and len(node.args) > 1:
-            name = literal_value(node.args[1].value, lambda _: None)
-            if isinstance(name, str):
-                self.scope.names.add(name)
         self._uses_found(node, q)
         t = self.t
         if self.scope.trains is not Trained.MODEL:
@@ -1230,8 +1232,6 @@ def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str
     return tuple(out)
 
 
-# builtins that read an attribute named by a string (``getattr(model, "fit")``)
-_NAME_READERS = frozenset({"getattr", "hasattr"})
 # builtins that look at the function or class they are given without calling it
 _INSPECTING = frozenset({"isinstance", "issubclass", "super", "type", "id", "repr", "str", "print", "getattr", "hasattr", "setattr", "vars", "dir"})
 _REPEATABLE = (EventKind.CALL, EventKind.REFERENCE, EventKind.IMPORT)

@@ -58,7 +58,8 @@ class FunctionFacts:
     # (``TASK_REGISTRY[name].add_args(parser)``, a class's static or class method); None
     # where it may make what it finds, or is a method
     found_methods: Optional[Tuple[str, ...]] = None
-    # the attribute names its code reads or calls (``model.generate(n)``, ``getattr(m, "fit")``),
+    # the attribute names its code reads or calls (``model.generate(n)``) and the names its
+    # strings hold (``getattr(m, "fit")``, ``trigger_plugins(self, "before_training_exp")``),
     # sorted: a method runs in a program only where code of it names the method (``Program.names_called``)
     names: Tuple[str, ...] = ()
 
