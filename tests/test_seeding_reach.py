@@ -326,3 +326,13 @@ def test_a_seeding_helper_called_with_no_seed_is_off_by_default(tmp_path):
     # leaves the run unseeded
     found = findings("api_seed_helper_no_seed", tmp_path)
     assert [where(f, tmp_path) for f in found] == [("lib/seeding.py", 5, 8, "ND106"), ("train.py", 8, 13, "ND104")]
+
+
+def test_a_method_a_dispatcher_looks_up_by_a_string_runs(tmp_path):
+    # before_epoch is named by the project (super().before_epoch()), so it is a method of its
+    # API; the program names it in a string that getattr looks up
+    found = findings("api_method_named_by_string", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("lib/plugins.py", 12, 16, "ND102")]
+    assert found[0].message == (
+        "NumPy global RNG used here with no `np.random.seed` before it (entry point train.py never seeds it)"
+    )
