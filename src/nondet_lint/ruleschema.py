@@ -93,6 +93,7 @@ DATA: Dict[str, Table] = {
             "initializers": NAMES, "keras_initializers": NAMES,
         }),
         "no_result": Table({"env_vars": NAMES, "target_words": NAMES, "keywords": NAMES, "wrappers": NAMES}),
+        "framework_methods": Table({"names": NAMES}),
     }),
     "ND102": Table(RNG_DATA),
     "ND103": Table({"constructors": Tables(Table({"name": str, "kw": str, "pos": int}))}),

@@ -698,6 +698,15 @@ class Collector:
             if name:
                 self.scope.add(SeedingEvent(EventKind.IMPORT, f"{base}.{name}"))
 
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.scope.names.add(node.attr.value)
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        """A name in a string may be looked up on an object (``getattr(plugin, "before_training_exp")``)."""
+        value = node.evaluated_value
+        if isinstance(value, str) and value.isidentifier():
+            self.scope.names.add(value)
+
     # ---- calls --------------------------------------------------------------------
     def leave_Call(self, node: cst.Call) -> None:
         q, root, bound = self.callees[id(node)] = self.target(node.func)
@@ -1065,7 +1074,7 @@ class Collector:
         self.fns[scope.name] = FunctionFacts(tuple(events), tuple(scope.params), tuple(scope.kwonly), scope.defaults,
                                              scope.cls, tuple(sorted(scope.sunk_params)),
                                              scope.returns[0] if len(returns) == 1 and None not in returns else None,
-                                             scope.typed, self._found_methods(scope))
+                                             scope.typed, self._found_methods(scope), tuple(sorted(scope.names)))
 
     @staticmethod
     def _found_methods(scope: Scope) -> Optional[Tuple[str, ...]]:

@@ -58,6 +58,10 @@ class FunctionFacts:
     # (``TASK_REGISTRY[name].add_args(parser)``, a class's static or class method); None
     # where it may make what it finds, or is a method
     found_methods: Optional[Tuple[str, ...]] = None
+    # the attribute names its code reads or calls (``model.generate(n)``) and the names its
+    # strings hold (``getattr(m, "fit")``, ``trigger_plugins(self, "before_training_exp")``),
+    # sorted: a method runs in a program only where code of it names the method (``Program.names_called``)
+    names: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"ev": [event.to_json() for event in self.events]}
@@ -77,6 +81,8 @@ class FunctionFacts:
             out["typed"] = dict(self.typed)
         if self.found_methods is not None:
             out["found"] = list(self.found_methods)
+        if self.names:
+            out["names"] = list(self.names)
         return out
 
     @classmethod
@@ -88,7 +94,7 @@ class FunctionFacts:
             tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
             data.get("cls"), tuple(data.get("sunk", ())),
             ValueDesc.from_json(data["ret"]) if "ret" in data else None, data.get("typed", {}),
-            tuple(data["found"]) if "found" in data else None,
+            tuple(data["found"]) if "found" in data else None, tuple(data.get("names", ())),
         )
 
 

@@ -65,6 +65,7 @@ SELF = "self."  # binding names of a method's own attributes (no parameter name 
 _SKIPPED = object()  # an attribute assignment under a guard that is false by default
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 _TRAINS = object()  # a step of ``Program._training_steps``: evidence of training
+_NAMED = "."  # a memo's read of whether the program names a method (no option's name starts so)
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,10 @@ class OffByDefault:
     anchor: int
     rngs: FrozenSet[str]
     why: str
+    # an API's optional seed for its own draws: the guard reads only parameters (``if seed
+    # is not None:`` with ``seed=None``) and the function draws from these RNGs itself, so
+    # None means "use the caller's RNG state" (``random_state=None``)
+    own_draws: bool = False
 
 
 @dataclass(frozen=True)
@@ -282,8 +287,15 @@ class Program:
 
     def __init__(self, modules: Mapping[str, FileFacts], module_of: Mapping[str, str],
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
-                 test_code: FrozenSet[str] = frozenset(), previous: Optional["Program"] = None) -> None:
+                 test_code: FrozenSet[str] = frozenset(), previous: Optional["Program"] = None,
+                 framework_methods: Iterable[str] = ()) -> None:
         self.test_code = test_code
+        hooks = tuple(framework_methods)
+        self.framework_methods = frozenset(name for name in hooks if not name.endswith("*"))
+        self.framework_prefixes = tuple(name[:-1] for name in hooks if name.endswith("*"))
+        self._named: Optional[FrozenSet[str]] = None  # the attribute names any project code reads
+        self._program_names: Optional[FrozenSet[str]] = None  # those the running program's code may read
+        self._names_of: Dict[str, Tuple[FrozenSet[str], Dict[str, FrozenSet[str]]]] = {}  # ``_module_names``
         self.facts: Dict[str, ModuleSeeding] = {path: facts.get(ModuleSeeding) or NO_SEEDING for path, facts in modules.items()}
         self.module_of = module_of  # path -> module name, which completes the names events write from their module
         if previous is not None:
@@ -344,6 +356,7 @@ class Program:
         return (
             self.module_of == other.module_of and self.names == other.names and self.external == other.external
             and self.rng_map == other.rng_map and self.test_code == other.test_code and self.console == other.console
+            and self.framework_methods == other.framework_methods and self.framework_prefixes == other.framework_prefixes
             and self.facts.keys() == other.facts.keys() and all(self.facts[path] is other.facts[path] for path in self.facts)
         )
 
@@ -417,6 +430,7 @@ class Program:
         """Answer option defaults for the program that loads ``loaded`` (None: for none in particular)."""
         self._loaded = loaded
         self._agreed_defaults = {}
+        self._program_names = None
 
     def _recalled(self, memo: Optional[_Memo]) -> TypeGuard[_Memo]:
         """Whether a memoised answer holds in the running program (the option defaults it
@@ -427,7 +441,8 @@ class Program:
         return True
 
     def _reads_same(self, read: Mapping[str, Any]) -> bool:
-        return all(_same(self._program_default(dest), value) for dest, value in read.items())
+        return all(_same(self._names_here(dest[len(_NAMED):]) if dest.startswith(_NAMED) else self._program_default(dest), value)
+                   for dest, value in read.items())
 
     def _note(self, read: Mapping[str, Any]) -> None:
         if self._read and read:
@@ -912,6 +927,12 @@ class Program:
                 return True
         return False
 
+    def off_by_default(self, key: FnKey, guard: Guard, rngs: FrozenSet[str], binding: Mapping[str, Any]) -> OffByDefault:
+        """A seed of ``key`` that ``guard`` keeps off by default."""
+        own_draws = all(desc.source is ValueSource.PARAMETER for desc in described_names(guard.cond)) and any(
+            event.kind is EventKind.USE and self.rng_map.get(event.rng, event.rng) in rngs for event in self.events(key))
+        return OffByDefault(key[0], guard.anchor, rngs, self.why_off(guard, key, binding), own_draws)
+
     def why_off(self, guard: Guard, key: FnKey, binding: Mapping[str, Any]) -> str:
         """``--seed`` defaults to None"-style text for a guard that is off by default."""
         parts = []
@@ -1329,7 +1350,7 @@ class Program:
             elif kind is EventKind.SEED:
                 guard = self.guards_off(event.guards, key, values)
                 if guard is not None:
-                    self._record(run, OffByDefault(key[0], guard.anchor, frozenset(event.rngs), self.why_off(guard, key, values)))
+                    self._record(run, self.off_by_default(key, guard, frozenset(event.rngs), values))
                     continue
                 if event.value and event.without == "entropy" and self.value(event.value, key, values) is None:
                     self._record(run, NoneSeed(key[0], event.cid, self.why_none(event.value, key, values)))
@@ -1353,7 +1374,7 @@ class Program:
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
                         if seeded:
-                            self._record(run, OffByDefault(key[0], guard.anchor, seeded, self.why_off(guard, key, values)))
+                            self._record(run, self.off_by_default(key, guard, seeded, values))
                     else:
                         state = after
                         if event.bound and cls is None and self.on_self(key, callee):
@@ -1479,14 +1500,91 @@ class Program:
     def _methods_later(self, cls: ClassTarget, init: FnKey, attrs: Mapping[str, Any], state: FrozenSet[str],
                        run: EntryRun, frame: "Frame", imported: Set[str], depth: int) -> None:
         """Run the methods of an object other than its constructor, as its owner calls them
-        later: from ``state``, with the attributes the constructor left (``attrs``)."""
+        later: from ``state``, with the attributes the constructor left (``attrs``); a
+        method the project's code calls by name only where the program's code names it
+        (``names_called``)."""
         methods = self.methods(cls.path, cls.name)
         own = self._own_private.get((cls.path, cls.name))
         if own is None:
             own = self._own_private[(cls.path, cls.name)] = self._used_on_self(methods)
         for method in methods:
-            if method != init and method not in own:
+            if method != init and method not in own and self.names_called(method[1].rpartition(".")[2]):
                 self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
+
+    # ---- the methods a program calls ---------------------------------------------------
+    def names_called(self, method: str) -> bool:
+        """Whether a method of an object the program made may run in it.  One that a
+        framework calls (a dunder, ``forward``, ``on_*``: rule data), or that no project
+        code names (a hook of a framework we do not know), runs.  One that the project's
+        code calls by name (``kernel.initialize_from_data_empspect(x, y)`` in a test,
+        ``model.generate_samples(n)`` in another program's script) is a method of the
+        project's API: it runs where code the program may run names it (``_names_here``)."""
+        if not self._api_method(method):
+            return True
+        found = self._names_here(method)
+        if self._read:
+            self._read[-1][_NAMED + method] = found
+        return found
+
+    def _api_method(self, method: str) -> bool:
+        """A method name the project's code calls, and no framework does."""
+        return not (method.startswith("__") or method in self.framework_methods or method.startswith(self.framework_prefixes)) \
+            and method in self._named_anywhere()
+
+    def _named_anywhere(self) -> FrozenSet[str]:
+        if self._named is None:
+            self._named = frozenset(name for facts in self.facts.values() for fn in facts.fns.values() for name in fn.names)
+        return self._named
+
+    def _names_here(self, method: str) -> bool:
+        """Whether code the running program may run names ``method`` (every program's, asked
+        of none in particular): the functions of the modules it loads, but a method of the
+        project's API only once that code names it in turn (a least fixed point, so that
+        ``generate_samples`` calling ``self.generate_z`` names nothing in a program that
+        never calls ``generate_samples``)."""
+        if self._loaded is None:
+            return method in self._named_anywhere()
+        if self._program_names is None:
+            self._program_names = self._names_run(self._loaded)
+        return method in self._program_names
+
+    def _names_run(self, loaded: FrozenSet[str]) -> FrozenSet[str]:
+        named: Set[str] = set()
+        waiting: Dict[str, List[FrozenSet[str]]] = {}  # API method name -> what the methods so named name
+        for path in loaded:
+            always, methods = self._module_names(path)
+            named |= always
+            for method, names in methods.items():
+                waiting.setdefault(method, []).append(names)
+        ready = [name for name in waiting if name in named]
+        while ready:
+            for names in waiting.pop(ready.pop(), ()):
+                for name in names - named:
+                    named.add(name)
+                    if name in waiting:
+                        ready.append(name)
+        return frozenset(named)
+
+    def _module_names(self, path: str) -> Tuple[FrozenSet[str], Dict[str, FrozenSet[str]]]:
+        """What a module's code names: its functions' but its API methods', and what each
+        API method name's methods there name."""
+        found = self._names_of.get(path)
+        if found is None:
+            always: Set[str] = set()
+            methods: Dict[str, Set[str]] = {}
+            fns = self.facts.get(path, NO_SEEDING).fns
+            for qualified, fn in fns.items():
+                # a function defined in a method (a closure, a callback) runs with it
+                outer = qualified
+                while fns[outer].cls is None and "." in outer and outer.rpartition(".")[0] in fns:
+                    outer = outer.rpartition(".")[0]
+                name = outer.rpartition(".")[2]
+                if fns[outer].cls is not None and self._api_method(name):
+                    methods.setdefault(name, set()).update(fn.names)
+                else:
+                    always.update(fn.names)
+            found = self._names_of[path] = (frozenset(always), {name: frozenset(names) for name, names in methods.items()})
+        return found
 
     def _used_on_self(self, methods: Sequence[FnKey]) -> Set[FnKey]:
         """The private methods (``_generate``, not dunders) that the class's own methods call

@@ -144,6 +144,7 @@ class Report:
             self._tf_keras_rng(),
             self.project.test_modules(),
             previous=earlier.program if earlier is not None else None,
+            framework_methods=self.t.framework_methods,
         )
         if earlier is not None and program.same_inputs(earlier.program):
             return earlier
@@ -490,6 +491,7 @@ class Report:
         drawn: Dict[str, Set[str]] = {}  # entry -> RNGs its program draws from unseeded
         for key, where in self.program.uncovered.items():
             drawn.setdefault(where.entry, set()).add(self.use_rng.get(key, ""))
+        unset_option = self._seed_option_unset()
         for path in sorted(self.program.runs):
             run = self.program.runs[path]
             if run.test:
@@ -499,6 +501,11 @@ class Report:
                 # (not when the only draw sits under the same condition as the seed)
                 if not (off.rngs - run.final) & drawn.get(path, set()):
                     continue
+                # an API of another module whose optional seed for its own draws its caller
+                # leaves at None: the caller chose the RNG state (the draws are reported
+                # unseeded), unless a command-line option with no seed by default reaches it
+                if off.own_draws and off.path != path and not unset_option:
+                    continue
                 key = (off.path, off.anchor)
                 item = self.items.get(key)
                 if item is None or key in out:
@@ -506,6 +513,11 @@ class Report:
                 message = self.rules["ND106"].format_message(why=off.why)
                 out[key] = Finding(off.path, item.line, item.col, "ND106", message, item.end_line, item.end_col)
         return list(out.values())
+
+    def _seed_option_unset(self) -> bool:
+        """Whether a command-line option passed on to a seed parameter defaults to None."""
+        passed = self.program.seed_params()[1]
+        return any(value is None for dest in passed for _, value in self.program.options.get(dest, ()))
 
     # ---- ND107 -------------------------------------------------------------------------
     def seed_values(self) -> List[Finding]:

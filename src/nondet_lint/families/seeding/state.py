@@ -46,6 +46,7 @@ class Scope:
         self.makes_found = False
         self.sunk_params: Set[str] = set()
         self.assigned_attrs: Set[str] = set()  # ``args.seed = ...``: no longer the default
+        self.names: Set[str] = set()  # the attribute names its code reads or calls (``obj.name``)
         self.trains = Trained.NOTHING  # the most its evidence of training trains
         # what each ``return`` gives (None where it cannot be described)
         self.returns: List[Optional[ValueDesc]] = []

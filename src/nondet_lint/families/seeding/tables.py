@@ -90,6 +90,9 @@ class Tables:
     weight_restore_methods: FrozenSet[str] = frozenset()
     partial_restore: Tuple[Mapping[str, Any], ...] = ()  # arguments that restore only some weights
     initializers: Tuple[str, ...] = ()  # draws of initial weights (names; a trailing "." a prefix)
+    # methods a framework calls on a project object without the project naming them
+    # (``forward``, ``on_*``): ``[ND101.data.framework_methods]``
+    framework_methods: Tuple[str, ...] = ()
     keras_initializers: Tuple[str, ...] = ()
 
     def is_training(self, qualname: Optional[str], method: Optional[str]) -> bool:
@@ -221,6 +224,7 @@ def _build(rules: RuleSet) -> Tables:
     t.initializers = tuple(weights.get("initializers", ()))
     t.keras_initializers = tuple(weights.get("keras_initializers", ()))
     t.no_result = {key: frozenset(names) for key, names in shared.get("no_result", {}).items()}
+    t.framework_methods = tuple(shared.get("framework_methods", {}).get("names", ()))
     t.seeders = dict(seed_helpers(rules))
     for code in ("ND101", "ND102", "ND104", "ND105"):
         data = _data(rules, code)
