@@ -142,7 +142,10 @@ DATA: Dict[str, Table] = {
     "ND201": Table({"attributes": NAMES, "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int})}))}),
     "ND203": Table({
         "foreign_roots": NAMES, "kinds": KINDS, "ops": OPS,
-        "no_gradient": Table({"contexts": NAMES, "methods": NAMES}),
+        "no_gradient": Table({
+            "contexts": NAMES, "methods": NAMES, "load_hook_methods": NAMES,
+            "load_hook_keywords": Tables(Table({"calls": NAMES, "keyword": str})),
+        }),
         "cpu_tensors": Table({"methods": NAMES, "move_methods": NAMES, "devices": NAMES, "device_calls": NAMES}),
     }),
     "ND204": Table({
@@ -150,6 +153,7 @@ DATA: Dict[str, Table] = {
         "cpu_side": Table({"pipeline_methods": NAMES, "pipeline_keywords": NAMES, "framework_hooks": NAMES}),
         "no_gradient": Table({
             "calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES, "loop_calls": NAMES, "loop_switch": str,
+            "summary_calls": NAMES,
         }),
         "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),

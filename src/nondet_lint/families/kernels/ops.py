@@ -46,6 +46,7 @@ from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, CpuSideCollector, carries_no_gradient
 from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view, unit_of
+from nondet_lint.families.kernels.gradientfree import GradientFreeUseCounter, GradientFreeUses, used_name, used_only_without_gradient
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
@@ -430,6 +431,7 @@ class OpCheck(Check):
         self.matched: Set[str] = set()
         self.matched_in: Dict[str, Set[str]] = {}  # op id -> the units that call it
         self.gated_in: Dict[str, Set[Tuple[str, Tuple[str, ...]]]] = {}  # op id -> (unit, gate) of gated calls
+        self.gradient_free_uses = GradientFreeUseCounter()
 
     # names bound from other libraries are not this framework's tensors, and a name the
     # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
@@ -492,7 +494,26 @@ class OpCheck(Check):
         return [(entry, 0) for entry, generic in entries if self.framework_imported or not generic]
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.note_uses(node)
         self.consider(node, self.matches(node))
+
+    def note_uses(self, node: cst.Call) -> None:
+        """Count the call's callee and the names it hands on, and whether each use is one
+        where no gradient flows (``GradientFreeUses``)."""
+        unit = unit_of(self.ctx.ancestors)
+        free = self.in_gradient_free_context()
+        self.gradient_free_uses.note(unit, used_name(node.func), free)
+        for arg in node.args:
+            if isinstance(arg.value, (cst.Name, cst.Attribute)):
+                self.gradient_free_uses.note(unit, used_name(arg.value), free or self.hands_to_load_hook(node, arg))
+
+    def in_gradient_free_context(self) -> bool:
+        """Whether no gradient flows through what the code being walked computes."""
+        return False
+
+    def hands_to_load_hook(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """Whether ``arg`` of ``call`` is a function that runs when weights are loaded."""
+        return False
 
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         for entry, shift in candidates:
@@ -541,6 +562,9 @@ class OpCheck(Check):
             if self.gated_in:
                 gated[self.code] = {op: tuple(sorted(where)) for op, where in sorted(self.gated_in.items())}
             self.ctx.facts.put(KernelOps(by_code, units, gated))
+        uses = self.gradient_free_uses.fact(self.ctx.facts.get(GradientFreeUses))
+        if uses is not None:
+            self.ctx.facts.put(uses)
 
     # ------------------------------------------------------------ pass 2 --------------
     switch: ClassVar[str] = ""  # the switch id that makes "switch" entries deterministic
@@ -570,7 +594,10 @@ class OpCheck(Check):
             kind = status["kind"]
             scopes = view.scopes_of_module(item.path)
             scopes = [s for s in scopes if cls.framework in view.frameworks(s)] or scopes
-            if entry.get("phase") == "backward" and not differentiated(view, item.path, candidate, scopes):
+            if entry.get("phase") == "backward" and (
+                not differentiated(view, item.path, candidate, scopes)
+                or (candidate.unit is not None and used_only_without_gradient(view, (item.path, candidate.unit)))
+            ):
                 continue
             # covered when a program that runs this module sets the switch (another entry
             # point that does not is ND205's finding, not one per op)
@@ -619,6 +646,10 @@ class TorchOps(OpCheck):
         grad = self.data(self.code)["no_gradient"]
         self.no_grad_contexts = frozenset(grad["contexts"])
         self.detach_methods = frozenset(grad["methods"])
+        self.load_hook_methods = frozenset(grad.get("load_hook_methods", ()))
+        self.load_hook_keywords = {
+            call: hook["keyword"] for hook in grad.get("load_hook_keywords", ()) for call in hook["calls"]
+        }
         self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
         self.detached: List[Set[str]] = [set()]  # per enclosing function: names holding detached tensors
         cpu = self.data(self.code)["cpu_tensors"]
@@ -629,6 +660,17 @@ class TorchOps(OpCheck):
         # per enclosing function: names holding tensors moved to the CPU, with the block of
         # that assignment (an ``if`` branch's move says nothing of its ``else``)
         self.on_cpu: List[Dict[str, cst.CSTNode]] = [{}]
+
+    def in_gradient_free_context(self) -> bool:
+        return self.no_grad_depth > 0
+
+    def hands_to_load_hook(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """``model.register_load_state_dict_pre_hook(fix_keys)``,
+        ``build_model_with_cfg(..., pretrained_filter_fn=checkpoint_filter_fn)``."""
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.load_hook_methods:
+            return arg is call.args[0] or (arg.keyword is not None and arg.keyword.value == "hook")
+        keyword = self.load_hook_keywords.get(self.ctx.qualname(call.func) or "")
+        return keyword is not None and arg.keyword is not None and arg.keyword.value == keyword
 
     def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
@@ -767,6 +809,8 @@ class TensorFlowOps(OpCheck):
         visit_tree(ctx.module, cpu, *([facts] if facts is not None else []))
         self.functions = cpu.functions()
         self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
+        self.summary_calls = frozenset(ctx.rules[self.code].data["no_gradient"].get("summary_calls", ()))
+        self.summary_depth = 0  # enclosing summary calls: what their arguments compute is never differentiated
         self.depth_without_gradient = 0  # enclosing functions that get no gradient
         if facts is not None:
             ctx.facts.put(facts.facts())
@@ -799,6 +843,19 @@ class TensorFlowOps(OpCheck):
         index = pipeline.PipelineIndex(modules, hooks, lookup, units)
         return lambda path, candidate: index.runs_in_pipeline(path, candidate.function)
 
+    def _records_summary(self, node: cst.Call) -> bool:
+        return self._canonical_name(node.func) in self.summary_calls
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        self.summary_depth += self._records_summary(node)
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        self.summary_depth -= self._records_summary(original_node)
+
+    def in_gradient_free_context(self) -> bool:
+        return self.summary_depth > 0
+
     def _enter(self, node: Union[cst.FunctionDef, cst.Lambda], step: int) -> None:
         self.depth_on_cpu += step * (node in self.functions.on_cpu)
         self.depth_without_gradient += step * (node in self.functions.without_gradient)
@@ -828,7 +885,7 @@ class TensorFlowOps(OpCheck):
                 exact_when_integer(entry) and integer_by_use(node, self.ctx.ancestors, uses, self._canonical_name)
             ) and not (
                 entry.get("phase") == "backward"
-                and (self.depth_without_gradient or (
+                and (self.depth_without_gradient or self.summary_depth or (
                     not entry["api"].rsplit(".", 1)[-1][:1].isupper()  # a layer's input comes at its call
                     and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname, self.cpu_side)
                 ))
