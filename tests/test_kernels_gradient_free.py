@@ -153,3 +153,50 @@ def test_near_miss_test_code_checked_on_request(lint):
 def test_near_miss_the_same_model_outside_test_code(lint):
     source = TEST_MODEL.replace("def test_resume_is_reproducible():", "def main():") + "main()\n"
     assert found(lint, {"train.py": source}, "ND203", POOL) == [("train.py", "ND203", 3, 59)]
+
+
+# ---------------------------------------------------------------- scatters with one index per row ----
+SCATTER_ND = "`tf.scatter_nd` adds with atomics on the GPU"
+FINAL = (
+    "import tensorflow as tf\n"
+    "def final_index(lengths, time_major=True):\n"
+    "    indices = [tf.maximum(0, lengths - 1), {column}]\n"
+    "    if not time_major:\n"
+    "        indices = indices[-1::-1]\n"
+    "    return tf.stack(indices, axis={axis})\n"
+    "def set_final(sequence, lengths, values):\n"
+    "    index = final_index(lengths, time_major=False)\n"
+    "    return sequence + tf.scatter_nd(index, values, tf.shape(sequence))\n"
+    "def set_first(sequence, lengths, values):\n"
+    "    rows = tf.stack([tf.zeros_like(lengths), {column}], axis={axis})\n"
+    "    return sequence + tf.scatter_nd(rows, values, tf.shape(sequence))\n"
+)
+
+
+def final_module(column: str = "tf.range(lengths.shape[0])", axis: str = "1") -> Dict[str, str]:
+    return {"seq.py": FINAL.format(column=column, axis=axis)}
+
+
+def test_a_scatter_with_one_index_per_batch_row_is_not_reported(lint):
+    # each row holds its own ``tf.range`` value: no two updates meet
+    assert found(lint, final_module(), "ND204", SCATTER_ND, TF) == []
+    assert found(lint, final_module(axis="-1"), "ND204", SCATTER_ND, TF) == []
+
+
+def test_near_miss_rows_without_a_distinct_column(lint):
+    assert found(lint, final_module(column="lengths"), "ND204", SCATTER_ND, TF) == [
+        ("seq.py", "ND204", 9, 23), ("seq.py", "ND204", 12, 23),
+    ]
+
+
+def test_near_miss_indices_stacked_along_the_first_axis(lint):
+    # ``[2, batch]``: two index vectors of depth ``batch``, nothing says they differ
+    assert found(lint, final_module(axis="0"), "ND204", SCATTER_ND, TF) == [
+        ("seq.py", "ND204", 9, 23), ("seq.py", "ND204", 12, 23),
+    ]
+
+
+def test_near_miss_the_list_is_rebound_to_something_else(lint):
+    files = final_module()
+    files["seq.py"] = files["seq.py"].replace("indices[-1::-1]", "indices[:1] + [lengths]")
+    assert found(lint, files, "ND204", SCATTER_ND, TF) == [("seq.py", "ND204", 9, 23)]

@@ -58,7 +58,9 @@ STATUS = Tables(Table({"kind": str, "versions": str, "advice": str, "report": st
 OP_WHEN = Tables(Table({
     "arg": str, "pos": int, "default": (bool, str), "in": List(SCALAR), "is": bool, "present": bool,
     "negate": bool, "exact": Table({"calls": NAMES, "methods": NAMES, "casts": NAMES, "integer_dtypes": NAMES, "keep": NAMES}),
-    "unique": Table({"calls": NAMES, "methods": NAMES, "keep": NAMES, "single_arg_calls": NAMES, "keep_calls": NAMES}),
+    "unique": Table({
+        "calls": NAMES, "methods": NAMES, "keep": NAMES, "single_arg_calls": NAMES, "keep_calls": NAMES, "stack_calls": NAMES,
+    }),
 }))
 OPS = Tables(Table({
     "id": str, "api": str, "names": NAMES, "methods": NAMES, "generic_methods": NAMES, "source": str,

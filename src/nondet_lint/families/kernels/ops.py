@@ -140,12 +140,21 @@ def _same(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+Definitions = Callable[[cst.Call], Optional[cst.FunctionDef]]  # a call -> the module's function it runs
+
+
+def _no_definition(call: cst.Call) -> Optional[cst.FunctionDef]:
+    return None
+
+
 def condition_holds(
     call: cst.Call, entry: Mapping[str, Any], shift: int, qualname: QualName, value_of: Values = _same,
+    defined: Definitions = _no_definition,
 ) -> Optional[bool]:
     """Whether the call meets the entry's ``when`` conditions: True, False, or None when a
     value it depends on is computed at run time.  ``value_of`` looks through a name to
-    the value it was assigned (``idx = torch.arange(n)``)."""
+    the value it was assigned (``idx = torch.arange(n)``), ``defined`` through a call to
+    the function of the module it runs (``idx = final_index(lengths)``)."""
     if len(call.args) - shift < entry.get("min_args", 0) and not has_star_args(call):
         return False
     for cond in entry.get("when", []):
@@ -163,7 +172,7 @@ def condition_holds(
         if "unique" in cond:
             # ``out.index_add_(0, torch.arange(n), x)``: no two updates meet, nothing
             # accumulates
-            if _evidently_unique(assigned, cond["unique"], qualname):
+            if _evidently_unique(assigned, cond["unique"], qualname, defined):
                 return False
             continue
         if "present" in cond:
@@ -209,10 +218,16 @@ def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any
     return spelled.rsplit(".", 1)[-1] in integer_dtypes
 
 
-def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname: QualName) -> bool:
+def _evidently_unique(
+    node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname: QualName,
+    defined: Definitions = _no_definition, depth: int = 0,
+) -> bool:
     """Indices that cannot repeat: a call the data lists as making distinct indices
     (``torch.arange``, ``torch.randperm``), possibly moved or cast (``.cuda()``,
-    ``.long()``), or a literal list with a single index (``[[replica_id]]``)."""
+    ``.long()``), a literal list with a single index (``[[replica_id]]``), index rows
+    stacked with a column of distinct indices (``tf.stack([last, tf.range(n)], axis=1)``:
+    one row per batch element), or a call of a function of the module that returns only
+    such indices."""
     if isinstance(node, cst.List):
         return len(node.elements) == 1
     while isinstance(node, cst.Call):
@@ -228,7 +243,102 @@ def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, A
         return True
     if qualname(node.func) in unique.get("single_arg_calls", []) and len(node.args) == 1 and not node.args[0].star:
         return True  # ``tf.where(mask)``: the coordinates of the true elements, each once
+    if qualname(node.func) in unique.get("stack_calls", []):
+        return _rows_with_unique_column(node, unique, qualname, defined, depth, lambda name: None)
+    function = defined(node) if depth < 3 else None
+    if function is not None:
+        return _returns_unique_indices(function, unique, qualname, defined, depth + 1)
     return isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("methods", [])
+
+
+Bound = Callable[[str], Optional[List[Optional[cst.BaseExpression]]]]  # a local name -> the values it is bound to
+
+
+def _rows_with_unique_column(
+    call: cst.Call, unique: Mapping[str, Any], qualname: QualName, defined: Definitions, depth: int, bound: Bound,
+) -> bool:
+    """``tf.stack([rows, tf.range(n)], axis=1)``: rows of indices one of whose columns
+    holds distinct indices are distinct rows, whatever the other columns hold.  The list
+    may be a name of the function bound to such lists, or reversed (``x = x[::-1]``)."""
+    if literal_value(find_arg(call, "axis", 1), qualname) not in (1, -1):
+        return False
+    lists = _lists_bound(find_arg(call, "values", 0), bound)
+    return bool(lists) and all(
+        any(not isinstance(element, cst.StarredElement)
+            and _evidently_unique(element.value, unique, qualname, defined, depth) for element in listed.elements)
+        for listed in lists
+    )
+
+
+def _lists_bound(node: Optional[cst.BaseExpression], bound: Bound) -> List[Union[cst.List, cst.Tuple]]:
+    """The literal lists ``node`` may hold: itself, or every value its name is bound to,
+    a copy or reversal of the name itself (``x[::-1]``) adding nothing; [] when unknown."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return [node]
+    values = bound(node.value) if isinstance(node, cst.Name) else None
+    if isinstance(node, cst.Name) and values:
+        lists: List[Union[cst.List, cst.Tuple]] = []
+        for value in values:
+            if isinstance(value, (cst.List, cst.Tuple)):
+                lists.append(value)
+            elif not _reorders(value, node.value):
+                return []
+        return lists
+    return []
+
+
+def _reorders(node: Optional[cst.BaseExpression], name: str) -> bool:
+    """``name[::-1]``, ``name[-1::-1]``, ``name[:]``: the same elements, reordered or copied."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == name):
+        return False
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Slice):
+        return False
+    part = node.slice[0].slice
+    values = [literal_value(bound, lambda n: None) if bound is not None else None for bound in (part.lower, part.upper, part.step)]
+    return values[1] is None and (values[2] is None and values[0] is None or values[2] == -1 and values[0] in (None, -1))
+
+
+def _returns_unique_indices(
+    function: cst.FunctionDef, unique: Mapping[str, Any], qualname: QualName, defined: Definitions, depth: int,
+) -> bool:
+    """Every ``return`` of the function gives indices that cannot repeat, its names read
+    through the function's own assignments."""
+    index = ScopeIndex(function, lambda node: None)
+
+    def bound(name: str) -> Optional[List[Optional[cst.BaseExpression]]]:
+        bindings = index.bindings_of(name)
+        if not bindings or any(binding.kind != "assign" for binding in bindings):
+            return None
+        return [binding.value for binding in bindings]
+
+    returned = _returns_of(function)
+    for value in returned:
+        values = bound(value.value) if isinstance(value, cst.Name) else [value]
+        if not values:
+            return False
+        for item in values:
+            if isinstance(item, cst.Call) and qualname(item.func) in unique.get("stack_calls", []):
+                if not _rows_with_unique_column(item, unique, qualname, defined, depth, bound):
+                    return False
+            elif not _evidently_unique(item, unique, qualname, defined, depth):
+                return False
+    return bool(returned)
+
+
+def _returns_of(function: cst.FunctionDef) -> List[cst.BaseExpression]:
+    """The values of the function's own ``return`` statements (not of functions inside
+    it); a bare ``return`` gives None, which is no indices: the list is then empty."""
+    found: List[cst.BaseExpression] = []
+    stack: List[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return []
+            found.append(node.value)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
+    return found
 
 
 def exact_when_integer(entry: Mapping[str, Any]) -> bool:
@@ -447,6 +557,18 @@ class OpCheck(Check):
                 else:
                     self.values.pop(name, None)
 
+    def function_run_by(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The module-level function a call of a bare name runs (the module binds that
+        name once, by that ``def``)."""
+        if not isinstance(call.func, cst.Name) or call.func.value in self.bound_roots:
+            return None
+        name = call.func.value
+        found = [
+            statement for statement in self.ctx.module.body
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == name
+        ]
+        return found[0] if len(found) == 1 else None
+
     def value_of(self, node: cst.BaseExpression) -> cst.BaseExpression:
         """The value a name was assigned in this file, else the expression itself."""
         if isinstance(node, cst.Name):
@@ -517,7 +639,7 @@ class OpCheck(Check):
 
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         for entry, shift in candidates:
-            if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of) is not True:
+            if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of, self.function_run_by) is not True:
                 continue
             self.matched.add(entry["id"])
             gate = attribute_gate(self.ctx.ancestors)
