@@ -200,3 +200,43 @@ def test_near_miss_the_list_is_rebound_to_something_else(lint):
     files = final_module()
     files["seq.py"] = files["seq.py"].replace("indices[-1::-1]", "indices[:1] + [lengths]")
     assert found(lint, files, "ND204", SCATTER_ND, TF) == [("seq.py", "ND204", 9, 23)]
+
+
+# ---------------------------------------------------------------- a branch no caller opens ----
+CONTRAST = "`tf.image.adjust_contrast` has no deterministic GPU implementation"
+AUGMENT = (
+    "import tensorflow as tf\n"
+    "def augment(images, do_colors=False, crop_size=None):\n"
+    "    images = tf.image.random_flip_left_right(images)\n"
+    "    if do_colors:\n"
+    "        images = tf.image.adjust_contrast(images, 1.5)\n"
+    "    return images\n"
+)
+USE_AUGMENT = (
+    "import tensorflow as tf\n"
+    "from proj import aug\n"
+    "def main():\n"
+    "    print({call})\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def augment_project(call: str) -> Dict[str, str]:
+    return {"proj/__init__.py": "", "proj/aug.py": AUGMENT, "proj/run.py": USE_AUGMENT.format(call=call)}
+
+
+def test_an_op_under_a_flag_no_call_sets_is_not_reported(lint):
+    for call in ("aug.augment(tf.ones([4, 4, 3]))", "aug.augment(tf.ones([4, 4, 3]), do_colors=False)",
+                 "aug.augment(tf.ones([4, 4, 3]), crop_size=[2, 2])"):
+        assert found(lint, augment_project(call), "ND204", CONTRAST, TF) == [], call
+
+
+def test_near_miss_a_call_sets_the_flag(lint):
+    for call in ("aug.augment(tf.ones([4, 4, 3]), do_colors=True)", "aug.augment(tf.ones([4, 4, 3]), True)",
+                 "aug.augment(*args)", "list(map(aug.augment, [tf.ones([4, 4, 3])]))"):
+        assert found(lint, augment_project(call), "ND204", CONTRAST, TF) == [("aug.py", "ND204", 5, 18)], call
+
+
+def test_near_miss_a_flag_function_nothing_calls(lint):
+    assert found(lint, augment_project("'no call'"), "ND204", CONTRAST, TF) == [("aug.py", "ND204", 5, 18)]

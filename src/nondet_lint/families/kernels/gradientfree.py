@@ -5,22 +5,19 @@ flow through it.  A top-level function of the project whose every use is one whe
 does never runs that backward, whatever the program: pass 1 records, per unit
 (``gpu.unit_of``), the names it calls or hands on only in such places (under
 ``torch.no_grad()``, as a weight-loading hook, inside a ``tf.summary`` call's arguments);
-pass 2 finds every unit that refers to the function (the reach facts of
-``GpuModuleFacts``, matched by the last part of the name: two functions of one name
-count together, which can only keep a finding) and asks that each uses it only so, or
-is itself such a function.
+pass 2 finds every unit that refers to the function (``callers.referrers``) and asks
+that each uses it only so, or is itself such a function.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Set, Tuple
-
-import libcst as cst
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 from nondet_lint.facts import ModuleFact
+from nondet_lint.families.kernels.callers import is_top_level_function, referrers
 from nondet_lint.families.kernels.gpu import ProgramView
-from nondet_lint.families.kernels.reach import MAIN_UNIT, MODULE_UNIT, UnitFacts, UnitKey
+from nondet_lint.families.kernels.reach import UnitKey
 
 
 @dataclass(frozen=True)
@@ -37,15 +34,6 @@ class GradientFreeUses(ModuleFact):
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "GradientFreeUses":
         return cls({unit: tuple(names) for unit, names in data.get("by_unit", {}).items()})
-
-
-def used_name(node: cst.BaseExpression) -> str:
-    """The name a call or an argument uses: ``f`` for ``f`` and ``util.f``; "" otherwise."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
-    return ""
 
 
 class GradientFreeUseCounter:
@@ -76,53 +64,18 @@ class GradientFreeUseCounter:
         return GradientFreeUses({unit: tuple(sorted(names)) for unit, names in sorted(found.items())})
 
 
-def _referred_names(unit: UnitFacts) -> Iterable[str]:
-    """The last part of every name a unit refers to, reads or stores (its reach facts)."""
-    for group in (unit.refs, unit.listed, unit.bases, unit.reads, unit.data_reads, unit.self_reads, unit.lookup_calls):
-        for name in group:
-            yield name.rsplit(".", 1)[-1]
-    for typed in unit.typed_reads:
-        yield typed.rsplit(":", 1)[-1]
-    for table in (unit.stored, unit.bound):
-        for names in table.values():
-            for name in names:
-                yield name.rsplit(".", 1)[-1]
-
-
-def _referrers(view: ProgramView) -> Mapping[str, Tuple[UnitKey, ...]]:
-    """Name -> the units of the project that refer to something of that name (once per view)."""
-    cached = view.memo.get("gradient_free_referrers")
-    if cached is None:
-        found: Dict[str, Set[UnitKey]] = {}
-        for path, facts in view.facts.items():
-            for unit_name, unit in facts.units.items():
-                for name in _referred_names(unit):
-                    found.setdefault(name, set()).add((path, unit_name))
-        cached = view.memo["gradient_free_referrers"] = {name: tuple(sorted(keys)) for name, keys in found.items()}
-    return cached
-
-
-def _is_top_level_function(view: ProgramView, key: UnitKey) -> bool:
-    path, name = key
-    units = view.facts[path].units if path in view.facts else {}
-    return (
-        name not in (MODULE_UNIT, MAIN_UNIT) and "." not in name and name in units
-        and not any(other.startswith(name + ".") for other in units)
-    )
-
-
 def used_only_without_gradient(view: ProgramView, key: UnitKey, seen: FrozenSet[UnitKey] = frozenset()) -> bool:
     """Whether the top-level function ``key`` is used, and only where no gradient flows:
     every unit that refers to it calls or hands it on only so (``GradientFreeUses``), or
     is itself such a function (``checkpoint_filter_fn`` given as a weight-loading hook
     calls ``resize_pos_embed``).  A function nothing refers to (looked up by a string)
     may run anywhere."""
-    if key in seen or not _is_top_level_function(view, key):
+    if key in seen or not is_top_level_function(view, key):
         return False
-    referrers = [other for other in _referrers(view).get(key[1], ()) if other != key]
-    if not referrers:
+    users = referrers(view, key)
+    if not users:
         return False
-    for path, unit in referrers:
+    for path, unit in users:
         record = view.records.get(path)
         uses = record.facts.get(GradientFreeUses) if record is not None else None
         if uses is not None and key[1] in uses.by_unit.get(unit, ()):

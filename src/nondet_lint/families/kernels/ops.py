@@ -46,7 +46,10 @@ from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, CpuSideCollector, carries_no_gradient
 from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view, unit_of
-from nondet_lint.families.kernels.gradientfree import GradientFreeUseCounter, GradientFreeUses, used_name, used_only_without_gradient
+from nondet_lint.families.kernels.callers import (
+    Gate, GivenArguments, GivenArgumentsCounter, gate_never_opened, parameter_gate, used_name,
+)
+from nondet_lint.families.kernels.gradientfree import GradientFreeUseCounter, GradientFreeUses, used_only_without_gradient
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
@@ -471,22 +474,27 @@ def _assigned(
 class OpCandidate:
     """A call of an op of the table (its deferred payload): its entry's id, the key of
     the function it is in (``Parser._parse_train_data``; "" at module level), and, for an
-    op non-deterministic only in backward, the ``reach`` unit it is in (``gpu.unit_of``):
-    pass 2 asks which programs run it."""
+    op non-deterministic only in backward or one under a parameter's branch, the ``reach``
+    unit it is in (``gpu.unit_of``): pass 2 asks which programs run it, or what its
+    callers give; and the parameters whose branch it is in (``callers.parameter_gate``)."""
 
     op: str
     function: str = ""
     unit: Optional[str] = None
+    gate: Gate = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"op": self.op, "function": self.function}
         if self.unit is not None:
             out["unit"] = self.unit
+        if self.gate:
+            out["gate"] = [list(item) for item in self.gate]
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
-        return cls(data.get("op", ""), data.get("function", ""), data.get("unit"))
+        gate = tuple((str(name), position) for name, position in data.get("gate", ()))
+        return cls(data.get("op", ""), data.get("function", ""), data.get("unit"), gate)
 
 
 @dataclass(frozen=True)
@@ -542,6 +550,7 @@ class OpCheck(Check):
         self.matched_in: Dict[str, Set[str]] = {}  # op id -> the units that call it
         self.gated_in: Dict[str, Set[Tuple[str, Tuple[str, ...]]]] = {}  # op id -> (unit, gate) of gated calls
         self.gradient_free_uses = GradientFreeUseCounter()
+        self.given_arguments = GivenArgumentsCounter()
 
     # names bound from other libraries are not this framework's tensors, and a name the
     # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
@@ -621,13 +630,16 @@ class OpCheck(Check):
 
     def note_uses(self, node: cst.Call) -> None:
         """Count the call's callee and the names it hands on, and whether each use is one
-        where no gradient flows (``GradientFreeUses``)."""
+        where no gradient flows (``GradientFreeUses``); note what it gives its callee
+        (``GivenArguments``)."""
         unit = unit_of(self.ctx.ancestors)
         free = self.in_gradient_free_context()
         self.gradient_free_uses.note(unit, used_name(node.func), free)
+        self.given_arguments.note(unit, node)
         for arg in node.args:
             if isinstance(arg.value, (cst.Name, cst.Attribute)):
                 self.gradient_free_uses.note(unit, used_name(arg.value), free or self.hands_to_load_hook(node, arg))
+                self.given_arguments.note_handed_on(unit, used_name(arg.value))
 
     def in_gradient_free_context(self) -> bool:
         """Whether no gradient flows through what the code being walked computes."""
@@ -651,8 +663,10 @@ class OpCheck(Check):
                 continue
             backward = entry.get("phase") == "backward"
             if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
-                unit = unit_of(self.ctx.ancestors) if backward else None
-                self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node), unit).to_json())
+                branch = parameter_gate(self.ctx.ancestors)
+                unit = unit_of(self.ctx.ancestors) if backward or branch else None
+                candidate = OpCandidate(entry["id"], self.function_of(node), unit, branch)
+                self.ctx.defer(node, self.code, **candidate.to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, unit_of(self.ctx.ancestors), gate).to_json())
@@ -687,6 +701,9 @@ class OpCheck(Check):
         uses = self.gradient_free_uses.fact(self.ctx.facts.get(GradientFreeUses))
         if uses is not None:
             self.ctx.facts.put(uses)
+        given = self.given_arguments.fact()
+        if given is not None and self.ctx.facts.get(GivenArguments) is None:
+            self.ctx.facts.put(given)  # the same calls whichever op check records them
 
     # ------------------------------------------------------------ pass 2 --------------
     switch: ClassVar[str] = ""  # the switch id that makes "switch" entries deterministic
@@ -708,6 +725,8 @@ class OpCheck(Check):
             entry = table.by_id.get(candidate.op)
             if entry is None or not view.module_in_gpu_program(item.path) or skipped(item.path, candidate):
                 continue  # spec: "in a GPU program", decided per program
+            if candidate.unit is not None and gate_never_opened(view, (item.path, candidate.unit), candidate.gate):
+                continue  # under ``if do_colors:`` and every call leaves ``do_colors=False``
             status = status_for(entry, version)
             if status is None or status.get("kind") not in KIND_PRIORITY:
                 continue
