@@ -58,7 +58,9 @@ STATUS = Tables(Table({"kind": str, "versions": str, "advice": str, "report": st
 OP_WHEN = Tables(Table({
     "arg": str, "pos": int, "default": (bool, str), "in": List(SCALAR), "is": bool, "present": bool,
     "negate": bool, "exact": Table({"calls": NAMES, "methods": NAMES, "casts": NAMES, "integer_dtypes": NAMES, "keep": NAMES}),
-    "unique": Table({"calls": NAMES, "methods": NAMES, "keep": NAMES, "single_arg_calls": NAMES, "keep_calls": NAMES}),
+    "unique": Table({
+        "calls": NAMES, "methods": NAMES, "keep": NAMES, "single_arg_calls": NAMES, "keep_calls": NAMES, "stack_calls": NAMES,
+    }),
 }))
 OPS = Tables(Table({
     "id": str, "api": str, "names": NAMES, "methods": NAMES, "generic_methods": NAMES, "source": str,
@@ -147,7 +149,10 @@ DATA: Dict[str, Table] = {
     "ND201": Table({"attributes": NAMES, "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int})}))}),
     "ND203": Table({
         "foreign_roots": NAMES, "kinds": KINDS, "ops": OPS,
-        "no_gradient": Table({"contexts": NAMES, "methods": NAMES}),
+        "no_gradient": Table({
+            "contexts": NAMES, "methods": NAMES, "load_hook_methods": NAMES,
+            "load_hook_keywords": Tables(Table({"calls": NAMES, "keyword": str})),
+        }),
         "cpu_tensors": Table({"methods": NAMES, "move_methods": NAMES, "devices": NAMES, "device_calls": NAMES}),
     }),
     "ND204": Table({
@@ -155,6 +160,7 @@ DATA: Dict[str, Table] = {
         "cpu_side": Table({"pipeline_methods": NAMES, "pipeline_keywords": NAMES, "framework_hooks": NAMES}),
         "no_gradient": Table({
             "calls": NAMES, "cast_calls": NAMES, "integer_dtypes": NAMES, "target_words": NAMES, "loop_calls": NAMES, "loop_switch": str,
+            "summary_calls": NAMES,
         }),
         "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),

@@ -46,6 +46,10 @@ from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, CpuSideCollector, carries_no_gradient
 from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canonical, program_view, unit_of
+from nondet_lint.families.kernels.callers import (
+    Gate, GivenArguments, GivenArgumentsCounter, gate_never_opened, parameter_gate, used_name,
+)
+from nondet_lint.families.kernels.gradientfree import GradientFreeUseCounter, GradientFreeUses, used_only_without_gradient
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
@@ -139,12 +143,21 @@ def _same(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
+Definitions = Callable[[cst.Call], Optional[cst.FunctionDef]]  # a call -> the module's function it runs
+
+
+def _no_definition(call: cst.Call) -> Optional[cst.FunctionDef]:
+    return None
+
+
 def condition_holds(
     call: cst.Call, entry: Mapping[str, Any], shift: int, qualname: QualName, value_of: Values = _same,
+    defined: Definitions = _no_definition,
 ) -> Optional[bool]:
     """Whether the call meets the entry's ``when`` conditions: True, False, or None when a
     value it depends on is computed at run time.  ``value_of`` looks through a name to
-    the value it was assigned (``idx = torch.arange(n)``)."""
+    the value it was assigned (``idx = torch.arange(n)``), ``defined`` through a call to
+    the function of the module it runs (``idx = final_index(lengths)``)."""
     if len(call.args) - shift < entry.get("min_args", 0) and not has_star_args(call):
         return False
     for cond in entry.get("when", []):
@@ -162,7 +175,7 @@ def condition_holds(
         if "unique" in cond:
             # ``out.index_add_(0, torch.arange(n), x)``: no two updates meet, nothing
             # accumulates
-            if _evidently_unique(assigned, cond["unique"], qualname):
+            if _evidently_unique(assigned, cond["unique"], qualname, defined):
                 return False
             continue
         if "present" in cond:
@@ -208,10 +221,16 @@ def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any
     return spelled.rsplit(".", 1)[-1] in integer_dtypes
 
 
-def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname: QualName) -> bool:
+def _evidently_unique(
+    node: Optional[cst.BaseExpression], unique: Mapping[str, Any], qualname: QualName,
+    defined: Definitions = _no_definition, depth: int = 0,
+) -> bool:
     """Indices that cannot repeat: a call the data lists as making distinct indices
     (``torch.arange``, ``torch.randperm``), possibly moved or cast (``.cuda()``,
-    ``.long()``), or a literal list with a single index (``[[replica_id]]``)."""
+    ``.long()``), a literal list with a single index (``[[replica_id]]``), index rows
+    stacked with a column of distinct indices (``tf.stack([last, tf.range(n)], axis=1)``:
+    one row per batch element), or a call of a function of the module that returns only
+    such indices."""
     if isinstance(node, cst.List):
         return len(node.elements) == 1
     while isinstance(node, cst.Call):
@@ -227,7 +246,102 @@ def _evidently_unique(node: Optional[cst.BaseExpression], unique: Mapping[str, A
         return True
     if qualname(node.func) in unique.get("single_arg_calls", []) and len(node.args) == 1 and not node.args[0].star:
         return True  # ``tf.where(mask)``: the coordinates of the true elements, each once
+    if qualname(node.func) in unique.get("stack_calls", []):
+        return _rows_with_unique_column(node, unique, qualname, defined, depth, lambda name: None)
+    function = defined(node) if depth < 3 else None
+    if function is not None:
+        return _returns_unique_indices(function, unique, qualname, defined, depth + 1)
     return isinstance(node.func, cst.Attribute) and node.func.attr.value in unique.get("methods", [])
+
+
+Bound = Callable[[str], Optional[List[Optional[cst.BaseExpression]]]]  # a local name -> the values it is bound to
+
+
+def _rows_with_unique_column(
+    call: cst.Call, unique: Mapping[str, Any], qualname: QualName, defined: Definitions, depth: int, bound: Bound,
+) -> bool:
+    """``tf.stack([rows, tf.range(n)], axis=1)``: rows of indices one of whose columns
+    holds distinct indices are distinct rows, whatever the other columns hold.  The list
+    may be a name of the function bound to such lists, or reversed (``x = x[::-1]``)."""
+    if literal_value(find_arg(call, "axis", 1), qualname) not in (1, -1):
+        return False
+    lists = _lists_bound(find_arg(call, "values", 0), bound)
+    return bool(lists) and all(
+        any(not isinstance(element, cst.StarredElement)
+            and _evidently_unique(element.value, unique, qualname, defined, depth) for element in listed.elements)
+        for listed in lists
+    )
+
+
+def _lists_bound(node: Optional[cst.BaseExpression], bound: Bound) -> List[Union[cst.List, cst.Tuple]]:
+    """The literal lists ``node`` may hold: itself, or every value its name is bound to,
+    a copy or reversal of the name itself (``x[::-1]``) adding nothing; [] when unknown."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return [node]
+    values = bound(node.value) if isinstance(node, cst.Name) else None
+    if isinstance(node, cst.Name) and values:
+        lists: List[Union[cst.List, cst.Tuple]] = []
+        for value in values:
+            if isinstance(value, (cst.List, cst.Tuple)):
+                lists.append(value)
+            elif not _reorders(value, node.value):
+                return []
+        return lists
+    return []
+
+
+def _reorders(node: Optional[cst.BaseExpression], name: str) -> bool:
+    """``name[::-1]``, ``name[-1::-1]``, ``name[:]``: the same elements, reordered or copied."""
+    if not (isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == name):
+        return False
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Slice):
+        return False
+    part = node.slice[0].slice
+    values = [literal_value(bound, lambda n: None) if bound is not None else None for bound in (part.lower, part.upper, part.step)]
+    return values[1] is None and (values[2] is None and values[0] is None or values[2] == -1 and values[0] in (None, -1))
+
+
+def _returns_unique_indices(
+    function: cst.FunctionDef, unique: Mapping[str, Any], qualname: QualName, defined: Definitions, depth: int,
+) -> bool:
+    """Every ``return`` of the function gives indices that cannot repeat, its names read
+    through the function's own assignments."""
+    index = ScopeIndex(function, lambda node: None)
+
+    def bound(name: str) -> Optional[List[Optional[cst.BaseExpression]]]:
+        bindings = index.bindings_of(name)
+        if not bindings or any(binding.kind != "assign" for binding in bindings):
+            return None
+        return [binding.value for binding in bindings]
+
+    returned = _returns_of(function)
+    for value in returned:
+        values = bound(value.value) if isinstance(value, cst.Name) else [value]
+        if not values:
+            return False
+        for item in values:
+            if isinstance(item, cst.Call) and qualname(item.func) in unique.get("stack_calls", []):
+                if not _rows_with_unique_column(item, unique, qualname, defined, depth, bound):
+                    return False
+            elif not _evidently_unique(item, unique, qualname, defined, depth):
+                return False
+    return bool(returned)
+
+
+def _returns_of(function: cst.FunctionDef) -> List[cst.BaseExpression]:
+    """The values of the function's own ``return`` statements (not of functions inside
+    it); a bare ``return`` gives None, which is no indices: the list is then empty."""
+    found: List[cst.BaseExpression] = []
+    stack: List[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            if node.value is None:
+                return []
+            found.append(node.value)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
+    return found
 
 
 def exact_when_integer(entry: Mapping[str, Any]) -> bool:
@@ -360,22 +474,27 @@ def _assigned(
 class OpCandidate:
     """A call of an op of the table (its deferred payload): its entry's id, the key of
     the function it is in (``Parser._parse_train_data``; "" at module level), and, for an
-    op non-deterministic only in backward, the ``reach`` unit it is in (``gpu.unit_of``):
-    pass 2 asks which programs run it."""
+    op non-deterministic only in backward or one under a parameter's branch, the ``reach``
+    unit it is in (``gpu.unit_of``): pass 2 asks which programs run it, or what its
+    callers give; and the parameters whose branch it is in (``callers.parameter_gate``)."""
 
     op: str
     function: str = ""
     unit: Optional[str] = None
+    gate: Gate = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"op": self.op, "function": self.function}
         if self.unit is not None:
             out["unit"] = self.unit
+        if self.gate:
+            out["gate"] = [list(item) for item in self.gate]
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
-        return cls(data.get("op", ""), data.get("function", ""), data.get("unit"))
+        gate = tuple((str(name), position) for name, position in data.get("gate", ()))
+        return cls(data.get("op", ""), data.get("function", ""), data.get("unit"), gate)
 
 
 @dataclass(frozen=True)
@@ -430,6 +549,8 @@ class OpCheck(Check):
         self.matched: Set[str] = set()
         self.matched_in: Dict[str, Set[str]] = {}  # op id -> the units that call it
         self.gated_in: Dict[str, Set[Tuple[str, Tuple[str, ...]]]] = {}  # op id -> (unit, gate) of gated calls
+        self.gradient_free_uses = GradientFreeUseCounter()
+        self.given_arguments = GivenArgumentsCounter()
 
     # names bound from other libraries are not this framework's tensors, and a name the
     # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
@@ -444,6 +565,18 @@ class OpCheck(Check):
                     self.values[name] = value
                 else:
                     self.values.pop(name, None)
+
+    def function_run_by(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        """The module-level function a call of a bare name runs (the module binds that
+        name once, by that ``def``)."""
+        if not isinstance(call.func, cst.Name) or call.func.value in self.bound_roots:
+            return None
+        name = call.func.value
+        found = [
+            statement for statement in self.ctx.module.body
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == name
+        ]
+        return found[0] if len(found) == 1 else None
 
     def value_of(self, node: cst.BaseExpression) -> cst.BaseExpression:
         """The value a name was assigned in this file, else the expression itself."""
@@ -492,11 +625,33 @@ class OpCheck(Check):
         return [(entry, 0) for entry, generic in entries if self.framework_imported or not generic]
 
     def visit_Call(self, node: cst.Call) -> None:
+        self.note_uses(node)
         self.consider(node, self.matches(node))
+
+    def note_uses(self, node: cst.Call) -> None:
+        """Count the call's callee and the names it hands on, and whether each use is one
+        where no gradient flows (``GradientFreeUses``); note what it gives its callee
+        (``GivenArguments``)."""
+        unit = unit_of(self.ctx.ancestors)
+        free = self.in_gradient_free_context()
+        self.gradient_free_uses.note(unit, used_name(node.func), free)
+        self.given_arguments.note(unit, node)
+        for arg in node.args:
+            if isinstance(arg.value, (cst.Name, cst.Attribute)):
+                self.gradient_free_uses.note(unit, used_name(arg.value), free or self.hands_to_load_hook(node, arg))
+                self.given_arguments.note_handed_on(unit, used_name(arg.value))
+
+    def in_gradient_free_context(self) -> bool:
+        """Whether no gradient flows through what the code being walked computes."""
+        return False
+
+    def hands_to_load_hook(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """Whether ``arg`` of ``call`` is a function that runs when weights are loaded."""
+        return False
 
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         for entry, shift in candidates:
-            if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of) is not True:
+            if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of, self.function_run_by) is not True:
                 continue
             self.matched.add(entry["id"])
             gate = attribute_gate(self.ctx.ancestors)
@@ -508,8 +663,10 @@ class OpCheck(Check):
                 continue
             backward = entry.get("phase") == "backward"
             if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
-                unit = unit_of(self.ctx.ancestors) if backward else None
-                self.ctx.defer(node, self.code, **OpCandidate(entry["id"], self.function_of(node), unit).to_json())
+                branch = parameter_gate(self.ctx.ancestors)
+                unit = unit_of(self.ctx.ancestors) if backward or branch else None
+                candidate = OpCandidate(entry["id"], self.function_of(node), unit, branch)
+                self.ctx.defer(node, self.code, **candidate.to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, unit_of(self.ctx.ancestors), gate).to_json())
@@ -541,6 +698,12 @@ class OpCheck(Check):
             if self.gated_in:
                 gated[self.code] = {op: tuple(sorted(where)) for op, where in sorted(self.gated_in.items())}
             self.ctx.facts.put(KernelOps(by_code, units, gated))
+        uses = self.gradient_free_uses.fact(self.ctx.facts.get(GradientFreeUses))
+        if uses is not None:
+            self.ctx.facts.put(uses)
+        given = self.given_arguments.fact()
+        if given is not None and self.ctx.facts.get(GivenArguments) is None:
+            self.ctx.facts.put(given)  # the same calls whichever op check records them
 
     # ------------------------------------------------------------ pass 2 --------------
     switch: ClassVar[str] = ""  # the switch id that makes "switch" entries deterministic
@@ -562,6 +725,8 @@ class OpCheck(Check):
             entry = table.by_id.get(candidate.op)
             if entry is None or not view.module_in_gpu_program(item.path) or skipped(item.path, candidate):
                 continue  # spec: "in a GPU program", decided per program
+            if candidate.unit is not None and gate_never_opened(view, (item.path, candidate.unit), candidate.gate):
+                continue  # under ``if do_colors:`` and every call leaves ``do_colors=False``
             status = status_for(entry, version)
             if status is None or status.get("kind") not in KIND_PRIORITY:
                 continue
@@ -570,7 +735,10 @@ class OpCheck(Check):
             kind = status["kind"]
             scopes = view.scopes_of_module(item.path)
             scopes = [s for s in scopes if cls.framework in view.frameworks(s)] or scopes
-            if entry.get("phase") == "backward" and not differentiated(view, item.path, candidate, scopes):
+            if entry.get("phase") == "backward" and (
+                not differentiated(view, item.path, candidate, scopes)
+                or (candidate.unit is not None and used_only_without_gradient(view, (item.path, candidate.unit)))
+            ):
                 continue
             # covered when a program that runs this module sets the switch (another entry
             # point that does not is ND205's finding, not one per op)
@@ -619,6 +787,10 @@ class TorchOps(OpCheck):
         grad = self.data(self.code)["no_gradient"]
         self.no_grad_contexts = frozenset(grad["contexts"])
         self.detach_methods = frozenset(grad["methods"])
+        self.load_hook_methods = frozenset(grad.get("load_hook_methods", ()))
+        self.load_hook_keywords = {
+            call: hook["keyword"] for hook in grad.get("load_hook_keywords", ()) for call in hook["calls"]
+        }
         self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
         self.detached: List[Set[str]] = [set()]  # per enclosing function: names holding detached tensors
         cpu = self.data(self.code)["cpu_tensors"]
@@ -629,6 +801,17 @@ class TorchOps(OpCheck):
         # per enclosing function: names holding tensors moved to the CPU, with the block of
         # that assignment (an ``if`` branch's move says nothing of its ``else``)
         self.on_cpu: List[Dict[str, cst.CSTNode]] = [{}]
+
+    def in_gradient_free_context(self) -> bool:
+        return self.no_grad_depth > 0
+
+    def hands_to_load_hook(self, call: cst.Call, arg: cst.Arg) -> bool:
+        """``model.register_load_state_dict_pre_hook(fix_keys)``,
+        ``build_model_with_cfg(..., pretrained_filter_fn=checkpoint_filter_fn)``."""
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.load_hook_methods:
+            return arg is call.args[0] or (arg.keyword is not None and arg.keyword.value == "hook")
+        keyword = self.load_hook_keywords.get(self.ctx.qualname(call.func) or "")
+        return keyword is not None and arg.keyword is not None and arg.keyword.value == keyword
 
     def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
@@ -767,6 +950,8 @@ class TensorFlowOps(OpCheck):
         visit_tree(ctx.module, cpu, *([facts] if facts is not None else []))
         self.functions = cpu.functions()
         self.depth_on_cpu = 0  # enclosing functions that run in a tf.data pipeline
+        self.summary_calls = frozenset(ctx.rules[self.code].data["no_gradient"].get("summary_calls", ()))
+        self.summary_depth = 0  # enclosing summary calls: what their arguments compute is never differentiated
         self.depth_without_gradient = 0  # enclosing functions that get no gradient
         if facts is not None:
             ctx.facts.put(facts.facts())
@@ -799,6 +984,19 @@ class TensorFlowOps(OpCheck):
         index = pipeline.PipelineIndex(modules, hooks, lookup, units)
         return lambda path, candidate: index.runs_in_pipeline(path, candidate.function)
 
+    def _records_summary(self, node: cst.Call) -> bool:
+        return self._canonical_name(node.func) in self.summary_calls
+
+    def visit_Call(self, node: cst.Call) -> None:
+        super().visit_Call(node)
+        self.summary_depth += self._records_summary(node)
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        self.summary_depth -= self._records_summary(original_node)
+
+    def in_gradient_free_context(self) -> bool:
+        return self.summary_depth > 0
+
     def _enter(self, node: Union[cst.FunctionDef, cst.Lambda], step: int) -> None:
         self.depth_on_cpu += step * (node in self.functions.on_cpu)
         self.depth_without_gradient += step * (node in self.functions.without_gradient)
@@ -828,7 +1026,7 @@ class TensorFlowOps(OpCheck):
                 exact_when_integer(entry) and integer_by_use(node, self.ctx.ancestors, uses, self._canonical_name)
             ) and not (
                 entry.get("phase") == "backward"
-                and (self.depth_without_gradient or (
+                and (self.depth_without_gradient or self.summary_depth or (
                     not entry["api"].rsplit(".", 1)[-1][:1].isupper()  # a layer's input comes at its call
                     and carries_no_gradient(find_arg(node, None, 0, shift), self.ctx.qualname, self.cpu_side)
                 ))

@@ -1,0 +1,86 @@
+"""Functions only ever used where no gradient flows (ND203 / ND204 backward-only ops).
+
+An op whose non-determinism is in its backward pass matters only where a gradient can
+flow through it.  A top-level function of the project whose every use is one where none
+does never runs that backward, whatever the program: pass 1 records, per unit
+(``gpu.unit_of``), the names it calls or hands on only in such places (under
+``torch.no_grad()``, as a weight-loading hook, inside a ``tf.summary`` call's arguments);
+pass 2 finds every unit that refers to the function (``callers.referrers``) and asks
+that each uses it only so, or is itself such a function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
+
+from nondet_lint.facts import ModuleFact
+from nondet_lint.families.kernels.callers import is_top_level_function, referrers
+from nondet_lint.families.kernels.gpu import ProgramView
+from nondet_lint.families.kernels.reach import UnitKey
+
+
+@dataclass(frozen=True)
+class GradientFreeUses(ModuleFact):
+    """Per unit of a module: the names it calls or hands on only where no gradient flows."""
+
+    key = "gradient_free_uses"
+
+    by_unit: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"by_unit": {unit: list(names) for unit, names in self.by_unit.items()}}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "GradientFreeUses":
+        return cls({unit: tuple(names) for unit, names in data.get("by_unit", {}).items()})
+
+
+class GradientFreeUseCounter:
+    """Counts, per unit, the uses of each name (a call's callee, a name handed on as an
+    argument) and those where no gradient flows; ``fact`` keeps the names used only so."""
+
+    def __init__(self) -> None:
+        self.uses: Dict[Tuple[str, str], List[int]] = {}  # (unit, name) -> [gradient-free, all]
+
+    def note(self, unit: str, name: str, gradient_free: bool) -> None:
+        if name:
+            counts = self.uses.setdefault((unit, name), [0, 0])
+            counts[0] += gradient_free
+            counts[1] += 1
+
+    def fact(self, known: Optional[GradientFreeUses]) -> Optional[GradientFreeUses]:
+        """The module's fact, joined with what another op check recorded (each knows its
+        framework's places: ``torch.no_grad()`` for one, ``tf.summary`` for the other)."""
+        found: Dict[str, Set[str]] = {}
+        for (unit, name), (free, total) in self.uses.items():
+            if free == total:
+                found.setdefault(unit, set()).add(name)
+        if known is not None:
+            for unit, names in known.by_unit.items():
+                found.setdefault(unit, set()).update(names)
+        if not found:
+            return None
+        return GradientFreeUses({unit: tuple(sorted(names)) for unit, names in sorted(found.items())})
+
+
+def used_only_without_gradient(view: ProgramView, key: UnitKey, seen: FrozenSet[UnitKey] = frozenset()) -> bool:
+    """Whether the top-level function ``key`` is used, and only where no gradient flows:
+    every unit that refers to it calls or hands it on only so (``GradientFreeUses``), or
+    is itself such a function (``checkpoint_filter_fn`` given as a weight-loading hook
+    calls ``resize_pos_embed``).  A function nothing refers to (looked up by a string)
+    may run anywhere."""
+    if key in seen or not is_top_level_function(view, key):
+        return False
+    users = referrers(view, key)
+    if not users:
+        return False
+    for path, unit in users:
+        record = view.records.get(path)
+        uses = record.facts.get(GradientFreeUses) if record is not None else None
+        if uses is not None and key[1] in uses.by_unit.get(unit, ()):
+            continue
+        if not used_only_without_gradient(view, (path, unit), seen | {key}):
+            return False
+    return True
+

@@ -1,0 +1,242 @@
+"""Backward-only ops where no gradient can flow (ND203 / ND204): in a function used only
+under ``torch.no_grad()``, as a weight-loading hook or for a ``tf.summary``; and the
+kernel rules in test code.  Each case has a near miss that keeps the finding."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+INTERPOLATE = '`torch.nn.functional.interpolate` has no deterministic CUDA implementation'
+RESIZE = '`tf.compat.v1.image.resize_nearest_neighbor` has no deterministic GPU implementation'
+POOL = '`torch.nn.AdaptiveAvgPool2d` has no deterministic CUDA implementation'
+
+Found = List[Tuple[str, str, int, int]]
+
+
+def found(lint, files: Dict[str, str], code: str, start: str, config: Optional[dict] = None) -> Found:
+    findings = [f for f in lint(files, config) if f.code == code]
+    assert all(f.message.startswith(start) for f in findings), [f.message for f in findings]
+    return sorted((f.path.replace("\\", "/").rsplit("/", 1)[-1], f.code, f.line, f.col + 1) for f in findings)
+
+
+# ---------------------------------------------------------------- torch: weight loading ----
+VIT = (
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "from timm.models.helpers import build_model_with_cfg\n"
+    "class ViT(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.pos_embed = torch.nn.Parameter(torch.zeros(1, 4, 8))\n"
+    "    def forward(self, x):\n"
+    "        return x + self.pos_embed\n"
+    "def resize_pos_embed(posemb, size):\n"
+    "    return F.interpolate(posemb, size=size, mode='bicubic')\n"
+    "@torch.no_grad()\n"
+    "def load_weights(model, weights):\n"
+    "    model.pos_embed.copy_(resize_pos_embed(weights['pos_embed'], (2, 2)))\n"
+    "def checkpoint_filter_fn(state_dict, model):\n"
+    "    return {k: resize_pos_embed(v, (2, 2)) for k, v in state_dict.items()}\n"
+    "def create_vit(pretrained=False):\n"
+    "    return build_model_with_cfg(ViT, 'vit', pretrained, pretrained_filter_fn=checkpoint_filter_fn)\n"
+)
+TRAIN_VIT = (
+    "import torch\n"
+    "from proj import vit\n"
+    "def main():\n"
+    "    model = vit.create_vit().cuda()\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    model(torch.ones(1, 4, 8).cuda()).sum().backward()\n"
+    "    opt.step()\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def vit_project(vit: str = VIT, train: str = TRAIN_VIT) -> Dict[str, str]:
+    return {"proj/__init__.py": "", "proj/vit.py": vit, "proj/train.py": train}
+
+
+def test_a_resize_used_only_while_loading_weights_is_not_reported(lint):
+    # ``resize_pos_embed`` runs under ``no_grad`` and in a checkpoint filter timm calls
+    assert found(lint, vit_project(), "ND203", INTERPOLATE) == []
+
+
+def test_near_miss_the_resize_also_runs_in_forward(lint):
+    vit = VIT.replace("return x + self.pos_embed", "return x + resize_pos_embed(self.pos_embed, (2, 2))")
+    assert found(lint, vit_project(vit), "ND203", INTERPOLATE) == [("vit.py", "ND203", 11, 12)]
+
+
+def test_near_miss_a_filter_given_under_another_keyword(lint):
+    vit = VIT.replace("pretrained_filter_fn=checkpoint_filter_fn", "feature_cfg=checkpoint_filter_fn")
+    assert found(lint, vit_project(vit), "ND203", INTERPOLATE) == [("vit.py", "ND203", 11, 12)]
+
+
+def test_a_load_state_dict_hook_gets_no_gradient(lint):
+    vit = VIT.replace(
+        "return build_model_with_cfg(ViT, 'vit', pretrained, pretrained_filter_fn=checkpoint_filter_fn)",
+        "model = ViT()\n    model.register_load_state_dict_pre_hook(checkpoint_filter_fn)\n    return model",
+    ).replace("from timm.models.helpers import build_model_with_cfg\n", "")
+    assert found(lint, vit_project(vit), "ND203", INTERPOLATE) == []
+
+
+def test_near_miss_the_loader_is_not_under_no_grad(lint):
+    vit = VIT.replace("@torch.no_grad()\n", "")
+    assert found(lint, vit_project(vit), "ND203", INTERPOLATE) == [("vit.py", "ND203", 11, 12)]
+
+
+def test_near_miss_a_function_nothing_refers_to_is_still_reported(lint):
+    # looked up by a string, it may run anywhere
+    vit = VIT.replace("resize_pos_embed(weights['pos_embed'], (2, 2))", "weights['pos_embed']").replace(
+        "{k: resize_pos_embed(v, (2, 2)) for", "{k: v for")
+    assert found(lint, vit_project(vit), "ND203", INTERPOLATE) == [("vit.py", "ND203", 11, 12)]
+
+
+# ---------------------------------------------------------------- TensorFlow: summaries ----
+TF = {"target-versions": {"tensorflow": "2.15"}}
+UTIL = (
+    "import tensorflow as tf\n"
+    "def to_image(roll, dilation=1):\n"
+    "    roll = tf.compat.v1.image.resize_nearest_neighbor(roll, [8 * dilation, 8])\n"
+    "    return tf.cast(roll, tf.uint8)\n"
+)
+TRAIN_TF = (
+    "import tensorflow as tf\n"
+    "from proj import util\n"
+    "def main():\n"
+    "    model = tf.keras.Sequential([tf.keras.layers.Dense(3)])\n"
+    "    x = tf.ones([2, 8, 8, 1])\n"
+    "    tf.summary.image('roll', util.to_image(x, dilation=2))\n"
+    "    with tf.GradientTape() as tape:\n"
+    "        loss = tf.reduce_sum({loss})\n"
+    "    tape.gradient(loss, model.trainable_variables)\n"
+    "    tf.summary.image('raw', tf.compat.v1.image.resize_nearest_neighbor(x, [16, 8]))\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def tf_project(loss: str = "model(x)") -> Dict[str, str]:
+    return {"proj/__init__.py": "", "proj/util.py": UTIL, "proj/train.py": TRAIN_TF.format(loss=loss)}
+
+
+def test_an_image_built_only_for_a_summary_is_not_reported(lint):
+    # the resize in ``to_image`` and the one written in the summary call get no gradient
+    assert found(lint, tf_project(), "ND204", RESIZE, TF) == []
+
+
+def test_near_miss_the_image_helper_is_also_differentiated(lint):
+    assert found(lint, tf_project("model(util.to_image(x))"), "ND204", RESIZE, TF) == [("util.py", "ND204", 3, 12)]
+
+
+# ---------------------------------------------------------------- test code ----
+TEST_MODEL = (
+    "import torch\n"
+    "def test_resume_is_reproducible():\n"
+    "    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.AdaptiveAvgPool2d(1)).cuda()\n"
+    "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    model(torch.ones(1, 3, 8, 8).cuda()).sum().backward()\n"
+    "    opt.step()\n"
+)
+
+
+def test_kernel_ops_in_test_code_are_not_reported_by_default(lint):
+    assert found(lint, {"tests/test_engine.py": TEST_MODEL}, "ND203", POOL) == []
+
+
+def test_near_miss_test_code_checked_on_request(lint):
+    assert found(lint, {"tests/test_engine.py": TEST_MODEL}, "ND203", POOL, {"test-code": "check"}) == [
+        ("test_engine.py", "ND203", 3, 59),
+    ]
+
+
+def test_near_miss_the_same_model_outside_test_code(lint):
+    source = TEST_MODEL.replace("def test_resume_is_reproducible():", "def main():") + "main()\n"
+    assert found(lint, {"train.py": source}, "ND203", POOL) == [("train.py", "ND203", 3, 59)]
+
+
+# ---------------------------------------------------------------- scatters with one index per row ----
+SCATTER_ND = "`tf.scatter_nd` adds with atomics on the GPU"
+FINAL = (
+    "import tensorflow as tf\n"
+    "def final_index(lengths, time_major=True):\n"
+    "    indices = [tf.maximum(0, lengths - 1), {column}]\n"
+    "    if not time_major:\n"
+    "        indices = indices[-1::-1]\n"
+    "    return tf.stack(indices, axis={axis})\n"
+    "def set_final(sequence, lengths, values):\n"
+    "    index = final_index(lengths, time_major=False)\n"
+    "    return sequence + tf.scatter_nd(index, values, tf.shape(sequence))\n"
+    "def set_first(sequence, lengths, values):\n"
+    "    rows = tf.stack([tf.zeros_like(lengths), {column}], axis={axis})\n"
+    "    return sequence + tf.scatter_nd(rows, values, tf.shape(sequence))\n"
+)
+
+
+def final_module(column: str = "tf.range(lengths.shape[0])", axis: str = "1") -> Dict[str, str]:
+    return {"seq.py": FINAL.format(column=column, axis=axis)}
+
+
+def test_a_scatter_with_one_index_per_batch_row_is_not_reported(lint):
+    # each row holds its own ``tf.range`` value: no two updates meet
+    assert found(lint, final_module(), "ND204", SCATTER_ND, TF) == []
+    assert found(lint, final_module(axis="-1"), "ND204", SCATTER_ND, TF) == []
+
+
+def test_near_miss_rows_without_a_distinct_column(lint):
+    assert found(lint, final_module(column="lengths"), "ND204", SCATTER_ND, TF) == [
+        ("seq.py", "ND204", 9, 23), ("seq.py", "ND204", 12, 23),
+    ]
+
+
+def test_near_miss_indices_stacked_along_the_first_axis(lint):
+    # ``[2, batch]``: two index vectors of depth ``batch``, nothing says they differ
+    assert found(lint, final_module(axis="0"), "ND204", SCATTER_ND, TF) == [
+        ("seq.py", "ND204", 9, 23), ("seq.py", "ND204", 12, 23),
+    ]
+
+
+def test_near_miss_the_list_is_rebound_to_something_else(lint):
+    files = final_module()
+    files["seq.py"] = files["seq.py"].replace("indices[-1::-1]", "indices[:1] + [lengths]")
+    assert found(lint, files, "ND204", SCATTER_ND, TF) == [("seq.py", "ND204", 9, 23)]
+
+
+# ---------------------------------------------------------------- a branch no caller opens ----
+CONTRAST = "`tf.image.adjust_contrast` has no deterministic GPU implementation"
+AUGMENT = (
+    "import tensorflow as tf\n"
+    "def augment(images, do_colors=False, crop_size=None):\n"
+    "    images = tf.image.random_flip_left_right(images)\n"
+    "    if do_colors:\n"
+    "        images = tf.image.adjust_contrast(images, 1.5)\n"
+    "    return images\n"
+)
+USE_AUGMENT = (
+    "import tensorflow as tf\n"
+    "from proj import aug\n"
+    "def main():\n"
+    "    print({call})\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def augment_project(call: str) -> Dict[str, str]:
+    return {"proj/__init__.py": "", "proj/aug.py": AUGMENT, "proj/run.py": USE_AUGMENT.format(call=call)}
+
+
+def test_an_op_under_a_flag_no_call_sets_is_not_reported(lint):
+    for call in ("aug.augment(tf.ones([4, 4, 3]))", "aug.augment(tf.ones([4, 4, 3]), do_colors=False)",
+                 "aug.augment(tf.ones([4, 4, 3]), crop_size=[2, 2])"):
+        assert found(lint, augment_project(call), "ND204", CONTRAST, TF) == [], call
+
+
+def test_near_miss_a_call_sets_the_flag(lint):
+    for call in ("aug.augment(tf.ones([4, 4, 3]), do_colors=True)", "aug.augment(tf.ones([4, 4, 3]), True)",
+                 "aug.augment(*args)", "list(map(aug.augment, [tf.ones([4, 4, 3])]))"):
+        assert found(lint, augment_project(call), "ND204", CONTRAST, TF) == [("aug.py", "ND204", 5, 18)], call
+
+
+def test_near_miss_a_flag_function_nothing_calls(lint):
+    assert found(lint, augment_project("'no call'"), "ND204", CONTRAST, TF) == [("aug.py", "ND204", 5, 18)]
