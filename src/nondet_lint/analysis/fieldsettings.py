@@ -200,14 +200,35 @@ def names_given(call: cst.Call, function: Optional[cst.FunctionDef]) -> Iterator
                 yield key
 
 
+class LocalValues:
+    """The values a function assigns to plain names (``saved = k.x``), by name: what
+    ``_restored`` compares with.  A caller that asks about many assignments of one
+    function (``self.a = a`` in a constructor) keeps one, so the function is walked once
+    rather than once per assignment."""
+
+    def __init__(self) -> None:
+        self._function: Optional[cst.FunctionDef] = None
+        self._values: Dict[str, List[cst.BaseExpression]] = {}
+
+    def of(self, function: cst.FunctionDef) -> Dict[str, List[cst.BaseExpression]]:
+        if function is not self._function:
+            values: Dict[str, List[cst.BaseExpression]] = {}
+            for node in nodes_in(function, cst.Assign):
+                for name in {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}:
+                    values.setdefault(name, []).append(node.value)
+            self._function, self._values = function, values
+        return self._values
+
+
 def names_assigned(target: cst.BaseExpression, value: Optional[cst.BaseExpression],
-                   function: Optional[cst.FunctionDef]) -> Iterator[str]:
+                   function: Optional[cst.FunctionDef], local: Optional[LocalValues] = None) -> Iterator[str]:
     """The attribute names an assignment gives a value (``obj.x = v``); putting back a
     value saved from the same attribute (``saved = k.x; k.x = None; ...; k.x = saved``)
     gives nothing new, and neither does passing on (``names_given``)."""
     if isinstance(target, cst.Attribute):
         name = target.attr.value
-        if value is None or not (_passed_on(name, value, function) or _restored(name, value, function)):
+        if value is None or not (_passed_on(name, value, function)
+                                 or _restored(name, value, function, local or LocalValues())):
             yield name
     elif isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
@@ -229,11 +250,10 @@ def _passed_on(name: str, value: cst.BaseExpression, function: Optional[cst.Func
     return False
 
 
-def _restored(name: str, value: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> bool:
+def _restored(name: str, value: cst.BaseExpression, function: Optional[cst.FunctionDef], local: LocalValues) -> bool:
     if not (isinstance(value, cst.Name) and function is not None):
         return False
-    saved = [node.value for node in nodes_in(function, cst.Assign)
-             if any(isinstance(t.target, cst.Name) and t.target.value == value.value for t in node.targets)]
+    saved = local.of(function).get(value.value, [])
     return bool(saved) and all(isinstance(v, cst.Attribute) and v.attr.value == name for v in saved)
 
 
@@ -243,6 +263,7 @@ def optional_attributes(cls: cst.ClassDef) -> FrozenSet[str]:
     active_dims)``): None unless a caller gives it.  Attributes the class never sets
     (``self.training``, which the framework sets) are not among them."""
     setters: Dict[str, bool] = {}
+    local = LocalValues()
     for function in nodes_in(cls, cst.FunctionDef):
         pairs: List[Tuple[cst.BaseExpression, Optional[cst.BaseExpression]]] = []
         for assign in nodes_in(function, cst.Assign):
@@ -252,7 +273,7 @@ def optional_attributes(cls: cst.ClassDef) -> FrozenSet[str]:
         for target, value in pairs:
             for name in _own(target):
                 ok = value is not None and not isinstance(value, cst.Attribute) and (
-                    _passed_on(name, value, function) or _restored(name, value, function))
+                    _passed_on(name, value, function) or _restored(name, value, function, local))
                 setters[name] = setters.get(name, True) and ok
         for call in nodes_in(function, cst.Call):
             func = call.func

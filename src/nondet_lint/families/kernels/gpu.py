@@ -26,7 +26,7 @@ import libcst as cst
 
 from nondet_lint.analysis.defaultrun import DefaultRun
 from nondet_lint.analysis.entrypoints import LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
-from nondet_lint.analysis.fieldsettings import names_assigned, names_given
+from nondet_lint.analysis.fieldsettings import LocalValues, names_assigned, names_given
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
 from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
@@ -43,7 +43,7 @@ from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
-from nondet_lint.walk import calls_in, nodes_in
+from nondet_lint.walk import calls_in, nodes_in, visit_tree
 
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
@@ -572,12 +572,12 @@ def _module_globals(ctx: FileContext) -> FrozenSet[str]:
     return frozenset(found)
 
 
-class _Bindings(cst.CSTVisitor):
+class _Bindings:
     """Every name the module binds anywhere: assignments, loop and ``with`` targets,
-    parameters, definitions, imports, ``except ... as``, walrus targets."""
+    parameters, definitions, imports, ``except ... as``, walrus targets.  Handlers for
+    ``walk.visit_tree``: a libcst visitor over the whole module cost more than its parse."""
 
     def __init__(self) -> None:
-        super().__init__()
         # the globals Python gives every module
         self.names: Set[str] = {"__file__", "__name__", "__doc__", "__spec__", "__package__", "__path__", "__loader__", "__builtins__", "__cached__"}
 
@@ -634,7 +634,7 @@ class _Bindings(cst.CSTVisitor):
 
 def _bound_in_module(ctx: FileContext) -> FrozenSet[str]:
     visitor = _Bindings()
-    ctx.module.visit(visitor)
+    visit_tree(ctx.module, visitor)
     return frozenset(visitor.names)
 
 
@@ -805,6 +805,7 @@ class GpuFacts(Check):
         self.globals = _module_globals(ctx)
         self.optional_imports: Set[str] = set()  # names imported under ``except ImportError``
         self._bound: Optional[FrozenSet[str]] = None  # every name the module binds (on first need)
+        self._local = LocalValues()  # the names the current function assigns, for ``names_assigned``
         self.annotating = 0  # nesting of type annotations: the names in them run nothing
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
@@ -1118,7 +1119,7 @@ class GpuFacts(Check):
         return next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.FunctionDef)), None)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.unit.sets.update(names_assigned(node.target, None, self._function()))
+        self.unit.sets.update(names_assigned(node.target, None, self._function(), self._local))
 
     def visit_Dict(self, node: cst.Dict) -> None:
         for element in node.elements:  # ``Kernel(**{"active_dims": [0]})``
@@ -1129,7 +1130,7 @@ class GpuFacts(Check):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self.unit.sets.update(names_assigned(target.target, node.value, self._function()))
+            self.unit.sets.update(names_assigned(target.target, node.value, self._function(), self._local))
             passed = passed_by_assignment(target.target, node.value, self.estimator_modes)
             if passed is not None:
                 self.unit.passes.add(passed)
@@ -1152,7 +1153,7 @@ class GpuFacts(Check):
                 self.annotations[-1][node.targets[0].target.value] = returned
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.unit.sets.update(names_assigned(node.target, node.value, self._function()))
+        self.unit.sets.update(names_assigned(node.target, node.value, self._function(), self._local))
         kind = self._type_of(node.annotation.annotation)
         if kind is not None and isinstance(node.target, cst.Name):
             self.annotations[-1][node.target.value] = kind
@@ -1180,6 +1181,12 @@ class GpuFacts(Check):
                 if before.get(switch) != state and self.unit.switches.get(switch) != ON:
                     self.unit.switches[switch] = state
 
+    def _bindings(self) -> FrozenSet[str]:
+        """Every name the module binds, gathered on first need."""
+        if self._bound is None:
+            self._bound = _bound_in_module(self.ctx)
+        return self._bound
+
     def visit_Call(self, node: cst.Call) -> None:
         self.unit.sets.update(names_given(node, self._function()))
         if isinstance(node.func, cst.Name):
@@ -1192,9 +1199,7 @@ class GpuFacts(Check):
             roots.extend(arg.value for arg in node.args if isinstance(arg.value, cst.Name))
             for root in roots:
                 if root is not None and self.ctx.qualname(root) is None:
-                    if self._bound is None:
-                        self._bound = _bound_in_module(self.ctx)
-                    if root.value not in self._bound:
+                    if root.value not in self._bindings():
                         self.unit.calls_unknown = True
                         break
         if name is None:
@@ -1518,7 +1523,7 @@ class GpuFacts(Check):
             stars=tuple(self.stars),
             registries=dict(sorted(self.registry_aliases.items())),
             optional=tuple(sorted(self.optional_imports)),
-            defined=tuple(sorted(_bound_in_module(self.ctx))) if self.ctx.is_package else (),
+            defined=tuple(sorted(self._bindings())) if self.ctx.is_package else (),
         ))
 
 
