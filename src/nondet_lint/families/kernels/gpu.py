@@ -20,7 +20,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -785,6 +785,54 @@ def _subtracts(function: cst.BaseExpression) -> bool:
     return found
 
 
+def _assigned_from(value: cst.BaseExpression, parent: Callable[[cst.CSTNode], Any]) -> Set[str]:
+    """The names a statement binds to ``value`` (``loss, grads = value``)."""
+    statement = parent(value)
+    if isinstance(statement, cst.Assign) and statement.value is value:
+        return {name.value for target in statement.targets for name in _target_names(target.target)}
+    return set()
+
+
+def _subtracted(value: cst.BaseExpression, parent: Callable[[cst.CSTNode], Any]) -> bool:
+    """``value`` is part of what an expression statement subtracts (``p - lr * value``)."""
+    child: cst.CSTNode = value
+    node = parent(value)
+    while isinstance(node, cst.BaseExpression) or isinstance(node, (cst.Arg, cst.AugAssign)):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) and child is node.right:
+            return True
+        if isinstance(node, cst.AugAssign):
+            return isinstance(node.operator, cst.SubtractAssign) and child is node.value
+        child, node = node, parent(node)
+    return False
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+
+
+def _subtracts_names(scope: cst.CSTNode, names: Set[str]) -> bool:
+    """Whether ``scope`` subtracts an expression that reads one of ``names`` (``p - lr * g``,
+    ``w -= lr * g``)."""
+
+    def reads(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in names
+        return any(reads(child) for child in node.children)
+
+    def visit(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) and reads(node.right):
+            return True
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.SubtractAssign) and reads(node.value):
+            return True
+        return any(visit(child) for child in node.children)
+
+    return visit(scope)
+
+
 class GpuFacts(Check):
     """Records the module's ``GpuModuleFacts``: frameworks used, switches set, the modules
     imported (for program closures), and per unit (``reach``) GPU selection, differentiation
@@ -822,6 +870,7 @@ class GpuFacts(Check):
         self.registry_aliases: Dict[str, str] = {}  # ``register_model = Registries.models.register``
         self.gradient_functions: Set[str] = set()  # ``f_grad`` of ``Defun(python_grad_func=f_grad)``
         self.gradient_units: Set[str] = set()  # units that take a JAX gradient (``jax.grad``)
+        self.gradient_calls: List[Tuple[cst.Call, cst.CSTNode]] = []  # each such call, with its function
         self.updates_parameters = False  # some unit applies an update (``GradientUpdates``)
         self._gradient_names: Dict[int, FrozenSet[str]] = {}  # per enclosing function: its gradient arguments
         # where the GPU is selected: anchors pass 2 positions, for the ND205 message
@@ -1456,8 +1505,29 @@ class GpuFacts(Check):
         call updates parameters; ``finish`` joins them (``GradientUpdates``)."""
         if name is not None and name in self.gradient_updates.transforms:
             self.gradient_units.add(self.unit_name)
+            scope = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), self.ctx.module)
+            self.gradient_calls.append((node, scope))
         elif not self.updates_parameters:
             self.updates_parameters = self.gradient_updates.updates(node, name, self.ctx.imports.mentions)
+
+    def _gradient_subtracted(self, transform: cst.Call, scope: cst.CSTNode) -> bool:
+        """A hand-written update: ``scope``, the function around ``transform`` (or the
+        module), subtracts the gradient it gives (``grads = jax.grad(loss)(params)`` then
+        ``params - lr * grads``, or ``grad_fn = jax.value_and_grad(loss)`` then
+        ``_, grads = grad_fn(params)`` and ``w -= lr * grads``).  Asked once the walk is
+        done: the names are bound and used after the transform."""
+        invoked = self.ctx.parent(transform)
+        if isinstance(invoked, cst.Call) and invoked.func is transform:
+            if _subtracted(invoked, self.ctx.parent):
+                return True  # ``params - lr * jax.grad(loss)(params)``
+            gradients = _assigned_from(invoked, self.ctx.parent)
+        else:  # the gradient function, called later in the scope
+            functions = _assigned_from(transform, self.ctx.parent)
+            gradients = set()
+            for call in calls_in(scope):
+                if isinstance(call.func, cst.Name) and call.func.value in functions:
+                    gradients |= _assigned_from(call, self.ctx.parent)
+        return bool(gradients) and _subtracts_names(scope, gradients)
 
     def finish(self) -> None:
         anchored: Set[Tuple[str, bool]] = set()
@@ -1481,6 +1551,8 @@ class GpuFacts(Check):
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
         names = [name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT)]
+        if not self.updates_parameters:
+            self.updates_parameters = any(self._gradient_subtracted(call, scope) for call, scope in self.gradient_calls)
         if self.updates_parameters:
             for name in self.gradient_units:  # a gradient this module feeds to an update
                 self.units[name].differentiates = True
