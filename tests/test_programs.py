@@ -21,6 +21,10 @@ JAX_SWITCH = (
     "this program runs on a GPU (TensorFlow / JAX use the GPU by default) but never turns on "
     "`XLA_FLAGS=--xla_gpu_deterministic_ops=true`"
 )
+JAX_SWITCH_MESSAGE = (
+    JAX_SWITCH + ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
+    "turn it on (deterministic kernels can be slower)"
+)
 TF_SWITCH = (
     "this program runs on a GPU (TensorFlow / JAX use the GPU by default) but never turns on op determinism "
     "(`tf.config.experimental.enable_op_determinism()`)"
@@ -274,3 +278,27 @@ def test_a_function_bound_by_a_module_level_partial_runs_where_the_name_is_used(
     assert (path, line, col, code) == ("evaluate.py", 3, 1, "ND205")
     assert message.startswith(TF_SWITCH)
     assert "it runs `cuDNN convolution autotuning` (layers.py:7)" in message
+
+
+def test_a_jax_gradient_trains_only_where_it_feeds_an_update(tmp_path):
+    found = findings("gradient_feeds_update", tmp_path)
+    assert [f[:4] for f in found] == [("handwritten.py", 2, 1, "ND205"), ("train.py", 1, 1, "ND205")]
+    assert all(f[4] == JAX_SWITCH_MESSAGE for f in found)
+
+
+def test_a_documentation_guide_without_a_dataset_does_not_matter(tmp_path):
+    found = findings("documentation_guide", tmp_path)
+    assert [f[:4] for f in found] == [("docs/tutorial.py", 2, 1, "ND205"), ("examples/toy.py", 2, 1, "ND205")]
+    assert all(f[4] == JAX_SWITCH_MESSAGE for f in found)
+
+
+def test_documentation_code_check_judges_a_guide(tmp_path):
+    assert findings("documentation_guide_checked", tmp_path) == [
+        ("docs/guides/optimizers.py", 2, 1, "ND205", JAX_SWITCH_MESSAGE),
+    ]
+
+
+def test_an_import_from_the_root_finds_a_namespace_package(tmp_path):
+    assert findings("namespace_import_from_root", tmp_path) == [
+        ("examples/agent/run.py", 1, 1, "ND205", JAX_SWITCH_MESSAGE),
+    ]

@@ -99,6 +99,7 @@ OPTIONS: Dict[str, Tuple[str, Callable[[str, Any], Any]]] = {
     "cache-dir": ("cache_dir", _str),
     "respect-gitignore": ("respect_gitignore", _bool),
     "test-code": ("test_code", _test_code),
+    "documentation-code": ("documentation_code", _test_code),
 }
 CODE_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "fixable", "unfixable")
 
@@ -123,6 +124,9 @@ class Config:
     respect_gitignore: bool = True
     # "skip": test code is not a training program (ND101-ND106, ND205, ND209 do not judge it)
     test_code: str = "skip"
+    # "skip": a documentation guide that reads no dataset illustrates an API (ND205, ND209
+    # do not judge it); "check": judge it as any program
+    documentation_code: str = "skip"
     # where the config came from; relative paths in it are relative to this folder
     root: str = "."
     source: Optional[str] = None

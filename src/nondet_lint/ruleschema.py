@@ -165,7 +165,9 @@ DATA: Dict[str, Table] = {
         "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),
     "ND205": Table({
-        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES, "gradient_arguments": str}),
+        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES, "gradient_arguments": str,
+            "gradient_transforms": NAMES, "updates": Table({"prefixes": NAMES, "tree_maps": NAMES, "methods": Map(NAMES)}),
+        }),
         "estimator_modes": Table({"constants": Map(str), "methods": Map(NAMES), "calls": Map(NAMES)}),
         "evaluation": Table({
             "calls": NAMES, "load_calls": NAMES, "methods": Map(NAMES), "save_calls": NAMES, "save_methods": NAMES,
@@ -199,6 +201,7 @@ DATA: Dict[str, Table] = {
         "program": Table({
             "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
             "viewer_calls": NAMES, "viewer_methods": Map(NAMES), "binders": NAMES,
+            "documentation": Table({"folders": NAMES, "real_data": NAMES, "pretrained_methods": NAMES}),
             "methods": Table({
                 "with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES),
                 "property_decorators": NAMES, "class_level_decorators": NAMES, "value_types": NAMES,

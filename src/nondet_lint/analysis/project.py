@@ -191,7 +191,12 @@ class Project:
             found = self.by_file.get(os.path.join(folder, *parts))
             if found is not None:
                 return found
-        return self.module(dotted)
+        found = self.module(dotted)
+        if found is None and self.root:
+            # a folder without ``__init__.py`` at the root (``examples/``) is a namespace
+            # package to a program run from the root (``python -m examples.impala.run``)
+            found = self.by_file.get(os.path.join(os.path.abspath(self.root), *parts))
+        return found
 
     def search_path(self, near: str) -> List[str]:
         """The folders an import in the module at ``near`` looks in first: its own, and

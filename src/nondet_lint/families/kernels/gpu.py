@@ -20,7 +20,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -736,6 +736,107 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 _IMPORT_PARTS = frozenset({cst.ImportAlias, cst.AsName, cst.Import, cst.ImportFrom})
 _DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef})
 
+@dataclass(frozen=True)
+class GradientUpdates:
+    """Rule data ``differentiation``: JAX's gradient transforms (``jax.grad``,
+    ``nnx.value_and_grad``) train only where the gradient feeds a parameter update (spec
+    "Programs that matter"); a module that takes one and updates parameters trains there.
+    A gradient of a nonlinearity a kernel library derives, or one a guide takes to show
+    what it returns, trains nothing."""
+
+    transforms: FrozenSet[str] = frozenset()
+    prefixes: Tuple[str, ...] = ()  # an optimizer library's calls (``optax.adam``, ``tx.init``)
+    tree_maps: FrozenSet[str] = frozenset()  # ``jax.tree.map(lambda p, g: p - lr * g, ...)``
+    methods: Mapping[str, Sequence[str]] = field(default_factory=dict)  # ``tx.update(grads, state)``
+
+    @classmethod
+    def from_data(cls, diff: Mapping[str, Any]) -> "GradientUpdates":
+        updates = diff.get("updates", {})
+        return cls(
+            frozenset(diff.get("gradient_transforms", ())), tuple(updates.get("prefixes", ())),
+            frozenset(updates.get("tree_maps", ())), dict(updates.get("methods", {})),
+        )
+
+    def updates(self, node: cst.Call, name: Optional[str], mentions: Callable[..., bool]) -> bool:
+        """Whether ``node`` updates parameters with a gradient: a call of an optimizer
+        library, a tree map whose function subtracts, or an ``update`` method with
+        arguments in a module that imports an optimizer library (``mentions``)."""
+        if name is not None:
+            if name.startswith(self.prefixes):
+                return True
+            return name in self.tree_maps and bool(node.args) and _subtracts(node.args[0].value)
+        if isinstance(node.func, cst.Attribute) and node.args:
+            needs = self.methods.get(node.func.attr.value, ())
+            return bool(needs) and mentions(*needs)
+        return False
+
+
+def _subtracts(function: cst.BaseExpression) -> bool:
+    """``lambda p, g: p - lr * g``: a function of two or more values whose body subtracts."""
+    if not isinstance(function, cst.Lambda) or len(function.params.params) < 2:
+        return False
+    found = False
+
+    def visit(node: cst.CSTNode) -> None:
+        nonlocal found
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract):
+            found = True
+        for child in node.children:
+            if not found:
+                visit(child)
+
+    visit(function.body)
+    return found
+
+
+def _assigned_from(value: cst.BaseExpression, parent: Callable[[cst.CSTNode], Any]) -> Set[str]:
+    """The names a statement binds to ``value`` (``loss, grads = value``)."""
+    statement = parent(value)
+    if isinstance(statement, cst.Assign) and statement.value is value:
+        return {name.value for target in statement.targets for name in _target_names(target.target)}
+    return set()
+
+
+def _subtracted(value: cst.BaseExpression, parent: Callable[[cst.CSTNode], Any]) -> bool:
+    """``value`` is part of what an expression statement subtracts (``p - lr * value``)."""
+    child: cst.CSTNode = value
+    node = parent(value)
+    while isinstance(node, cst.BaseExpression) or isinstance(node, (cst.Arg, cst.AugAssign)):
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) and child is node.right:
+            return True
+        if isinstance(node, cst.AugAssign):
+            return isinstance(node.operator, cst.SubtractAssign) and child is node.value
+        child, node = node, parent(node)
+    return False
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    if isinstance(target, cst.Name):
+        yield target
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+
+
+def _subtracts_names(scope: cst.CSTNode, names: Set[str]) -> bool:
+    """Whether ``scope`` subtracts an expression that reads one of ``names`` (``p - lr * g``,
+    ``w -= lr * g``)."""
+
+    def reads(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Name):
+            return node.value in names
+        return any(reads(child) for child in node.children)
+
+    def visit(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract) and reads(node.right):
+            return True
+        if isinstance(node, cst.AugAssign) and isinstance(node.operator, cst.SubtractAssign) and reads(node.value):
+            return True
+        return any(visit(child) for child in node.children)
+
+    return visit(scope)
+
+
 class GpuFacts(Check):
     """Records the module's ``GpuModuleFacts``: frameworks used, switches set, the modules
     imported (for program closures), and per unit (``reach``) GPU selection, differentiation
@@ -751,6 +852,7 @@ class GpuFacts(Check):
         # the lists every call is looked up in, as sets and prefix tuples
         self.training_calls = frozenset(self.diff["calls"])
         self.training_prefixes = tuple(self.diff["prefixes"])
+        self.gradient_updates = GradientUpdates.from_data(self.diff)
         self.evaluation_calls = frozenset(self.evaluation.get("calls", ()))
         self.evaluation_functions = tuple(self.evaluation.get("function_names", ()))
         self.estimator_modes = EstimatorModes.from_data(data)
@@ -779,6 +881,9 @@ class GpuFacts(Check):
         self.stars: List[str] = []
         self.registry_aliases: Dict[str, str] = {}  # ``register_model = Registries.models.register``
         self.gradient_functions: Set[str] = set()  # ``f_grad`` of ``Defun(python_grad_func=f_grad)``
+        self.gradient_units: Set[str] = set()  # units that take a JAX gradient (``jax.grad``)
+        self.gradient_calls: List[Tuple[cst.Call, cst.CSTNode]] = []  # each such call, with its function
+        self.updates_parameters = False  # some unit applies an update (``GradientUpdates``)
         self._gradient_names: Dict[int, FrozenSet[str]] = {}  # per enclosing function: its gradient arguments
         # where the GPU is selected: anchors pass 2 positions, for the ND205 message
         self.anchor_code = next((code for code in ("ND205", "ND209") if code in ctx.enabled), None)
@@ -909,7 +1014,9 @@ class GpuFacts(Check):
         data ``gradient_arguments``: a keyword so named, or any function named to a call so
         named); none for a training call (``jax.grad(loss_fn)``)."""
         pattern = self.diff.get("gradient_arguments")
-        if not pattern or (name is not None and (name in self.training_calls or name.startswith(self.training_prefixes))):
+        if not pattern or (name is not None and (
+            name in self.training_calls or name.startswith(self.training_prefixes) or name in self.gradient_updates.transforms
+        )):
             return []
         callee = name.rpartition(".")[2] if name is not None else (dotted_name(node.func) or "").rpartition(".")[2]
         by_call = regex(pattern).search(callee) is not None
@@ -1230,8 +1337,10 @@ class GpuFacts(Check):
         self._switched(before)
         unit = self.unit
         self._selected(node, self.selection.call(node))
-        if not unit.differentiates and not self.gradient_definitions and self._differentiates(node, name):
-            self._trains(node)
+        if not self.gradient_definitions:
+            if not unit.differentiates and self._differentiates(node, name):
+                self._trains(node)
+            self._gradient_update(node, name)
         passed = passed_by_call(node, name if name is not None else LOCAL + node.func.value if isinstance(
             node.func, cst.Name) else None, self.estimator_modes)
         if passed is not None:
@@ -1474,6 +1583,35 @@ class GpuFacts(Check):
             return bool(needs) and self.ctx.imports.mentions(*needs)
         return False
 
+    def _gradient_update(self, node: cst.Call, name: Optional[str]) -> None:
+        """Note a JAX gradient transform taken in the unit being walked, and whether the
+        call updates parameters; ``finish`` joins them (``GradientUpdates``)."""
+        if name is not None and name in self.gradient_updates.transforms:
+            self.gradient_units.add(self.unit_name)
+            scope = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), self.ctx.module)
+            self.gradient_calls.append((node, scope))
+        elif not self.updates_parameters:
+            self.updates_parameters = self.gradient_updates.updates(node, name, self.ctx.imports.mentions)
+
+    def _gradient_subtracted(self, transform: cst.Call, scope: cst.CSTNode) -> bool:
+        """A hand-written update: ``scope``, the function around ``transform`` (or the
+        module), subtracts the gradient it gives (``grads = jax.grad(loss)(params)`` then
+        ``params - lr * grads``, or ``grad_fn = jax.value_and_grad(loss)`` then
+        ``_, grads = grad_fn(params)`` and ``w -= lr * grads``).  Asked once the walk is
+        done: the names are bound and used after the transform."""
+        invoked = self.ctx.parent(transform)
+        if isinstance(invoked, cst.Call) and invoked.func is transform:
+            if _subtracted(invoked, self.ctx.parent):
+                return True  # ``params - lr * jax.grad(loss)(params)``
+            gradients = _assigned_from(invoked, self.ctx.parent)
+        else:  # the gradient function, called later in the scope
+            functions = _assigned_from(transform, self.ctx.parent)
+            gradients = set()
+            for call in calls_in(scope):
+                if isinstance(call.func, cst.Name) and call.func.value in functions:
+                    gradients |= _assigned_from(call, self.ctx.parent)
+        return bool(gradients) and _subtracts_names(scope, gradients)
+
     def finish(self) -> None:
         anchored: Set[Tuple[str, bool]] = set()
         for node, unit_name, selected in self.selections:
@@ -1496,6 +1634,11 @@ class GpuFacts(Check):
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
         names = [name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT)]
+        if not self.updates_parameters:
+            self.updates_parameters = any(self._gradient_subtracted(call, scope) for call, scope in self.gradient_calls)
+        if self.updates_parameters:
+            for name in self.gradient_units:  # a gradient this module feeds to an update
+                self.units[name].differentiates = True
         for name in self.gradient_functions:
             if name in self.units:  # a top-level function that computes another's gradient
                 self.units[name].differentiates = False
@@ -2023,6 +2166,8 @@ class ProgramView:
         function it never calls does not make it train."""
         if self.project.is_test_code(entry) or self.project.is_speed_benchmark(entry):
             return False
+        if self.illustrates_an_api(entry):
+            return False
         summary = self.reached_summary(entry)
         if summary.benchmarks_speed:
             return False
@@ -2075,6 +2220,36 @@ class ProgramView:
         start = [key for key in reached if key[0] == entry or not key[1]]
         named = self.reach.named_from(start, lambda key: key in reached and (key[0] == entry or "." not in key[1]))
         return any(unit is not None and unit.seeds for unit in map(self.reach.unit, named))
+
+    def illustrates_an_api(self, entry: str) -> bool:
+        """docs/contract.md "Programs that matter": a documentation guide (a program in a
+        folder rule data ``documentation.folders`` names, ``docs/guides/``) whose code
+        (its own and that of the documentation it runs, not the library it shows) reads no
+        dataset (``real_data``: ``tfds.load``, ``load_dataset``, a file it opens) and loads
+        no model made elsewhere (``from_pretrained``, a model file) trains, if at all, on
+        constants or random draws to show an API.  ``documentation-code = "check"``
+        judges it as any program."""
+        data = self.data.get("program", {}).get("documentation")
+        if not data or self.project.config.documentation_code == "check" or not self._in_documentation(entry, data):
+            return False
+        if self.reached_summary(entry).loads_model:
+            return False
+        real_data = tuple(data.get("real_data", ()))
+        pretrained = frozenset(data.get("pretrained_methods", ()))
+        for key in self.reached_units(entry):
+            unit = self.reach.unit(key)
+            if unit is None or not self._in_documentation(key[0], data):
+                continue
+            if pretrained.intersection(unit.reads) or any(
+                _named_in(ref, real_data) or ref.rpartition(".")[2] in pretrained for ref in unit.refs
+            ):
+                return False
+        return True
+
+    def _in_documentation(self, path: str, data: Mapping[str, Any]) -> bool:
+        """A module in a documentation folder (``documentation.folders``: ``docs``, ``docs_nnx``)."""
+        folders = self.project.show(path).split("/")[:-1]
+        return any(fnmatch.fnmatchcase(folder, pattern) for folder in folders for pattern in data["folders"])
 
     def writes_model(self, entry: str) -> bool:
         """The program of ``entry`` writes a model out: its own module does (``torch.save``,
