@@ -2197,8 +2197,8 @@ class ProgramView:
         """The program of ``entry`` is a converter of data: it runs models only forward and
         writes what they compute out as arrays (features, waveforms, embeddings) or writes
         a model out.  Its own code (its module, or a function of another module it runs)
-        writes arrays in the default run (``writes_arrays``) or a model (``saves_model``);
-        no code it runs trains, no class it reaches has a training hook a trainer outside
+        writes arrays in the default run (``writes_arrays``) or a model (``saves_model``)
+        and names no evaluation function; no code it runs trains, no class it reaches has a training hook a trainer outside
         the project may call, and its own code seeds nothing (``seeds_in_own_code``: a seed
         says it wants repeatable runs)."""
         if self.reached_summary(entry).differentiates or self.seeds_in_own_code(entry):
@@ -2209,7 +2209,19 @@ class ProgramView:
         ]
         if not any(unit.writes_arrays or unit.saves_model for unit in own):
             return False
+        if self._names_an_evaluation(own):
+            return False  # it evaluates a model and keeps the results (``evaluate_fold`` saving losses)
         return not self.hooks_differentiate(entry)
+
+    def _names_an_evaluation(self, units: Sequence[UnitFacts]) -> bool:
+        """Code that refers to a function named as an evaluation (``evaluation.function_names``:
+        ``evaluate``, ``evaluate_*``): arrays it writes are results of that evaluation, not
+        converted data."""
+        patterns = tuple(self.data.get("evaluation", {}).get("function_names", ()))
+        return any(
+            fnmatch.fnmatchcase(ref.rpartition(".")[2], pattern)
+            for unit in units for ref in unit.refs for pattern in patterns
+        )
 
     def seeds_in_own_code(self, entry: str) -> bool:
         """The program of ``entry`` asks for repeatable runs: module code it imports, its
