@@ -699,6 +699,17 @@ class Collector:
                 self.scope.add(SeedingEvent(EventKind.IMPORT, f"{base}.{name}"))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        """A name read on an object may run a method of that name; a path inside a
+        framework or standard-library module (``torch.backends.cudnn.benchmark``,
+        ``np.random.rand``) names that module's attributes, not a method of the project's
+        objects."""
+        root: cst.BaseExpression = node.value
+        while type(root) is cst.Attribute:
+            root = root.value
+        if type(root) is cst.Name:
+            imported = self.ctx.imports.aliases.get(root.value)
+            if imported is not None and self._outside(imported):
+                return
         self.scope.names.add(node.attr.value)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
