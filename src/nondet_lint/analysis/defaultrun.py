@@ -114,7 +114,8 @@ class DefaultRun:
         (``def main(ds, sampler=None)`` called as ``main(ds)``). Unknown otherwise (a method,
         a function only other modules call, a call with ``*args`` / ``**kwargs``, a decorated
         function, which a launcher may call with arguments)."""
-        if not isinstance(scope, cst.FunctionDef) or scope.decorators or not any(ancestors[i] is scope and i > 0 and isinstance(ancestors[i - 1], cst.Module) for i in range(len(ancestors))):
+        top_level = len(ancestors) > 1 and isinstance(ancestors[0], cst.Module) and ancestors[1] is scope
+        if not isinstance(scope, cst.FunctionDef) or scope.decorators or not top_level:
             return UNKNOWN
         params = scope.params
         positional = [*params.posonly_params, *params.params]

@@ -17,6 +17,7 @@ from typing import Any, Callable, Mapping, Optional, Tuple
 import libcst as cst
 
 from nondet_lint.analysis.dataflow import ScopeIndex
+from nondet_lint.analysis.moduleview import is_none
 from nondet_lint.callargs import find_arg
 from nondet_lint.names import ImportMap
 
@@ -54,7 +55,7 @@ class HfDatasets:
                 if name is not None:
                     if not name.startswith(self.modules):
                         return None
-                    return Origin(streaming or self._streams(current), known=True)
+                    return Origin(streaming or self._streams(current))
                 func = current.func
                 if isinstance(func, cst.Attribute):
                     streaming = streaming or func.attr.value in self.streaming
@@ -71,7 +72,7 @@ class HfDatasets:
             else:
                 break
         if imports.mentions(*self.modules) and not imports.mentions(*self.other_modules):
-            return Origin(streaming, known=False)
+            return Origin(streaming)
         return None
 
     def _streams(self, call: cst.Call) -> bool:
@@ -85,7 +86,7 @@ class HfDatasets:
         """The shuffle is given a seed or a generator other than ``None``."""
         for keyword in self.seed_keywords:
             value = find_arg(call, keyword, None)
-            if value is not None and not (isinstance(value, cst.Name) and value.value == "None"):
+            if value is not None and not is_none(value):
                 return True
         return False
 
@@ -93,7 +94,6 @@ class HfDatasets:
 @dataclass(frozen=True)
 class Origin:
     streaming: bool  # an ``IterableDataset``: its unseeded shuffle draws OS entropy, not NumPy's state
-    known: bool  # traced to a ``datasets`` call (not only assumed from the module's imports)
 
 
 def hf_datasets(rules_data: Mapping[str, Any]) -> HfDatasets:
