@@ -43,7 +43,7 @@ from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.ruledata import RuleSet
-from nondet_lint.walk import calls_in, nodes_in, visit_tree
+from nondet_lint.walk import calls_in, nodes_in
 
 DATA_RULE = SWITCH_RULE  # the rule whose data holds the framework, switch and GPU tables
 
@@ -574,8 +574,9 @@ def _module_globals(ctx: FileContext) -> FrozenSet[str]:
 
 class _Bindings:
     """Every name the module binds anywhere: assignments, loop and ``with`` targets,
-    parameters, definitions, imports, ``except ... as``, walrus targets.  Handlers for
-    ``walk.visit_tree``: a libcst visitor over the whole module cost more than its parse."""
+    parameters, definitions, imports, ``except ... as``, walrus targets.  Its handlers run
+    in the walk that feeds the checks (a walk of its own cost half of ``GpuFacts``); the
+    names are complete once the walk has left the module."""
 
     def __init__(self) -> None:
         # the globals Python gives every module
@@ -630,12 +631,6 @@ class _Bindings:
 
     def visit_Global(self, node: cst.Global) -> None:
         self.names.update(item.name.value for item in node.names)
-
-
-def _bound_in_module(ctx: FileContext) -> FrozenSet[str]:
-    visitor = _Bindings()
-    visit_tree(ctx.module, visitor)
-    return frozenset(visitor.names)
 
 
 def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
@@ -909,7 +904,10 @@ class GpuFacts(Check):
         self.looked_up: Dict[str, Dict[str, str]] = {}
         self.globals = _module_globals(ctx)
         self.optional_imports: Set[str] = set()  # names imported under ``except ImportError``
-        self._bound: Optional[FrozenSet[str]] = None  # every name the module binds (on first need)
+        self._bindings = _Bindings()  # every name the module binds, gathered by the walk
+        # per unit: bare names it calls or passes that nothing imports or defines at module
+        # level; known once the walk has seen every binding of the module (``finish``)
+        self._unresolved: Dict[str, Set[str]] = {}
         self._local = LocalValues()  # the names the current function assigns, for ``names_assigned``
         self.annotating = 0  # nesting of type annotations: the names in them run nothing
         self.main_guard: Optional[cst.If] = None  # the main block being walked
@@ -1288,11 +1286,8 @@ class GpuFacts(Check):
                 if before.get(switch) != state and self.unit.switches.get(switch) != ON:
                     self.unit.switches[switch] = state
 
-    def _bindings(self) -> FrozenSet[str]:
-        """Every name the module binds, gathered on first need."""
-        if self._bound is None:
-            self._bound = _bound_in_module(self.ctx)
-        return self._bound
+    def visitors(self) -> Sequence[object]:
+        return (self, self._bindings)
 
     def visit_Call(self, node: cst.Call) -> None:
         self.unit.sets.update(names_given(node, self._function()))
@@ -1306,9 +1301,7 @@ class GpuFacts(Check):
             roots.extend(arg.value for arg in node.args if isinstance(arg.value, cst.Name))
             for root in roots:
                 if root is not None and self.ctx.qualname(root) is None:
-                    if root.value not in self._bindings():
-                        self.unit.calls_unknown = True
-                        break
+                    self._unresolved.setdefault(self.unit_name, set()).add(root.value)
         if name is None:
             self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
             func = node.func
@@ -1643,6 +1636,10 @@ class GpuFacts(Check):
             if name in self.units:  # a top-level function that computes another's gradient
                 self.units[name].differentiates = False
                 self.units[name].gated_training.clear()
+        bound_anywhere = self._bindings.names
+        for name, roots in self._unresolved.items():
+            if not roots <= bound_anywhere:
+                self.units[name].calls_unknown = True
         registries = set(self.registry_aliases.values())
         bound = {alias for alias in self.units[MODULE_UNIT].bound}
         units = {
@@ -1666,7 +1663,7 @@ class GpuFacts(Check):
             stars=tuple(self.stars),
             registries=dict(sorted(self.registry_aliases.items())),
             optional=tuple(sorted(self.optional_imports)),
-            defined=tuple(sorted(self._bindings())) if self.ctx.is_package else (),
+            defined=tuple(sorted(bound_anywhere)) if self.ctx.is_package else (),
         ))
 
 
