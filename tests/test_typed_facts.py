@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import textwrap
 
+import pytest
+
 from nondet_lint.config import Config
 from nondet_lint.engine import selected_codes
 from nondet_lint.analysis.entrypoints import EntryFacts
@@ -74,6 +76,18 @@ def test_the_facts_of_each_family_are_typed_and_read_back_from_their_json_form()
     entry = facts.get(EntryFacts)
     assert entry is not None and entry.main_guard and not entry.script and "torch" in entry.imports
     assert KernelOps not in facts  # no op of the tables is called
+    assert facts.to_json() == stored_json  # the values read back print their JSON form again
+
+
+def test_stored_facts_are_compared_by_value_and_an_unknown_kind_is_refused_when_read():
+    stored_json = stored().facts.to_json()
+    once, twice = FileFacts.from_json(stored_json), FileFacts.from_json(json.loads(json.dumps(stored_json)))
+    assert once == twice and GpuModuleFacts in once and KernelOps not in once
+    changed = json.loads(json.dumps(stored_json))
+    changed["gpu"]["frameworks"] = ["torch"]
+    assert FileFacts.from_json(changed) != once
+    with pytest.raises(KeyError, match="no-such-kind"):  # a cache entry of another shape is analyzed again
+        FileFacts.from_json({**stored_json, "no-such-kind": {}})
 
 
 def test_seeding_events_read_back_as_their_kinds():
