@@ -11,7 +11,7 @@ do_colors:``, with ``do_colors=False`` by default, runs only where a call gives 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -67,6 +67,16 @@ def is_top_level_function(view: ProgramView, key: UnitKey) -> bool:
         name not in (MODULE_UNIT, MAIN_UNIT) and "." not in name and name in units
         and not any(other.startswith(name + ".") for other in units)
     )
+
+
+def every_use(view: ProgramView, key: UnitKey, holds: Callable[[UnitKey], bool]) -> bool:
+    """Whether the top-level function ``key`` is referred to and ``holds`` for every unit
+    that refers to it (a function nothing refers to may be called from anywhere, with
+    anything: looked up by a string, or by code outside the project)."""
+    if not is_top_level_function(view, key):
+        return False
+    users = referrers(view, key)
+    return bool(users) and all(holds(user) for user in users)
 
 
 # ---------------------------------------------------------------- the arguments calls give ----
@@ -190,15 +200,11 @@ def gate_never_opened(view: ProgramView, key: UnitKey, gate: Gate) -> bool:
     """Whether every use of the top-level function ``key`` is a call that leaves the
     gate's parameters at their false defaults (a function nothing refers to may be
     called with anything)."""
-    if not gate or not is_top_level_function(view, key):
-        return False
-    users = referrers(view, key)
-    if not users:
-        return False
-    for path, unit in users:
+    def leaves_it_closed(user: UnitKey) -> bool:
+        path, unit = user
         record = view.records.get(path)
         given_facts = record.facts.get(GivenArguments) if record is not None else None
         given = given_facts.by_unit.get(unit, {}).get(key[1]) if given_facts is not None else None
-        if given is None or any(given.sets(parameter, position) for parameter, position in gate):
-            return False
-    return True
+        return given is not None and not any(given.sets(parameter, position) for parameter, position in gate)
+
+    return bool(gate) and every_use(view, key, leaves_it_closed)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
 
 from nondet_lint.facts import ModuleFact
-from nondet_lint.families.kernels.callers import is_top_level_function, referrers
+from nondet_lint.families.kernels.callers import every_use
 from nondet_lint.families.kernels.gpu import ProgramView
 from nondet_lint.families.kernels.reach import UnitKey
 
@@ -70,17 +70,12 @@ def used_only_without_gradient(view: ProgramView, key: UnitKey, seen: FrozenSet[
     is itself such a function (``checkpoint_filter_fn`` given as a weight-loading hook
     calls ``resize_pos_embed``).  A function nothing refers to (looked up by a string)
     may run anywhere."""
-    if key in seen or not is_top_level_function(view, key):
-        return False
-    users = referrers(view, key)
-    if not users:
-        return False
-    for path, unit in users:
-        record = view.records.get(path)
+    def without_gradient(user: UnitKey) -> bool:
+        record = view.records.get(user[0])
         uses = record.facts.get(GradientFreeUses) if record is not None else None
-        if uses is not None and key[1] in uses.by_unit.get(unit, ()):
-            continue
-        if not used_only_without_gradient(view, (path, unit), seen | {key}):
-            return False
-    return True
+        if uses is not None and key[1] in uses.by_unit.get(user[1], ()):
+            return True
+        return used_only_without_gradient(view, user, seen | {key})
+
+    return key not in seen and every_use(view, key, without_gradient)
 
