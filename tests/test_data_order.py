@@ -203,6 +203,89 @@ def test_what_a_loop_does_only_for_an_entry_of_a_given_name_keeps_no_order(tmp_p
     assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 12, 17)]
 
 
+def test_split_folders_routed_by_name_keep_no_order(tmp_path):
+    """The folders of a dataset root (a pattern ending with a separator) each tested for a
+    split's name (``"train" in folder.lower()``): one folder per split, so what a branch
+    does runs for one entry. Near misses: a pattern that lists files too, and a test for
+    a name that is not a split's."""
+    from conftest import lint_files
+
+    source = (
+        "import glob\n"
+        "import os\n"
+        "class Sequences:\n"
+        "    def prepare(self, path):\n"
+        "        for folder in glob.glob(path + os.path.sep + '*' + os.path.sep):\n"
+        "            for part in sorted(glob.glob(folder + '*')):\n"
+        "                if 'train' in folder.lower():\n"
+        "                    self.train.append(part)\n"
+        "                elif 'test' in folder.lower():\n"
+        "                    self.test.append(part)\n"
+        "                else:\n"
+        "                    raise ValueError(folder)\n"
+        "        for folder in glob.glob(path + '/*/'):\n"
+        "            if 'val' in folder:\n"
+        "                self.val.append(folder)\n"
+    )
+    assert lint_files(tmp_path / "splits", {"m.py": source}, ND3) == []
+    files_too = source.replace("path + os.path.sep + '*' + os.path.sep", "path + os.path.sep + '*'")
+    findings = lint_files(tmp_path / "files", {"m.py": files_too}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 5, 23)]
+    assert findings[0].message == (
+        "`glob.glob` returns entries in filesystem order, which differs between machines, filesystems and copies "
+        "of the data, and here that order is kept (the listing is collected into `self.train` in a loop): sort it"
+    )
+    other_name = source.replace("if 'val' in folder:", "if 'cam' in folder:")
+    findings = lint_files(tmp_path / "other", {"m.py": other_name}, ND3)
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 13, 23)]
+    assert "(the listing is collected into `self.val` in a loop)" in findings[0].message
+
+
+def test_a_generator_drained_by_another_module_that_only_counts_keeps_no_order(tmp_path):
+    """A generator of the listed files' lines handed to a function of another module that
+    only counts what it iterates (a vocabulary built from token counts): no order is kept.
+    Near misses: a consumer that collects the lines into a list, one that calls something
+    for each item (a training step), and one that concatenates them into a string."""
+    from conftest import lint_files
+
+    vocab = (
+        "import collections\n"
+        "class Encoder:\n"
+        "    @classmethod\n"
+        "    def build(cls, lines, size):\n"
+        "        counts = collections.defaultdict(int)\n"
+        "        for line in lines:\n"
+        "            for token in line.split():\n"
+        "                counts[token] += 1\n"
+        "        return cls(counts, size)\n"
+    )
+    data = (
+        "import glob\n"
+        "from pkg import vocab\n"
+        "def make_vocab(pattern, size):\n"
+        "    def generate():\n"
+        "        for name in glob.glob(pattern):\n"
+        "            with open(name) as handle:\n"
+        "                for line in handle:\n"
+        "                    yield line.strip()\n"
+        "    return vocab.Encoder.build(generate(), size)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/vocab.py": vocab, "pkg/data.py": data}
+    assert lint_files(tmp_path / "counted", files, ND3) == []
+    for label, body in (
+        ("collected", "            kept.append(line)\n"),
+        ("stepped", "            step(line)\n"),
+        ("joined", "            text += line\n"),
+    ):
+        consumer = vocab.replace("            for token in line.split():\n                counts[token] += 1\n", body)
+        findings = lint_files(tmp_path / label, {**files, "pkg/vocab.py": consumer}, ND3)
+        assert [(f.path.rsplit("/", 1)[-1], f.code, f.line, f.col + 1) for f in findings] == [("data.py", "ND301", 5, 21)], label
+        assert findings[0].message == (
+            "`glob.glob` returns entries in filesystem order, which differs between machines, filesystems and copies "
+            "of the data, and here that order is kept (the listing is yielded item by item in a loop): sort it"
+        )
+
+
 def test_a_packaging_script_lists_files_to_ship_not_data(tmp_path):
     """A module that calls ``setuptools.setup`` collects package data: not ND301.  The
     same walk in a module that does not package anything is reported."""

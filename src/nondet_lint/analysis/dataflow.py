@@ -362,6 +362,8 @@ class FlowTables:
     folder_listings: FrozenSet[str] = frozenset()  # list one folder: each name once
     pattern_listings: FrozenSet[str] = frozenset()  # list what a pattern matches: one folder if only its last part has wildcards
     key_sorts: FrozenSet[str] = frozenset()  # ``np.argsort(keys)``: positions in the order of their keys
+    split_names: FrozenSet[str] = frozenset()  # ``"train" in folder``: a data split's folder, one per dataset root
+    separators: FrozenSet[str] = frozenset()  # ``os.sep``: a pattern ending in one lists folders
 
     @classmethod
     def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
@@ -369,6 +371,7 @@ class FlowTables:
             "order_free", "order_keeping", "order_sensitive", "order_sensitive_suffixes", "set_makers", "accumulate_methods", "output_methods",
             "neutral_methods", "set_methods", "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "archive_types",
             "length_asserts", "basename_calls", "name_attributes", "folder_listings", "pattern_listings", "key_sorts",
+            "split_names", "separators",
         )))
 
     def disposes(self, name: Optional[str]) -> bool:
@@ -399,6 +402,12 @@ class OrderFlow:
         # taken to reorder the value, and the RNGs of those met
         self._shuffles: Mapping[str, str] = {}
         self._shuffled_by: Set[str] = set()
+        # ``first_use_if_drained``: a generator handed to functions of other modules,
+        # taken to drain it without keeping its order, and those functions' arguments;
+        # ``_handed`` records every argument given to a function not of this module
+        self._drain = False
+        self._handed: List[Tuple[str, str]] = []
+        self._assumed_drains: Set[Tuple[str, str]] = set()
 
     # ---- entry points ---------------------------------------------------------------
     def first_use(self, expr: cst.BaseExpression, kind: str = SEQ) -> Optional[OrderUse]:
@@ -426,6 +435,21 @@ class OrderFlow:
             return self._follow(expr, SEQ, None, 0, set()), frozenset(self._shuffled_by)
         finally:
             self._shuffles = {}
+
+    def first_use_if_drained(self, expr: cst.BaseExpression) -> Tuple[Optional[OrderUse], FrozenSet[Tuple[str, str]]]:
+        """``first_use`` where a generator whose values reach only functions of other
+        modules (``build_vocab(gen())``) is taken to be drained by them without keeping
+        its order, and those functions with the argument (a position or a keyword) that
+        gets the values: whether they keep the order is a question for the project."""
+        self._drain, self._handed, self._assumed_drains = True, [], set()
+        try:
+            return self._follow(expr, SEQ, None, 0, set()), frozenset(self._assumed_drains)
+        finally:
+            self._drain = False
+
+    def parameter_use(self, function: cst.FunctionDef, param: str) -> Optional[OrderUse]:
+        """Where ``function`` keeps the order of what its parameter ``param`` is given."""
+        return self._parameter_use(function, param, None, 0, set())
 
     def _shuffled(self, load: cst.Name) -> bool:
         """Under ``first_use_unless_shuffled``: ``load`` is shuffled in place (recorded)."""
@@ -486,10 +510,13 @@ class OrderFlow:
             for site in sites:
                 if self._drops_order_at_once(site):
                     continue
-                assumed = len(self._assumed_uncalled)
+                assumed, handed = len(self._assumed_uncalled), len(self._handed)
                 found = self._follow(site, SEQ, None, depth + 1, seen)
                 if found is None and len(self._assumed_uncalled) > assumed:
                     continue  # its values end in the result of a function nothing calls
+                if found is None and self._drain and len(self._handed) > handed:
+                    self._assumed_drains.update(self._handed[handed:])
+                    continue  # handed to other modules' functions: the project decides
                 holder = self.parent(site)
                 if found is None and isinstance(holder, cst.For) and holder.iter is site:
                     continue  # a loop over it whose body keeps no order (counts, sums)
@@ -747,6 +774,10 @@ class OrderFlow:
         """A function of this module given the value: followed through its parameter
         (``make_dataset(files)`` that builds a dataset from ``files``)."""
         function = self._module_function(call)
+        if function is None and self._drain and not arg.star:
+            name = self.qualname(call.func)
+            if name is not None and not name.startswith("builtins."):
+                self._handed.append((name, arg.keyword.value if arg.keyword is not None else str(call.args.index(arg))))
         if function is None or id(function) in self._active or arg.star:
             return None
         params = [*function.params.posonly_params, *function.params.params]
@@ -758,13 +789,19 @@ class OrderFlow:
             param = params[position].name.value if position < len(params) else None
         if param is None:
             return None
+        found = self._parameter_use(function, param, convert, depth, seen)
+        return OrderUse(found.node, f"passed to `{function.name.value}()`, where it is {found.reason}", found.convert) if found else None
+
+    def _parameter_use(self, function: cst.FunctionDef, param: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
+        if id(function) in self._active:
+            return None
         index = self.index_for(function.body)
         self._active.add(id(function))
         try:
             for load in self.reads_until_sorted(index, param, function):
                 found = self._follow(load, SEQ, convert, depth + 1, seen)
                 if found is not None:
-                    return OrderUse(found.node, f"passed to `{function.name.value}()`, where it is {found.reason}", found.convert)
+                    return found
         finally:
             self._active.discard(id(function))
         return None
@@ -1056,9 +1093,13 @@ class OrderFlow:
         for node in index.nodes_within(loop.body, (cst.Assign,)):
             if one_folder and self._base_name(node.value, items):
                 bases.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+        subfolders = self._lists_subfolders(loop.iter, index)
         found = []
         for branch in index.nodes_within(loop.body, (cst.If,)):
             test = branch.test
+            if subfolders and self._names_split(test, items | bases):
+                found.append(branch)
+                continue
             if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Equal)):
                 continue
             sides = (test.left, test.comparisons[0].comparator)
@@ -1070,6 +1111,45 @@ class OrderFlow:
                 elif one_folder and self._base_name(other, items):
                     found.append(branch)
         return found
+
+    def _names_split(self, test: cst.BaseExpression, names: Set[str]) -> bool:
+        """``"train" in folder`` (or ``folder.lower()``): an entry tested for the name of a
+        data split (``[ND301.data.flow] split_names``)."""
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.In)):
+            return False
+        literal, entry = test.left, test.comparisons[0].comparator
+        if not (isinstance(literal, cst.SimpleString) and str(literal.evaluated_value).lower() in self.tables.split_names):
+            return False
+        if isinstance(entry, cst.Call) and not entry.args and isinstance(entry.func, cst.Attribute) and entry.func.attr.value in ("lower", "casefold"):
+            entry = entry.func.value
+        return isinstance(entry, cst.Name) and entry.value in names
+
+    def _lists_subfolders(self, iterable: cst.BaseExpression, index: ScopeIndex) -> bool:
+        """Whether the loop goes over the folders of one folder: a ``glob`` pattern that
+        ends with a separator (``root + os.sep + "*" + os.sep``, ``root + "/*/"``) and has
+        wildcards in its last part only, directly or through a name bound once to it."""
+        if isinstance(iterable, cst.Name):
+            value = index.single_value(iterable.value)
+            if value is None:
+                return False
+            iterable = value
+        if not (isinstance(iterable, cst.Call) and iterable.args and self.qualname(iterable.func) in self.tables.pattern_listings):
+            return False
+        pattern = iterable.args[0].value
+        pieces = _ordered_literals(pattern)
+        if not pieces or not self._ends_with_separator(pattern):
+            return False
+        wild = re.compile(r"[*?\[]")
+        *head, last = pieces
+        folder, _, leaf = last.replace("\\", "/").rstrip("/").rpartition("/")
+        return not any(wild.search(piece) for piece in head) and bool(wild.search(leaf)) and not wild.search(folder) and "**" not in leaf
+
+    def _ends_with_separator(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.SimpleString):
+            return str(expr.evaluated_value).endswith(("/", "\\"))
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            return self._ends_with_separator(expr.right)
+        return self.qualname(expr) in self.tables.separators
 
     def _base_name(self, expr: cst.BaseExpression, items: Set[str]) -> bool:
         """``os.path.basename(p)``, ``p.name``, ``p.split(sep)[-1]`` of a loop item ``p``."""

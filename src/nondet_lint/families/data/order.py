@@ -47,6 +47,34 @@ class ListingFunctions(ModuleFact):
         return cls(dict(data))
 
 
+@dataclass(frozen=True)
+class DrainingFunctions(ModuleFact):
+    """The module's functions (``name``, ``Class.method`` of a static or class method)
+    that iterate a parameter without keeping its order (``for item in generator:
+    counts[item] += 1``), with their positional parameters (``cls`` left out) and the
+    parameters so drained: a generator of another module handed to one keeps no order."""
+
+    key = "draining_functions"
+
+    functions: Mapping[str, Tuple[Tuple[str, ...], FrozenSet[str]]]  # function -> (positional, drained)
+
+    def drains(self, function: str, argument: str) -> bool:
+        """Whether ``function`` drains what it gets as ``argument`` (a position or a keyword)."""
+        found = self.functions.get(function)
+        if found is None:
+            return False
+        positional, drained = found
+        name = positional[int(argument)] if argument.isdigit() and int(argument) < len(positional) else argument
+        return name in drained
+
+    def to_json(self) -> Dict[str, Any]:
+        return {name: {"positional": list(positional), "drained": sorted(drained)} for name, (positional, drained) in self.functions.items()}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "DrainingFunctions":
+        return cls({name: (tuple(entry["positional"]), frozenset(entry["drained"])) for name, entry in data.items()})
+
+
 class ListingOrder(Check):
     """ND301: a directory listing whose filesystem order is kept; also a call of another
     module's function that returns one (``PathManager.ls(path)`` of a project's file layer),
@@ -69,6 +97,7 @@ class ListingOrder(Check):
         self.packaging_spellings = spellings(ctx, self.packaging_calls)
         self.packages = False  # the module calls ``setuptools.setup``: a packaging script
         self.fixtures: List[cst.FunctionDef] = []  # functions decorated like a pytest fixture
+        self.loops: List[cst.For] = []  # ``for item in name:``, a parameter perhaps drained
 
     def visit_Call(self, node: cst.Call) -> None:
         last = last_name(node.func)
@@ -80,6 +109,10 @@ class ListingOrder(Check):
             self._item_getter(node)
         if not self.packages and last in self.packaging_spellings:
             self.packages = self.ctx.qualname(node.func) in self.packaging_calls
+
+    def visit_For(self, node: cst.For) -> None:
+        if isinstance(node.iter, cst.Name):
+            self.loops.append(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if any(last_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) == "fixture" for d in node.decorators):
@@ -98,6 +131,7 @@ class ListingOrder(Check):
 
     def finish(self) -> None:
         self._temporary_fixtures()
+        self._draining_functions()
         if self.packages:
             return  # a packaging script lists the files a package ships, not data
         self._listings()
@@ -123,6 +157,28 @@ class ListingOrder(Check):
             shown = ".".join(name.split(".")[-2:])
             self.ctx.defer(call, "ND301", fix=self._fix(call, name, frozenset()), function=name, shown=shown, reason=use.reason)
 
+    def _draining_functions(self) -> None:
+        """The module's functions that loop over a parameter and keep no order of it
+        anywhere (``DrainingFunctions``), for the generators other modules hand them."""
+        found: Dict[str, Tuple[Tuple[str, ...], FrozenSet[str]]] = {}
+        for loop in self.loops:
+            function = self.ctx.parent(loop)
+            while function is not None and not isinstance(function, (cst.FunctionDef, cst.Lambda, cst.Module)):
+                function = self.ctx.parent(function)
+            if not isinstance(function, cst.FunctionDef):
+                continue
+            key = _function_key(self.ctx, loop)
+            positional = _positional(self.ctx, function)
+            param = loop.iter.value if isinstance(loop.iter, cst.Name) else ""
+            if key is None or positional is None or param not in positional or param in found.get(key, ((), frozenset()))[1]:
+                continue
+            if not _aggregates(loop):
+                continue
+            if DataContext.of(self.ctx).flow.parameter_use(function, param) is None:
+                found[key] = (positional, found.get(key, (positional, frozenset()))[1] | {param})
+        if found:
+            self.ctx.facts.put(DrainingFunctions(dict(sorted(found.items()))))
+
     def _temporaries(self) -> Temporaries:
         data = self.data("ND301")
         return Temporaries(DataContext.of(self.ctx), data.get("temporary", {}), data.get("path_types", ()))
@@ -147,6 +203,11 @@ class ListingOrder(Check):
         for item in deferred:
             if "uncalled" in item.payload:
                 if not _never_called(project, item.path, item.payload["uncalled"], importers):
+                    message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
+                    yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
+                continue
+            if "drained" in item.payload:
+                if not _drained(project, item.payload["drained"]):
                     message = rule.format_message(name=item.payload["name"], reason=item.payload["reason"])
                     yield Finding(item.path, item.line, item.col, "ND301", message, item.end_line, item.end_col, getattr(item, "fix", None))
                 continue
@@ -195,6 +256,10 @@ class ListingOrder(Check):
             if shuffled:  # decided in pass 2: does the program seed that RNG?
                 self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, shuffled=sorted(shuffled))
                 continue
+            drained = self._drained_elsewhere(dctx, call) if name not in walks and "yielded" in use.reason else frozenset()
+            if drained:  # decided in pass 2: do those functions keep the order?
+                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, drained=sorted(map(list, drained)))
+                continue
             uncalled = self._kept_only_by_uncalled(dctx, call) if name not in walks and _hands_on(use) else frozenset()
             if uncalled:  # decided in pass 2: does another module call them?
                 self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, uncalled=sorted(uncalled))
@@ -217,6 +282,14 @@ class ListingOrder(Check):
             return frozenset()
         use, rngs = dctx.flow.first_use_unless_shuffled(call, shuffles)
         return rngs if use is None else frozenset()
+
+    def _drained_elsewhere(self, dctx: DataContext, call: cst.Call) -> FrozenSet[Tuple[str, str]]:
+        """The functions of other modules (with the argument that gets the values) to
+        which a generator yielding the listing's entries hands them, when nothing else
+        keeps their order (``build_vocab(lines())`` in a module whose ``lines()`` yields
+        the lines of the listed files): if they only count or sum, no order is kept."""
+        use, drains = dctx.flow.first_use_if_drained(call)
+        return drains if use is None else frozenset()
 
     def _kept_only_by_uncalled(self, dctx: DataContext, call: cst.Call) -> FrozenSet[str]:
         """The module's top-level functions that nothing in it calls or names, when the
@@ -315,16 +388,70 @@ def _function_key(ctx: FileContext, node: cst.CSTNode) -> Optional[str]:
     return ".".join(names) if 1 <= len(names) <= 2 else None
 
 
-def _listing_function(project: Any, function: str) -> Optional[str]:
-    """The listing API a project function returns as listed (``ListingFunctions``), found
-    under the longest module name its qualified name starts with."""
+def _positional(ctx: FileContext, function: cst.FunctionDef) -> Optional[Tuple[str, ...]]:
+    """The names a call's positional arguments bind: a top-level function's
+    parameters, a static or class method's (``cls`` left out); None for other methods,
+    whose calls through the class and through an instance count positions differently."""
+    params = tuple(p.name.value for p in (*function.params.posonly_params, *function.params.params))
+    owner = ctx.parent(ctx.parent(function) or function)
+    if not isinstance(owner, cst.ClassDef):
+        return params
+    decorators = {d.decorator.value for d in function.decorators if isinstance(d.decorator, cst.Name)}
+    if "staticmethod" in decorators:
+        return params
+    return params[1:] if "classmethod" in decorators else None
+
+
+def _aggregates(loop: cst.For) -> bool:
+    """The loop only aggregates what it iterates, which no order can change: it counts
+    into a mapping or counts items (``counts[token] += 1``, ``n += 1``) or fills a set or
+    a counter (``seen.add(x)``, ``counter.update(x)``), and calls nothing else for its
+    effect (``train_step(batch)``, ``out.write(line)`` consume the items in order; ``text
+    += line`` grows in order)."""
+    aggregated = False
+    for added in nodes_in(loop.body, cst.AugAssign, into_definitions=False):
+        if isinstance(added.operator, cst.AddAssign):
+            if not (isinstance(added.target, cst.Subscript) or isinstance(added.value, (cst.Integer, cst.Float))):
+                return False  # ``text += line``: a string or list grows in order
+            aggregated = True
+    for statement in nodes_in(loop.body, cst.Expr, into_definitions=False):
+        if isinstance(statement.value, cst.Call):
+            func = statement.value.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in _AGGREGATING_METHODS):
+                return False
+            aggregated = True
+    return aggregated
+
+
+_AGGREGATING_METHODS = frozenset({"add", "update"})  # a set's or a ``Counter``'s: no order kept
+
+
+def _module_fact(project: Any, function: str, kind: Any) -> Tuple[Optional[Any], str]:
+    """The fact of ``kind`` of the project module a qualified function name lies in (the
+    longest module name it starts with), and the function's name in that module."""
     parts = function.split(".")
     for end in range(len(parts) - 1, 0, -1):
         record = project.module(".".join(parts[:end])) if project is not None else None
         if record is not None:
-            facts = record.facts.get(ListingFunctions)
-            return facts.functions.get(".".join(parts[end:])) if facts is not None else None
-    return None
+            return record.facts.get(kind), ".".join(parts[end:])
+    return None, function
+
+
+def _drained(project: Any, consumers: Sequence[Sequence[str]]) -> bool:
+    """Every function a generator's values were handed to drains them without keeping
+    their order (``DrainingFunctions`` of its module)."""
+    for function, argument in consumers:
+        facts, local = _module_fact(project, function, DrainingFunctions)
+        if facts is None or not facts.drains(local, argument):
+            return False
+    return True
+
+
+def _listing_function(project: Any, function: str) -> Optional[str]:
+    """The listing API a project function returns as listed (``ListingFunctions``), found
+    under the longest module name its qualified name starts with."""
+    facts, local = _module_fact(project, function, ListingFunctions)
+    return facts.functions.get(local) if facts is not None else None
 
 
 def _hands_on(use: OrderUse) -> bool:
