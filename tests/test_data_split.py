@@ -193,6 +193,27 @@ def test_deterministic_false_only_on_tf_data(lint):
     assert at(lint({"m.py": source, "n.py": plain}, SELECT), "ND307") == [("m.py", 2, 37)]
 
 
+def test_options_off_whenever_the_program_trains(lint):
+    """``options.experimental_deterministic = not is_training`` is False in every training
+    run. Near misses: a flag that does not name training, and True."""
+    source = """
+        import tensorflow as tf
+        def make(dataset, is_training, is_eval):
+            options = tf.data.Options()
+            options.experimental_deterministic = not is_training
+            options.deterministic = not is_eval
+            options.deterministic = True
+            return dataset.with_options(options)
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND307") == [("m.py", 4, 5)]
+    assert findings[0].message == (
+        "`options.experimental_deterministic = not is_training` turns it off in training and lets every parallel "
+        "`tf.data` step yield elements in the order they finish, so element order changes between runs: set it to True"
+    )
+    assert "options.experimental_deterministic = True\n" in fix_of(findings, "ND307", source)
+
+
 def test_unseeded_shuffle_before_fixed_folds(lint):
     source = """
         from sklearn.model_selection import StratifiedKFold

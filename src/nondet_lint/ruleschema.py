@@ -298,7 +298,7 @@ DATA: Dict[str, Table] = {
     "ND307": Table({
         **{name: NAMES for name in (
             "determinism_calls", "determinism_env", "list_files", "option_fields", "options", "parallel_methods",
-            "sloppy_calls",
+            "sloppy_calls", "training_flags",
         )},
         "tfds": Table({"builder_calls": NAMES, "load_calls": NAMES, "read_config": str, "shuffle_methods": NAMES}),
     }),

@@ -783,6 +783,7 @@ class TfDataOrder(Check):
         self.sloppy = frozenset(data.get("sloppy_calls", ()))
         self.options = frozenset(data.get("options", ()))
         self.option_fields = frozenset(data.get("option_fields", ()))
+        self.training_flags = frozenset(data.get("training_flags", ()))
         self.methods: List[cst.Call] = []
         self.assignments: List[cst.Assign] = []
         self.spellings = spellings(ctx, (*self.list_files, *self.sloppy), self.parallel)
@@ -812,7 +813,7 @@ class TfDataOrder(Check):
                 self.methods.append(node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if _literal_bool(node.value) is False and any(
+        if (_literal_bool(node.value) is False or self._off_in_training(node.value) is not None) and any(
             isinstance(t.target, cst.Attribute) and t.target.attr.value in self.option_fields for t in node.targets
         ):
             self.assignments.append(node)
@@ -836,9 +837,20 @@ class TfDataOrder(Check):
                 attribute = target.target
                 if isinstance(attribute, cst.Attribute) and self._is_options(dctx, attribute.value):
                     fix = self.ctx.fix("ND307", [NodeEdit(assign.value, _TRUE)], seed=self.ctx.config.seed)
+                    flag = self._off_in_training(assign.value)
+                    value = f"not {flag}` turns it off in training and" if flag is not None else "False`"
                     self.ctx.defer(assign, "ND307", fix=fix,
-                                   **TfDataOrderCandidate(f"`options.{attribute.attr.value} = False` lets every parallel `tf.data` step yield elements in the order they finish",
+                                   **TfDataOrderCandidate(f"`options.{attribute.attr.value} = {value} lets every parallel `tf.data` step yield elements in the order they finish",
                                                          "set it to True", global_seed_helps=False).to_json())
+
+    def _off_in_training(self, value: cst.BaseExpression) -> Optional[str]:
+        """``not is_training`` (or ``not self.training``): a value that is False whenever the
+        program trains, named by ``[ND307.data] training_flags``; the flag as written."""
+        if not (isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Not)):
+            return None
+        flag = value.expression
+        name = flag.value if isinstance(flag, cst.Name) else flag.attr.value if isinstance(flag, cst.Attribute) else None
+        return self.ctx.code_for(flag) if name in self.training_flags else None
 
     def _is_options(self, dctx: DataContext, expr: cst.BaseExpression) -> bool:
         value: Optional[cst.BaseExpression] = expr
