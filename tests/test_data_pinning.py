@@ -436,3 +436,38 @@ def test_the_folder_the_program_is_started_in_is_the_users_choice(lint):
     findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND304"]
     assert [(f.line, f.col + 1) for f in findings] == [(4, 9)]
     assert findings[0].message.startswith("`ImageFolder` builds the dataset from whatever files `\"./pets\"` holds")
+
+
+def test_a_fetch_in_a_branch_taken_only_for_a_url_is_a_download(lint):
+    """``if data_dir.startswith("https://"): requests.get("/".join([data_dir, name]))``
+    whose content is parsed: the code says the value is a URL. Near misses: a fetch whose
+    content is not kept (a health check), and a run-time URL with no such test."""
+    files = {
+        "data.py": """
+            import io
+            import os
+            import numpy as np
+            import requests
+            def load(data_dir, names):
+                for name in names:
+                    if data_dir.startswith("http://") or data_dir.startswith("https://"):
+                        path = "/".join([data_dir, name])
+                        response = requests.get(path)
+                        yield np.load(io.BytesIO(response.content))
+                    else:
+                        path = os.path.join(data_dir, name)
+                        yield np.load(path)
+            def healthy(server):
+                if server.startswith("https://"):
+                    return requests.get(server + "/health").status_code == 200
+            def read(url):
+                return np.load(io.BytesIO(requests.get(url).content))
+            """,
+    }
+    findings = [f for f in lint(files, SELECT) if f.code == "ND303"]
+    assert [(f.line, f.col + 1) for f in findings] == [(9, 24)]
+    assert findings[0].message == (
+        "`requests.get` fetches `path` at whatever the URL serves, with nothing that checks what arrived: what it "
+        "gets changes whenever the source is updated, so two runs can use different weights or data; compare a "
+        "`hashlib` digest of the file after the download, or put a commit hash or a release tag in the URL"
+    )

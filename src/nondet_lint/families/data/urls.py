@@ -5,7 +5,8 @@ Three kinds of call, all rule data (``[ND303.data.urls]``):
 - downloaders (``urlretrieve``, ``wget.download``, ``gdown.download``, and
   ``download_url_to_file`` / torchvision's ``download_url`` when their hash argument is
   missing): always a download;
-- fetchers (``urlopen``, ``requests.get``): only a known ``http(s)://`` URL whose content
+- fetchers (``urlopen``, ``requests.get``): only a known ``http(s)://`` URL (a literal,
+  or a value the enclosing ``if`` tests with ``.startswith("http")``) whose content
   is saved (``.write``, ``shutil.copyfileobj``) or parsed (``io.BytesIO``,
   ``Image.open``, ``json.loads``, ...) in the same function, followed through the name
   the response is bound to and loops over its chunks;
@@ -31,7 +32,7 @@ from nondet_lint.analysis.moduleview import call_arg, has_double_star
 from nondet_lint.analysis.values import LITERAL, Values
 from nondet_lint.check import Check
 from nondet_lint.families.data.context import DataContext
-from nondet_lint.walk import children
+from nondet_lint.walk import children, nodes_in
 
 CODE = "ND303"
 BRANCH_ADVICE = "put a commit hash or a release tag in the URL instead of the branch"
@@ -151,7 +152,7 @@ class UrlDownloads(Check):
             if facts.verified or checked_by_class or self._hash_given(call, row) or self._fetched_again_checked(call, given, scope):
                 continue
             mode = row.get("mode", "download")
-            if mode != "download" and url is None:
+            if mode != "download" and url is None and not (given is not None and self._tested_as_url(call, given.value)):
                 continue  # a URL chosen at run time: not known to be data
             if mode == "fetch" and not self._content_kept(call, scope):
                 continue
@@ -169,6 +170,29 @@ class UrlDownloads(Check):
         else:
             return None
         return candidate if re.match(r"^(https?|ftp)://", candidate) else None
+
+    def _tested_as_url(self, call: cst.Call, expr: cst.BaseExpression) -> bool:
+        """The call sits in a branch taken only for an ``http(s)://`` value that its URL is
+        built from (``if data_dir.startswith("https://"): requests.get("/".join([data_dir,
+        name]))``): the code itself says the value is a URL."""
+        built = {n.value for n in nodes_in(expr, cst.Name)}
+        index = DataContext.of(self.ctx).index(call)
+        for name in list(built):
+            for binding in index.bindings_of(name):
+                if binding.value is not None:
+                    built |= {n.value for n in nodes_in(binding.value, cst.Name)}
+        child: cst.CSTNode = call
+        parent = self.ctx.parent(call)
+        while parent is not None and not isinstance(parent, (cst.FunctionDef, cst.Module)):
+            if isinstance(parent, cst.If) and child is parent.body:
+                for test in nodes_in(parent.test, cst.Call):
+                    func = test.func
+                    if (isinstance(func, cst.Attribute) and func.attr.value == "startswith" and isinstance(func.value, cst.Name)
+                            and func.value.value in built and test.args and isinstance(test.args[0].value, cst.SimpleString)
+                            and str(test.args[0].value.evaluated_value).startswith("http")):
+                        return True
+            child, parent = parent, self.ctx.parent(parent)
+        return False
 
     def _fetched_again_checked(self, call: cst.Call, given: Optional[cst.Arg], scope: Optional[cst.FunctionDef]) -> bool:
         """``gdown.download(url, path)`` followed in the same function by
