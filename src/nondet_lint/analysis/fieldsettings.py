@@ -16,12 +16,12 @@ line or a config file the default run does not read).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
 
 from nondet_lint.callargs import ABSENT, UNKNOWN, literal_value
-from nondet_lint.walk import nodes_in
+from nondet_lint.walk import children, nodes_in
 
 Plain = Union[None, bool, int, float, str]
 
@@ -135,7 +135,7 @@ def settled(modules: Iterable[Mapping[str, Any]]) -> Dict[str, Plain]:
 
 # ---- attributes that gate code, and the names code sets (ND205's ops) -------------------
 def attribute_gate(ancestors: Sequence[cst.CSTNode],
-                   optional: Callable[[cst.ClassDef], FrozenSet[str]] = lambda cls: optional_attributes(cls)) -> Tuple[str, ...]:
+                   optional: Callable[[cst.ClassDef], FrozenSet[str]] = lambda cls: _optional_of(cls)) -> Tuple[str, ...]:
     """The attributes ``X`` of the method's own object that the branches around a node
     (up to its method) require to be set: it is in the body of ``if self.X is not None:``
     or ``if self.X:`` (or of an ``and`` of such tests, or of the same conditional
@@ -212,12 +212,23 @@ class LocalValues:
 
     def of(self, function: cst.FunctionDef) -> Dict[str, List[cst.BaseExpression]]:
         if function is not self._function:
-            values: Dict[str, List[cst.BaseExpression]] = {}
-            for node in nodes_in(function, cst.Assign):
-                for name in {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}:
-                    values.setdefault(name, []).append(node.value)
-            self._function, self._values = function, values
+            self._function, self._values = function, _values_of(nodes_in(function, cst.Assign))
         return self._values
+
+    @classmethod
+    def gathered(cls, function: cst.FunctionDef, values: Dict[str, List[cst.BaseExpression]]) -> "LocalValues":
+        """The values of ``function`` as a walk over it gathered them (what ``of`` finds)."""
+        local = cls()
+        local._function, local._values = function, values
+        return local
+
+
+def _values_of(assignments: Iterable[cst.Assign]) -> Dict[str, List[cst.BaseExpression]]:
+    values: Dict[str, List[cst.BaseExpression]] = {}
+    for node in assignments:
+        for name in {t.target.value for t in node.targets if isinstance(t.target, cst.Name)}:
+            values.setdefault(name, []).append(node.value)
+    return values
 
 
 def names_assigned(target: cst.BaseExpression, value: Optional[cst.BaseExpression],
@@ -236,12 +247,13 @@ def names_assigned(target: cst.BaseExpression, value: Optional[cst.BaseExpressio
 
 
 def _passed_on(name: str, value: cst.BaseExpression, function: Optional[cst.FunctionDef]) -> bool:
-    if isinstance(value, cst.Name) and value.value == "None":
+    # ``type() is``: this runs for every keyword argument; none of these classes has subclasses
+    if type(value) is cst.Name and value.value == "None":
         return True
-    if isinstance(value, cst.Attribute) and value.attr.value == name and isinstance(value.value, cst.Name) \
+    if type(value) is cst.Attribute and value.attr.value == name and type(value.value) is cst.Name \
             and value.value.value == "self":
         return True
-    if not (isinstance(value, cst.Name) and value.value == name and function is not None):
+    if not (type(value) is cst.Name and value.value == name and function is not None):
         return False
     params = function.params
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -263,19 +275,21 @@ def optional_attributes(cls: cst.ClassDef) -> FrozenSet[str]:
     active_dims)``): None unless a caller gives it.  Attributes the class never sets
     (``self.training``, which the framework sets) are not among them."""
     setters: Dict[str, bool] = {}
-    local = LocalValues()
     for function in nodes_in(cls, cst.FunctionDef):
+        found = _nodes_by_type(function)
+        assigns = cast(List[cst.Assign], found.get(cst.Assign, []))
+        local = LocalValues.gathered(function, _values_of(assigns))
         pairs: List[Tuple[cst.BaseExpression, Optional[cst.BaseExpression]]] = []
-        for assign in nodes_in(function, cst.Assign):
+        for assign in assigns:
             pairs.extend((t.target, assign.value) for t in assign.targets)
-        pairs.extend((node.target, node.value) for node in nodes_in(function, cst.AnnAssign))
-        pairs.extend((node.target, None) for node in nodes_in(function, cst.AugAssign))
+        pairs.extend((node.target, node.value) for node in cast(List[cst.AnnAssign], found.get(cst.AnnAssign, [])))
+        pairs.extend((node.target, None) for node in cast(List[cst.AugAssign], found.get(cst.AugAssign, [])))
         for target, value in pairs:
             for name in _own(target):
                 ok = value is not None and not isinstance(value, cst.Attribute) and (
                     _passed_on(name, value, function) or _restored(name, value, function, local))
                 setters[name] = setters.get(name, True) and ok
-        for call in nodes_in(function, cst.Call):
+        for call in cast(List[cst.Call], found.get(cst.Call, [])):
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value in _STORING[1:]
                     and isinstance(func.value, cst.Name) and func.value.value == "self"):
@@ -286,3 +300,26 @@ def optional_attributes(cls: cst.ClassDef) -> FrozenSet[str]:
                 ok = len(positional) > 1 and _passed_on(key, positional[1], function)
                 setters[key] = setters.get(key, True) and ok
     return frozenset(name for name, ok in setters.items() if ok)
+
+
+def _nodes_by_type(node: cst.CSTNode) -> Dict[type, List[cst.CSTNode]]:
+    """The nodes inside ``node`` (itself included), by type, each in source order: one
+    walk where ``nodes_in`` would take one per type."""
+    found: Dict[type, List[cst.CSTNode]] = {}
+    stack: List[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        found.setdefault(type(current), []).append(current)
+        stack.extend(reversed(children(current)))
+    return found
+
+
+_LAST_OPTIONAL: List[Tuple[cst.ClassDef, FrozenSet[str]]] = []
+
+
+def _optional_of(cls: cst.ClassDef) -> FrozenSet[str]:
+    """``optional_attributes``, kept for the class last asked about (with the class, so
+    that its identity stays its own): the gated ops of a class ask in turn."""
+    if not _LAST_OPTIONAL or _LAST_OPTIONAL[0][0] is not cls:
+        _LAST_OPTIONAL[:] = [(cls, optional_attributes(cls))]
+    return _LAST_OPTIONAL[0][1]

@@ -121,14 +121,22 @@ class GpuSelectionAnchor:
 def unit_of(ancestors: Sequence[cst.CSTNode]) -> str:
     """The unit code with these ancestors belongs to, as ``GpuUse`` names units while it
     walks: a top-level function or class, a method of a top-level class
-    (``Class.method``), the main block, else the module's own code."""
-    definitions = [node for node in ancestors if isinstance(node, (cst.FunctionDef, cst.ClassDef))]
-    if definitions:
-        outer = definitions[0]
-        if isinstance(outer, cst.ClassDef) and len(definitions) > 1 and isinstance(definitions[1], cst.FunctionDef):
-            return f"{outer.name.value}.{definitions[1].name.value}"
+    (``Class.method``), the main block, else the module's own code.  (``type() is``: the
+    op checks ask this for many calls, and isinstance() against libcst's ABCs costs much
+    when it fails; none of these classes has subclasses.)"""
+    outer: Optional[Union[cst.FunctionDef, cst.ClassDef]] = None
+    for node in ancestors:
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.ClassDef:
+            if outer is None:
+                outer = node  # type: ignore[assignment]
+            else:
+                if type(outer) is cst.ClassDef and kind is cst.FunctionDef:
+                    return f"{outer.name.value}.{node.name.value}"  # type: ignore[attr-defined]
+                break
+    if outer is not None:
         return outer.name.value
-    if any(isinstance(node, cst.If) and is_main_guard(node.test) for node in ancestors):
+    if any(type(node) is cst.If and is_main_guard(node.test) for node in ancestors):
         return MAIN_UNIT
     return MODULE_UNIT
 
@@ -152,7 +160,8 @@ def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = N
     if type(node) is cst.SimpleString and "\\" not in node.value:
         # no escapes: the value is the raw text between the quotes (evaluating every
         # string literal of a module cost more than the rest of this check)
-        return "b" not in node.prefix.lower() and bool(regex(pattern).match(node.raw_value))
+        string_prefix, raw = _prefix_and_raw(node.value)
+        return "b" not in string_prefix and bool(regex(pattern).match(raw))
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
         return isinstance(value, str) and bool(regex(pattern).match(value))
@@ -163,6 +172,20 @@ def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = N
         valued = prefix is not None and len(node.parts) > 1 and bool(regex(prefix).match(first.value))
         return valued or bool(regex(pattern).match(first.value))
     return False
+
+
+def _prefix_and_raw(token: str) -> Tuple[str, str]:
+    """A string token's prefix, in lower case, and its text between the quotes: what
+    ``SimpleString.prefix`` and ``.raw_value`` give, without their loops over characters
+    (this runs for every string literal, docstrings included)."""
+    start = 0
+    while token[start] not in "'\"":
+        start += 1
+    end = start
+    while end < len(token) and token[end] == token[start]:
+        end += 1
+    width = 1 if end - start < 3 else 3  # ``''`` is empty; ``''''''`` and ``''''a'''`` are triple-quoted
+    return token[:start].lower(), token[start + width:len(token) - width]
 
 
 # where a device string selects a device (not where it is compared or listed as a choice)
@@ -184,10 +207,10 @@ class GpuSelection:
         libraries: Sequence[str] = self.data.get("kernel_imports", [])
         return self.ctx.imports.mentions(*libraries)
 
-    def call(self, node: cst.Call) -> Optional[Selected]:
-        """How ``node`` selects the GPU, or None."""
+    def call(self, node: cst.Call, name: Optional[str]) -> Optional[Selected]:
+        """How ``node`` selects the GPU, or None (``name``: what it calls, which the caller
+        has resolved already)."""
         func = node.func
-        name = self.ctx.qualname(func)
         if name is None and isinstance(func, cst.Attribute):
             # ``model.cuda()``: no other library has such a method (its receiver is a
             # torch object even in a file that does not import torch itself)
@@ -501,6 +524,9 @@ _DATA_USES = frozenset({
 })
 
 
+_LISTING_PARENTS = frozenset({cst.Element, cst.DictElement, cst.Arg})  # the only parents ``_listed`` accepts
+
+
 def _listed(node: cst.BaseExpression, parent: Any, parent_of: Any) -> bool:
     """A name kept as a value in a container (``[ModelA, ModelB]``, ``{"a": ModelA}``,
     ``models.append(ModelA)``) or named as a base class; ``parent`` is the node's.
@@ -655,9 +681,9 @@ def _is_super_call(node: cst.BaseExpression) -> bool:
 
 def _on_super(func: cst.BaseExpression) -> bool:
     """``super().name`` / ``super(Cls, self).name``."""
-    return (
-        isinstance(func, cst.Attribute) and isinstance(func.value, cst.Call)
-        and isinstance(func.value.func, cst.Name) and func.value.func.value == "super"
+    return (  # ``type() is``: this runs for every call; none of these classes has subclasses
+        type(func) is cst.Attribute and type(func.value) is cst.Call
+        and type(func.value.func) is cst.Name and func.value.func.value == "super"
     )
 
 
@@ -850,6 +876,7 @@ class GpuFacts(Check):
         self.gradient_updates = GradientUpdates.from_data(self.diff)
         self.evaluation_calls = frozenset(self.evaluation.get("calls", ()))
         self.evaluation_functions = tuple(self.evaluation.get("function_names", ()))
+        self._evaluation_names: Dict[str, bool] = {}  # callee's last name -> whether it evaluates
         self.estimator_modes = EstimatorModes.from_data(data)
         self.save_calls = frozenset(self.evaluation.get("save_calls", ()))
         self.save_namespaces = tuple(name for name in self.save_calls if name.endswith("."))
@@ -864,9 +891,13 @@ class GpuFacts(Check):
         self._required_options: Optional[FrozenSet[str]] = None  # options an ``assert`` of the module tests
         self.speed_benchmarks = tuple(self.program.get("speed_benchmarks", ()))
         self.viewer_calls = tuple(self.program.get("viewer_calls", ()))
+        self.viewer_names = frozenset(self.viewer_calls)  # ``_named_in``'s names and namespaces, built once
+        self.viewer_namespaces = tuple(n for n in self.viewer_calls if n.endswith("."))
         self.binders = frozenset(self.program.get("binders", ()))
         self.viewer_methods: Mapping[str, Sequence[str]] = self.program.get("viewer_methods", {})
         self.selection = GpuSelection(ctx)
+        self.collectives = frozenset(self.selection.data.get("collectives", ()))
+        self.process_group_starts = frozenset(self.selection.data.get("process_group_starts", ()))
         self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
         # frameworks imported where the default run goes, and only on an option's branch
         self.imported_by_default: Set[str] = set()
@@ -908,7 +939,13 @@ class GpuFacts(Check):
         # per unit: bare names it calls or passes that nothing imports or defines at module
         # level; known once the walk has seen every binding of the module (``finish``)
         self._unresolved: Dict[str, Set[str]] = {}
-        self._local = LocalValues()  # the names the current function assigns, for ``names_assigned``
+        # the functions around the node being walked, innermost last; per function, the
+        # values its code (nested functions included) assigns to plain names, and the
+        # attribute stores ``names_assigned`` may find put a saved value back, decided when
+        # the walk leaves the function (the names are assigned before and after the store)
+        self.functions: List[cst.FunctionDef] = []
+        self._local_values: List[Dict[str, List[cst.BaseExpression]]] = []
+        self._restorable: List[List[Tuple[UnitBuilder, cst.Attribute, cst.Name]]] = []
         self.annotating = 0  # nesting of type annotations: the names in them run nothing
         self.main_guard: Optional[cst.If] = None  # the main block being walked
         self.selections: List[Tuple[cst.CSTNode, str, Selected]] = []  # decided at the end: options' defaults
@@ -925,20 +962,27 @@ class GpuFacts(Check):
             self.unit.selects_gpu = "kernel library import"
 
     # -- units
+    def _unit_named(self, name: str) -> UnitBuilder:
+        """The unit ``name``, made the first time (not a new builder per definition)."""
+        unit = self.units.get(name)
+        if unit is None:
+            unit = self.units[name] = UnitBuilder()
+        return unit
+
     def _enter(self, node: Union[cst.FunctionDef, cst.ClassDef]) -> None:
         name = None
         if self.depth == 0:
             name = node.name.value
             self.owner = name if isinstance(node, cst.ClassDef) else None
             self.unit_name = name
-            self.unit = self.units.setdefault(name, UnitBuilder())
+            self.unit = self._unit_named(name)
             self.unit.registered_by.update(self._registries(node))
             if isinstance(node, cst.ClassDef):
                 self.unit.bases.extend(self._bases(node))
         elif self.depth == 1 and self.owner is not None and isinstance(node, cst.FunctionDef):
             # a method: a unit of its own, run once its name is read (``reach``)
             name = self.unit_name = f"{self.owner}.{node.name.value}"
-            self.unit = self.units.setdefault(name, UnitBuilder())
+            self.unit = self._unit_named(name)
             self.receiver = _receiver(node)
             decorators = {self.ctx.qualname(d.decorator) for d in node.decorators}
             self.unit.is_property = bool(decorators & self.property_decorators)
@@ -960,7 +1004,7 @@ class GpuFacts(Check):
         # ``if __name__ == "__main__":`` runs only when its module is the entry point
         if self.depth == 0 and self.unit_name == MODULE_UNIT and is_main_guard(node.test):
             self.unit_name = MAIN_UNIT
-            self.unit = self.units.setdefault(MAIN_UNIT, UnitBuilder())
+            self.unit = self._unit_named(MAIN_UNIT)
             self.main_guard = node
 
     def leave_If(self, original_node: cst.If) -> None:
@@ -981,10 +1025,17 @@ class GpuFacts(Check):
             if kind is not None:
                 annotated[param.name.value] = kind
         self.annotations.append(annotated)
+        self.functions.append(node)
+        self._local_values.append({})
+        self._restorable.append([])
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._leave()
         self.annotations.pop()
+        self.functions.pop()
+        local = LocalValues.gathered(original_node, self._local_values.pop())
+        for unit, target, value in self._restorable.pop():
+            unit.sets.update(names_assigned(target, value, original_node, local))
         if self._defines_gradient(original_node):
             self.gradient_definitions -= 1
 
@@ -1012,22 +1063,23 @@ class GpuFacts(Check):
         data ``gradient_arguments``: a keyword so named, or any function named to a call so
         named); none for a training call (``jax.grad(loss_fn)``)."""
         pattern = self.diff.get("gradient_arguments")
-        if not pattern or (name is not None and (
+        # only a name can be one (``type() is``: this runs for every call)
+        named = [arg for arg in node.args if type(arg.value) is cst.Name]
+        if not named or not pattern or (name is not None and (
             name in self.training_calls or name.startswith(self.training_prefixes) or name in self.gradient_updates.transforms
         )):
             return []
         callee = name.rpartition(".")[2] if name is not None else (dotted_name(node.func) or "").rpartition(".")[2]
         by_call = regex(pattern).search(callee) is not None
         return [
-            arg.value.value for arg in node.args
-            if isinstance(arg.value, cst.Name)
-            and (by_call or (arg.keyword is not None and regex(pattern).search(arg.keyword.value) is not None))
+            arg.value.value for arg in named  # type: ignore[attr-defined]
+            if by_call or (arg.keyword is not None and regex(pattern).search(arg.keyword.value) is not None)
         ]
 
     def _gradient_arguments_around(self, node: cst.FunctionDef) -> FrozenSet[str]:
         """The names the function enclosing ``node`` hands to a call as the function
         computing a gradient."""
-        enclosing = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef) and a is not node), None)
+        enclosing = self._function()  # ``node`` is not on the stack while it is entered or left
         if enclosing is None or not self.diff.get("gradient_arguments"):
             return frozenset()
         found = self._gradient_names.get(id(enclosing))
@@ -1089,7 +1141,7 @@ class GpuFacts(Check):
             if alias is not None:
                 self.unit.bound.setdefault(alias, set()).add(name if name is not None else LOCAL + node.value)
                 return
-        listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
+        listed = self.annotating > 0 or (kind in _LISTING_PARENTS and _listed(node, parent, self.ctx.parent))
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
         else:
@@ -1106,8 +1158,11 @@ class GpuFacts(Check):
                 self._read(node)
             return
         if self.depth > 0:
-            chain = dotted_name(node)
-            if chain is not None and chain.split(".", 1)[0] in self.globals:
+            root = node.value
+            while type(root) is cst.Attribute:
+                root = root.value
+            chain = dotted_name(node) if type(root) is cst.Name and root.value in self.globals else None
+            if chain is not None:
                 self.unit.chains.add(chain)  # ``Registries.problems[name]``: a registry it may look up
         name = self.ctx.qualname(node)
         if name is not None and self.depth == 0 and self.unit_name == MODULE_UNIT:
@@ -1221,10 +1276,19 @@ class GpuFacts(Check):
     # -- what the code does
     def _function(self) -> Optional[cst.FunctionDef]:
         """The innermost function the walk is in."""
-        return next((n for n in reversed(self.ctx.ancestors) if isinstance(n, cst.FunctionDef)), None)
+        return self.functions[-1] if self.functions else None
+
+    def _assigns(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        """The attribute names an assignment gives a value (``names_assigned``); where
+        it may put back a saved value (``k.x = saved`` in a function), once the walk has
+        seen every assignment of the function."""
+        if type(target) is cst.Attribute and type(value) is cst.Name and self.functions:
+            self._restorable[-1].append((self.unit, target, value))
+        else:
+            self.unit.sets.update(names_assigned(target, value, self._function()))
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self.unit.sets.update(names_assigned(node.target, None, self._function(), self._local))
+        self._assigns(node.target, None)
 
     def visit_Dict(self, node: cst.Dict) -> None:
         for element in node.elements:  # ``Kernel(**{"active_dims": [0]})``
@@ -1234,8 +1298,12 @@ class GpuFacts(Check):
                     self.unit.sets.add(key)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        assigned = {t.target.value for t in node.targets if type(t.target) is cst.Name}
+        for values in self._local_values:  # each function around it sees the values
+            for name in assigned:
+                values.setdefault(name, []).append(node.value)
         for target in node.targets:
-            self.unit.sets.update(names_assigned(target.target, node.value, self._function(), self._local))
+            self._assigns(target.target, node.value)
             passed = passed_by_assignment(target.target, node.value, self.estimator_modes)
             if passed is not None:
                 self.unit.passes.add(passed)
@@ -1258,7 +1326,7 @@ class GpuFacts(Check):
                 self.annotations[-1][node.targets[0].target.value] = returned
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self.unit.sets.update(names_assigned(node.target, node.value, self._function(), self._local))
+        self._assigns(node.target, node.value)
         kind = self._type_of(node.annotation.annotation)
         if kind is not None and isinstance(node.target, cst.Name):
             self.annotations[-1][node.target.value] = kind
@@ -1266,11 +1334,12 @@ class GpuFacts(Check):
     def _lookup_source(self, node: cst.BaseExpression) -> Optional[str]:
         """The container of ``MODELS[name]``, ``MODELS.get(name)``, ``getattr(module,
         cfg.name)``: a value taken from it by a key (None: not such a lookup)."""
-        if isinstance(node, cst.Subscript):
+        # ``type() is``: this runs for every assignment; none of these classes has subclasses
+        if type(node) is cst.Subscript:
             return self._container(node.value)
-        if not isinstance(node, cst.Call):
+        if type(node) is not cst.Call:
             return None
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get":
+        if type(node.func) is cst.Attribute and node.func.attr.value == "get":
             return self._container(node.func.value)
         if self.ctx.qualname(node.func) in self.getters and not isinstance(
             literal_value(find_arg(node, "name", 1), self.ctx.qualname), str
@@ -1298,7 +1367,7 @@ class GpuFacts(Check):
             # ``Net()`` / ``ALGOS["ppo"](env)`` / ``trainer.fit(model)`` where nothing in the
             # module binds the name: code (a model) the analysis does not see
             roots = [_root_name(node.func)] if name is None else []
-            roots.extend(arg.value for arg in node.args if isinstance(arg.value, cst.Name))
+            roots.extend(arg.value for arg in node.args if type(arg.value) is cst.Name)
             for root in roots:
                 if root is not None and self.ctx.qualname(root) is None:
                     self._unresolved.setdefault(self.unit_name, set()).add(root.value)
@@ -1329,7 +1398,7 @@ class GpuFacts(Check):
         self.switches.call(node, name)
         self._switched(before)
         unit = self.unit
-        self._selected(node, self.selection.call(node))
+        self._selected(node, self.selection.call(node, name))
         if not self.gradient_definitions:
             if not unit.differentiates and self._differentiates(node, name):
                 self._trains(node)
@@ -1354,24 +1423,24 @@ class GpuFacts(Check):
         if name in self.seed_calls:
             unit.seeds = True
         if not unit.serves:
-            unit.serves = (_named_in(name, self.viewer_calls) if name is not None else method is not None and bool(
+            unit.serves = ((name in self.viewer_names or name.startswith(self.viewer_namespaces)) if name is not None
+                           else method is not None and bool(
                 self.viewer_methods.get(method)) and self.ctx.imports.mentions(*self.viewer_methods[method]))
         if not unit.benchmarks_speed and name is not None and name.startswith(self.speed_benchmarks):
             unit.benchmarks_speed = True
         if name is not None:
-            if name in self.selection.data.get("collectives", ()) and not _conditional(node, self.ctx.parent):
+            if name in self.collectives and not _conditional(node, self.ctx.parent):
                 unit.needs_process_group = True
-            if name in self.selection.data.get("process_group_starts", ()):
+            if name in self.process_group_starts:
                 unit.starts_process_group = True
         self._option(node, name)
         if name is not None and self.hints:
+            hinted = [framework for framework, names in self.hints.items() if name.startswith(names)]
             # a call spelled through ``tf.compat.v1`` was written for a version that has the
             # alias: it says nothing of an older one
-            dotted = dotted_name(node.func)
-            if dotted is None or not self.ctx.imports.via_same_api(dotted):
-                for framework, names in self.hints.items():
-                    if name.startswith(names):
-                        unit.version_hints.add(framework)
+            dotted = dotted_name(node.func) if hinted else None
+            if hinted and (dotted is None or not self.ctx.imports.via_same_api(dotted)):
+                unit.version_hints.update(hinted)
 
     def _writes_arrays(self, node: cst.Call, name: Optional[str], method: Optional[str]) -> bool:
         """``node`` writes arrays out as data files (rule data ``array_writes``: ``np.save``,
@@ -1547,13 +1616,21 @@ class GpuFacts(Check):
 
     def _evaluates(self, node: cst.Call, name: Optional[str]) -> bool:
         if name is not None:
-            return name in self.evaluation_calls or any(
-                fnmatch.fnmatchcase(name.rpartition(".")[2], pattern) for pattern in self.evaluation_functions
-            )
+            return name in self.evaluation_calls or self._evaluation_function(name.rpartition(".")[2])
         if isinstance(node.func, cst.Attribute) and not node.args:
             needs = self.evaluation.get("methods", {}).get(node.func.attr.value)
             return bool(needs) and self.ctx.imports.mentions(*needs)
         return False
+
+    def _evaluation_function(self, callee: str) -> bool:
+        """``callee`` matches a pattern of rule data ``evaluation.function_names``; the same
+        few names come back call after call."""
+        found = self._evaluation_names.get(callee)
+        if found is None:
+            found = self._evaluation_names[callee] = any(
+                fnmatch.fnmatchcase(callee, pattern) for pattern in self.evaluation_functions
+            )
+        return found
 
     def _trains(self, node: cst.Call) -> None:
         """A training call: the unit differentiates, or does so only where the tests on a
@@ -1626,7 +1703,7 @@ class GpuFacts(Check):
             framework for framework, spec in self.frameworks.items()
             if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
         )
-        names = [name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT)]
+        names = frozenset(name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT))
         if not self.updates_parameters:
             self.updates_parameters = any(self._gradient_subtracted(call, scope) for call, scope in self.gradient_calls)
         if self.updates_parameters:

@@ -64,12 +64,16 @@ class EstimatorModes:
 
 
 NO_MODES = EstimatorModes({}, {}, {})
+_CONSTANT_NAMES = frozenset({"True", "False", "None"})
 
 
 def plain(node: Optional[cst.BaseExpression], modes: EstimatorModes = NO_MODES) -> str:
     """The ``repr`` of a plain literal (``'train'``, ``False``, ``0``; an Estimator mode
-    constant's value), else ``VARIES``."""
-    constant = modes.constant(node)
+    constant's value), else ``VARIES``.  (A name other than ``True`` / ``False`` / ``None``
+    is the most common argument: no constant, no literal.)"""
+    if type(node) is cst.Name and node.value not in _CONSTANT_NAMES:
+        return VARIES
+    constant = modes.constant(node) if type(node) is cst.Attribute else None
     if constant is not None:
         return repr(constant)
     value = literal_value(node, lambda _: None)
@@ -153,7 +157,7 @@ def passed_by_call(node: cst.Call, callee: Optional[str], modes: EstimatorModes 
         if arg.star:
             opaque = True
         elif arg.keyword is not None:
-            handed_on = isinstance(arg.value, cst.Name) and arg.value.value == arg.keyword.value
+            handed_on = type(arg.value) is cst.Name and arg.value.value == arg.keyword.value
             arguments.append((arg.keyword.value, HANDED_ON if handed_on else plain(arg.value, modes)))
         elif callee is not None:
             arguments.append((str(position), plain(arg.value, modes)))

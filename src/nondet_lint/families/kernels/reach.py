@@ -272,7 +272,7 @@ class UnitBuilder:
 
     def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = (),
               bound: Iterable[str] = ()) -> UnitFacts:
-        names = set(units)
+        names = units if isinstance(units, (set, frozenset)) else set(units)
         refs = {_local(ref, module_name) for ref in self.refs}
         refs.update(LOCAL + name for name in self.bare.intersection(names))
         refs.update(LOCAL + name for name in self.bare.intersection(bound))  # a name bound to a definition
