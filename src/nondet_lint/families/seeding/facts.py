@@ -160,7 +160,9 @@ class Origin:
             "sunk": self.sunk,
         }
         if self.kind is OriginKind.SOURCE:
-            out.update(what=self.what, aid=self.anchor, guards=guards_json(self.guards), fn=self.function)
+            out.update(what=self.what, aid=self.anchor, guards=guards_json(self.guards))
+            if self.function:
+                out["fn"] = self.function
         else:
             out.update(rng=self.rng, cid=self.cid)
         return out
@@ -170,7 +172,7 @@ class Origin:
         flows = [CallFlow(callee, argument, bool(bound)) for _, callee, argument, bound in data["flows"]]
         kind = OriginKind(data["kind"])
         if kind is OriginKind.SOURCE:
-            return cls(data["id"], kind, data["what"], data["aid"], guards_from_json(data["guards"]), data["fn"], flows=flows,
+            return cls(data["id"], kind, data["what"], data["aid"], guards_from_json(data["guards"]), data.get("fn", ""), flows=flows,
                        sunk=data["sunk"])
         return cls(data["id"], kind, rng=data["rng"], cid=data["cid"], flows=flows, sunk=data["sunk"])
 
