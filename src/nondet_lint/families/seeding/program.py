@@ -791,6 +791,9 @@ class Program:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
         if source is ValueSource.RESULT:
             return self.result(desc, key, binding)
+        if source is ValueSource.TEST:
+            holds = evaluate(desc.cond, lambda inner: self.value(inner, key, binding))
+            return UNKNOWN if holds is None else holds
         if source is ValueSource.CHOICE:  # the branch's value where it runs, else the argument
             taken = evaluate(desc.cond, lambda inner: self.value(inner, key, binding))
             if taken is None:
