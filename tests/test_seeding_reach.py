@@ -357,3 +357,18 @@ def test_a_seed_fallback_a_call_leaves_at_its_default_is_reported(tmp_path):
 def test_a_seed_fallback_every_call_turns_off_is_not_reported(tmp_path):
     # the same Agent, made by create_agent with seed=0: the fallback never runs
     assert findings("key_fallback_given", tmp_path) == []
+
+
+def test_a_local_bound_to_a_test_is_decided_by_the_config_defaults(tmp_path):
+    # is_repeated = params.is_training and params.repeated_augment is not None: False with
+    # DataConfig's defaults, so the draw it guards never runs
+    assert findings("local_test_off", tmp_path) == []
+
+
+def test_a_local_bound_to_a_test_that_holds_by_default_keeps_the_use(tmp_path):
+    # the same code with repeated_augment = 2 by default: the draw runs unseeded
+    [found] = findings("local_test_on", tmp_path)
+    assert where(found, tmp_path) == ("inputs.py", 9, 17, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
