@@ -372,3 +372,13 @@ def test_a_local_bound_to_a_test_that_holds_by_default_keeps_the_use(tmp_path):
     assert found.message == (
         "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
     )
+
+
+def test_a_method_of_a_plain_class_that_nothing_names_does_not_run(tmp_path):
+    # DataLoader derives from object: no framework calls random_sample, and no code names
+    # it; random_batch, which train.py calls, runs unseeded
+    [found] = findings("plain_class_unnamed_method", tmp_path)
+    assert where(found, tmp_path) == ("loader.py", 12, 16, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )

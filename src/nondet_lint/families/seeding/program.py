@@ -1554,9 +1554,30 @@ class Program:
         own = self._own_private.get((cls.path, cls.name))
         if own is None:
             own = self._own_private[(cls.path, cls.name)] = self._used_on_self(methods)
+        plain = self._plain(cls.path, cls.name)
         for method in methods:
-            if method != init and method not in own and self.names_called(method[1].rpartition(".")[2]):
+            name = method[1].rpartition(".")[2]
+            if method == init or method in own or (plain and self._unnamed(name)):
+                continue
+            if self.names_called(name):
                 self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
+
+    def _plain(self, path: str, cls: str) -> bool:
+        """A class that derives from nothing outside the project (``class DataLoader(object)``):
+        no framework calls its methods as hooks."""
+        for base_path, base in self._bases(path, cls):
+            entry = self.facts.get(base_path, NO_SEEDING).classes.get(base)
+            for name in entry.bases if entry is not None else ():
+                if name not in ("object", "builtins.object") and not isinstance(self.lookup(name, base_path), ClassTarget):
+                    return False
+        return True
+
+    def _unnamed(self, method: str) -> bool:
+        """A method no code of the project names, nor a framework calls: on an object of a
+        plain class (``_plain``) nothing calls it (``DataLoader.random_sample``, kept for
+        users at a prompt)."""
+        return not (method.startswith("__") or method in self.framework_methods or method.startswith(self.framework_prefixes)) \
+            and method not in self._named_anywhere()
 
     # ---- the methods a program calls ---------------------------------------------------
     def names_called(self, method: str) -> bool:
