@@ -11,7 +11,7 @@ Two small languages, both evaluated with three values (True, False, None = unkno
   evaluated in pass 2, when the defaults of options and parameters are known.  Their JSON
   form is a list that starts with the kind: ``["cmp", "is", ["o", "seed"], None]``
   (``["o", "seed"]``: the option ``seed``; ``"p"`` a parameter, ``"g"`` a module
-  constant, ``"k"`` a literal, ``"r"`` a call's result).
+  constant, ``"k"`` a literal, ``"r"`` a call's result, ``"t"`` a local bound to a test).
 """
 
 from __future__ import annotations
