@@ -336,3 +336,49 @@ def test_a_method_a_dispatcher_looks_up_by_a_string_runs(tmp_path):
     assert found[0].message == (
         "NumPy global RNG used here with no `np.random.seed` before it (entry point train.py never seeds it)"
     )
+
+
+def test_a_key_fallback_of_a_module_run_through_apply_is_the_callers(tmp_path):
+    # QNetwork.__call__ makes a key from the clock only when called without one; the
+    # project never calls it itself (flax runs it through init / apply, given key=)
+    assert findings("key_fallback_apply", tmp_path) == []
+
+
+def test_a_seed_fallback_a_call_leaves_at_its_default_is_reported(tmp_path):
+    # create_agent(4) keeps seed=None and passes it on: Agent seeds its key from the clock
+    [found] = findings("key_fallback_omitted", tmp_path)
+    assert where(found, tmp_path) == ("agent.py", 9, 20, "ND107")
+    assert found.message == (
+        "`time.time()` changes from run to run and is used as a seed, so the seed itself differs every run; "
+        "use a fixed value (log it if it varies on purpose)"
+    )
+
+
+def test_a_seed_fallback_every_call_turns_off_is_not_reported(tmp_path):
+    # the same Agent, made by create_agent with seed=0: the fallback never runs
+    assert findings("key_fallback_given", tmp_path) == []
+
+
+def test_a_local_bound_to_a_test_is_decided_by_the_config_defaults(tmp_path):
+    # is_repeated = params.is_training and params.repeated_augment is not None: False with
+    # DataConfig's defaults, so the draw it guards never runs
+    assert findings("local_test_off", tmp_path) == []
+
+
+def test_a_local_bound_to_a_test_that_holds_by_default_keeps_the_use(tmp_path):
+    # the same code with repeated_augment = 2 by default: the draw runs unseeded
+    [found] = findings("local_test_on", tmp_path)
+    assert where(found, tmp_path) == ("inputs.py", 9, 17, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_a_method_of_a_plain_class_that_nothing_names_does_not_run(tmp_path):
+    # DataLoader derives from object: no framework calls random_sample, and no code names
+    # it; random_batch, which train.py calls, runs unseeded
+    [found] = findings("plain_class_unnamed_method", tmp_path)
+    assert where(found, tmp_path) == ("loader.py", 12, 16, "ND101")
+    assert found.message == (
+        "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
+    )

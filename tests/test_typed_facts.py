@@ -149,7 +149,9 @@ def test_options_and_origins_are_stored_without_empty_parts():
     assert source.to_json() == {"id": 0, "kind": "src", "flows": [], "sunk": True, "what": "time.time", "aid": 7,
                                 "guards": [[["truthy", ["o", "a"]], 2]]}
     assert draw.to_json() == {"id": 1, "kind": "draw", "flows": [], "sunk": False, "rng": "numpy", "cid": 3}
-    for origin in (source, draw):
+    fallback = Origin(2, OriginKind.SOURCE, what="time.time", anchor=9, function="Agent.__init__")
+    assert fallback.to_json()["fn"] == "Agent.__init__"
+    for origin in (source, draw, fallback):
         assert Origin.from_json(json.loads(json.dumps(origin.to_json()))) == origin
     assert FunctionFacts().to_json() == {"ev": []}
 

@@ -30,7 +30,8 @@ from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
-from nondet_lint.families.seeding.conditions import BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
+from nondet_lint.families.seeding.conditions import (BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, describe_test, negate, parse_guard,
+                                                     plain)
 from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
 from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
@@ -432,7 +433,7 @@ class Collector:
             described = name not in scope.values
             if described and scope.name in (MODULE, MAIN):  # module constants are ``consts``
                 described = isinstance(value, cst.Call)
-            scope.values[name] = self.describe(value) if described else None
+            scope.values[name] = (self.describe(value) or describe_test(value, self.describe)) if described else None
             scope.value_guards[name] = self._branches()
         mark = self.flow.value_mark(value)
         if mark is not None:

@@ -11,7 +11,7 @@ Two small languages, both evaluated with three values (True, False, None = unkno
   evaluated in pass 2, when the defaults of options and parameters are known.  Their JSON
   form is a list that starts with the kind: ``["cmp", "is", ["o", "seed"], None]``
   (``["o", "seed"]``: the option ``seed``; ``"p"`` a parameter, ``"g"`` a module
-  constant, ``"k"`` a literal, ``"r"`` a call's result).
+  constant, ``"k"`` a literal, ``"r"`` a call's result, ``"t"`` a local bound to a test).
 """
 
 from __future__ import annotations
@@ -130,6 +130,9 @@ class ValueSource(Enum):
     # an environment variable the default run does not set (``name``): ``literal`` is what
     # reading it gives then (``"CI" in os.environ``: False; ``os.getenv("X", d)``: d)
     ENVIRON = "e"
+    # a local bound to a test (``repeat = params.is_training and params.repeat is not None``):
+    # whether ``cond`` holds
+    TEST = "t"
 
 
 CallDescs = Tuple[Tuple[Optional["ValueDesc"], ...], Tuple[Tuple[str, Optional["ValueDesc"]], ...]]
@@ -151,7 +154,7 @@ class ValueDesc(NamedTuple):
     literal: Plain = None  # LITERAL
     owner: Optional["ValueDesc"] = None  # OPTION
     args: CallDescs = ((), ())  # RESULT; CHOICE: ((value in the branch,), ())
-    cond: Optional["Cond"] = None  # CHOICE
+    cond: Optional["Cond"] = None  # CHOICE, TEST
 
     def to_json(self) -> List[Any]:
         source = self.source
@@ -165,6 +168,9 @@ class ValueDesc(NamedTuple):
         if source is ValueSource.CHOICE:
             assert self.cond is not None
             return [_CODES[source], self.name, _json(self.args[0][0]), cond_to_json(self.cond)]
+        if source is ValueSource.TEST:
+            assert self.cond is not None
+            return [_CODES[source], cond_to_json(self.cond)]
         if self.owner is not None:
             return [_CODES[source], self.name, self.owner.to_json()]
         return [_CODES[source], self.name]
@@ -180,6 +186,8 @@ class ValueDesc(NamedTuple):
             return cls(source, data[1], args=(tuple(map(_from_json, data[2])), tuple((k, _from_json(d)) for k, d in data[3])))
         if source is ValueSource.CHOICE:
             return cls(source, data[1], args=((_from_json(data[2]),), ()), cond=cond_from_json(data[3]))
+        if source is ValueSource.TEST:
+            return cls(source, cond=cond_from_json(data[1]))
         if len(data) > 2:
             return cls(source, data[1], owner=cls.from_json(data[2]))
         return cls(source, data[1])
@@ -202,6 +210,9 @@ def parameters_read(desc: Optional[ValueDesc]) -> Iterator[str]:
     elif desc.source is ValueSource.CHOICE:
         yield desc.name
         yield from parameters_read(desc.args[0][0])
+        for read in described_names(desc.cond):
+            yield from parameters_read(read)
+    elif desc.source is ValueSource.TEST:
         for read in described_names(desc.cond):
             yield from parameters_read(read)
     elif desc.owner is not None:
@@ -313,6 +324,27 @@ def parse_guard(test: cst.BaseExpression, describe: Callable[[cst.BaseExpression
     return Truthy(value)
 
 
+def describe_test(node: cst.BaseExpression, describe: Callable[[cst.BaseExpression], Optional[ValueDesc]]) -> Optional[ValueDesc]:
+    """A test bound to a local (``is_repeated = params.is_training and params.repeat is not
+    None``), as a value that is whether it holds: a comparison, a ``not``, or an ``and`` /
+    ``or`` whose last operand is one of those (its truth is the test's, whatever the first
+    operand gives); None for anything else."""
+    if not _boolean(node):
+        return None
+    cond = parse_guard(node, describe)
+    return ValueDesc(ValueSource.TEST, cond=cond) if cond is not None else None
+
+
+def _boolean(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Comparison):
+        return True
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.operator, cst.Not)
+    if isinstance(node, cst.BooleanOperation):
+        return _boolean(node.right)
+    return False
+
+
 def evaluate(cond: Optional[Cond], lookup: Callable[[ValueDesc], Any]) -> Optional[bool]:
     """The guard's value given ``lookup(value)`` (a value, or ``UNKNOWN``); None if unknown."""
     if cond is None:
@@ -357,6 +389,8 @@ def described_names(cond: Optional[Cond]) -> List[ValueDesc]:
             stack.append(item.inner)
         elif isinstance(item, BoolOp):
             stack.extend((item.left, item.right))
+        elif item.value.source is ValueSource.TEST:
+            stack.append(item.value.cond)  # the values the local's test reads
         else:
             out.append(item.value)
     return out

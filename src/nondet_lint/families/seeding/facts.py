@@ -147,6 +147,7 @@ class Origin:
     what: str = ""  # SOURCE: the source's qualified name, or a description with a space
     anchor: Optional[int] = None  # SOURCE: where it is made
     guards: Tuple[Guard, ...] = ()  # SOURCE: the conditions it is made under
+    function: str = ""  # SOURCE: the function it is made in (its key in ``ModuleSeeding.fns``)
     rng: str = ""  # DRAW: the RNG drawn from
     cid: int = -1  # DRAW: the draw's candidate
     flows: List[CallFlow] = field(default_factory=list)
@@ -160,6 +161,8 @@ class Origin:
         }
         if self.kind is OriginKind.SOURCE:
             out.update(what=self.what, aid=self.anchor, guards=guards_json(self.guards))
+            if self.function:
+                out["fn"] = self.function
         else:
             out.update(rng=self.rng, cid=self.cid)
         return out
@@ -169,7 +172,8 @@ class Origin:
         flows = [CallFlow(callee, argument, bool(bound)) for _, callee, argument, bound in data["flows"]]
         kind = OriginKind(data["kind"])
         if kind is OriginKind.SOURCE:
-            return cls(data["id"], kind, data["what"], data["aid"], guards_from_json(data["guards"]), flows=flows, sunk=data["sunk"])
+            return cls(data["id"], kind, data["what"], data["aid"], guards_from_json(data["guards"]), data.get("fn", ""), flows=flows,
+                       sunk=data["sunk"])
         return cls(data["id"], kind, rng=data["rng"], cid=data["cid"], flows=flows, sunk=data["sunk"])
 
 

@@ -54,7 +54,7 @@ from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import CallDescs, Plain, ValueDesc, ValueSource, described_names, evaluate, parameters_read
 from nondet_lint.families.seeding.events import EventKind, Guard, SeedingEvent, Trained, absolute
-from nondet_lint.families.seeding.facts import NO_SEEDING, FunctionFacts, ModuleSeeding
+from nondet_lint.families.seeding.facts import NO_SEEDING, FunctionFacts, ModuleSeeding, Origin, OriginKind
 from nondet_lint.families.seeding.state import MAIN, MODULE
 from nondet_lint.families.seeding.tables import TF_KERAS
 
@@ -322,6 +322,7 @@ class Program:
         self._trains: Dict[Tuple[Tuple[FnKey, bool], Trained], bool] = {}
         self._seeds_cache: Dict[Tuple[FnKey, Binding], _Memo] = {}
         self._relevant: Dict[FnKey, FrozenSet[str]] = {}
+        self._fallback_calls: Optional[Dict[FnKey, List[Tuple[FnKey, bool, SeedingEvent]]]] = None  # ``_calls_of``
         self._results: Dict[Tuple[FnKey, Binding], _Memo] = {}  # what a call of a function gives
         self._fields: Dict[Tuple[str, str], Dict[str, List[Plain]]] = {}
         self._getting: Set[FnKey] = set()  # the property getters being valued (one that reads itself)
@@ -635,6 +636,49 @@ class Program:
         found = self._relevant[key] = frozenset(names)
         return found
 
+    def fallback_taken(self, path: str, origin: Origin) -> Optional[bool]:
+        """For a source made under a guard on its own function's parameters (``if key is
+        None: key = PRNGKey(time.time())``), whether a call the project makes takes that
+        fallback: it leaves a parameter the guard reads at its default, or gives a value
+        not known to turn the guard off.  A function the project never calls itself (a
+        flax module's ``__call__``, run through ``Module.apply``; a library function) has
+        its arguments from callers we do not see: as for library code, they decide, and
+        the fallback is not taken here.  None when no guard reads a parameter."""
+        key = (path, origin.function)
+        fn = self.fn(key)
+        if fn is None:
+            return None
+        params = set(fn.params) | set(fn.kwonly)
+        read = {desc.name for guard in origin.guards for desc in described_names(guard.cond)
+                if desc.source is ValueSource.PARAMETER and desc.name in params}
+        if not read:
+            return None
+        for caller, bound, event in self._calls_of().get(key, ()):
+            given = dict(self.arguments(key, bound, event))
+            values = {name: self.value(given[name], caller, {}) if name in given else fn.defaults.get(name, UNKNOWN)
+                      for name in read}
+            if self.guards_off(origin.guards, key, values) is None:
+                return True
+        return False
+
+    def _calls_of(self) -> Dict[FnKey, List[Tuple[FnKey, bool, SeedingEvent]]]:
+        """The project's calls of the functions that make a source under a guard on their
+        parameters (``fallback_taken``): caller, whether bound, the call."""
+        if self._fallback_calls is None:
+            wanted = {(path, origin.function) for path, facts in self.facts.items() for origin in facts.origins
+                      if origin.kind is OriginKind.SOURCE and origin.function not in (MODULE, MAIN, "")}
+            self._fallback_calls = {}
+            if wanted:
+                for path, facts in self.facts.items():
+                    for name, fn in facts.fns.items():
+                        for event in fn.events:
+                            if event.kind is not EventKind.CALL:
+                                continue
+                            for callee, bound, _ in self.callees(event.target, path):
+                                if callee in wanted:
+                                    self._fallback_calls.setdefault(callee, []).append(((path, name), bound, event))
+        return self._fallback_calls
+
     def on_self(self, caller: FnKey, callee: FnKey) -> bool:
         """Whether a method call from ``caller`` runs on the caller's own object: both are
         methods of one class lineage (``self.setup_model()``, ``super().__init__()``)."""
@@ -747,6 +791,9 @@ class Program:
             return self.facts.get(key[0], NO_SEEDING).consts.get(desc.name, UNKNOWN)
         if source is ValueSource.RESULT:
             return self.result(desc, key, binding)
+        if source is ValueSource.TEST:
+            holds = evaluate(desc.cond, lambda inner: self.value(inner, key, binding))
+            return UNKNOWN if holds is None else holds
         if source is ValueSource.CHOICE:  # the branch's value where it runs, else the argument
             taken = evaluate(desc.cond, lambda inner: self.value(inner, key, binding))
             if taken is None:
@@ -1507,9 +1554,30 @@ class Program:
         own = self._own_private.get((cls.path, cls.name))
         if own is None:
             own = self._own_private[(cls.path, cls.name)] = self._used_on_self(methods)
+        plain = self._plain(cls.path, cls.name)
         for method in methods:
-            if method != init and method not in own and self.names_called(method[1].rpartition(".")[2]):
+            name = method[1].rpartition(".")[2]
+            if method == init or method in own or (plain and self._unnamed(name)):
+                continue
+            if self.names_called(name):
                 self.visit(method, state, self.later(method, attrs), run, frame, imported, depth + 1)
+
+    def _plain(self, path: str, cls: str) -> bool:
+        """A class that derives from nothing outside the project (``class DataLoader(object)``):
+        no framework calls its methods as hooks."""
+        for base_path, base in self._bases(path, cls):
+            entry = self.facts.get(base_path, NO_SEEDING).classes.get(base)
+            for name in entry.bases if entry is not None else ():
+                if name not in ("object", "builtins.object") and not isinstance(self.lookup(name, base_path), ClassTarget):
+                    return False
+        return True
+
+    def _unnamed(self, method: str) -> bool:
+        """A method no code of the project names, nor a framework calls: on an object of a
+        plain class (``_plain``) nothing calls it (``DataLoader.random_sample``, kept for
+        users at a prompt)."""
+        return not (method.startswith("__") or method in self.framework_methods or method.startswith(self.framework_prefixes)) \
+            and method not in self._named_anywhere()
 
     # ---- the methods a program calls ---------------------------------------------------
     def names_called(self, method: str) -> bool:

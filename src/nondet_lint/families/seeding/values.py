@@ -33,6 +33,7 @@ class ValueFlow:
         self.marks: Dict[int, Tuple[Any, ...]] = {}  # id(node) -> value that varies per run
         self.mark_nodes: Dict[int, cst.CSTNode] = {}
         self.mark_guards: Dict[int, List[Guard]] = {}
+        self.mark_scopes: Dict[int, str] = {}  # id(node) -> the function a source is made in
         self.holds_mark: Set[int] = set()
         self.origins: List[Origin] = []
         self.origin_ids: Dict[int, int] = {}
@@ -45,6 +46,7 @@ class ValueFlow:
         self.mark_nodes[id(node)] = node
         self._note_mark(node)
         self.mark_guards[id(node)] = self.walk.guards() + self._branch_guards(node)
+        self.mark_scopes[id(node)] = self.walk.scope.name
 
     def branch_guards(self, node: cst.CSTNode) -> List[Guard]:
         """The guards of the expression branches ``node`` sits in: it runs only when they hold."""
@@ -126,7 +128,8 @@ class ValueFlow:
         node = self.mark_nodes.get(mark)
         if kind[0] == "src":
             anchor = self.candidates.anchor(node) if node is not None else None
-            origin = Origin(len(self.origins), OriginKind.SOURCE, what=kind[1], anchor=anchor, guards=tuple(self.mark_guards.get(mark, ())))
+            origin = Origin(len(self.origins), OriginKind.SOURCE, what=kind[1], anchor=anchor, guards=tuple(self.mark_guards.get(mark, ())),
+                            function=self.mark_scopes.get(mark, ""))
         else:
             origin = Origin(len(self.origins), OriginKind.DRAW, rng=kind[1], cid=kind[2])
             self.candidates.mark_seed_value(kind[2])
