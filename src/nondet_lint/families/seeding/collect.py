@@ -27,7 +27,7 @@ from nondet_lint.analysis.fieldsettings import FieldSettings
 from nondet_lint.analysis.seedoption import config_seeds
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
-from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value, string_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, negate, parse_guard, plain
@@ -714,7 +714,7 @@ class Collector:
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         """A name in a string may be looked up on an object (``getattr(plugin, "before_training_exp")``)."""
-        value = node.evaluated_value
+        value = string_value(node.value)
         if isinstance(value, str) and value.isidentifier():
             self.scope.names.add(value)
 
