@@ -443,9 +443,9 @@ class DirectoryDataset(Check):
         name = self.ctx.qualname(func)
         if name is not None and name in self.datasets:
             self.builders.append((node, name, self.datasets[name]))
-        elif isinstance(func, cst.Attribute) and func.attr.value in self.methods and name is None:
+        elif type(func) is cst.Attribute and func.attr.value in self.methods and name is None:  # (``type()``: no subclasses)
             self.builders.append((node, func.attr.value, self.methods[func.attr.value]))
-        elif isinstance(func, (cst.Name, cst.Attribute)) and (func.attr.value if isinstance(func, cst.Attribute) else func.value) in self.listing_spellings:
+        elif (func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None) in self.listing_spellings:
             self.listings.append(node)
         elif (
             name and "." in name and node.args and name.partition(".")[0] not in _NOT_PROJECT_ROOTS

@@ -459,14 +459,14 @@ def _assigned(
     """``(name, value, whole)`` for each name an assignment binds: ``a = v`` and, element
     by element, ``a, b = u, v`` (``whole``: the name holds that value); a name unpacked
     from anything else holds a part of the value (its package, not the value itself)."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:  # (``type()``: none of these classes has subclasses)
         return [(target.value, value, True)]
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) is cst.Tuple or type(target) is cst.List:
         elements = [e.value for e in target.elements]
-        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+        if (type(value) is cst.Tuple or type(value) is cst.List) and len(value.elements) == len(elements):
             pairs = zip(elements, [e.value for e in value.elements])
             return [bound for t, v in pairs for bound in _assigned(t, v)]
-        return [(e.value, value, False) for e in elements if isinstance(e, cst.Name)]
+        return [(e.value, value, False) for e in elements if type(e) is cst.Name]
     return []
 
 
@@ -864,7 +864,7 @@ class TorchOps(OpCheck):
     def hands_to_load_hook(self, call: cst.Call, arg: cst.Arg) -> bool:
         """``model.register_load_state_dict_pre_hook(fix_keys)``,
         ``build_model_with_cfg(..., pretrained_filter_fn=checkpoint_filter_fn)``."""
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.load_hook_methods:
+        if type(call.func) is cst.Attribute and call.func.attr.value in self.load_hook_methods:
             return arg is call.args[0] or (arg.keyword is not None and arg.keyword.value == "hook")
         if arg.keyword is None:
             return False
@@ -921,18 +921,18 @@ class TorchOps(OpCheck):
     def _is_on_cpu(self, node: cst.BaseExpression) -> bool:
         """``x.cpu()``, ``x.to("cpu")``, a method chain or index of one that does not move it
         again (``x.cpu().float()[0]``, not ``x.cpu().cuda()``), or a name assigned one."""
-        while True:
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        while True:  # (``type() is``: none of these classes has subclasses)
+            if type(node) is cst.Call and type(node.func) is cst.Attribute:
                 method = node.func.attr.value
                 if method in self.cpu_methods:
                     return True
                 if method in self.move_methods:
                     return self._moves_to_cpu(node)
                 node = node.func.value
-            elif isinstance(node, cst.Subscript):
+            elif type(node) is cst.Subscript:
                 node = node.value
             else:
-                block = self.on_cpu[-1].get(node.value) if isinstance(node, cst.Name) else None
+                block = self.on_cpu[-1].get(node.value) if type(node) is cst.Name else None
                 return block is not None and self._inside(block)
 
     def _moves_to_cpu(self, call: cst.Call) -> bool:
@@ -965,15 +965,15 @@ class TorchOps(OpCheck):
     def _is_detached(self, node: cst.BaseExpression) -> bool:
         """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
         name assigned one."""
-        while True:
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        while True:  # (``type() is``: none of these classes has subclasses)
+            if type(node) is cst.Call and type(node.func) is cst.Attribute:
                 if node.func.attr.value in self.detach_methods:
                     return True
                 node = node.func.value
-            elif isinstance(node, cst.Subscript):
+            elif type(node) is cst.Subscript:
                 node = node.value
             else:
-                return isinstance(node, cst.Name) and node.value in self.detached[-1]
+                return type(node) is cst.Name and node.value in self.detached[-1]
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Not under ``torch.no_grad()`` / ``torch.inference_mode()``, and not on a
