@@ -57,7 +57,7 @@ def literal_value(node: Optional[cst.BaseExpression], qualname: Callable[[cst.Ba
     if kind is cst.Attribute:
         return qualname(node) or UNKNOWN
     if kind is cst.SimpleString:
-        value = _string_value(node.value)  # type: ignore[attr-defined]
+        value = string_value(node.value)  # type: ignore[attr-defined]
         return value if isinstance(value, str) else UNKNOWN
     if kind is cst.ConcatenatedString:
         value = node.evaluated_value  # type: ignore[attr-defined]
@@ -76,11 +76,26 @@ def literal_value(node: Optional[cst.BaseExpression], qualname: Callable[[cst.Ba
 _CONSTANTS = {"True": True, "False": False, "None": None}
 
 
+def string_value(token: str) -> Union[str, bytes]:
+    """``SimpleString.evaluated_value`` by the token's text, without ``ast.literal_eval``
+    for most strings (checks read every string of a module): a str with no backslash (no
+    escape, no line continuation), no carriage return (which Python reads as a line break)
+    and only ASCII characters is its text between the quotes."""
+    if "\\" in token or "\r" in token or "\0" in token or not token.isascii():
+        return _evaluated(token) if len(token) <= 200 else literal_eval(token)  # (docstrings: not kept)
+    quote = token[-1]
+    start = token.index(quote)  # the prefix (``r``, ``u``, ``b``) holds no quote
+    if "b" in token[:start] or "B" in token[:start]:
+        return _evaluated(token)
+    if len(token) - start >= 6 and token.startswith(quote * 3, start):
+        return token[start + 3:-3]
+    return token[start + 1:-1]
+
+
 @lru_cache(maxsize=4096)
-def _string_value(token: str) -> Union[str, bytes]:
-    """``SimpleString.evaluated_value`` by the token's text: the same few strings (``"cuda"``,
-    ``"mean"``) come back in call after call, and each evaluation runs ``ast.literal_eval``
-    (as ``evaluated_value`` does)."""
+def _evaluated(token: str) -> Union[str, bytes]:
+    """``ast.literal_eval`` of a string token, as ``evaluated_value`` runs it: the same few
+    strings (``"cuda"``, ``"mean"``) come back in call after call."""
     value: Union[str, bytes] = literal_eval(token)
     return value
 

@@ -160,14 +160,15 @@ class FileContext:
         if known is not None:
             return known[1]
         # most names are local (``x``, ``self.conv``): their root binds nothing, so there
-        # is nothing to spell out, resolve or remember (``type() is``: this runs about
-        # once per name of the module)
+        # is nothing to spell out or resolve, wherever the walk is (``type() is``: this
+        # runs about once per name of the module, and many checks ask about each callee)
         root: cst.BaseExpression = node
         if type(node) is cst.Attribute:
             root = node.value
             while type(root) is cst.Attribute:
                 root = root.value
         if type(root) is not cst.Name or not self.imports.binds(root.value):
+            self._qualnames[id(node)] = (node, None)
             return None
         name = self._qualname(node)
         if self.ancestors:  # before the walk, the parameters around a node are not known yet

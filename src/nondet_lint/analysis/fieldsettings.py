@@ -135,7 +135,7 @@ def settled(modules: Iterable[Mapping[str, Any]]) -> Dict[str, Plain]:
 
 # ---- attributes that gate code, and the names code sets (ND205's ops) -------------------
 def attribute_gate(ancestors: Sequence[cst.CSTNode],
-                   optional: Callable[[cst.ClassDef], FrozenSet[str]] = lambda cls: _optional_of(cls)) -> Tuple[str, ...]:
+                   optional: Callable[[cst.ClassDef], FrozenSet[str]] = lambda cls: optional_attributes(cls)) -> Tuple[str, ...]:
     """The attributes ``X`` of the method's own object that the branches around a node
     (up to its method) require to be set: it is in the body of ``if self.X is not None:``
     or ``if self.X:`` (or of an ``and`` of such tests, or of the same conditional
@@ -312,14 +312,3 @@ def _nodes_by_type(node: cst.CSTNode) -> Dict[type, List[cst.CSTNode]]:
         found.setdefault(type(current), []).append(current)
         stack.extend(reversed(children(current)))
     return found
-
-
-_LAST_OPTIONAL: List[Tuple[cst.ClassDef, FrozenSet[str]]] = []
-
-
-def _optional_of(cls: cst.ClassDef) -> FrozenSet[str]:
-    """``optional_attributes``, kept for the class last asked about (with the class, so
-    that its identity stays its own): the gated ops of a class ask in turn."""
-    if not _LAST_OPTIONAL or _LAST_OPTIONAL[0][0] is not cls:
-        _LAST_OPTIONAL[:] = [(cls, optional_attributes(cls))]
-    return _LAST_OPTIONAL[0][1]

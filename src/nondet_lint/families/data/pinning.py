@@ -424,6 +424,11 @@ class DirectoryDataset(Check):
         data = self.data("ND304")
         self.datasets = {name: table for table in data.get("directory_datasets", ()) for name in table["names"]}
         self.methods = {table["method"]: table for table in data.get("directory_methods", ())}
+        # evidence that the files are pinned (read per call and per string: kept here)
+        self.checksum_prefixes = tuple(data.get("checksum_prefixes", ()))
+        self.checksum_calls = data.get("checksum_calls", ())
+        self.dvc_calls = data.get("dvc_calls", ())
+        self.manifest_words = tuple(data.get("manifest_words", ()))
         listing = self.ctx.rules["ND301"].data if "ND301" in self.ctx.rules else {}
         self.listing_spellings = spellings(ctx, listing.get("functions", ()), listing.get("path_methods", ()))
         self.builders: List[Tuple[cst.Call, str, Mapping[str, Any]]] = []
@@ -436,25 +441,25 @@ class DirectoryDataset(Check):
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         name = self.ctx.qualname(func)
-        data = self.data("ND304")
         if name is not None and name in self.datasets:
             self.builders.append((node, name, self.datasets[name]))
-        elif isinstance(func, cst.Attribute) and func.attr.value in self.methods and name is None:
+        elif type(func) is cst.Attribute and func.attr.value in self.methods and name is None:  # (``type()``: no subclasses)
             self.builders.append((node, func.attr.value, self.methods[func.attr.value]))
-        elif isinstance(func, (cst.Name, cst.Attribute)) and (func.attr.value if isinstance(func, cst.Attribute) else func.value) in self.listing_spellings:
+        elif (func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None) in self.listing_spellings:
             self.listings.append(node)
         elif (
             name and "." in name and node.args and name.partition(".")[0] not in _NOT_PROJECT_ROOTS
             and name.rpartition(".")[0] != self.ctx.module_name  # this module's own: its call sites are judged here
         ):
             self.imported_datasets.append((node, name))
-        if name and (name.startswith(tuple(data.get("checksum_prefixes", ()))) or name in data.get("checksum_calls", ())):
+        if name and (name.startswith(self.checksum_prefixes) or name in self.checksum_calls):
             self.evidence.append(node)
-        if name in data.get("dvc_calls", ()) and any(a.keyword is not None and a.keyword.value == "rev" for a in node.args):
+        if name in self.dvc_calls and any(a.keyword is not None and a.keyword.value == "rev" for a in node.args):
             self.evidence.append(node)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
-        if any(word in node.value.lower() for word in self.data("ND304").get("manifest_words", ())):
+        text = node.value.lower()
+        if any(word in text for word in self.manifest_words):
             self.evidence.append(node)
 
     def finish(self) -> None:

@@ -55,16 +55,17 @@ class TfdsReads(Check):
                     self.seeded_configs.add(target.target.value.value)
 
     def visit_Call(self, node: cst.Call) -> None:
-        if has_double_star(node):
-            return
         name = self.ctx.qualname(node.func)
         if name is not None and (name in self.loads or name in self.builders):
+            if has_double_star(node):
+                return
             self.seen_tfds = True
             self._version(node, name)
             if name in self.loads:
                 self.shuffles.append(node)
         elif name is None and isinstance(node.func, cst.Attribute) and node.func.attr.value in self.methods:
-            self.shuffles.append(node)
+            if not has_double_star(node):
+                self.shuffles.append(node)
 
     def _version(self, node: cst.Call, name: str) -> None:
         """The dataset name, followed through constants, class attributes and option and

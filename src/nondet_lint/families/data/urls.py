@@ -82,6 +82,9 @@ class UrlDownloads(Check):
         self.facts: Dict[Optional[int], _ScopeFacts] = {}  # by function (None: the module)
         self.class_facts: Dict[int, _ScopeFacts] = {}  # what any method of a class does
         self.found: List[Tuple[cst.Call, str, Mapping[str, Any], _Scope, Optional[cst.ClassDef]]] = []
+        # ``==`` / ``!=`` comparisons, with where they count: their code is read only in a
+        # file that downloads (printing every comparison of every file cost more)
+        self.comparisons: List[Tuple[cst.Comparison, List[_ScopeFacts]]] = []
 
     def _here(self) -> _ScopeFacts:
         key = id(self.functions[-1]) if self.functions else None
@@ -110,10 +113,7 @@ class UrlDownloads(Check):
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if any(isinstance(c.operator, (cst.Equal, cst.NotEqual)) for c in node.comparisons):
-            text = self.ctx.code_for(node).lower()
-            if any(word in text for word in self.digest_words):
-                for facts in self._verification():
-                    facts.compares_digest = True
+            self.comparisons.append((node, self._verification()))
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
@@ -132,6 +132,11 @@ class UrlDownloads(Check):
     def finish(self) -> None:
         if not self.found:
             return
+        for comparison, where in self.comparisons:
+            text = self.ctx.code_for(comparison).lower()
+            if any(word in text for word in self.digest_words):  # compared with something named like a digest
+                for facts in where:
+                    facts.compares_digest = True
         values = Values(DataContext.of(self.ctx), ())
         for call, name, row, scope, owner in self.found:
             facts = self.facts.get(id(scope) if scope is not None else None, _ScopeFacts())

@@ -11,7 +11,7 @@ do_colors:``, with ``do_colors=False`` by default, runs only where a call gives 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
@@ -25,10 +25,11 @@ ALL_POSITIONS = 1 << 16  # a call with ``*args`` may fill any position
 
 def used_name(node: cst.BaseExpression) -> str:
     """The name a call or an argument uses: ``f`` for ``f`` and ``util.f``; "" otherwise."""
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return node.attr.value
+    kind = type(node)  # (neither class has subclasses; isinstance() on libcst's ABCs costs more)
+    if kind is cst.Name:
+        return cast(cst.Name, node).value
+    if kind is cst.Attribute:
+        return cast(cst.Attribute, node).attr.value
     return ""
 
 
@@ -128,7 +129,10 @@ class GivenArgumentsCounter:
         name = used_name(call.func)
         if not name:
             return
-        positional, keywords = self.calls.setdefault(unit, {}).get(name, (0, set()))
+        calls = self.calls.get(unit)
+        if calls is None:
+            calls = self.calls[unit] = {}
+        positional, keywords = calls.get(name) or (0, set())
         count = 0
         for arg in call.args:
             if arg.star:
@@ -137,7 +141,7 @@ class GivenArgumentsCounter:
                 count += 1
             elif not _false_literal(arg.value):
                 keywords.add(arg.keyword.value)
-        self.calls[unit][name] = (max(positional, count), keywords)
+        calls[name] = (max(positional, count), keywords)
 
     def note_handed_on(self, unit: str, name: str) -> None:
         """A name handed on as a value (``map(f, xs)``) may be called with anything."""

@@ -45,7 +45,9 @@ class GradientFreeUseCounter:
 
     def note(self, unit: str, name: str, gradient_free: bool) -> None:
         if name:
-            counts = self.uses.setdefault((unit, name), [0, 0])
+            counts = self.uses.get((unit, name))
+            if counts is None:
+                counts = self.uses[(unit, name)] = [0, 0]
             counts[0] += gradient_free
             counts[1] += 1
 

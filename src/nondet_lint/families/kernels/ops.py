@@ -35,7 +35,8 @@ from typing import AbstractSet, Any, Callable, ClassVar, Dict, FrozenSet, Iterab
 
 import libcst as cst
 
-from nondet_lint.analysis.fieldsettings import attribute_gate
+from nondet_lint.analysis.entrypoints import is_main_guard
+from nondet_lint.analysis.fieldsettings import attribute_gate, optional_attributes
 from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
@@ -458,18 +459,42 @@ def _assigned(
     """``(name, value, whole)`` for each name an assignment binds: ``a = v`` and, element
     by element, ``a, b = u, v`` (``whole``: the name holds that value); a name unpacked
     from anything else holds a part of the value (its package, not the value itself)."""
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:  # (``type()``: none of these classes has subclasses)
         return [(target.value, value, True)]
-    if isinstance(target, (cst.Tuple, cst.List)):
+    if type(target) is cst.Tuple or type(target) is cst.List:
         elements = [e.value for e in target.elements]
-        if isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(elements):
+        if (type(value) is cst.Tuple or type(value) is cst.List) and len(value.elements) == len(elements):
             pairs = zip(elements, [e.value for e in value.elements])
             return [bound for t, v in pairs for bound in _assigned(t, v)]
-        return [(e.value, value, False) for e in elements if isinstance(e, cst.Name)]
+        return [(e.value, value, False) for e in elements if type(e) is cst.Name]
     return []
 
 
 # ---------------------------------------------------------------- pass 1 --------------
+class WalkUnits:
+    """``unit_of(ctx.ancestors)`` for the node being walked, kept by the walk's handlers
+    (the definitions and ``__main__`` guards around it) and worked out once per change:
+    scanning the ancestors at every call was a third of ``note_uses``."""
+
+    def __init__(self) -> None:
+        self.around: List[cst.CSTNode] = []  # the definitions and main guards entered, outermost first
+        self.current: Optional[str] = None
+
+    def enter(self, node: cst.CSTNode) -> None:
+        self.around.append(node)
+        self.current = None
+
+    def leave(self, node: cst.CSTNode) -> None:
+        if self.around and self.around[-1] is node:
+            self.around.pop()
+            self.current = None
+
+    def unit(self) -> str:
+        if self.current is None:
+            self.current = unit_of(self.around)
+        return self.current
+
+
 @dataclass(frozen=True)
 class OpCandidate:
     """A call of an op of the table (its deferred payload): its entry's id, the key of
@@ -551,6 +576,35 @@ class OpCheck(Check):
         self.gated_in: Dict[str, Set[Tuple[str, Tuple[str, ...]]]] = {}  # op id -> (unit, gate) of gated calls
         self.gradient_free_uses = GradientFreeUseCounter()
         self.given_arguments = GivenArgumentsCounter()
+        self.units = WalkUnits()
+        # class -> (the class, its ``optional_attributes``): asked again for every op in
+        # its methods under an ``if self.X:``, and it walks the whole class
+        self.optional: Dict[int, Tuple[cst.ClassDef, FrozenSet[str]]] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.units.enter(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.units.leave(original_node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.units.enter(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.units.leave(original_node)
+
+    def visit_If(self, node: cst.If) -> None:
+        if is_main_guard(node.test):
+            self.units.enter(node)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        self.units.leave(original_node)
+
+    def optional_attributes(self, cls: cst.ClassDef) -> FrozenSet[str]:
+        found = self.optional.get(id(cls))
+        if found is None:
+            found = self.optional[id(cls)] = (cls, optional_attributes(cls))
+        return found[1]
 
     # names bound from other libraries are not this framework's tensors, and a name the
     # file assigns is not the builtin it shadows (``input = torch.ones(3)``); recorded once
@@ -632,14 +686,16 @@ class OpCheck(Check):
         """Count the call's callee and the names it hands on, and whether each use is one
         where no gradient flows (``GradientFreeUses``); note what it gives its callee
         (``GivenArguments``)."""
-        unit = unit_of(self.ctx.ancestors)
+        unit = self.units.unit()
         free = self.in_gradient_free_context()
         self.gradient_free_uses.note(unit, used_name(node.func), free)
         self.given_arguments.note(unit, node)
         for arg in node.args:
-            if isinstance(arg.value, (cst.Name, cst.Attribute)):
-                self.gradient_free_uses.note(unit, used_name(arg.value), free or self.hands_to_load_hook(node, arg))
-                self.given_arguments.note_handed_on(unit, used_name(arg.value))
+            value = arg.value
+            if type(value) is cst.Name or type(value) is cst.Attribute:  # (neither has subclasses)
+                name = used_name(value)
+                self.gradient_free_uses.note(unit, name, free or self.hands_to_load_hook(node, arg))
+                self.given_arguments.note_handed_on(unit, name)
 
     def in_gradient_free_context(self) -> bool:
         """Whether no gradient flows through what the code being walked computes."""
@@ -654,22 +710,22 @@ class OpCheck(Check):
             if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of, self.function_run_by) is not True:
                 continue
             self.matched.add(entry["id"])
-            gate = attribute_gate(self.ctx.ancestors)
+            gate = attribute_gate(self.ctx.ancestors, self.optional_attributes)
             if gate:
-                self.gated_in.setdefault(entry["id"], set()).add((unit_of(self.ctx.ancestors), gate))
+                self.gated_in.setdefault(entry["id"], set()).add((self.units.unit(), gate))
             else:
-                self.matched_in.setdefault(entry["id"], set()).add(unit_of(self.ctx.ancestors))
+                self.matched_in.setdefault(entry["id"], set()).add(self.units.unit())
             if entry.get("device", "cuda") == "mps":
                 continue
             backward = entry.get("phase") == "backward"
             if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
                 branch = parameter_gate(self.ctx.ancestors)
-                unit = unit_of(self.ctx.ancestors) if backward or branch else None
+                unit = self.units.unit() if backward or branch else None
                 candidate = OpCandidate(entry["id"], self.function_of(node), unit, branch)
                 self.ctx.defer(node, self.code, **candidate.to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
-                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, unit_of(self.ctx.ancestors), gate).to_json())
+                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, self.units.unit(), gate).to_json())
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Whether a backward-only op may be differentiated here (pass 2 still asks
@@ -808,10 +864,11 @@ class TorchOps(OpCheck):
     def hands_to_load_hook(self, call: cst.Call, arg: cst.Arg) -> bool:
         """``model.register_load_state_dict_pre_hook(fix_keys)``,
         ``build_model_with_cfg(..., pretrained_filter_fn=checkpoint_filter_fn)``."""
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in self.load_hook_methods:
+        if type(call.func) is cst.Attribute and call.func.attr.value in self.load_hook_methods:
             return arg is call.args[0] or (arg.keyword is not None and arg.keyword.value == "hook")
-        keyword = self.load_hook_keywords.get(self.ctx.qualname(call.func) or "")
-        return keyword is not None and arg.keyword is not None and arg.keyword.value == keyword
+        if arg.keyword is None:
+            return False
+        return arg.keyword.value == self.load_hook_keywords.get(self.ctx.qualname(call.func) or "")
 
     def _turns_off_grad(self, expr: cst.BaseExpression) -> bool:
         return self.ctx.qualname(expr.func if isinstance(expr, cst.Call) else expr) in self.no_grad_contexts
@@ -823,11 +880,13 @@ class TorchOps(OpCheck):
         self.no_grad_depth -= any(self._turns_off_grad(item.item) for item in original_node.items)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
         self.no_grad_depth += any(self._turns_off_grad(d.decorator) for d in node.decorators)
         self.detached.append(set())
         self.on_cpu.append({})
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
         self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
         self.detached.pop()
         self.on_cpu.pop()
@@ -838,7 +897,7 @@ class TorchOps(OpCheck):
         (``y = y.float()`` keeps what ``y`` was)."""
         names = [(name, self._is_detached(value) if whole else False, self._is_on_cpu(value) if whole else False)
                  for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
-        block = self._block_of(original_node)
+        block = self._block_of(original_node) if any(on_cpu for _, _, on_cpu in names) else None
         for name, detached, on_cpu in names:
             (self.detached[-1].add if detached else self.detached[-1].discard)(name)
             if on_cpu and block is not None:
@@ -862,18 +921,18 @@ class TorchOps(OpCheck):
     def _is_on_cpu(self, node: cst.BaseExpression) -> bool:
         """``x.cpu()``, ``x.to("cpu")``, a method chain or index of one that does not move it
         again (``x.cpu().float()[0]``, not ``x.cpu().cuda()``), or a name assigned one."""
-        while True:
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        while True:  # (``type() is``: none of these classes has subclasses)
+            if type(node) is cst.Call and type(node.func) is cst.Attribute:
                 method = node.func.attr.value
                 if method in self.cpu_methods:
                     return True
                 if method in self.move_methods:
                     return self._moves_to_cpu(node)
                 node = node.func.value
-            elif isinstance(node, cst.Subscript):
+            elif type(node) is cst.Subscript:
                 node = node.value
             else:
-                block = self.on_cpu[-1].get(node.value) if isinstance(node, cst.Name) else None
+                block = self.on_cpu[-1].get(node.value) if type(node) is cst.Name else None
                 return block is not None and self._inside(block)
 
     def _moves_to_cpu(self, call: cst.Call) -> bool:
@@ -889,6 +948,8 @@ class TorchOps(OpCheck):
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         """An op whose input was just moved to the CPU runs no CUDA kernel (spec: "no
         deterministic CUDA implementation"; ``ctc_loss``'s advice is this move)."""
+        if not candidates:
+            return
         subject = self._subject(node)
         super().consider(node, [
             (entry, shift) for entry, shift in candidates
@@ -904,15 +965,15 @@ class TorchOps(OpCheck):
     def _is_detached(self, node: cst.BaseExpression) -> bool:
         """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
         name assigned one."""
-        while True:
-            if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+        while True:  # (``type() is``: none of these classes has subclasses)
+            if type(node) is cst.Call and type(node.func) is cst.Attribute:
                 if node.func.attr.value in self.detach_methods:
                     return True
                 node = node.func.value
-            elif isinstance(node, cst.Subscript):
+            elif type(node) is cst.Subscript:
                 node = node.value
             else:
-                return isinstance(node, cst.Name) and node.value in self.detached[-1]
+                return type(node) is cst.Name and node.value in self.detached[-1]
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Not under ``torch.no_grad()`` / ``torch.inference_mode()``, and not on a
@@ -1002,9 +1063,11 @@ class TensorFlowOps(OpCheck):
         self.depth_without_gradient += step * (node in self.functions.without_gradient)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        super().visit_FunctionDef(node)
         self._enter(node, 1)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        super().leave_FunctionDef(original_node)
         self._enter(original_node, -1)
 
     def visit_Lambda(self, node: cst.Lambda) -> None:

@@ -198,6 +198,8 @@ class CudnnBenchmark(Check):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.named_benchmark = named_as_benchmark(ctx)
+        self.calls = self.data("ND201").get("calls", [])
+        self.call_names = frozenset(name for spec in self.calls for name in spec["names"])  # (most calls are none)
 
     def _report(self, node: cst.CSTNode, value: cst.BaseExpression, setting: str) -> None:
         fix = self.ctx.fix("ND201", [NodeEdit(value, "False")])
@@ -260,7 +262,9 @@ class CudnnBenchmark(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
-        for spec in self.data("ND201").get("calls", []):
+        if name not in self.call_names:
+            return
+        for spec in self.calls:
             if name in spec["names"]:
                 value = _flag_argument(node, spec["arg"])
                 if value is not None and is_true_literal(value):
@@ -272,6 +276,11 @@ class CudnnDeterministicOff(Check):
     ``torch.backends.cudnn.flags(deterministic=False)``, in a GPU program."""
 
     codes = ("ND202",)
+
+    def __init__(self, ctx: FileContext) -> None:
+        super().__init__(ctx)
+        self.calls = self.data("ND202").get("calls", [])
+        self.call_names = frozenset(name for spec in self.calls for name in spec["names"])  # (most calls are none)
 
     def _defer(self, at: cst.CSTNode, value: cst.BaseExpression, setting: str) -> None:
         fix = self.ctx.fix("ND202", [NodeEdit(value, "True")])
@@ -287,7 +296,9 @@ class CudnnDeterministicOff(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
-        for spec in self.data("ND202").get("calls", []):
+        if name not in self.call_names:
+            return
+        for spec in self.calls:
             if name in spec["names"]:
                 value = _flag_argument(node, spec["arg"])
                 if value is not None and literal_value(value, self.ctx.qualname) is False:

@@ -27,7 +27,7 @@ from nondet_lint.analysis.fieldsettings import FieldSettings
 from nondet_lint.analysis.seedoption import config_seeds
 from nondet_lint.analysis.seeds import Seeder
 from nondet_lint.analysis.texttypes import TextTypes, scope_index_factory
-from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value, string_value
 from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import (BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, describe_test, negate, parse_guard,
@@ -200,22 +200,22 @@ class Collector:
 
     def visit_BaseSuite(self, node: cst.BaseSuite) -> None:
         parent = self.ctx.parent(node)
-        if isinstance(parent, cst.FunctionDef):
+        if type(parent) is cst.FunctionDef:  # (``type() is``: it runs for every block; none of these has subclasses)
             scope = self.pending_defs.pop(id(parent), None)
             if scope is not None:
                 self.scopes.append(scope)
                 self.pushed[id(parent)] = -1
             return
-        if isinstance(parent, cst.If):
-            if self.scope is self.module_scope and is_main_guard(parent.test) and isinstance(self.ctx.parent(parent), cst.Module):
+        if type(parent) is cst.If:
+            if self.scope is self.module_scope and is_main_guard(parent.test) and type(self.ctx.parent(parent)) is cst.Module:
                 self.module_scope.add(SeedingEvent(EventKind.MAIN_BLOCK))
                 self.scopes.append(Scope(MAIN, shared=self.module_scope))
                 self.pushed[id(node)] = -1
                 return
             self._push_guard(node, parent, negated=False)
-        elif isinstance(parent, cst.Else):
+        elif type(parent) is cst.Else:
             owner = self.ctx.parent(parent)
-            if isinstance(owner, cst.If):
+            if type(owner) is cst.If:
                 self._push_guard(node, owner, negated=True)
 
     def leave_BaseSuite(self, node: cst.BaseSuite) -> None:
@@ -306,18 +306,21 @@ class Collector:
         for item in node.names:
             self.scope.globals.add(item.name.value)
 
-    def _assign_names(self, target: cst.BaseExpression, described: bool = False) -> None:
-        """Names ``target`` binds; unless the binding is an assignment whose value
-        ``_bind`` describes, a local's described value is gone."""
-        if isinstance(target, cst.Name):
+    def _assign_names(self, target: cst.BaseExpression, described: bool = False, fresh: Optional[Set[str]] = None) -> None:
+        """Names ``target`` binds (into ``fresh`` too, those bound for the first time);
+        unless the binding is an assignment whose value ``_bind`` describes, a local's
+        described value is gone."""
+        if type(target) is cst.Name:
+            if fresh is not None and target.value not in self.scope.assigned:
+                fresh.add(target.value)
             self.scope.assigned.add(target.value)
             if not described:
                 self.scope.values[target.value] = None
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             for element in target.elements:
-                self._assign_names(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._assign_names(target.value)
+                self._assign_names(element.value, fresh=fresh)
+        elif type(target) is cst.StarredElement:
+            self._assign_names(target.value, fresh=fresh)
 
     def visit_For(self, node: cst.For) -> None:
         self._assign_names(node.target)
@@ -357,23 +360,23 @@ class Collector:
             self.consts[node.target.value] = _MISSING
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        before = set(self.scope.assigned)
+        fresh: Set[str] = set()
         for target in node.targets:
-            self._assign_names(target.target, described=len(node.targets) == 1)
+            self._assign_names(target.target, described=len(node.targets) == 1, fresh=fresh)
         # read in the value, a parameter is still the argument (``seed = seed or random.randint(...)``)
-        self.rebinding = self.scope.assigned - before
+        self.rebinding = fresh
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         self._assign_names(node.target, described=node.value is not None)
 
     def leave_Assign(self, node: cst.Assign) -> None:
         self.rebinding = set()
-        for target in node.targets:
+        for index, target in enumerate(node.targets):
             self._setting(target.target, node.value)
-            self._bind(target.target, node.value)
+            self._bind(target.target, node.value, first_target=index == 0)
             if type(target.target) is cst.Name and self._found(node.value):
                 self.scope.found.add(target.target.value)  # ``task = TASK_REGISTRY[name]``
-            if (isinstance(target.target, cst.Subscript) and isinstance(node.value, cst.Name)
+            if (type(target.target) is cst.Subscript and type(node.value) is cst.Name
                     and node.value.value in self.scope.params and self.scope.name not in self.registering):
                 self.registering.append(self.scope.name)  # ``collection[key] = fn_or_cls``
         if len(node.targets) == 1:
@@ -401,7 +404,7 @@ class Collector:
         line = self.ctx.parent(node)
         block = self.ctx.parent(line) if line is not None else None
         owner = self.ctx.parent(block) if block is not None else None
-        if not (isinstance(target, cst.Name) and isinstance(owner, cst.ClassDef) and self.class_stack
+        if not (type(target) is cst.Name and type(owner) is cst.ClassDef and self.class_stack
                 and self.class_stack[-1][0] == id(owner)):
             return
         self.settings.declare(target.value, value)
@@ -411,10 +414,12 @@ class Collector:
         default: List[Plain] = [literal] if literal is not UNKNOWN and literal is not ABSENT and plain(literal) else []
         self.fields.setdefault(self.class_stack[-1][1], {})[target.value] = default
 
-    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression, first_target: bool = True) -> None:
+        """What assigning ``value`` to ``target`` binds (``first_target``: no earlier target
+        of the same statement has rebound a name since the walk left the value)."""
         scope = self.scope
         self._assign_attributes(target, value)
-        if isinstance(target, cst.Tuple) and target.elements and isinstance(value, cst.Call):
+        if type(target) is cst.Tuple and target.elements and type(value) is cst.Call:
             # ``args, rest = parser.parse_known_args()``
             if self._is_parse(value):
                 first = target.elements[0].value
@@ -424,11 +429,11 @@ class Collector:
         key = dotted_name(target)
         if key is None:
             return
-        if isinstance(target, cst.Attribute):
+        if type(target) is cst.Attribute:
             scope.assigned_attrs.add(key)
             if scope.values.get(key.partition(".")[0]) is not None:
                 scope.values[key.partition(".")[0]] = None  # ``cfg.type = ...``: no longer as made
-        elif isinstance(target, cst.Name):
+        elif type(target) is cst.Name:
             name = target.value
             described = name not in scope.values
             if described and scope.name in (MODULE, MAIN):  # module constants are ``consts``
@@ -440,13 +445,13 @@ class Collector:
             scope.taint[key] = mark
         else:
             scope.taint.pop(key, None)
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             name = target.value
-            if isinstance(value, cst.Call):
+            if type(value) is cst.Call:
                 if self._is_parse(value):
                     scope.types[name] = NAMESPACE
                 else:
-                    made = self.target(value.func)[0]
+                    made = (self.callees[id(value)] if first_target else self.target(value.func))[0]
                     if made:
                         scope.types[name] = made
                     else:
@@ -467,7 +472,7 @@ class Collector:
 
     def _own_attribute(self, node: cst.BaseExpression) -> Optional[str]:
         """``x`` of ``self.x`` in a method of a class."""
-        if (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self"
+        if (type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
                 and self.scope.cls and self.scope.params[:1] == ["self"]):
             return node.attr.value
         return None
@@ -487,14 +492,14 @@ class Collector:
     def _assign_attributes(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
         """``self.seed = seed``: pass 2 values the object's attributes from its constructor's
         arguments (a value it cannot describe, or an unpacking, makes the attribute unknown)."""
-        if isinstance(target, (cst.Tuple, cst.List)):
+        if type(target) is cst.Tuple or type(target) is cst.List:
             for element in target.elements:
                 self._assign_attributes(element.value, None)
             return
         name = self._own_attribute(target)
         if name is None:
             return
-        desc = self.describe(value) if isinstance(value, _DESCRIBABLE) else None
+        desc = self.describe(value) if value is not None and type(value) in _DESCRIBABLE else None
         self.scope.add(SeedingEvent(EventKind.ASSIGN, name, guards=tuple(self.guards()), value=desc))
 
     def _is_parse(self, call: cst.Call) -> bool:
@@ -564,7 +569,7 @@ class Collector:
         environ = self._environ_read(node)
         if environ is not None:
             return environ
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             name = node.value
             scope = self.scope
             alias = scope.values.get(name)
@@ -590,9 +595,9 @@ class Collector:
         attribute = self._own_attribute(node) or self._enclosing_attribute(node)
         if attribute is not None:
             return ValueDesc(ValueSource.ATTRIBUTE, attribute)
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             return self._describe_field(node.value, node.attr.value)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self._describe_call(node)
         return None
 
@@ -666,7 +671,7 @@ class Collector:
         for arg in node.args:
             if arg.star:
                 return None
-            desc = self.describe(arg.value) if isinstance(arg.value, _DESCRIBABLE) else None
+            desc = self.describe(arg.value) if type(arg.value) in _DESCRIBABLE else None
             if arg.keyword is None:
                 positional.append(desc)
             else:
@@ -715,7 +720,7 @@ class Collector:
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         """A name in a string may be looked up on an object (``getattr(plugin, "before_training_exp")``)."""
-        value = node.evaluated_value
+        value = string_value(node.value)
         if isinstance(value, str) and value.isidentifier():
             self.scope.names.add(value)
 
@@ -746,7 +751,7 @@ class Collector:
                 inner = self.candidates.items[drawn]
                 self.helper_draws.append(self._use(node, self.flow.marks[id(inner.node)][1], inner.code, root))
         launched = self._launch(node, q) if q in LAUNCHERS else None
-        inspects = isinstance(node.func, cst.Name) and node.func.value in _INSPECTING and self.lookup("local_defs", node.func.value) is None
+        inspects = type(node.func) is cst.Name and node.func.value in _INSPECTING and self.lookup("local_defs", node.func.value) is None
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
                 self.flow.sink(arg.value)
@@ -785,7 +790,7 @@ class Collector:
     def _restores_weights(self, node: cst.Call, q: Optional[str]) -> None:
         """A call that restores all of a model's weights (``model.load_state_dict(...)``,
         ``saver.restore(sess, path)``; not ``strict=False``): an event pass 2 notes for the program."""
-        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        method = node.func.attr.value if type(node.func) is cst.Attribute else None
         if not self.t.restores_weights(q, method):
             return
         if self.t.partial_restore and any_holds(node, self.t.partial_restore, {}, self.ctx.qualname) is not False:
@@ -933,7 +938,7 @@ class Collector:
             return False, None
         if literal is not UNKNOWN:
             return True, None
-        desc = self.describe(value) if isinstance(value, _DESCRIBABLE) else None
+        desc = self.describe(value) if type(value) in _DESCRIBABLE else None
         return True, (desc if desc is not None and desc.source is not ValueSource.LITERAL else None)
 
     def _generator_seed_held(self, node: cst.Call, q: str, value: Optional[cst.BaseExpression], root: Optional[str]) -> bool:
@@ -941,7 +946,7 @@ class Collector:
         (``np.random.RandomState(seed)``): pass 2 values it in each program that runs the
         call, and ND103 reports it where that value is None (a ``seed=None`` no caller
         sets). A generator's own state is no global RNG: no seed call covers it."""
-        if value is None or has_star_args(node) or not isinstance(value, _DESCRIBABLE):
+        if value is None or has_star_args(node) or type(value) not in _DESCRIBABLE:
             return False
         if literal_value(value, self.ctx.qualname) is not UNKNOWN or self.calls.holds_none(value):
             return False  # judged where it is written
@@ -969,7 +974,7 @@ class Collector:
         for arg in node.args:
             if arg.star:
                 break
-            desc = self.describe(arg.value) if isinstance(arg.value, _DESCRIBABLE) else None
+            desc = self.describe(arg.value) if type(arg.value) in _DESCRIBABLE else None
             if arg.keyword is None:
                 positional.append(desc)
             else:
@@ -1161,7 +1166,8 @@ class Collector:
 
 
 
-_DESCRIBABLE = (cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation, cst.Call)
+# (exact types, tested with ``type() in``: none has subclasses)
+_DESCRIBABLE = frozenset({cst.Name, cst.Attribute, cst.SimpleString, cst.Integer, cst.Float, cst.UnaryOperation, cst.Call})
 # seed values pass 2 values (what a call gives is left unknown there)
 _SEED_VALUES = (ValueSource.PARAMETER, ValueSource.OPTION, ValueSource.GLOBAL)
 _HELD_SEEDS = (*_SEED_VALUES, ValueSource.ATTRIBUTE)  # a generator's seed pass 2 values (ND103)
@@ -1181,14 +1187,14 @@ def _all_of(conds: Sequence[Optional[Cond]]) -> Cond:
 
 def _ends_in_return(body: cst.BaseSuite, ends: Tuple[type, ...] = (cst.Return, cst.Raise)) -> bool:
     """Whether every way through a function body (or a branch) ends in a return or a raise
-    (in one of ``ends``)."""
-    if isinstance(body, cst.SimpleStatementSuite):
-        return bool(body.body) and isinstance(body.body[-1], ends)
-    statements = body.body if isinstance(body, cst.IndentedBlock) else ()
+    (in one of ``ends``).  (``type()``: none of these classes has subclasses.)"""
+    if type(body) is cst.SimpleStatementSuite:
+        return bool(body.body) and type(body.body[-1]) in ends
+    statements = body.body if type(body) is cst.IndentedBlock else ()
     last = statements[-1] if statements else None
-    if isinstance(last, cst.SimpleStatementLine):
-        return isinstance(last.body[-1], ends)
-    if isinstance(last, cst.If):
+    if type(last) is cst.SimpleStatementLine:
+        return type(last.body[-1]) in ends
+    if type(last) is cst.If:
         orelse = last.orelse
         if orelse is None:
             return False

@@ -159,7 +159,16 @@ class Tables:
         return qualname
 
     def keras_rng(self, qualname: str) -> Optional[str]:
-        """The RNG a Keras layer / initializer / random function draws from, if it is one."""
+        """The RNG a Keras layer / initializer / random function draws from, if it is one
+        (asked for most calls of every module: remembered by name)."""
+        known: Optional[Dict[str, Optional[str]]] = self.__dict__.get("_keras_rngs")
+        if known is None:
+            known = self.__dict__["_keras_rngs"] = {}
+        if qualname not in known:
+            known[qualname] = self._keras_rng(qualname)
+        return known[qualname]
+
+    def _keras_rng(self, qualname: str) -> Optional[str]:
         qualname = self._keras_path(qualname)
         for prefix, rng in self.keras_prefixes:
             if qualname.startswith(prefix) and qualname[len(prefix):] in self.keras_names:
