@@ -174,6 +174,24 @@ def test_nd208_at_add_in_a_jax_file_only(tmp_path):
     assert found(lint_files(tmp_path / "b", {"n.py": "import torch\ny = x.at[i].add(v)\n"}), "ND208") == []
 
 
+def test_nd208_scatters_promised_unique_indices_are_not_flagged(lint):
+    source = (
+        "import jax\nimport jax.numpy as jnp\n"
+        "a = x.at[i].add(v, unique_indices=True)\n"
+        "b = jax.ops.segment_sum(v, ids, 4, False, True)\n"
+        "c = jax.lax.scatter_add(x, i, v, dims, unique_indices=True)\n"
+        "d = x.at[i].add(v, unique_indices=False)\n"
+        "e = jax.ops.segment_sum(v, ids, 4, indices_are_sorted=True)\n"
+        "def total(v, ids, unique=False):\n"
+        "    return jax.ops.segment_sum(v, ids, unique_indices=unique)\n"
+    )
+    findings = lint({"m.py": source})
+    assert found(findings, "ND208") == [("m.py", "ND208", 6, 5), ("m.py", "ND208", 7, 5), ("m.py", "ND208", 9, 12)]
+    assert [f.message.split("`")[1] for f in findings if f.code == "ND208"] == [
+        ".at[].add()", "jax.ops.segment_sum", "jax.ops.segment_sum",
+    ]
+
+
 def test_nd208_exclude_nondeterministic_ops_flag_counts_for_scatters(lint):
     files = {"m.py": "import os\nos.environ['XLA_FLAGS'] = '--xla_gpu_exclude_nondeterministic_ops=true'\nimport jax\ny = jax.ops.segment_sum(v, ids, 4)\n"}
     assert found(lint(files), "ND208") == []

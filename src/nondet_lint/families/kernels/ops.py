@@ -187,7 +187,11 @@ def condition_holds(
         if value is ABSENT:
             value = cond.get("default", ABSENT)
         if value is UNKNOWN:
-            return None
+            if "if_unknown" not in cond:
+                return None
+            if not cond["if_unknown"]:
+                return False
+            continue  # ``unique_indices=unique_indices`` passed on: no promise the code can see
         allowed = cond["in"] if "in" in cond else [cond["is"]]
         matches = any(type(value) is type(item) and value == item for item in allowed)
         if matches == bool(cond.get("negate", False)):
