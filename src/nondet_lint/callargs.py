@@ -76,6 +76,20 @@ def literal_value(node: Optional[cst.BaseExpression], qualname: Callable[[cst.Ba
 _CONSTANTS = {"True": True, "False": False, "None": None}
 
 
+def token_parts(token: str) -> Tuple[str, str]:
+    """A string token's prefix, in lower case, and its text between the quotes: what
+    ``SimpleString.prefix`` and ``.raw_value`` give, without their loops over characters
+    (checks read every string literal of a module, docstrings included)."""
+    start = 0
+    while token[start] not in "'\"":
+        start += 1
+    end = start
+    while end < len(token) and token[end] == token[start]:
+        end += 1
+    width = 1 if end - start < 3 else 3  # ``''`` is empty; ``''''''`` and ``''''a'''`` are triple-quoted
+    return token[:start].lower(), token[start + width:len(token) - width]
+
+
 def string_value(token: str) -> Union[str, bytes]:
     """``SimpleString.evaluated_value`` by the token's text, without ``ast.literal_eval``
     for most strings (checks read every string of a module): a str with no backslash (no
@@ -83,13 +97,8 @@ def string_value(token: str) -> Union[str, bytes]:
     and only ASCII characters is its text between the quotes."""
     if "\\" in token or "\r" in token or "\0" in token or not token.isascii():
         return _evaluated(token) if len(token) <= 200 else literal_eval(token)  # (docstrings: not kept)
-    quote = token[-1]
-    start = token.index(quote)  # the prefix (``r``, ``u``, ``b``) holds no quote
-    if "b" in token[:start] or "B" in token[:start]:
-        return _evaluated(token)
-    if len(token) - start >= 6 and token.startswith(quote * 3, start):
-        return token[start + 3:-3]
-    return token[start + 1:-1]
+    prefix, raw = token_parts(token)
+    return _evaluated(token) if "b" in prefix else raw
 
 
 @lru_cache(maxsize=4096)

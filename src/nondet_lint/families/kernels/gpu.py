@@ -37,7 +37,7 @@ from nondet_lint.families.kernels.reach import (
     LOCAL, MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
 )
 from nondet_lint.versions import Version, allowed_versions, canonical_package, in_range, target_version
-from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value
+from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, token_parts
 from nondet_lint.check import Check
 from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
@@ -160,7 +160,7 @@ def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = N
     if type(node) is cst.SimpleString and "\\" not in node.value:
         # no escapes: the value is the raw text between the quotes (evaluating every
         # string literal of a module cost more than the rest of this check)
-        string_prefix, raw = _prefix_and_raw(node.value)
+        string_prefix, raw = token_parts(node.value)
         return "b" not in string_prefix and bool(regex(pattern).match(raw))
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
         value = node.evaluated_value
@@ -172,20 +172,6 @@ def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = N
         valued = prefix is not None and len(node.parts) > 1 and bool(regex(prefix).match(first.value))
         return valued or bool(regex(pattern).match(first.value))
     return False
-
-
-def _prefix_and_raw(token: str) -> Tuple[str, str]:
-    """A string token's prefix, in lower case, and its text between the quotes: what
-    ``SimpleString.prefix`` and ``.raw_value`` give, without their loops over characters
-    (this runs for every string literal, docstrings included)."""
-    start = 0
-    while token[start] not in "'\"":
-        start += 1
-    end = start
-    while end < len(token) and token[end] == token[start]:
-        end += 1
-    width = 1 if end - start < 3 else 3  # ``''`` is empty; ``''''''`` and ``''''a'''`` are triple-quoted
-    return token[:start].lower(), token[start + width:len(token) - width]
 
 
 # where a device string selects a device (not where it is compared or listed as a choice)
