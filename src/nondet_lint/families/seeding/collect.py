@@ -898,8 +898,9 @@ class Collector:
     def _hf_shuffle(self, node: cst.Call) -> bool:
         """``ds.shuffle()`` of a Hugging Face map-style dataset: with no ``seed`` and no
         ``generator`` it takes its seed from NumPy's global state, a NumPy draw (ND102) that
-        ``np.random.seed`` covers. A streaming dataset's shuffle draws OS entropy instead,
-        which no seed call reaches: not a use of the global RNG. Whether the call is one."""
+        ``np.random.seed`` covers. A streaming dataset's shuffle makes an unseeded NumPy
+        generator instead, which no seed call reaches (ND103, reported on the spot).
+        Whether the call is one."""
         hf = self.t.hf_datasets
         func = node.func
         if not isinstance(func, cst.Attribute):
@@ -909,8 +910,11 @@ class Collector:
         origin = hf.origin(func.value, self.ctx.qualname, self.index_for, self.ctx.imports)
         if origin is None:
             return False
-        if not origin.streaming and not hf.seeded(node) and not isinstance(self.ctx.parent(node), cst.Expr):
-            self._use(node, "numpy", "ND102", None)
+        if not hf.seeded(node) and not isinstance(self.ctx.parent(node), cst.Expr):
+            if origin.streaming:
+                self.calls.streaming_shuffle(node)
+            else:
+                self._use(node, "numpy", "ND102", None)
         return True
 
     def _untyped_dataset(self, node: cst.Call) -> bool:
