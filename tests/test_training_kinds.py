@@ -135,6 +135,38 @@ def test_an_autograd_functions_backward_runs_only_in_a_backward_pass(tmp_path):
     )]
 
 
+CLIPPED = """
+    import torch
+
+
+    def with_clipped_gradient(x):
+        def grad_fn(grad):
+            return grad.clamp(-1, 1)
+        return fn_with_custom_grad(grad_fn)(x)
+
+
+    def main():
+        model = torch.nn.Embedding(10, 4).cuda()
+        {step}
+
+
+    if __name__ == "__main__":
+        main()
+"""
+
+
+def test_a_gradient_function_nested_in_another_function_ends_with_it(tmp_path):
+    """A function handed on as another's gradient computes no training of its own, and the
+    code after the function around it is judged as before it."""
+    step = "model(torch.ones(2, dtype=torch.long).cuda()).sum().backward()"
+    assert lint(tmp_path / "train", {"train.py": CLIPPED.format(step=step)}, ["ND205"]) == [(
+        "train.py", "ND205", 11,
+        SWITCH.format(path="train.py", line=11, ops="it runs `torch.nn.Embedding` (train.py:11); "),
+    )]
+    step = "print(model(torch.ones(2, dtype=torch.long).cuda()))"
+    assert lint(tmp_path / "infer", {"train.py": CLIPPED.format(step=step)}, ["ND205"]) == []
+
+
 # ---------------------------------------------------------------- library models (ND104) -
 MODEL = {
     "model.py": """

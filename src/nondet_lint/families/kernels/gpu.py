@@ -906,6 +906,9 @@ class GpuFacts(Check):
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
         self.gradient_definitions = 0  # nesting of functions that define a gradient (no training in them)
+        # per function being walked, innermost last: whether it defines a gradient (decided
+        # when it is entered: the depth it is judged at differs when it is left)
+        self._defining: List[bool] = []
         self.owner: Optional[str] = None  # the top-level class being walked
         self.receiver: Optional[str] = None  # the instance parameter of the method being walked (``self``)
         methods = self.program.get("methods", {})
@@ -1002,8 +1005,9 @@ class GpuFacts(Check):
         if self.depth == 0:
             self.parameter_defaults[node.name.value] = _parameter_defaults(node, self.ctx.qualname)
         self._enter(node)
-        if self._defines_gradient(node):
-            self.gradient_definitions += 1
+        defines = self._defines_gradient(node)
+        self._defining.append(defines)
+        self.gradient_definitions += defines
         params = node.params
         annotated = {}
         for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -1022,8 +1026,7 @@ class GpuFacts(Check):
         local = LocalValues.gathered(original_node, self._local_values.pop())
         for unit, target, value in self._restorable.pop():
             unit.sets.update(names_assigned(target, value, original_node, local))
-        if self._defines_gradient(original_node):
-            self.gradient_definitions -= 1
+        self.gradient_definitions -= self._defining.pop()
 
     def _defines_gradient(self, node: cst.FunctionDef) -> bool:
         """``@tf.custom_gradient``, a torch autograd Function's ``backward``, a nested
