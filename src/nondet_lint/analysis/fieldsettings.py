@@ -147,7 +147,7 @@ def attribute_gate(ancestors: Sequence[cst.CSTNode],
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             break
         if isinstance(node, (cst.If, cst.IfExp)) and ancestors[index + 1] is node.body:
-            found.update(_required(node.test))
+            found.update(required_set(node.test, _own))
     if not found:
         return ()
     # the method's class: ``ClassDef > IndentedBlock > FunctionDef``
@@ -159,17 +159,19 @@ def attribute_gate(ancestors: Sequence[cst.CSTNode],
     return tuple(sorted(found & optional(cls)))
 
 
-def _required(test: cst.BaseExpression) -> Iterator[str]:
+def required_set(test: cst.BaseExpression, named: Callable[[cst.BaseExpression], Iterator[str]]) -> Iterator[str]:
+    """What a test requires set: ``x``, ``x is not None`` and ``and`` of them, each ``x``
+    read by ``named`` (a plain name, or ``self.x`` for the object's own fields)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        yield from _required(test.left)
-        yield from _required(test.right)
+        yield from required_set(test.left, named)
+        yield from required_set(test.right, named)
     elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         target = test.comparisons[0]
         if (isinstance(target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name)
                 and target.comparator.value == "None"):
-            yield from _own(test.left)
+            yield from named(test.left)
     else:
-        yield from _own(test)
+        yield from named(test)
 
 
 def _own(node: cst.BaseExpression) -> Iterator[str]:

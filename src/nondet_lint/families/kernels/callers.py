@@ -11,10 +11,11 @@ do_colors:``, with ``do_colors=False`` by default, runs only where a call gives 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, cast
 
 import libcst as cst
 
+from nondet_lint.analysis.fieldsettings import required_set
 from nondet_lint.callargs import literal_value
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels.gpu import ProgramView
@@ -176,7 +177,7 @@ def parameter_gate(ancestors: Sequence[cst.CSTNode]) -> Gate:
         if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             return ()
         if isinstance(node, (cst.If, cst.IfExp)) and ancestors[index + 1] is node.body:
-            required.update(_names_required(node.test))
+            required.update(required_set(node.test, _plain_name))
     params = function.params
     positions = {param.name.value: i for i, param in enumerate((*params.posonly_params, *params.params))}
     gate = []
@@ -186,18 +187,9 @@ def parameter_gate(ancestors: Sequence[cst.CSTNode]) -> Gate:
     return tuple(sorted(gate, key=lambda item: item[0]))
 
 
-def _names_required(test: cst.BaseExpression) -> Iterable[str]:
-    """``x``, ``x is not None`` and ``and`` of them: the names a test requires set."""
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        yield from _names_required(test.left)
-        yield from _names_required(test.right)
-    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        if isinstance(target.operator, cst.IsNot) and isinstance(target.comparator, cst.Name) \
-                and target.comparator.value == "None" and isinstance(test.left, cst.Name):
-            yield test.left.value
-    elif isinstance(test, cst.Name):
-        yield test.value
+def _plain_name(node: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(node, cst.Name):
+        yield node.value
 
 
 def gate_never_opened(view: ProgramView, key: UnitKey, gate: Gate) -> bool:
