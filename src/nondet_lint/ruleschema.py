@@ -78,7 +78,7 @@ DATA: Dict[str, Table] = {
         "programs": Table({"speed_benchmark_words": NAMES, "clocks": NAMES}),
         "hf_datasets": Table({
             "modules": NAMES, "other_modules": NAMES, "seed_keywords": NAMES, "shuffles": NAMES,
-            "streaming_methods": NAMES, "streaming_keyword": str,
+            "streaming_methods": NAMES, "streaming_keyword": str, "streaming_generator": str,
         }),
     }),
     "ND101": Table({

@@ -32,6 +32,7 @@ class HfDatasets:
     shuffles: Tuple[str, ...] = ()  # methods that shuffle the rows
     streaming: Tuple[str, ...] = ()  # methods whose result is an ``IterableDataset``
     streaming_keyword: str = ""  # ``load_dataset(..., streaming=True)``
+    streaming_generator: str = ""  # the generator a streaming shuffle makes with the seed it is given
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> "HfDatasets":
@@ -39,6 +40,7 @@ class HfDatasets:
             tuple(data.get("modules", ())), tuple(data.get("other_modules", ())),
             tuple(data.get("seed_keywords", ())), tuple(data.get("shuffles", ())),
             tuple(data.get("streaming_methods", ())), str(data.get("streaming_keyword", "")),
+            str(data.get("streaming_generator", "")),
         )
 
     def origin(self, receiver: cst.BaseExpression, qualname: Callable[[cst.BaseExpression], Optional[str]],

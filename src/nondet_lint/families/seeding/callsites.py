@@ -80,12 +80,12 @@ class CallSites:
 
     def streaming_shuffle(self, node: cst.Call) -> None:
         """``ds.shuffle()`` of a streaming Hugging Face dataset given no ``seed`` and no
-        ``generator``: it makes ``np.random.default_rng(None)`` itself (rule data
-        ``[ND000.data.hf_datasets]``), an unseeded NumPy generator that no seed call reaches."""
+        ``generator``: it makes an unseeded NumPy generator itself (``streaming_generator``
+        of ``[ND000.data.hf_datasets]``), which no seed call reaches."""
         seed = seed_value(self.ctx, node)
         fix = self.ctx.fix("ND103", set_keyword_argument(self.ctx, node, "seed", seed), seed=seed)
         held = " by a streaming dataset's `.shuffle()` given no `seed=` or `generator=`"
-        self.ctx.report(node, "ND103", fix=fix, name="np.random.default_rng", held=held)
+        self.ctx.report(node, "ND103", fix=fix, name=short_name(self.t.hf_datasets.streaming_generator), held=held)
 
     def holds_none(self, value: cst.BaseExpression) -> bool:
         """A name bound exactly once, in its function or as a module constant, to ``None``
