@@ -471,3 +471,22 @@ def test_a_fetch_in_a_branch_taken_only_for_a_url_is_a_download(lint):
         "gets changes whenever the source is updated, so two runs can use different weights or data; compare a "
         "`hashlib` digest of the file after the download, or put a commit hash or a release tag in the URL"
     )
+
+
+def test_a_field_default_that_reads_another_field_is_analysed(lint):
+    # gathering the defaults met ``data.name`` inside a default and asked for the defaults
+    # again, without end: the file was reported as nested too deeply (ND000)
+    source = """
+        from dataclasses import dataclass
+        from pathlib import Path
+        from torchvision.datasets import ImageFolder
+        @dataclass
+        class Config:
+            data: Path = Path("/data/imagenet")
+            ply_file_path: Path = data / (data.name + ".ply")
+        def main(config: Config):
+            return ImageFolder(config.data)
+        """
+    findings = lint({"m.py": source}, {"select": ["ND000", "ND304"]})
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND304", 9, 12)]
+    assert "`config.data` holds" in findings[0].message

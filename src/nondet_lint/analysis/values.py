@@ -193,7 +193,12 @@ class Values:
         return name in self._declared
 
     def option_defaults(self) -> Dict[str, Text]:
+        """The default of each command-line option and dataclass field of the module, by
+        name (one default where all its declarations agree)."""
         if self._defaults is None:
+            # a default that reads another option (``ply: Path = data / (data.name + ".ply")``)
+            # asks for the defaults while they are being gathered: it sees none of them
+            self._defaults = {}
             found: Dict[str, List[Text]] = {}
             for call in self.view.module_calls():
                 if isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument":
