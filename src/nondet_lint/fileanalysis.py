@@ -65,6 +65,14 @@ def cpython_syntax_error(text: str) -> Optional[Tuple[int, int, str]]:
     return None
 
 
+# ND000 for a file that parsed but whose analysis reached Python's recursion limit: the
+# code is valid, so the message must not say it cannot be parsed
+ANALYSIS_TOO_DEEP = (
+    "not checked: nondet-lint reached Python's recursion limit while analysing this file "
+    "(the file parses; the rest of the project was checked)"
+)
+
+
 def parse_error_finding(path: str, source: Optional[SourceFile], exc: Exception) -> Finding:
     if isinstance(exc, SourceError):
         return Finding(path, exc.line, exc.col, "ND000", f"cannot read file: {exc.reason}")

@@ -174,8 +174,9 @@ def analyze_job(job: Job, config: Any, rules: Any, enabled: FrozenSet[str]) -> T
         with _collector_paused():
             return to_json(fileanalysis.analyze_file(job.path, config, rules, enabled, stdin=job.raw)), True
     except RecursionError:
-        # libcst's code generation and some analyses recurse once or twice per level
-        reason, cacheable = "cannot parse: code is nested too deeply", True
+        # the file parsed (``analyze_source`` reports a parse that recurses too deeply):
+        # libcst's code generation or one of our analyses recursed past Python's limit
+        reason, cacheable = fileanalysis.ANALYSIS_TOO_DEEP, True
     except MemoryError:
         reason, cacheable = "cannot parse: not enough memory", False
     result = FileResult(job.path, job.module_name, job.is_package)
