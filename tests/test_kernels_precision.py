@@ -132,3 +132,43 @@ def test_nd206_a_session_that_only_copies_given_values_in_does_no_float_work(lin
     found = [f for f in lint({"avg.py": adds}) if f.code == "ND206"]
     assert [(f.line, f.col + 1) for f in found] == [(10, 10)]
     assert found[0].message.startswith("`tensorflow.Session` runs ops on multi-threaded CPU pools")
+
+
+# ---------------------------------------------------------------- values of (values, indices) ----
+MEDIAN = (
+    "`torch.median(dim=...)` has no deterministic CUDA implementation: its result can change from run "
+    "to run, and under `torch.use_deterministic_algorithms(True)` it raises; with ties the returned "
+    "index can vary; use `torch.sort(..., stable=True)` and take the middle element"
+)
+GPU_MEDIANS = (
+    "import torch\n"
+    "x = torch.randn(8, 4, device='cuda')\n"
+    "a = torch.median(x, dim=0).values\n"
+    "b = x.median(dim=1)[0]\n"
+    "c, _ = torch.median(x, 0)\n"
+    "d = torch.median(x, dim=0).indices\n"
+    "e, f = x.median(dim=1)\n"
+    "g = torch.median(x, dim=0)[1]\n"
+    "h = x.kthvalue(2, dim=1).values\n"
+)
+
+
+def test_nd203_median_whose_values_only_are_kept_is_not_reported_at_the_call(lint):
+    findings = [f for f in lint({"m.py": GPU_MEDIANS}, {"target-versions": {"torch": "2.4"}}) if f.code == "ND203"]
+    # the values do not vary; the index (d, f, g) does
+    assert [(f.line, f.col + 1) for f in findings] == [(6, 5), (7, 8), (8, 5)]
+    assert {f.message for f in findings} == {MEDIAN}
+
+
+def test_nd205_still_counts_a_median_whose_values_only_are_kept(lint):
+    source = (
+        "import torch\n"
+        "torch.manual_seed(0)\n"
+        "model = torch.nn.Linear(4, 1).cuda()\n"
+        "x = torch.randn(8, 4, device='cuda')\n"
+        "loss = model(x - torch.median(x, dim=0).values).sum()\n"
+        "loss.backward()\n"
+    )
+    findings = lint({"m.py": source}, {"target-versions": {"torch": "2.4"}})
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND205", 3, 9)]
+    assert "`torch.median(dim=...)` has no deterministic implementation on torch 2.4 and would raise under it, so the fix passes `warn_only=True`" in findings[0].message

@@ -66,6 +66,7 @@ OPS = Tables(Table({
     "id": str, "api": str, "names": NAMES, "methods": NAMES, "generic_methods": NAMES, "source": str,
     "phase": str, "report": str, "advice": str, "device": str, "min_args": int, "tensor_op": bool,
     "status": STATUS, "when": OP_WHEN, "implied_by": NAMES,
+    "varies": str,
 }))
 KINDS = Table({"raises": str, "switch": str, "unfixed": str})
 CODE_FIX = Table({"imports": NAMES, "statements": str})

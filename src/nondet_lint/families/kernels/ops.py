@@ -722,6 +722,8 @@ class OpCheck(Check):
             if entry.get("device", "cuda") == "mps":
                 continue
             backward = entry.get("phase") == "backward"
+            if entry.get("varies") == "indices" and self.only_values_kept(node):
+                continue  # the values are the same every run; under the switch it still raises (ND205)
             if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
                 branch = parameter_gate(self.ctx.ancestors)
                 unit = self.units.unit() if backward or branch else None
@@ -730,6 +732,27 @@ class OpCheck(Check):
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, self.units.unit(), gate).to_json())
+
+    def only_values_kept(self, call: cst.Call) -> bool:
+        """Whether the code keeps only the values of a ``(values, indices)`` result:
+        ``.values``, ``[0]``, or unpacked into ``values, _``.  Ties make only the index
+        vary (an entry's ``varies = "indices"``)."""
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Attribute):
+            return parent.value is call and parent.attr.value == "values"
+        if isinstance(parent, cst.Subscript):
+            index = parent.slice[0].slice if len(parent.slice) == 1 else None
+            return (
+                parent.value is call and isinstance(index, cst.Index)
+                and isinstance(index.value, cst.Integer) and index.value.evaluated_value == 0
+            )
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            return (
+                isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+                and isinstance(target.elements[1].value, cst.Name) and target.elements[1].value.value == "_"
+            )
+        return False
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Whether a backward-only op may be differentiated here (pass 2 still asks
@@ -978,6 +1001,27 @@ class TorchOps(OpCheck):
                 node = node.value
             else:
                 return type(node) is cst.Name and node.value in self.detached[-1]
+
+    def only_values_kept(self, call: cst.Call) -> bool:
+        """Whether the code keeps only the values of a ``(values, indices)`` result:
+        ``.values``, ``[0]``, or unpacked into ``values, _``.  Ties make only the index
+        vary (an entry's ``varies = "indices"``)."""
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Attribute):
+            return parent.value is call and parent.attr.value == "values"
+        if isinstance(parent, cst.Subscript):
+            index = parent.slice[0].slice if len(parent.slice) == 1 else None
+            return (
+                parent.value is call and isinstance(index, cst.Index)
+                and isinstance(index.value, cst.Integer) and index.value.evaluated_value == 0
+            )
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            return (
+                isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+                and isinstance(target.elements[1].value, cst.Name) and target.elements[1].value.value == "_"
+            )
+        return False
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Not under ``torch.no_grad()`` / ``torch.inference_mode()``, and not on a
