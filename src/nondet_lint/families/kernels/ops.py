@@ -1002,27 +1002,6 @@ class TorchOps(OpCheck):
             else:
                 return type(node) is cst.Name and node.value in self.detached[-1]
 
-    def only_values_kept(self, call: cst.Call) -> bool:
-        """Whether the code keeps only the values of a ``(values, indices)`` result:
-        ``.values``, ``[0]``, or unpacked into ``values, _``.  Ties make only the index
-        vary (an entry's ``varies = "indices"``)."""
-        parent = self.ctx.parent(call)
-        if isinstance(parent, cst.Attribute):
-            return parent.value is call and parent.attr.value == "values"
-        if isinstance(parent, cst.Subscript):
-            index = parent.slice[0].slice if len(parent.slice) == 1 else None
-            return (
-                parent.value is call and isinstance(index, cst.Index)
-                and isinstance(index.value, cst.Integer) and index.value.evaluated_value == 0
-            )
-        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
-            target = parent.targets[0].target
-            return (
-                isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
-                and isinstance(target.elements[1].value, cst.Name) and target.elements[1].value.value == "_"
-            )
-        return False
-
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Not under ``torch.no_grad()`` / ``torch.inference_mode()``, and not on a
         detached input.  A layer (``nn.ReflectionPad2d(...)``) gets its input when called."""
