@@ -415,6 +415,46 @@ def test_a_speed_benchmark_does_not_matter(tmp_path):
     assert where(lint(tmp_path / "train", {"train.py": training}, ["ND205"])) == [("train.py", "ND205", 2, 1)]
 
 
+PROFILER = (
+    "import torch\n"
+    "from torch.utils.flop_counter import FlopCounterMode\n"
+    "from models import create_model\n"
+    "\n"
+    "\n"
+    "def profile(name):\n"
+    "    model = create_model(name).cuda().eval()\n"
+    "    counter = FlopCounterMode(display=False)\n"
+    "    with torch.no_grad(), counter:\n"
+    "        model(torch.randn(1, 3, 224, 224, device='cuda'))\n"
+    "    return counter.get_total_flops()\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    print(profile('resnet'))\n"
+)
+MODELS = (  # its forward pass adds with atomics: an evaluation that runs it matters
+    "import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n"
+    "        index = torch.zeros(x.shape[0], dtype=torch.long, device=x.device)\n"
+    "        return torch.zeros(4, device=x.device).index_add_(0, index, x[:, 0, 0, 0])\n"
+    "\n\ndef create_model(name):\n    return Net()\n"
+)
+
+
+def test_a_program_that_counts_its_model_flops_and_nothing_else_does_not_matter(tmp_path):
+    assert lint(tmp_path / "cost", {"profile.py": PROFILER, "models.py": MODELS}, ["ND205"]) == []
+    # near misses: one that evaluates on a dataset, one that trains, both also counting FLOPs
+    evaluates = PROFILER.replace(
+        "    return counter.get_total_flops()\n",
+        "    data = torchvision.datasets.CIFAR10('data', train=False)\n    return counter.get_total_flops(), data\n",
+    ).replace("import torch\n", "import torch\nimport torchvision\n", 1)
+    assert where(lint(tmp_path / "eval", {"profile.py": evaluates, "models.py": MODELS}, ["ND205"])) == [("profile.py", "ND205", 8, 13)]
+    trains = PROFILER.replace(
+        "    return counter.get_total_flops()\n",
+        "    model(torch.randn(1, 3, 224, 224, device='cuda')).sum().backward()\n    return counter.get_total_flops()\n",
+    )
+    assert where(lint(tmp_path / "train", {"profile.py": trains, "models.py": MODELS}, ["ND205"])) == [("profile.py", "ND205", 7, 13)]
+
+
 def test_a_device_option_that_defaults_to_auto_selects_the_gpu(tmp_path):
     source = (
         "import argparse\nimport torch\n\nparser = argparse.ArgumentParser()\n"

@@ -200,7 +200,7 @@ DATA: Dict[str, Table] = {
         }),
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
         "program": Table({
-            "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
+            "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES, "cost_counters": NAMES,
             "viewer_calls": NAMES, "viewer_methods": Map(NAMES), "binders": NAMES,
             "documentation": Table({"folders": NAMES, "real_data": NAMES, "pretrained_methods": NAMES}),
             "methods": Table({
