@@ -240,3 +240,61 @@ def test_near_miss_a_call_sets_the_flag(lint):
 
 def test_near_miss_a_flag_function_nothing_calls(lint):
     assert found(lint, augment_project("'no call'"), "ND204", CONTRAST, TF) == [("aug.py", "ND204", 5, 18)]
+
+
+# ---------------------------------------------------------------- torch: module-level layers ----
+AVG_POOL = '`torch.nn.AvgPool3d` has no deterministic CUDA implementation'
+MESH = (
+    "import torch\n"
+    "\n"
+    "avg_pool_3d = torch.nn.AvgPool3d(2, stride=2)\n"
+    "\n"
+    "\n"
+    "def pyramid(points):\n"
+    "    return [points, avg_pool_3d(points[None])[0]]\n"
+    "\n"
+    "\n"
+    "@torch.no_grad()\n"
+    "def export_mesh(field, points):\n"
+    "    return [field(level) for level in pyramid(points)]\n"
+)
+TRAIN_FIELD = (
+    "import torch\n"
+    "from mesh import export_mesh\n"
+    "\n"
+    "\n"
+    "def main():\n"
+    "    field = torch.nn.Linear(8, 8).cuda()\n"
+    "    opt = torch.optim.Adam(field.parameters())\n"
+    "    points = torch.randn(3, 8, 8, 8, device='cuda')\n"
+    "    field(points).sum().backward()\n"
+    "    opt.step()\n"
+    "    export_mesh(field, points)\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def test_a_module_level_layer_called_only_under_no_grad_is_not_reported(lint):
+    assert found(lint, {"mesh.py": MESH, "train.py": TRAIN_FIELD}, "ND203", AVG_POOL) == []
+
+
+def test_near_miss_the_layer_is_also_called_where_a_gradient_flows(lint):
+    mesh = MESH + "\n\ndef smooth(points):\n    return avg_pool_3d(points)\n"
+    train = TRAIN_FIELD.replace("from mesh import export_mesh", "from mesh import export_mesh, smooth").replace(
+        "field(points).sum()", "field(smooth(points)).sum()")
+    assert found(lint, {"mesh.py": mesh, "train.py": train}, "ND203", AVG_POOL) == [("mesh.py", "ND203", 3, 15)]
+
+
+def test_near_miss_the_layer_is_handed_on(lint):
+    # put in a model, it runs wherever the model does
+    mesh = MESH + "\n\nhead = torch.nn.Sequential(avg_pool_3d)\n"
+    assert found(lint, {"mesh.py": mesh, "train.py": TRAIN_FIELD}, "ND203", AVG_POOL) == [("mesh.py", "ND203", 3, 15)]
+
+
+def test_near_miss_another_module_imports_the_layer(lint):
+    train = TRAIN_FIELD.replace("from mesh import export_mesh", "from mesh import export_mesh, avg_pool_3d").replace(
+        "field(points).sum()", "field(avg_pool_3d(points)).sum()")
+    assert found(lint, {"mesh.py": MESH, "train.py": train}, "ND203", AVG_POOL) == [("mesh.py", "ND203", 3, 15)]

@@ -6,16 +6,20 @@ does never runs that backward, whatever the program: pass 1 records, per unit
 (``gpu.unit_of``), the names it calls or hands on only in such places (under
 ``torch.no_grad()``, as a weight-loading hook, inside a ``tf.summary`` call's arguments);
 pass 2 finds every unit that refers to the function (``callers.referrers``) and asks
-that each uses it only so, or is itself such a function.
+that each uses it only so, or is itself such a function.  A layer module-level code
+makes and binds to a name (``avg_pool_3d = nn.AvgPool3d(2)``) is judged the same way
+through the units that call that name.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+
+import libcst as cst
 
 from nondet_lint.facts import ModuleFact
-from nondet_lint.families.kernels.callers import every_use
+from nondet_lint.families.kernels.callers import every_use, referrers
 from nondet_lint.families.kernels.gpu import ProgramView
 from nondet_lint.families.kernels.reach import UnitKey
 
@@ -81,3 +85,37 @@ def used_only_without_gradient(view: ProgramView, key: UnitKey, seen: FrozenSet[
 
     return key not in seen and every_use(view, key, without_gradient)
 
+
+
+class NameUses:
+    """Counts a module's occurrences of a name and those that call it (a visitor for
+    ``walk.visit_tree``): a layer bound to the name and only ever called is used where
+    its calls are, and nowhere else (not handed on, stored or rebound)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.occurrences = 0
+        self.calls = 0
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value == self.name:
+            self.occurrences += 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is cst.Name and node.func.value == self.name:
+            self.calls += 1
+
+    def only_called(self) -> bool:
+        """Called at least once, and every other occurrence is the one binding."""
+        return self.calls > 0 and self.occurrences == self.calls + 1
+
+
+def layer_used_only_without_gradient(view: ProgramView, path: str, name: str, users: Sequence[str]) -> bool:
+    """Whether the layer module-level code of ``path`` binds to ``name`` runs only where
+    no gradient flows: no other module refers to the name, and each unit of its module
+    whose calls of it may carry a gradient (``users``) is a top-level function used only
+    where none does (``create_point_pyramid``, called only by a ``@torch.no_grad()``
+    mesh export)."""
+    if any(other[0] != path for other in referrers(view, (path, name))):
+        return False
+    return all(used_only_without_gradient(view, (path, user)) for user in users)

@@ -30,7 +30,7 @@ framework, and need the argument count the framework's signature requires.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import AbstractSet, Any, Callable, ClassVar, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, Union, cast
 
 import libcst as cst
@@ -50,7 +50,9 @@ from nondet_lint.families.kernels.gpu import GpuModuleFacts, ProgramView, canoni
 from nondet_lint.families.kernels.callers import (
     Gate, GivenArguments, GivenArgumentsCounter, gate_never_opened, parameter_gate, used_name,
 )
-from nondet_lint.families.kernels.gradientfree import GradientFreeUseCounter, GradientFreeUses, used_only_without_gradient
+from nondet_lint.families.kernels.gradientfree import (
+    GradientFreeUseCounter, GradientFreeUses, NameUses, layer_used_only_without_gradient, used_only_without_gradient,
+)
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
@@ -505,12 +507,17 @@ class OpCandidate:
     the function it is in (``Parser._parse_train_data``; "" at module level), and, for an
     op non-deterministic only in backward or one under a parameter's branch, the ``reach``
     unit it is in (``gpu.unit_of``): pass 2 asks which programs run it, or what its
-    callers give; and the parameters whose branch it is in (``callers.parameter_gate``)."""
+    callers give; and the parameters whose branch it is in (``callers.parameter_gate``).
+    A layer module-level code makes and binds to a name (``pool = nn.AvgPool3d(2)``) has
+    that ``layer`` name, when its module only ever calls it, and the units whose calls of
+    it may carry a gradient (``layer_users``)."""
 
     op: str
     function: str = ""
     unit: Optional[str] = None
     gate: Gate = ()
+    layer: str = ""
+    layer_users: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"op": self.op, "function": self.function}
@@ -518,12 +525,18 @@ class OpCandidate:
             out["unit"] = self.unit
         if self.gate:
             out["gate"] = [list(item) for item in self.gate]
+        if self.layer:
+            out["layer"] = self.layer
+            out["layer_users"] = list(self.layer_users)
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "OpCandidate":
         gate = tuple((str(name), position) for name, position in data.get("gate", ()))
-        return cls(data.get("op", ""), data.get("function", ""), data.get("unit"), gate)
+        return cls(
+            data.get("op", ""), data.get("function", ""), data.get("unit"), gate,
+            data.get("layer", ""), tuple(data.get("layer_users", ())),
+        )
 
 
 @dataclass(frozen=True)
@@ -581,6 +594,9 @@ class OpCheck(Check):
         self.gradient_free_uses = GradientFreeUseCounter()
         self.given_arguments = GivenArgumentsCounter()
         self.units = WalkUnits()
+        # backward-only layers module-level code binds to a name: deferred once the
+        # walk has counted their calls (``module_layer``)
+        self.module_layers: List[Tuple[cst.Call, OpCandidate, str]] = []
         # class -> (the class, its ``optional_attributes``): asked again for every op in
         # its methods under an ``if self.X:``, and it walks the whole class
         self.optional: Dict[int, Tuple[cst.ClassDef, FrozenSet[str]]] = {}
@@ -728,10 +744,37 @@ class OpCheck(Check):
                 branch = parameter_gate(self.ctx.ancestors)
                 unit = self.units.unit() if backward or branch else None
                 candidate = OpCandidate(entry["id"], self.function_of(node), unit, branch)
-                self.ctx.defer(node, self.code, **candidate.to_json())
+                layer = self.module_layer(node) if backward and unit == MODULE_UNIT else None
+                if layer is not None:
+                    self.module_layers.append((node, candidate, layer))
+                else:
+                    self.ctx.defer(node, self.code, **candidate.to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
                 self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, self.units.unit(), gate).to_json())
+
+    def module_layer(self, call: cst.Call) -> Optional[str]:
+        """The name module-level code binds a layer it makes to (``pool = nn.AvgPool3d(2)``)."""
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
+            target = parent.targets[0].target
+            if isinstance(target, cst.Name):
+                return target.value
+        return None
+
+    def defer_module_layers(self) -> None:
+        """Defer the module-level layers with the units whose calls of them may carry a
+        gradient, where every use of the name in the module is a call (``NameUses``)."""
+        for node, candidate, name in self.module_layers:
+            uses = NameUses(name)
+            visit_tree(self.ctx.module, uses)
+            if uses.only_called():
+                users = tuple(sorted(
+                    unit for (unit, used), (free, total) in self.gradient_free_uses.uses.items()
+                    if used == name and free < total
+                ))
+                candidate = replace(candidate, layer=name, layer_users=users)
+            self.ctx.defer(node, self.code, **candidate.to_json())
 
     def only_values_kept(self, call: cst.Call) -> bool:
         """Whether the code keeps only the values of a ``(values, indices)`` result:
@@ -770,6 +813,7 @@ class OpCheck(Check):
         return lambda path, candidate: False
 
     def finish(self) -> None:
+        self.defer_module_layers()
         if self.matched:
             known = self.ctx.facts.get(KernelOps)
             by_code = {**(known.by_code if known is not None else {}), self.code: tuple(sorted(self.matched))}
@@ -821,6 +865,7 @@ class OpCheck(Check):
             if entry.get("phase") == "backward" and (
                 not differentiated(view, item.path, candidate, scopes)
                 or (candidate.unit is not None and used_only_without_gradient(view, (item.path, candidate.unit)))
+                or (candidate.layer and layer_used_only_without_gradient(view, item.path, candidate.layer, candidate.layer_users))
             ):
                 continue
             # covered when a program that runs this module sets the switch (another entry
