@@ -200,9 +200,10 @@ DATA: Dict[str, Table] = {
         }),
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
         "program": Table({
-            "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES, "cost_counters": NAMES,
+            "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
             "viewer_calls": NAMES, "viewer_methods": Map(NAMES), "binders": NAMES,
             "documentation": Table({"folders": NAMES, "real_data": NAMES, "pretrained_methods": NAMES}),
+            "cost_benchmark": Table({"counters": NAMES, "data": NAMES}),
             "methods": Table({
                 "with_class": NAMES, "attribute_getters": NAMES, "syntax": Map(NAMES), "implied": Map(NAMES),
                 "property_decorators": NAMES, "class_level_decorators": NAMES, "value_types": NAMES,

@@ -2258,22 +2258,20 @@ class ProgramView:
 
     def profiles_cost(self, entry: str) -> bool:
         """The program of ``entry`` benchmarks a model's cost: its own code (its module, or
-        a function of another module it runs) calls a FLOP counter (rule data
-        ``program.cost_counters``) and reads no dataset (``documentation.real_data``), and
-        no code it runs trains or seeds.  A training or evaluation script that also counts
-        its model's FLOPs trains or reads its data, and still matters."""
-        program = self.data.get("program", {})
-        counters = tuple(program.get("cost_counters", ()))
+        a function of another module it runs) calls a FLOP counter and reads no data to
+        evaluate on (rule data ``program.cost_benchmark``), and no code it runs trains or
+        seeds.  A training or evaluation script that also counts its model's FLOPs trains or
+        reads its data, and still matters."""
+        data = self.data.get("program", {}).get("cost_benchmark", {})
+        counters, evaluation_data = tuple(data.get("counters", ())), tuple(data.get("data", ()))
         summary = self.reached_summary(entry)
         if not counters or summary.differentiates or summary.seeds:
             return False
-        real_data = tuple(program.get("documentation", {}).get("real_data", ()))
-        own = [
-            unit for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
-            if unit is not None and (key[0] == entry or "." not in key[1])
+        refs = [
+            ref for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
+            if unit is not None and (key[0] == entry or "." not in key[1]) for ref in unit.refs
         ]
-        refs = [ref for unit in own for ref in unit.refs]
-        return any(_named_in(ref, counters) for ref in refs) and not any(_named_in(ref, real_data) for ref in refs)
+        return any(_named_in(ref, counters) for ref in refs) and not any(_named_in(ref, evaluation_data) for ref in refs)
 
     def writes_model_outputs(self, entry: str) -> bool:
         """The program of ``entry`` is a converter of data: it runs models only forward and
