@@ -415,6 +415,28 @@ def test_a_speed_benchmark_does_not_matter(tmp_path):
     assert where(lint(tmp_path / "train", {"train.py": training}, ["ND205"])) == [("train.py", "ND205", 2, 1)]
 
 
+LOOP = (
+    "import torch\n\n\ndef build():\n    return torch.nn.Conv2d(3, 4, 3).cuda()\n\n\n"
+    "def train(steps):\n    model = build()\n    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+    "    for _ in range(steps):\n        model(torch.randn(8, 3, 8, 8, device='cuda')).sum().backward()\n"
+    "        opt.step()\n    return model\n"
+)
+
+
+def test_a_script_that_trains_through_a_function_and_saves_the_model_matters(tmp_path):
+    # its own code writes a model out, but the function it calls trains it: not a converter
+    run = "import torch\nfrom lib.loop import train\n\nmodel = train(10)\ntorch.save(model.state_dict(), 'model.pt')\n"
+    found = lint(tmp_path / "train", {"lib/__init__.py": "", "lib/loop.py": LOOP, "run.py": run}, ["ND205"])
+    assert where(found) == [("run.py", "ND205", 1, 1)]
+    assert found[0][4].startswith("this program runs on a GPU (`.cuda()` in `lib/loop.py` at line 5)")
+    # near miss: it only loads the model and writes it out again (a converter)
+    convert = (
+        "import torch\nfrom lib.loop import build\n\nmodel = build()\n"
+        "model.load_state_dict(torch.load('model.pt'))\ntorch.save(model.half().state_dict(), 'half.pt')\n"
+    )
+    assert lint(tmp_path / "convert", {"lib/__init__.py": "", "lib/loop.py": LOOP, "convert.py": convert}, ["ND205"]) == []
+
+
 PROFILER = (
     "import torch\n"
     "from torch.utils.flop_counter import FlopCounterMode\n"

@@ -2239,9 +2239,8 @@ class ProgramView:
         selection = self.gpu_selection(entry)
         if selection is not None and selection[0] == entry:
             return True
-        keyed = [(k, u) for k, u in ((k, self.reach.unit(k)) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
-        own = [u for _, u in keyed]
-        if not any(self.unit_trains(entry, k, u) or u.seeds for k, u in keyed) and any(u.serves or u.saves_model for u in own):
+        own = [u for u in (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
+        if any(u.serves or u.saves_model for u in own) and not self.trains_or_seeds_in_own_code(entry):
             # a viewer (it serves a page or a GUI, renders an environment) or a converter (it
             # writes a model out): what its own code does is not training, whatever the
             # library code it reaches could do in another mode
@@ -2303,15 +2302,40 @@ class ProgramView:
             for unit in units for ref in unit.refs for pattern in patterns
         )
 
+    def own_code(self, entry: str) -> FrozenSet[UnitKey]:
+        """The code of the program of ``entry`` that is its own, not a library's: module
+        code it imports, its module's code, and the functions that code calls (directly or
+        through other functions); not a method (of its own classes, the walk reaches them
+        by name; of another module's class, it is a library's)."""
+        cache: Dict[str, FrozenSet[UnitKey]] = self.memo.setdefault("own_code", {})
+        found = cache.get(entry)
+        if found is None:
+            reached = self.reached_units(entry)
+            start = [key for key in reached if key[0] == entry or not key[1]]
+            found = cache[entry] = self.reach.named_from(
+                start, lambda key: key in reached and (key[0] == entry or "." not in key[1]),
+            )
+        return found
+
     def seeds_in_own_code(self, entry: str) -> bool:
-        """The program of ``entry`` asks for repeatable runs: module code it imports, its
-        module's code, or a function that code calls (directly or through other functions)
+        """The program of ``entry`` asks for repeatable runs: its own code (``own_code``)
         sets a seed; not a function only a method of another module's class calls (a
         dataset's ``numpy_seed`` context around its shuffle)."""
-        reached = self.reached_units(entry)
-        start = [key for key in reached if key[0] == entry or not key[1]]
-        named = self.reach.named_from(start, lambda key: key in reached and (key[0] == entry or "." not in key[1]))
-        return any(unit is not None and unit.seeds for unit in map(self.reach.unit, named))
+        return any(unit is not None and unit.seeds for unit in map(self.reach.unit, self.own_code(entry)))
+
+    def trains_or_seeds_in_own_code(self, entry: str) -> bool:
+        """The program of ``entry`` seeds in its module or trains in its own code
+        (``own_code``: its module, or a function it calls; ``model = train(cfg)`` then
+        ``torch.save(model)`` is a training script, not a converter).  A method of a class
+        it reaches does not count (a viewer reaches the trainer's training step only by
+        name), nor does a seed a shared helper sets (an exporter calling the project's
+        ``set_random_seed`` converts all the same)."""
+        in_module = [k for k in self.reached_units(entry) if k[0] == entry]
+        called = [k for k in self.own_code(entry) if k[0] != entry and "." not in k[1]]
+        return any(
+            unit is not None and ((key[0] == entry and unit.seeds) or self.unit_trains(entry, key, unit))
+            for key, unit in ((k, self.reach.unit(k)) for k in (*in_module, *called))
+        )
 
     def illustrates_an_api(self, entry: str) -> bool:
         """docs/contract.md "Programs that matter": a documentation guide (a program in a
