@@ -72,7 +72,7 @@ OPS = Tables(Table({
 INTEGER_ARRAYS = Table({
     "dtypes": NAMES, "calls": NAMES, "constructors": Tables(Table({"names": NAMES, "pos": int, "like": int})),
     "casts": Tables(Table({"methods": NAMES, "pos": int})), "methods": NAMES, "keep": NAMES, "like_methods": NAMES,
-    "device_words": NAMES, "device_calls": NAMES,
+    "device_strings": NAMES, "device_words": NAMES, "device_calls": NAMES,
 })
 KINDS = Table({"raises": str, "switch": str, "unfixed": str})
 CODE_FIX = Table({"imports": NAMES, "statements": str})

@@ -32,6 +32,10 @@ QualName = Callable[[cst.BaseExpression], Optional[str]]
 _MAX_DEPTH = 8
 # Python operators whose result is an integer when both sides are
 _INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.Power, cst.LeftShift, cst.RightShift)
+_INTEGER_AUGMENTED = (
+    cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.FloorDivideAssign, cst.ModuloAssign, cst.PowerAssign,
+    cst.LeftShiftAssign, cst.RightShiftAssign,
+)
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,8 @@ class IntegerArrays:
     (``.astype(dtype)``, ``.to(dtype)``), the methods that make an integer array
     (``.long()``), those whose result keeps the receiver's dtype (``.cuda()``,
     ``.at[].add``), those that make one like their receiver (``x.new_zeros(n)``), and
-    what marks a cast's argument as a device (``.to(device)`` keeps the dtype)."""
+    what marks a cast's argument as a device (``.to(device)`` keeps the dtype, and
+    ``.to(device, dtype)`` takes the dtype after it)."""
 
     dtypes: FrozenSet[str]
     calls: FrozenSet[str]  # calls whose result is always an integer array (``torch.LongTensor(...)``)
@@ -52,6 +57,7 @@ class IntegerArrays:
     methods: FrozenSet[str]
     keep: FrozenSet[str]
     like_methods: FrozenSet[str]
+    device_strings: FrozenSet[str]
     device_words: FrozenSet[str]
     device_calls: FrozenSet[str]
 
@@ -65,6 +71,7 @@ class IntegerArrays:
             frozenset(data.get("methods", ())),
             frozenset(data.get("keep", ())),
             frozenset(data.get("like_methods", ())),
+            frozenset(data.get("device_strings", ())),
             frozenset(data.get("device_words", ())),
             frozenset(data.get("device_calls", ())),
         )
@@ -137,7 +144,7 @@ class ScatterFacts:
         if name.value in seen:
             return True  # ``counts = counts.at[i].add(1)``: its other bindings decide
         found = self.bindings.of(name.value, self.ancestors())
-        return bool(found) and all(judge(binding) for binding in found)
+        return found is not None and all(judge(binding) for binding in found)
 
     # ---- integer accumulators -------------------------------------------------------
     def integer_array(self, node: Optional[cst.BaseExpression], types: IntegerArrays, depth: int = 0,
@@ -154,7 +161,7 @@ class ScatterFacts:
         name = self.qualname(node.func)
         if name in types.calls:
             return True
-        if name in types.constructors:
+        if name is not None and name in types.constructors:
             pos, like = types.constructors[name]
             dtype = find_arg(node, "dtype", pos)
             if dtype is not None:
@@ -170,10 +177,13 @@ class ScatterFacts:
         if method in types.methods:
             return True
         if method in types.casts:
-            dtype = find_arg(node, "dtype", types.casts[method])
-            if dtype is not None and self._integer_dtype(dtype, types):
-                return True
-            return (dtype is None or self._device(dtype, types)) and self.integer_array(receiver, types, depth + 1, seen)
+            pos = types.casts[method]
+            dtype = find_arg(node, "dtype", pos)
+            if dtype is not None and self._device(dtype, types):  # ``.to(device, torch.float)``
+                dtype = find_arg(node, None, pos + 1)
+            if dtype is not None:
+                return self._integer_dtype(dtype, types)
+            return self.integer_array(receiver, types, depth + 1, seen)
         if method in types.like_methods:
             dtype = find_arg(node, "dtype", None)
             return self._integer_dtype(dtype, types) if dtype is not None else self.integer_array(receiver, types, depth + 1, seen)
@@ -186,10 +196,11 @@ class ScatterFacts:
         return spelled.rsplit(".", 1)[-1] in types.dtypes
 
     def _device(self, node: cst.BaseExpression, types: IntegerArrays) -> bool:
-        """A cast's argument that is a device, not a dtype: ``"cuda"``, ``torch.device(...)``,
+        """A cast's argument that is a device, not a dtype: ``"cuda:0"``, ``torch.device(...)``,
         a name spelled as one (``device``, ``self.device``)."""
         if isinstance(node, cst.SimpleString):
-            return True
+            spelled = literal_value(node, self.qualname)
+            return isinstance(spelled, str) and spelled.split(":", 1)[0] in types.device_strings
         if isinstance(node, cst.Call):
             return self.qualname(node.func) in types.device_calls
         identifier = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else ""
@@ -201,8 +212,8 @@ class ScatterFacts:
         or a Python integer: each element is then updated at most once."""
         for element in subscript.slice:
             part = element.slice
-            if isinstance(part, cst.Slice):
-                continue
+            if not isinstance(part, cst.Index):
+                continue  # a slice
             value = part.value
             if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
                 continue
@@ -232,6 +243,10 @@ class ScatterFacts:
                         isinstance(loop, cst.For) and loop.target is binding.target and isinstance(loop.iter, cst.Call)
                         and self.qualname(loop.iter.func) in basic.counters
                     )
-                return binding.kind in ("assign", "walrus") and self.python_integer(binding.value, basic, depth + 1, seen | {node.value})
+                if binding.kind == "augassign":  # ``i += 1``: the name's other bindings decide its start
+                    statement = binding.statement
+                    if not (isinstance(statement, cst.AugAssign) and isinstance(statement.operator, _INTEGER_AUGMENTED)):
+                        return False
+                return binding.kind in ("assign", "walrus", "augassign") and self.python_integer(binding.value, basic, depth + 1, seen | {node.value})
             return self._all_bindings(node, judge, seen)
         return False
