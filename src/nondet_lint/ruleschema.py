@@ -67,7 +67,13 @@ OPS = Tables(Table({
     "phase": str, "report": str, "advice": str, "device": str, "min_args": int, "tensor_op": bool,
     "status": STATUS, "when": OP_WHEN, "implied_by": NAMES,
     "varies": str,
+    "accumulator": Table({"receiver": bool, "arg": str, "pos": int}),
 }))
+INTEGER_ARRAYS = Table({
+    "dtypes": NAMES, "calls": NAMES, "constructors": Tables(Table({"names": NAMES, "pos": int, "like": int})),
+    "casts": Tables(Table({"methods": NAMES, "pos": int})), "methods": NAMES, "keep": NAMES, "like_methods": NAMES,
+    "device_strings": NAMES, "device_words": NAMES, "device_calls": NAMES,
+})
 KINDS = Table({"raises": str, "switch": str, "unfixed": str})
 CODE_FIX = Table({"imports": NAMES, "statements": str})
 RNG_DATA: Dict[str, Schema] = {"consumers": NAMES, "rng": str}
@@ -155,6 +161,7 @@ DATA: Dict[str, Table] = {
             "load_hook_keywords": Tables(Table({"calls": NAMES, "keyword": str})),
         }),
         "cpu_tensors": Table({"methods": NAMES, "move_methods": NAMES, "devices": NAMES, "device_calls": NAMES}),
+        "integer_arrays": INTEGER_ARRAYS,
     }),
     "ND204": Table({
         "kinds": KINDS, "namespace_aliases": Map(str), "ops": OPS,
@@ -238,7 +245,10 @@ DATA: Dict[str, Table] = {
         "extension_source_suffixes": NAMES, "integer_types": NAMES, "library_advice": str, "library_calls": NAMES, "source_advice": str,
         "source_patterns": NAMES,
     }),
-    "ND208": Table({"kinds": KINDS, "ops": OPS}),
+    "ND208": Table({
+        "kinds": KINDS, "ops": OPS, "integer_arrays": INTEGER_ARRAYS,
+        "basic_index": Table({"scalar_calls": NAMES, "counters": NAMES}),
+    }),
     "ND209": Table({"fix": CODE_FIX, "needed_for": str}),
     "ND301": Table({
         "flow": Table({name: NAMES for name in (

@@ -54,6 +54,7 @@ from nondet_lint.families.kernels.gradientfree import (
     GradientFreeUseCounter, GradientFreeUses, NameUses, layer_used_only_without_gradient, used_only_without_gradient,
 )
 from nondet_lint.families.kernels.reach import MODULE_UNIT
+from nondet_lint.families.kernels.scatters import BasicIndex, Bindings, IntegerArrays, ScatterFacts, at_receiver
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.walk import visit_tree
@@ -136,6 +137,20 @@ def op_table(data: Mapping[str, Any]) -> OpTable:
     cached = _TABLES.get(id(data))
     if cached is None or cached[0] is not data:
         cached = _TABLES[id(data)] = (data, OpTable(data))
+    return cached[1]
+
+
+_INTEGER_ARRAYS: Dict[int, Tuple[Mapping[str, Any], IntegerArrays]] = {}
+
+
+def integer_arrays(data: Mapping[str, Any]) -> Optional[IntegerArrays]:
+    """The rule's ``integer_arrays`` table (None: the rule has none), built once per rule set."""
+    table = data.get("integer_arrays")
+    if table is None:
+        return None
+    cached = _INTEGER_ARRAYS.get(id(table))
+    if cached is None or cached[0] is not table:
+        cached = _INTEGER_ARRAYS[id(table)] = (table, IntegerArrays.from_data(table))
     return cached[1]
 
 
@@ -597,6 +612,8 @@ class OpCheck(Check):
         # backward-only layers module-level code binds to a name: deferred once the
         # walk has counted their calls (``module_layer``)
         self.module_layers: List[Tuple[cst.Call, OpCandidate, str]] = []
+        self.integer_arrays = integer_arrays(self.data(self.code))
+        self.scatter_facts = ScatterFacts(ctx.qualname, Bindings(ctx.parent), lambda: ctx.ancestors)
         # class -> (the class, its ``optional_attributes``): asked again for every op in
         # its methods under an ``if self.X:``, and it walks the whole class
         self.optional: Dict[int, Tuple[cst.ClassDef, FrozenSet[str]]] = {}
@@ -725,8 +742,29 @@ class OpCheck(Check):
         """Whether ``arg`` of ``call`` is a function that runs when weights are loaded."""
         return False
 
+    def accumulator(self, call: cst.Call, entry: Mapping[str, Any], shift: int) -> Optional[cst.BaseExpression]:
+        """The array an entry's scatter adds into (its ``accumulator``): the tensor a method
+        is called on (``x`` of ``x.index_add_(...)`` or ``x.at[i].add(v)``), else the
+        argument it names (``torch.index_add(x, ...)``, ``segment_sum(data, ...)``)."""
+        spec = entry.get("accumulator")
+        if spec is None:
+            return None
+        method_form = shift == 0 and isinstance(call.func, cst.Attribute) and self.ctx.qualname(call.func) is None
+        if spec.get("receiver") and method_form:
+            receiver = cast(cst.Attribute, call.func).value
+            return at_receiver(receiver) or receiver
+        return find_arg(call, spec.get("arg"), spec.get("pos"))
+
+    def adds_integers(self, call: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
+        """Whether the scatter adds into an evidently integer array: exact in any order."""
+        if self.integer_arrays is None or "accumulator" not in entry:
+            return False
+        return self.scatter_facts.integer_array(self.accumulator(call, entry, shift), self.integer_arrays)
+
     def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
         for entry, shift in candidates:
+            if self.adds_integers(node, entry, shift):
+                continue
             if condition_holds(node, entry, shift, self.ctx.qualname, self.value_of, self.function_run_by) is not True:
                 continue
             self.matched.add(entry["id"])
@@ -1183,9 +1221,14 @@ class JaxScatter(OpCheck):
     def visit_Call(self, node: cst.Call) -> None:
         self.consider(node, self.matches(node) or self.at_update(node))
 
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        self.basic = BasicIndex.from_data(self.data(self.code).get("basic_index", {}))
+
     def at_update(self, call: cst.Call) -> List[Tuple[Mapping[str, Any], int]]:
         """``x.at[idx].add(v)``: the ``.at`` property of a JAX array (syntax, in a file
-        that imports JAX; integer literals added are exact and are not reported)."""
+        that imports JAX).  Integer literals added are exact, and a basic index
+        (``x.at[0:4, i].add(v)``) updates each element once: neither is reported."""
         func = call.func
         if not (self.framework_imported and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Subscript)):
             return []
@@ -1193,8 +1236,12 @@ class JaxScatter(OpCheck):
         if not (isinstance(at, cst.Attribute) and at.attr.value == "at") or dotted_name(at) and self.ctx.qualname(at):
             return []
         entries = self.table.by_method.get(f".at[].{func.attr.value}", [])
+        if not entries:
+            return []
         value = literal_value(find_arg(call, None, 0), self.ctx.qualname)
         if isinstance(value, int):  # bool included: exact either way
+            return []
+        if self.scatter_facts.basic_index(func.value, self.basic):
             return []
         return [(entry, 0) for entry, _ in entries]
 

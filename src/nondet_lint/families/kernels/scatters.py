@@ -1,0 +1,252 @@
+"""Scatter-adds whose result cannot vary run to run (ND203, ND208).
+
+A GPU scatter-add varies only when two updates meet at one element and their float sum
+depends on the order the atomics land in.  Two kinds of calls cannot vary, and the code
+shows which:
+
+- an integer accumulator: integer addition is exact and associative, so the sum is the
+  same in any order (``counts = jnp.zeros(n, jnp.int32)`` then ``counts.at[ids].add(1)``;
+  ``torch.zeros(n, dtype=torch.long).scatter_add_(0, idx, ones)``).  The accumulator's
+  dtype decides: JAX casts the values into it, torch requires them to have it.
+- a basic index (``grid.at[0:4, x:x + 4].add(piece)``): when every index component is a
+  slice, ``...``, ``None`` or a Python integer, every element is updated at most once.
+
+Both follow a name to what the enclosing function (or the scopes around it) binds it to,
+with ``dataflow.ScopeIndex``: every binding of the name must show it, so a parameter, a
+loop variable over anything but ``range``, or one branch that binds an unknown value keeps
+the finding.  Which constructors, casts and dtypes count is rule data
+(``[NDxxx.data.integer_arrays]``, ``[ND208.data.basic_index]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from nondet_lint.analysis.dataflow import Binding, ScopeIndex
+from nondet_lint.callargs import find_arg, literal_value
+
+QualName = Callable[[cst.BaseExpression], Optional[str]]
+_MAX_DEPTH = 8
+# Python operators whose result is an integer when both sides are
+_INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo, cst.Power, cst.LeftShift, cst.RightShift)
+_INTEGER_AUGMENTED = (
+    cst.AddAssign, cst.SubtractAssign, cst.MultiplyAssign, cst.FloorDivideAssign, cst.ModuloAssign, cst.PowerAssign,
+    cst.LeftShiftAssign, cst.RightShiftAssign,
+)
+
+
+@dataclass(frozen=True)
+class IntegerArrays:
+    """How a rule's framework spells an integer array (``[NDxxx.data.integer_arrays]``):
+    its integer dtypes (the last part of the spelling: ``jnp.int32``, ``torch.long``,
+    ``"int64"``, ``int``), the calls that always make one, the constructors that take a dtype (at ``dtype=`` or a
+    position; ``like``: without one, the dtype of that argument), the casts
+    (``.astype(dtype)``, ``.to(dtype)``), the methods that make an integer array
+    (``.long()``), those whose result keeps the receiver's dtype (``.cuda()``,
+    ``.at[].add``), those that make one like their receiver (``x.new_zeros(n)``), and
+    what marks a cast's argument as a device (``.to(device)`` keeps the dtype, and
+    ``.to(device, dtype)`` takes the dtype after it)."""
+
+    dtypes: FrozenSet[str]
+    calls: FrozenSet[str]  # calls whose result is always an integer array (``torch.LongTensor(...)``)
+    constructors: Mapping[str, Tuple[Optional[int], Optional[int]]]  # name -> (dtype position, ``like`` position)
+    casts: Mapping[str, int]  # method -> the position of its dtype
+    methods: FrozenSet[str]
+    keep: FrozenSet[str]
+    like_methods: FrozenSet[str]
+    device_strings: FrozenSet[str]
+    device_words: FrozenSet[str]
+    device_calls: FrozenSet[str]
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> "IntegerArrays":
+        return cls(
+            frozenset(data.get("dtypes", ())),
+            frozenset(data.get("calls", ())),
+            {name: (entry.get("pos"), entry.get("like")) for entry in data.get("constructors", ()) for name in entry["names"]},
+            {method: entry["pos"] for entry in data.get("casts", ()) for method in entry["methods"]},
+            frozenset(data.get("methods", ())),
+            frozenset(data.get("keep", ())),
+            frozenset(data.get("like_methods", ())),
+            frozenset(data.get("device_strings", ())),
+            frozenset(data.get("device_words", ())),
+            frozenset(data.get("device_calls", ())),
+        )
+
+
+@dataclass(frozen=True)
+class BasicIndex:
+    """What makes a Python integer in an index (``[ND208.data.basic_index]``): calls that
+    return one (``int(...)``, ``len(...)``) and the iterables whose loop variable is one
+    (``for i in range(n)``)."""
+
+    scalar_calls: FrozenSet[str]
+    counters: FrozenSet[str]
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> "BasicIndex":
+        return cls(frozenset(data.get("scalar_calls", ())), frozenset(data.get("counters", ())))
+
+
+def at_receiver(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
+    """``x`` of ``x.at[...]`` (the subscript), else None."""
+    if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Attribute) and node.value.attr.value == "at":
+        return node.value.value
+    return None
+
+
+class Bindings:
+    """The bindings a name read at the node being walked may hold: those of the innermost
+    function (or class body, or module) around it that binds the name, each scope indexed
+    once per file.  A name a ``lambda`` around it takes as a parameter has no known
+    binding."""
+
+    def __init__(self, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
+        self.parent = parent
+        self.indexes: Dict[int, Tuple[cst.CSTNode, ScopeIndex]] = {}
+
+    def _index(self, scope: cst.CSTNode) -> ScopeIndex:
+        found = self.indexes.get(id(scope))
+        if found is None or found[0] is not scope:
+            found = self.indexes[id(scope)] = (scope, ScopeIndex(scope, self.parent))
+        return found[1]
+
+    def of(self, name: str, ancestors: Sequence[cst.CSTNode]) -> Optional[List[Binding]]:
+        """Every binding of ``name`` in the scope it is read from (None: bound nowhere the
+        code shows, or a ``lambda``'s parameter)."""
+        innermost = True
+        for node in reversed(ancestors):
+            if isinstance(node, cst.Lambda):
+                params = node.params
+                if any(param.name.value == name for param in (*params.posonly_params, *params.params, *params.kwonly_params)):
+                    return None
+            elif isinstance(node, (cst.FunctionDef, cst.Module)) or (isinstance(node, cst.ClassDef) and innermost):
+                bindings = self._index(node).bindings_of(name)
+                if bindings:
+                    return bindings
+                innermost = False
+        return None
+
+
+class ScatterFacts:
+    """Answers, for the node being walked, whether an accumulator is an integer array
+    and whether an index is basic."""
+
+    def __init__(self, qualname: QualName, bindings: Bindings, ancestors: Callable[[], Sequence[cst.CSTNode]]) -> None:
+        self.qualname = qualname
+        self.bindings = bindings
+        self.ancestors = ancestors
+
+    def _all_bindings(self, name: cst.Name, judge: Callable[[Binding], bool], seen: FrozenSet[str]) -> bool:
+        if name.value in seen:
+            return True  # ``counts = counts.at[i].add(1)``: its other bindings decide
+        found = self.bindings.of(name.value, self.ancestors())
+        return found is not None and all(judge(binding) for binding in found)
+
+    # ---- integer accumulators -------------------------------------------------------
+    def integer_array(self, node: Optional[cst.BaseExpression], types: IntegerArrays, depth: int = 0,
+                      seen: FrozenSet[str] = frozenset()) -> bool:
+        """Whether ``node`` evidently holds an integer array."""
+        if node is None or depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Name):
+            def judge(binding: Binding) -> bool:
+                return binding.kind in ("assign", "walrus") and self.integer_array(binding.value, types, depth + 1, seen | {node.value})
+            return self._all_bindings(node, judge, seen)
+        if not isinstance(node, cst.Call):
+            return False
+        name = self.qualname(node.func)
+        if name in types.calls:
+            return True
+        if name is not None and name in types.constructors:
+            pos, like = types.constructors[name]
+            dtype = find_arg(node, "dtype", pos)
+            if dtype is not None:
+                return self._integer_dtype(dtype, types)
+            return like is not None and self.integer_array(find_arg(node, None, like), types, depth + 1, seen)
+        if name is not None or not isinstance(node.func, cst.Attribute):
+            return False
+        method = node.func.attr.value
+        receiver = node.func.value
+        inner = at_receiver(receiver)
+        if inner is not None:  # ``x.at[i].add(v)`` has the dtype of ``x``
+            return f".at[].{method}" in types.keep and self.integer_array(inner, types, depth + 1, seen)
+        if method in types.methods:
+            return True
+        if method in types.casts:
+            pos = types.casts[method]
+            dtype = find_arg(node, "dtype", pos)
+            if dtype is not None and self._device(dtype, types):  # ``.to(device, torch.float)``
+                dtype = find_arg(node, None, pos + 1)
+            if dtype is not None:
+                return self._integer_dtype(dtype, types)
+            return self.integer_array(receiver, types, depth + 1, seen)
+        if method in types.like_methods:
+            dtype = find_arg(node, "dtype", None)
+            return self._integer_dtype(dtype, types) if dtype is not None else self.integer_array(receiver, types, depth + 1, seen)
+        return method in types.keep and self.integer_array(receiver, types, depth + 1, seen)
+
+    def _integer_dtype(self, node: cst.BaseExpression, types: IntegerArrays) -> bool:
+        spelled = literal_value(node, self.qualname)
+        if not isinstance(spelled, str):
+            spelled = self.qualname(node) or ""
+        return spelled.rsplit(".", 1)[-1] in types.dtypes
+
+    def _device(self, node: cst.BaseExpression, types: IntegerArrays) -> bool:
+        """A cast's argument that is a device, not a dtype: ``"cuda:0"``, ``torch.device(...)``,
+        a name spelled as one (``device``, ``self.device``)."""
+        if isinstance(node, cst.SimpleString):
+            spelled = literal_value(node, self.qualname)
+            return isinstance(spelled, str) and spelled.split(":", 1)[0] in types.device_strings
+        if isinstance(node, cst.Call):
+            return self.qualname(node.func) in types.device_calls
+        identifier = node.value if isinstance(node, cst.Name) else node.attr.value if isinstance(node, cst.Attribute) else ""
+        return any(word in identifier.lower() for word in types.device_words)
+
+    # ---- basic indices --------------------------------------------------------------
+    def basic_index(self, subscript: cst.Subscript, basic: BasicIndex) -> bool:
+        """Whether every component of ``x.at[...]``'s index is a slice, ``...``, ``None``
+        or a Python integer: each element is then updated at most once."""
+        for element in subscript.slice:
+            part = element.slice
+            if not isinstance(part, cst.Index):
+                continue  # a slice
+            value = part.value
+            if isinstance(value, cst.Ellipsis) or (isinstance(value, cst.Name) and value.value == "None"):
+                continue
+            if not self.python_integer(value, basic):
+                return False
+        return True
+
+    def python_integer(self, node: Optional[cst.BaseExpression], basic: BasicIndex, depth: int = 0,
+                       seen: FrozenSet[str] = frozenset()) -> bool:
+        """A literal, an arithmetic of them, ``int(...)``, or a name every binding of which
+        is one (or a ``range`` loop's counter): never an array."""
+        if node is None or depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Integer):
+            return True
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, (cst.Minus, cst.Plus)):
+            return self.python_integer(node.expression, basic, depth + 1, seen)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _INTEGER_OPERATORS):
+            return self.python_integer(node.left, basic, depth + 1, seen) and self.python_integer(node.right, basic, depth + 1, seen)
+        if isinstance(node, cst.Call):
+            return self.qualname(node.func) in basic.scalar_calls
+        if isinstance(node, cst.Name):
+            def judge(binding: Binding) -> bool:
+                if binding.kind == "for":
+                    loop = binding.statement
+                    return (
+                        isinstance(loop, cst.For) and loop.target is binding.target and isinstance(loop.iter, cst.Call)
+                        and self.qualname(loop.iter.func) in basic.counters
+                    )
+                if binding.kind == "augassign":  # ``i += 1``: the name's other bindings decide its start
+                    statement = binding.statement
+                    if not (isinstance(statement, cst.AugAssign) and isinstance(statement.operator, _INTEGER_AUGMENTED)):
+                        return False
+                return binding.kind in ("assign", "walrus", "augassign") and self.python_integer(binding.value, basic, depth + 1, seen | {node.value})
+            return self._all_bindings(node, judge, seen)
+        return False

@@ -1,0 +1,141 @@
+"""ND203 / ND208: scatter-adds that cannot vary run to run are not reported: those into an
+evidently integer array (integer sums are exact in any order) and JAX ``.at[]`` updates
+with a basic index (each element updated at most once).  Float accumulators, values the
+code does not show (a parameter, one float branch) and fancy indices still are."""
+
+from __future__ import annotations
+
+from conftest import codes_at
+
+TORCH = "import torch\ntorch.ones(1).cuda()\n"  # a GPU program
+JAX = "import jax\nimport jax.numpy as jnp\n"
+SCATTER_ADD = (
+    "`torch.Tensor.scatter_add_` accumulates with atomic adds on the GPU, so its result changes from run to run "
+    "while `torch.use_deterministic_algorithms(True)` is off; turn on `torch.use_deterministic_algorithms(True)` "
+    "(deterministic kernels can be slower), or express the sum as a one-hot matmul"
+)
+
+INDEX_ADD = SCATTER_ADD.replace("`torch.Tensor.scatter_add_`", "`torch.Tensor.index_add_`")
+
+
+def reported(findings, code):
+    return [(*codes_at([f])[0][1:], f.message) for f in findings if f.code == code]
+
+
+def test_nd203_integer_accumulators_are_not_reported(lint):
+    source = TORCH + (
+        "def counts(ids, values, device, labels):\n"
+        "    a = torch.zeros(10, dtype=torch.long)\n"
+        "    a.scatter_add_(0, ids, values)\n"
+        "    b = torch.zeros(10).long()\n"
+        "    b.index_add_(0, ids, values)\n"
+        "    c = torch.zeros_like(a)\n"
+        "    c.scatter_add_(0, ids, values)\n"
+        "    d = torch.zeros(10, dtype=torch.int32).to(device)\n"
+        "    d.scatter_add_(0, ids, values)\n"
+        "    e = torch.zeros(10).to(torch.int64).cuda()\n"
+        "    e.scatter_add_(0, ids, values)\n"
+        "    f = a.new_zeros(10)\n"
+        "    f.scatter_add_(0, ids, values)\n"
+        "    torch.zeros(10, dtype=torch.long, device=device).index_add_(0, ids, values)\n"
+        "    g = torch.index_add(a, 0, ids, values)\n"
+        "    torch.Tensor.index_add_(a, 0, ids, values)\n"
+    )
+    assert reported(lint({"train.py": source}), "ND203") == []
+
+
+def test_nd203_float_or_unknown_accumulators_are_reported(lint):
+    source = TORCH + (
+        "def sums(ids, values, device, given, flag):\n"
+        "    a = torch.zeros(10)\n"
+        "    a.scatter_add_(0, ids, values)\n"
+        "    b = torch.zeros(10, dtype=torch.long).to(torch.float)\n"
+        "    b.scatter_add_(0, ids, values)\n"
+        "    given.scatter_add_(0, ids, values)\n"
+        "    c = torch.zeros(10, dtype=torch.long)\n"
+        "    if flag:\n"
+        "        c = torch.zeros(10)\n"
+        "    c.scatter_add_(0, ids, values)\n"
+        "    d = torch.zeros(10).long().to(device, torch.float32)\n"
+        "    d.scatter_add_(0, ids, values)\n"
+        "    e = torch.zeros_like(given)\n"
+        "    e.scatter_add_(0, ids, values)\n"
+        "    torch.Tensor.index_add_(given, 0, ids, values)\n"
+    )
+    assert reported(lint({"train.py": source}), "ND203") == [
+        (5, 5, SCATTER_ADD), (7, 5, SCATTER_ADD), (8, 5, SCATTER_ADD), (12, 5, SCATTER_ADD), (14, 5, SCATTER_ADD),
+        (16, 5, SCATTER_ADD), (17, 5, INDEX_ADD),
+    ]
+
+
+AT_ADD = (
+    "`.at[].add()` adds with a GPU scatter whose conflicting updates land in a different order each run, while "
+    "`XLA_FLAGS` lacks `--xla_gpu_deterministic_ops=true`; set `XLA_FLAGS=--xla_gpu_deterministic_ops=true` before "
+    "JAX starts (scatters get slower), or sum with a one-hot matmul"
+)
+SEGMENT_SUM = (
+    "`jax.ops.segment_sum` adds with a GPU scatter whose conflicting updates land in a different order each run, "
+    "while `XLA_FLAGS` lacks `--xla_gpu_deterministic_ops=true`; set `XLA_FLAGS=--xla_gpu_deterministic_ops=true` "
+    "before JAX starts (scatters get slower), or sum with a one-hot matmul"
+)
+
+
+def test_nd208_integer_accumulators_are_not_reported(lint):
+    source = JAX + (
+        "def count(ids, v, n):\n"
+        "    a = jnp.zeros(n, jnp.int32).at[ids].add(v)\n"
+        "    b = jnp.zeros((n,), dtype=int)\n"
+        "    b = b.at[ids].add(v)\n"
+        "    c = jnp.zeros_like(b).at[ids].add(v)\n"
+        "    d = jnp.ones(n).astype(jnp.uint8).at[ids].add(v)\n"
+        "    e = jax.ops.segment_sum(jnp.ones(n, dtype='int32'), ids, n)\n"
+        "    return a, b, c, d, e\n"
+    )
+    assert reported(lint({"m.py": source}), "ND208") == []
+
+
+def test_nd208_float_or_unknown_accumulators_are_reported(lint):
+    source = JAX + (
+        "def total(ids, v, n, given, flag):\n"
+        "    a = jnp.zeros(n).at[ids].add(v)\n"
+        "    b = jnp.zeros(n, jnp.int32).astype('float32').at[ids].add(v)\n"
+        "    c = given.at[ids].add(v)\n"
+        "    d = jnp.zeros(n, jnp.int32)\n"
+        "    if flag:\n"
+        "        d = jnp.zeros(n)\n"
+        "    d = d.at[ids].add(v)\n"
+        "    e = jax.ops.segment_sum(v, ids, n)\n"
+        "    return a, b, c, d, e\n"
+    )
+    assert reported(lint({"m.py": source}), "ND208") == [
+        (4, 9, AT_ADD), (5, 9, AT_ADD), (6, 9, AT_ADD), (10, 9, AT_ADD), (11, 9, SEGMENT_SUM),
+    ]
+
+
+def test_nd208_basic_indices_update_each_element_once(lint):
+    source = JAX + (
+        "def paste(canvas, tile, x, y, rows):\n"
+        "    canvas = canvas.at[0:4, x:x + 4].add(tile)\n"
+        "    canvas = canvas.at[..., None, :].add(tile)\n"
+        "    for i in range(rows):\n"
+        "        canvas = canvas.at[i, 2 * i + 1].add(tile)\n"
+        "    k = int(y)\n"
+        "    k += 1\n"
+        "    canvas = canvas.at[k, -1].multiply(tile)\n"
+        "    return canvas.at[len(tile)].add(tile)\n"
+    )
+    assert reported(lint({"m.py": source}), "ND208") == []
+
+
+def test_nd208_indices_that_may_be_arrays_are_reported(lint):
+    source = JAX + (
+        "def paste(canvas, tile, x, ids, positions):\n"
+        "    canvas = canvas.at[x].add(tile)\n"
+        "    canvas = canvas.at[0:4, ids].add(tile)\n"
+        "    for i in positions:\n"
+        "        canvas = canvas.at[i].add(tile)\n"
+        "    k = 0\n"
+        "    k = jnp.argsort(ids)\n"
+        "    return canvas.at[k].add(tile)\n"
+    )
+    assert reported(lint({"m.py": source}), "ND208") == [(4, 14, AT_ADD), (5, 14, AT_ADD), (7, 18, AT_ADD), (10, 12, AT_ADD)]
