@@ -437,6 +437,51 @@ def test_a_script_that_trains_through_a_function_and_saves_the_model_matters(tmp
     assert lint(tmp_path / "convert", {"lib/__init__.py": "", "lib/loop.py": LOOP, "convert.py": convert}, ["ND205"]) == []
 
 
+LIGHTNING_CLI = (
+    "import torch\n"
+    "from lightning.pytorch import LightningModule\n"
+    "from lightning.pytorch.cli import LightningCLI\n"
+    "\n"
+    "\n"
+    "class Net(LightningModule):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.conv = torch.nn.Conv2d(3, 4, 3)\n"
+    "\n"
+    "    def training_step(self, batch, batch_idx):\n"
+    "        return self.conv(batch).sum()\n"
+    "\n"
+    "    def configure_optimizers(self):\n"
+    "        return torch.optim.SGD(self.parameters(), lr=0.1)\n"
+    "\n"
+    "\n"
+    "def main():\n"
+    "    LightningCLI(Net{arguments})\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def test_a_lightning_cli_trains_on_the_gpu_and_seeds_with_its_default_seed(tmp_path):
+    found = lint(tmp_path / "cli", {"main.py": LIGHTNING_CLI.format(arguments="")}, ["ND104", "ND205"])
+    assert where(found) == [("main.py", "ND104", 9, 21), ("main.py", "ND205", 19, 5)]
+    assert found[1][4].startswith(
+        "this program runs on a GPU (`lightning.pytorch.cli.LightningCLI` in `main.py` at line 19) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+    seeded = LIGHTNING_CLI.format(arguments=", seed_everything_default=0")
+    assert where(lint(tmp_path / "seeded", {"main.py": seeded}, ["ND104", "ND205"])) == [("main.py", "ND205", 19, 5)]
+    # near misses: the switch in the Trainer's defaults; a Lightning whose accelerator defaulted to the CPU
+    deterministic = LIGHTNING_CLI.format(arguments=", trainer_defaults={'deterministic': True}")
+    assert lint(tmp_path / "switch", {"main.py": deterministic}, ["ND205"]) == []
+    other_key = LIGHTNING_CLI.format(arguments=", trainer_defaults=dict(max_epochs=3)")
+    assert where(lint(tmp_path / "other", {"main.py": other_key}, ["ND205"])) == [("main.py", "ND205", 19, 5)]
+    old = {"main.py": LIGHTNING_CLI.format(arguments=""), "requirements.txt": "lightning==1.9.5\n"}
+    assert lint(tmp_path / "old", old, ["ND205"]) == []
+
+
 PROFILER = (
     "import torch\n"
     "from torch.utils.flop_counter import FlopCounterMode\n"

@@ -228,7 +228,7 @@ DATA: Dict[str, Table] = {
         "cublas_fix_title": str,
         "switches": Table({
             "attributes": Tables(Table({"names": NAMES, "on": List(SCALAR), "sets": NAMES})),
-            "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int}), "on": List(SCALAR), "sets": NAMES})),
+            "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int, "key": str}), "on": List(SCALAR), "sets": NAMES})),
             "env": Tables(Table({"var": str, "patterns": Tables(Table({"pattern": str, "sets": NAMES}))})),
         }),
     }),

@@ -110,12 +110,38 @@ def env_value_state(value: cst.BaseExpression, var: str, pattern: str, qualname:
     return MAYBE if any(not _reads_variable(part, var, qualname) for part in parts) else None
 
 
+def _dict_entry(node: cst.BaseExpression, key: str) -> Optional[cst.BaseExpression]:
+    """The value ``key`` has in a dict the code spells out (``{"deterministic": True}``,
+    ``dict(deterministic=True)``): None where it has no such key; the node itself where the
+    dict is not spelled out (computed: its entries are unknown)."""
+    if isinstance(node, cst.Dict):
+        for element in node.elements:
+            if not isinstance(element, cst.DictElement):
+                return node  # ``**other``: any key
+            if isinstance(element.key, cst.SimpleString) and element.key.evaluated_value == key:
+                return element.value
+        return None
+    if (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict"
+        and all(arg.keyword is not None for arg in node.args)
+    ):
+        return next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == key), None)
+    return node
+
+
 def call_switch_state(call: cst.Call, entry: Mapping[str, Any], qualname: QualName) -> Optional[str]:
-    """The state a switch call sets, per its data entry (see ``[[ND205.data.switches.calls]]``)."""
+    """The state a switch call sets, per its data entry (see ``[[ND205.data.switches.calls]]``;
+    ``arg.key``: the entry of a dict the argument is, ``trainer_defaults={"deterministic": True}``)."""
     arg = entry.get("arg")
     if arg is None:
         return ON
-    value = literal_value(find_arg(call, arg.get("name"), arg.get("pos")), qualname)
+    given = find_arg(call, arg.get("name"), arg.get("pos"))
+    if given is not None and "key" in arg:
+        entry_value = _dict_entry(given, arg["key"])
+        if entry_value is given:
+            return MAYBE
+        given = entry_value
+    value = literal_value(given, qualname)
     if value is ABSENT:
         return ON if entry.get("absent") == "on" else None
     if value is UNKNOWN:
