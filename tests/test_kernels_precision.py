@@ -172,3 +172,16 @@ def test_nd205_still_counts_a_median_whose_values_only_are_kept(lint):
     findings = lint({"m.py": source}, {"target-versions": {"torch": "2.4"}})
     assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND205", 3, 9)]
     assert "`torch.median(dim=...)` has no deterministic implementation on torch 2.4 and would raise under it, so the fix passes `warn_only=True`" in findings[0].message
+
+
+def test_nd204_a_scatter_of_a_bool_or_integer_fill_adds_exactly(lint):
+    source = (
+        "import tensorflow as tf\n"
+        "a = tf.scatter_nd(i, tf.fill(shape, True), dims)\n"
+        "b = tf.scatter_nd(i, tf.fill(shape, value=2), dims)\n"
+        "c = tf.scatter_nd(i, tf.fill(shape, 0.5), dims)\n"
+        "d = tf.scatter_nd(i, tf.fill(shape, v), dims)\n"
+    )
+    findings = [f for f in lint({"m.py": source}, {"target-versions": {"tensorflow": "2.15"}}) if f.code == "ND204"]
+    assert [(f.line, f.col + 1) for f in findings] == [(4, 5), (5, 5)]
+    assert findings[0].message.startswith("`tf.scatter_nd` ")

@@ -217,7 +217,8 @@ def condition_holds(
 
 
 def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname: QualName) -> bool:
-    """An integer literal, a call the data lists as making integer-valued tensors, or one
+    """An integer literal, a call the data lists as making integer-valued tensors, a fill
+    with an integer or bool literal (``fills``: ``tf.fill(shape, True)``), or one
     that makes an integer tensor (``dtype=tf.int32``, ``tf.cast(x, tf.int32)``), possibly
     moved or converted (``torch.ones(n).to(counts)``: ones stay ones)."""
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("keep", []):
@@ -233,6 +234,9 @@ def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any
         return True
     if isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("methods", []):
         return True
+    for fill in exact.get("fills", ()):
+        if name in fill["names"]:  # ``tf.fill(shape, True)``: an integer or bool literal throughout
+            return isinstance(literal_value(find_arg(node, fill.get("kw"), fill.get("pos")), qualname), int)
     integer_dtypes = exact.get("integer_dtypes", [])
     dtype = find_arg(node, "dtype", 1 if name in exact.get("casts", []) else None)
     if dtype is None or not integer_dtypes:
