@@ -197,6 +197,20 @@ def test_nd208_exclude_nondeterministic_ops_flag_counts_for_scatters(lint):
     assert found(lint(files), "ND208") == []
 
 
+@pytest.mark.parametrize("flags, reported", [
+    # appended to what the variable held: nothing turns the switch on
+    ("xla_flags = os.environ.get('XLA_FLAGS', '')\nxla_flags += ' --xla_gpu_triton_gemm_any=True'\n", True),
+    ("xla_flags = os.getenv('XLA_FLAGS', '') + ' --xla_gpu_triton_gemm_any=True'\n", True),
+    # near misses: the name holds the switch, or a value the code does not show
+    ("xla_flags = os.environ.get('XLA_FLAGS', '')\nxla_flags += ' --xla_gpu_deterministic_ops=true'\n", False),
+    ("xla_flags = read_flags()\n", False),
+])
+def test_nd208_xla_flags_built_in_a_name_are_judged_by_what_the_name_holds(lint, flags, reported):
+    source = "import os\nimport jax\n" + flags + "os.environ['XLA_FLAGS'] = xla_flags\ny = jax.ops.segment_sum(v, ids, 4)\n"
+    line = source.count("\n")
+    assert found(lint({"m.py": source}), "ND208") == ([("m.py", "ND208", line, 5)] if reported else [])
+
+
 # ---------------------------------------------------------------- ND205 ---------------
 def test_nd205_once_per_entry_point_at_the_first_gpu_selection(lint):
     findings = lint({"train.py": """

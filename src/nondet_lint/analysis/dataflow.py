@@ -1358,3 +1358,45 @@ def literal_strings(node: cst.CSTNode) -> Iterator[str]:
             yield current.value
         else:
             stack.extend(children(current))
+
+
+class ScopeBindings:
+    """The bindings a name read at the node being walked may hold: those of the innermost
+    function (or class body, or module) around it that binds the name, each scope indexed
+    once per file.  A name a ``lambda`` around it takes as a parameter has no known
+    binding."""
+
+    def __init__(self, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
+        self.parent = parent
+        self.indexes: Dict[int, Tuple[cst.CSTNode, ScopeIndex]] = {}
+
+    def _index(self, scope: cst.CSTNode) -> ScopeIndex:
+        found = self.indexes.get(id(scope))
+        if found is None or found[0] is not scope:
+            found = self.indexes[id(scope)] = (scope, ScopeIndex(scope, self.parent))
+        return found[1]
+
+    def values(self, name: str, ancestors: Sequence[cst.CSTNode]) -> Optional[List[cst.BaseExpression]]:
+        """What each binding of ``name`` in the scope it is read from gives it (an
+        augmented assignment: what it adds); None where one is unknown (a parameter, a
+        loop variable) or the name is bound nowhere the code shows."""
+        bindings = self.of(name, ancestors)
+        if not bindings or any(binding.value is None for binding in bindings):
+            return None
+        return [cast(cst.BaseExpression, binding.value) for binding in bindings]
+
+    def of(self, name: str, ancestors: Sequence[cst.CSTNode]) -> Optional[List[Binding]]:
+        """Every binding of ``name`` in the scope it is read from (None: bound nowhere the
+        code shows, or a ``lambda``'s parameter)."""
+        innermost = True
+        for node in reversed(ancestors):
+            if isinstance(node, cst.Lambda):
+                params = node.params
+                if any(param.name.value == name for param in (*params.posonly_params, *params.params, *params.kwonly_params)):
+                    return None
+            elif isinstance(node, (cst.FunctionDef, cst.Module)) or (isinstance(node, cst.ClassDef) and innermost):
+                bindings = self._index(node).bindings_of(name)
+                if bindings:
+                    return bindings
+                innermost = False
+        return None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -88,10 +88,19 @@ def _reads_variable(node: cst.BaseExpression, var: str, qualname: QualName) -> b
     return environ_key(node, qualname) == var
 
 
-def env_value_state(value: cst.BaseExpression, var: str, pattern: str, qualname: QualName) -> Optional[str]:
+# the values a name read where the switch is set was bound to in its scope (an augmented
+# assignment: what it adds); None: unknown
+BoundValues = Callable[[str], Optional[Sequence[cst.BaseExpression]]]
+_MAX_NAME_DEPTH = 4
+
+
+def env_value_state(value: cst.BaseExpression, var: str, pattern: str, qualname: QualName,
+                    bound: Optional[BoundValues] = None, depth: int = 0) -> Optional[str]:
     """``ON`` when the literal text of ``value`` matches ``pattern``; ``MAYBE`` when the value
     is computed (other than re-reading ``var`` itself, as appending to ``XLA_FLAGS`` does);
-    None when it is a literal that does not turn the switch on."""
+    None when it is a literal that does not turn the switch on.  A name is judged by what
+    its scope binds it to (``flags = os.environ.get("XLA_FLAGS", "")`` then ``flags += "
+    --xla_gpu_triton_gemm_any=True"`` turns nothing on), where ``bound`` tells."""
     text, other = string_parts(value)
     if regex(pattern).search(text):
         return ON
@@ -107,7 +116,19 @@ def env_value_state(value: cst.BaseExpression, var: str, pattern: str, qualname:
             parts.extend(p.expression for p in item.parts if isinstance(p, cst.FormattedStringExpression))
         elif not isinstance(item, (cst.SimpleString, cst.ConcatenatedString)):
             parts.append(item)
-    return MAYBE if any(not _reads_variable(part, var, qualname) for part in parts) else None
+    state: Optional[str] = None
+    for part in parts:
+        if _reads_variable(part, var, qualname):
+            continue
+        values = bound(part.value) if bound is not None and isinstance(part, cst.Name) and depth < _MAX_NAME_DEPTH else None
+        if values is None:
+            return MAYBE
+        for item in values:
+            found = env_value_state(item, var, pattern, qualname, bound, depth + 1)
+            if found == ON:
+                return ON
+            state = state or found
+    return state
 
 
 def _dict_entry(node: cst.BaseExpression, key: str) -> Optional[cst.BaseExpression]:
@@ -153,9 +174,10 @@ class SwitchState:
     """The switches one module sets, and how surely (``ON`` wins over ``MAYBE``: a value
     the code computes)."""
 
-    def __init__(self, rules: RuleSet, qualname: QualName, sets_environ: bool) -> None:
+    def __init__(self, rules: RuleSet, qualname: QualName, sets_environ: bool, bound: Optional[BoundValues] = None) -> None:
         switches = rules[SWITCH_RULE].data["switches"] if SWITCH_RULE in rules else {}
         self.qualname = qualname
+        self.bound = bound  # what a name given as a variable's value was bound to
         self.calls = {name: entry for entry in switches.get("calls", []) for name in entry["names"]}
         self.attributes = {name: entry for entry in switches.get("attributes", []) for name in entry["names"]}
         self.env = {entry["var"]: entry for entry in switches.get("env", [])}
@@ -179,7 +201,7 @@ class SwitchState:
             if entry is None:
                 continue
             for rule in entry["patterns"]:
-                self._set(rule["sets"], env_value_state(value, var, rule["pattern"], self.qualname))
+                self._set(rule["sets"], env_value_state(value, var, rule["pattern"], self.qualname, self.bound))
 
     def assign(self, node: cst.Assign) -> None:
         self._environ(node)

@@ -19,7 +19,7 @@ from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, 
 import libcst as cst
 
 from nondet_lint.analysis.seedoption import seed_value
-from nondet_lint.analysis.dataflow import last_name, statement_of
+from nondet_lint.analysis.dataflow import ScopeBindings, last_name, statement_of
 from nondet_lint.analysis.entrypoints import is_main_guard
 from nondet_lint.analysis.hfdatasets import hf_datasets
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, method_of, spellings
@@ -84,7 +84,11 @@ class SeedingFacts(Check):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.seeders = {name: seeder.seeds for name, seeder in seed_helpers(ctx.rules).items() if seeder.sets_a_seed}
-        self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
+        scope_bindings = ScopeBindings(ctx.parent)
+        self.switches = SwitchState(
+            ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"),
+            bound=lambda name: scope_bindings.values(name, ctx.ancestors),
+        )
         self.spellings = spellings(ctx, (*self.seeders, *self.switches.calls, *ENVIRON_SETTERS))
         self.seeded: Set[str] = set()
 

@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Map
 
 import libcst as cst
 
+from nondet_lint.analysis.dataflow import ScopeBindings
 from nondet_lint.analysis.defaultrun import DefaultRun
 from nondet_lint.analysis.entrypoints import LAUNCHERS, EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.fieldsettings import LocalValues, names_assigned, names_given
@@ -884,7 +885,11 @@ class GpuFacts(Check):
         self.selection = GpuSelection(ctx)
         self.collectives = frozenset(self.selection.data.get("collectives", ()))
         self.process_group_starts = frozenset(self.selection.data.get("process_group_starts", ()))
-        self.switches = SwitchState(ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"))
+        scope_bindings = ScopeBindings(ctx.parent)
+        self.switches = SwitchState(
+            ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"),
+            bound=lambda name: scope_bindings.values(name, ctx.ancestors),
+        )
         # frameworks imported where the default run goes, and only on an option's branch
         self.imported_by_default: Set[str] = set()
         self.imported_on_branch: Set[str] = set()

@@ -40,7 +40,7 @@ from nondet_lint.analysis.fieldsettings import attribute_gate, optional_attribut
 from nondet_lint.versions import Version, in_range
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
-from nondet_lint.analysis.dataflow import ScopeIndex
+from nondet_lint.analysis.dataflow import ScopeBindings, ScopeIndex
 from nondet_lint.analysis.switches import QualName
 from nondet_lint.context import Deferred, FileContext
 from nondet_lint.facts import ModuleFact
@@ -54,7 +54,7 @@ from nondet_lint.families.kernels.gradientfree import (
     GradientFreeUseCounter, GradientFreeUses, NameUses, layer_used_only_without_gradient, used_only_without_gradient,
 )
 from nondet_lint.families.kernels.reach import MODULE_UNIT
-from nondet_lint.families.kernels.scatters import BasicIndex, Bindings, IntegerArrays, ScatterFacts, at_receiver
+from nondet_lint.families.kernels.scatters import BasicIndex, IntegerArrays, ScatterFacts, at_receiver
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.walk import visit_tree
@@ -617,7 +617,7 @@ class OpCheck(Check):
         # walk has counted their calls (``module_layer``)
         self.module_layers: List[Tuple[cst.Call, OpCandidate, str]] = []
         self.integer_arrays = integer_arrays(self.data(self.code))
-        self.scatter_facts = ScatterFacts(ctx.qualname, Bindings(ctx.parent), lambda: ctx.ancestors)
+        self.scatter_facts = ScatterFacts(ctx.qualname, ScopeBindings(ctx.parent), lambda: ctx.ancestors)
         # class -> (the class, its ``optional_attributes``): asked again for every op in
         # its methods under an ``if self.X:``, and it walks the whole class
         self.optional: Dict[int, Tuple[cst.ClassDef, FrozenSet[str]]] = {}

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import Binding, ScopeIndex
+from nondet_lint.analysis.dataflow import Binding, ScopeBindings
 from nondet_lint.callargs import find_arg, literal_value
 
 QualName = Callable[[cst.BaseExpression], Optional[str]]
@@ -98,44 +98,11 @@ def at_receiver(node: cst.BaseExpression) -> Optional[cst.BaseExpression]:
     return None
 
 
-class Bindings:
-    """The bindings a name read at the node being walked may hold: those of the innermost
-    function (or class body, or module) around it that binds the name, each scope indexed
-    once per file.  A name a ``lambda`` around it takes as a parameter has no known
-    binding."""
-
-    def __init__(self, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
-        self.parent = parent
-        self.indexes: Dict[int, Tuple[cst.CSTNode, ScopeIndex]] = {}
-
-    def _index(self, scope: cst.CSTNode) -> ScopeIndex:
-        found = self.indexes.get(id(scope))
-        if found is None or found[0] is not scope:
-            found = self.indexes[id(scope)] = (scope, ScopeIndex(scope, self.parent))
-        return found[1]
-
-    def of(self, name: str, ancestors: Sequence[cst.CSTNode]) -> Optional[List[Binding]]:
-        """Every binding of ``name`` in the scope it is read from (None: bound nowhere the
-        code shows, or a ``lambda``'s parameter)."""
-        innermost = True
-        for node in reversed(ancestors):
-            if isinstance(node, cst.Lambda):
-                params = node.params
-                if any(param.name.value == name for param in (*params.posonly_params, *params.params, *params.kwonly_params)):
-                    return None
-            elif isinstance(node, (cst.FunctionDef, cst.Module)) or (isinstance(node, cst.ClassDef) and innermost):
-                bindings = self._index(node).bindings_of(name)
-                if bindings:
-                    return bindings
-                innermost = False
-        return None
-
-
 class ScatterFacts:
     """Answers, for the node being walked, whether an accumulator is an integer array
     and whether an index is basic."""
 
-    def __init__(self, qualname: QualName, bindings: Bindings, ancestors: Callable[[], Sequence[cst.CSTNode]]) -> None:
+    def __init__(self, qualname: QualName, bindings: ScopeBindings, ancestors: Callable[[], Sequence[cst.CSTNode]]) -> None:
         self.qualname = qualname
         self.bindings = bindings
         self.ancestors = ancestors
