@@ -1,11 +1,14 @@
-"""What a computed flag is in the default run (``shuffle=(sampler is None)``).
+"""What a computed flag or string is in the default run (``shuffle=(sampler is None)``,
+``"/gpu:0" if args.gpu >= 0 else "/cpu:0"``).
 
-Only what the module says is used: literals, ``not`` / ``and`` / ``or``, ``x is None``,
-conditional expressions, comparisons (``==``, ``!=``, ``is``, and orderings of numbers), names bound earlier in the same function (an assignment under
-an ``if`` counts only when the default run takes that branch), a parameter's default
-where every call of its function in the module leaves it out, and ``args.<option>``,
-(an attribute that names no import), which is the option's ``default=`` (``store_true``
-options default to False, other options to None; ``parser.set_defaults(gpu=-1)`` overrides it).  Anything else is unknown (None), and callers keep their literal-only
+Only what the module says is used: literals (a number may be negated), ``not`` / ``and``
+/ ``or``, ``x is None``, conditional expressions, comparisons (``==``, ``!=``, ``is``, and
+orderings of numbers), names bound earlier in the same function (an assignment under an
+``if`` counts only when the default run takes that branch), a parameter's default where
+every call of its function in the module leaves it out, and ``args.<option>`` (an
+attribute that names no import), which is the option's ``default=`` (``store_true``
+options default to False, other options to None; ``parser.set_defaults(gpu=-1)``
+overrides it).  Anything else is unknown (None), and callers keep their literal-only
 judgement.  It runs during the walk, so it reads the tree downwards from the ancestors
 of the call, never the parents of later nodes.
 """
