@@ -309,3 +309,7 @@ def test_default_run_reads_orderings_negative_numbers_and_set_defaults():
     assert text(cst.parse_expression("'/gpu:0' if args.threads > 1 else '/cpu:0'"), [module]) == "/gpu:0"
     assert text(cst.parse_expression("'/gpu:0' if args.other >= 0 else '/cpu:0'"), [module]) is None
     assert text(cst.parse_expression("'/gpu:{}'.format(args.gpu)"), [module]) is None
+    # two set_defaults that disagree leave the option unknown
+    module = cst.parse_module(source + "parser.set_defaults(gpu=1)\n")
+    run = DefaultRun(module, lambda node: None)
+    assert run.text(cst.parse_expression("'/gpu:0' if args.gpu >= 0 else '/cpu:0'"), [module]) is None
