@@ -290,3 +290,26 @@ def test_a_parameter_every_call_leaves_out_has_its_default_in_the_default_run(li
     assert run(", sampler=make_sampler()") == []
     assert run(", make_sampler()") == []
     assert run(", *extra") == []
+
+
+def test_default_run_reads_orderings_negative_numbers_and_set_defaults():
+    import libcst as cst
+
+    from nondet_lint.analysis.defaultrun import DefaultRun
+
+    source = (
+        "parser.add_argument('--gpu', type=int, default=0)\n"
+        "parser.add_argument('--threads', type=int, default=2)\n"
+        "parser.set_defaults(gpu=-1)\n"
+    )
+    module = cst.parse_module(source)
+    run = DefaultRun(module, lambda node: None)
+    text = run.text
+    assert text(cst.parse_expression("'/gpu:0' if args.gpu >= 0 else '/cpu:0'"), [module]) == "/cpu:0"
+    assert text(cst.parse_expression("'/gpu:0' if args.threads > 1 else '/cpu:0'"), [module]) == "/gpu:0"
+    assert text(cst.parse_expression("'/gpu:0' if args.other >= 0 else '/cpu:0'"), [module]) is None
+    assert text(cst.parse_expression("'/gpu:{}'.format(args.gpu)"), [module]) is None
+    # two set_defaults that disagree leave the option unknown
+    module = cst.parse_module(source + "parser.set_defaults(gpu=1)\n")
+    run = DefaultRun(module, lambda node: None)
+    assert run.text(cst.parse_expression("'/gpu:0' if args.gpu >= 0 else '/cpu:0'"), [module]) is None

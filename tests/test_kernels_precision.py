@@ -134,6 +134,42 @@ def test_nd206_a_session_that_only_copies_given_values_in_does_no_float_work(lin
     assert found[0].message.startswith("`tensorflow.Session` runs ops on multi-threaded CPU pools")
 
 
+CONVERTER = (
+    "import numpy as np\n"
+    "import tensorflow as tf\n"
+    "\n"
+    "tf.compat.v1.set_random_seed(0)\n"
+    "\n"
+    "def convert(checkpoint, output):\n"
+    "    config = tf.compat.v1.ConfigProto(device_count={{'GPU': 0}})\n"
+    "    with tf.compat.v1.Session(config=config) as sess:\n"
+    "        for name, _ in tf.train.list_variables(checkpoint):\n"
+    "            value = tf.train.load_variable(checkpoint, name)\n"
+    "            tf.Variable(value.astype(np.float16), name=name)\n"
+    "{train}"
+    "        saver = tf.compat.v1.train.Saver()\n"
+    "        sess.run(tf.compat.v1.global_variables_initializer())\n"
+    "        saver.save(sess, output)\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    convert('in.ckpt', 'out.ckpt')\n"
+)
+
+
+def test_nd206_a_checkpoint_converter_entry_point_is_not_reported(lint):
+    """It reads a checkpoint's variables by name, casts them and saves: nothing trains."""
+    assert nd(lint({"convert.py": CONVERTER.format(train="")}), "ND206") == []
+    # near miss: the same function also builds a training step
+    trains = CONVERTER.format(train="        tf.compat.v1.train.AdamOptimizer().minimize(tf.reduce_sum(value))\n")
+    found = [f for f in lint({"convert.py": trains}) if f.code == "ND206"]
+    assert [(f.line, f.col + 1) for f in found] == [(7, 14)]
+    assert found[0].message == (
+        "`tensorflow.ConfigProto` runs ops on multi-threaded CPU pools, so results can change from run to run "
+        "although the program seeds; pass `tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1, "
+        "inter_op_parallelism_threads=1)` (slower), or move to TF2 with op determinism"
+    )
+
+
 # ---------------------------------------------------------------- values of (values, indices) ----
 MEDIAN = (
     "`torch.median(dim=...)` has no deterministic CUDA implementation: its result can change from run "

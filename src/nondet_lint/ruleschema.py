@@ -191,6 +191,7 @@ DATA: Dict[str, Table] = {
             "modules": NAMES, "known_versions": NAMES, "gpu_by_default": bool, "switch": str, "switch_text": str,
             "switch_texts": Tables(Table({"versions": str, "text": str})),
             "code_hint": Table({"versions": str, "names": NAMES}),
+            "cpu_scope": Table({"calls": NAMES, "device": str, "objects": NAMES}),
             "switch_code": Tables(Table({
                 "versions": str, "imports": NAMES, "statements": str, "warn_only_statements": str, "names": Map(str),
             })),
@@ -240,6 +241,7 @@ DATA: Dict[str, Table] = {
         "session_calls": NAMES, "thread_args": NAMES, "threading_calls": NAMES,
         "no_float_work": Table({"runs": NAMES, "methods": NAMES, "copies": NAMES}),
         "trained_model": Table({"restore_calls": NAMES, "restore_methods": NAMES, "forbidden_methods": NAMES}),
+        "checkpoint_reads": NAMES,
     }),
     "ND207": Table({
         "atomic_calls": Tables(Table({"names": NAMES, "value_name": str, "value_pos": int, "advice": str})),

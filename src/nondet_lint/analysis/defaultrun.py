@@ -1,18 +1,22 @@
-"""What a computed flag is in the default run (``shuffle=(sampler is None)``).
+"""What a computed flag or string is in the default run (``shuffle=(sampler is None)``,
+``"/gpu:0" if args.gpu >= 0 else "/cpu:0"``).
 
-Only what the module says is used: literals, ``not`` / ``and`` / ``or``, ``x is None``,
-conditional expressions, names bound earlier in the same function (an assignment under
-an ``if`` counts only when the default run takes that branch), a parameter's default
-where every call of its function in the module leaves it out, and ``args.<option>``,
-(an attribute that names no import), which is the option's ``default=`` (``store_true``
-options default to False, other options to None).  Anything else is unknown (None), and callers keep their literal-only
+Only what the module says is used: literals (a number may be negated), ``not`` / ``and``
+/ ``or``, ``x is None``, conditional expressions, comparisons (``==``, ``!=``, ``is``, and
+orderings of numbers), names bound earlier in the same function (an assignment under an
+``if`` counts only when the default run takes that branch), a parameter's default where
+every call of its function in the module leaves it out, and ``args.<option>`` (an
+attribute that names no import), which is the option's ``default=`` (``store_true``
+options default to False, other options to None; ``parser.set_defaults(gpu=-1)``
+overrides it).  Anything else is unknown (None), and callers keep their literal-only
 judgement.  It runs during the walk, so it reads the tree downwards from the ancestors
 of the call, never the parents of later nodes.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from operator import ge, gt, le, lt
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -36,6 +40,12 @@ class DefaultRun:
         value = self._value(expr, ancestors, 0)
         return None if value is UNKNOWN or value is _SOMETHING else bool(value)
 
+    def text(self, expr: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> Optional[str]:
+        """The default run's value of ``expr`` where it is a known string, else None
+        (``"/gpu:0" if args.gpu >= 0 else "/cpu:0"``: the device the default run picks)."""
+        value = self._value(expr, ancestors, 0)
+        return value if isinstance(value, str) else None
+
     # ---- values ------------------------------------------------------------------------
     def _value(self, expr: cst.BaseExpression, ancestors: Sequence[cst.CSTNode], depth: int) -> object:
         if depth > MAX_DEPTH:
@@ -45,12 +55,15 @@ class DefaultRun:
             if expr.value in ("True", "False", "None"):
                 return {"True": True, "False": False, "None": None}[expr.value]
             return self._name(expr.value, ancestors, step)
-        if isinstance(expr, (cst.Integer, cst.SimpleString)):
+        if isinstance(expr, (cst.Integer, cst.Float, cst.SimpleString)):
             return expr.evaluated_value
         if isinstance(expr, (cst.Call, cst.List, cst.Dict, cst.Tuple, cst.Lambda)):
             if isinstance(expr, cst.Call) and self.qualname(expr.func) == "builtins.bool" and len(expr.args) == 1:
                 return self._value(expr.args[0].value, ancestors, step)
             return _SOMETHING  # an object: not None, and true for the question asked here
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            number = self._value(expr.expression, ancestors, step)
+            return -number if type(number) in (int, float) else UNKNOWN  # type: ignore[operator]
         if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
             inner = self._value(expr.expression, ancestors, step)
             return UNKNOWN if inner is UNKNOWN or inner is _SOMETHING else not inner
@@ -87,6 +100,9 @@ class DefaultRun:
             return left == right
         if isinstance(operator, cst.NotEqual):
             return left != right
+        order = _ORDERS.get(type(operator))
+        if order is not None and type(left) in (int, float) and type(right) in (int, float):
+            return order(left, right)
         return UNKNOWN
 
     def _name(self, name: str, ancestors: Sequence[cst.CSTNode], depth: int) -> object:
@@ -148,11 +164,18 @@ class DefaultRun:
 
     # ---- command-line options ------------------------------------------------------------
     def options(self) -> Dict[str, object]:
-        """``dest -> default`` of the module's ``add_argument`` calls (None when none is given)."""
+        """``dest -> default`` of the module's ``add_argument`` calls (None when none is
+        given), where a ``set_defaults(name=value)`` of the module does not say otherwise."""
         if self._options is None:
             self._options = {}
             seen: Dict[str, List[object]] = {}
+            overridden: Dict[str, List[object]] = {}
             for call in calls_in(self.module):
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value == "set_defaults":
+                    for arg in call.args:
+                        if arg.keyword is not None:
+                            overridden.setdefault(arg.keyword.value, []).append(self._value(arg.value, (), MAX_DEPTH - 1))
+                    continue
                 if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "add_argument"):
                     continue
                 dest = argparse_dest(call)
@@ -170,8 +193,15 @@ class DefaultRun:
                 else:
                     value = None
                 seen.setdefault(dest, []).append(value)
+            for dest, values in overridden.items():
+                seen[dest] = [values[0] if len(set(map(repr, values))) == 1 else UNKNOWN]
             self._options = {dest: values[0] for dest, values in seen.items() if len(values) == 1 and values[0] is not UNKNOWN}
         return self._options
+
+
+_ORDERS: Dict[type, Callable[[Any, Any], bool]] = {
+    cst.LessThan: lt, cst.LessThanEqual: le, cst.GreaterThan: gt, cst.GreaterThanEqual: ge,
+}
 
 
 class _Something:

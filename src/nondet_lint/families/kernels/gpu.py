@@ -949,6 +949,14 @@ class GpuFacts(Check):
         # an option of that function: ``def main(cuda=0)`` called as ``main()``)
         self.parameter_defaults: Dict[str, Dict[str, Tuple[Optional[int], Any]]] = {}
         self.bare_calls: Dict[str, List[Tuple[str, cst.Call]]] = {}
+        # device scope calls -> the framework whose scope they open (``tf.device``), and the
+        # training calls that only make an object whose methods compute (an optimizer, a tape)
+        self.cpu_scopes = {
+            call: framework for framework, spec in self.frameworks.items() for call in spec.get("cpu_scope", {}).get("calls", ())
+        }
+        self.training_objects = tuple(
+            name for spec in self.frameworks.values() for name in spec.get("cpu_scope", {}).get("objects", ())
+        )
         self.hints = {
             framework: tuple(spec["code_hint"]["names"]) for framework, spec in self.frameworks.items() if "code_hint" in spec
         }
@@ -1394,8 +1402,11 @@ class GpuFacts(Check):
         unit = self.unit
         self._selected(node, self.selection.call(node, name))
         if not self.gradient_definitions:
-            if not unit.differentiates and self._differentiates(node, name):
-                self._trains(node)
+            if self._differentiates(node, name):
+                if name is None or not name.startswith(self.training_objects):
+                    unit.training_places.add(self._cpu_scope() or "")
+                if not unit.differentiates:
+                    self._trains(node)
             self._gradient_update(node, name)
         passed = passed_by_call(node, name if name is not None else LOCAL + node.func.value if isinstance(
             node.func, cst.Name) else None, self.estimator_modes)
@@ -1634,6 +1645,34 @@ class GpuFacts(Check):
             self.unit.differentiates = True
         else:
             self.unit.gated_training.add(gate)
+
+    def _cpu_scope(self) -> Optional[str]:
+        """The framework whose device scope around the node being walked puts it on the CPU
+        in the default run (``with tf.device("/cpu:0"):``, or a device the default run
+        computes: ``"/gpu:0" if args.gpu >= 0 else "/cpu:0"`` with ``--gpu`` defaulting
+        to -1), else None.  The innermost scope in the function decides."""
+        ancestors = self.ctx.ancestors
+        for index in range(len(ancestors) - 1, -1, -1):
+            node = ancestors[index]
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return None
+            if not isinstance(node, cst.With):
+                continue
+            for item in reversed(node.items):
+                call = item.item
+                name = self.ctx.qualname(call.func) if isinstance(call, cst.Call) else None
+                framework = self.cpu_scopes.get(name) if name is not None else None
+                if framework is None:
+                    continue
+                device = find_arg(call, "device_name", 0) if isinstance(call, cst.Call) else None
+                if device is None:
+                    return None
+                if self._default_run is None:
+                    self._default_run = DefaultRun(self.ctx.module, self.ctx.qualname)
+                text = self._default_run.text(device, ancestors[: index + 1])
+                pattern = self.frameworks[framework]["cpu_scope"]["device"]
+                return framework if text is not None and regex(pattern).match(text) else None
+        return None
 
     def _differentiates(self, node: cst.Call, name: Optional[str]) -> bool:
         """A training call (rule data).  ``super().apply_gradients(...)`` is not one: an
@@ -1933,14 +1972,28 @@ class ProgramView:
 
     def entry_uses_gpu(self, entry: str) -> bool:
         """docs/contract.md "GPU program", decided per program: the code ``entry`` runs
-        selects a GPU, or its modules use TensorFlow / JAX."""
+        selects a GPU, or its modules use TensorFlow / JAX for more than file I/O and train
+        somewhere other than under a CPU device scope."""
         cache: Dict[str, bool] = self.memo.setdefault("entry_uses_gpu", {})
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
-            computing = self.frameworks(program) - self.io_only_frameworks(entry)
+            computing = self.frameworks(program) - self.io_only_frameworks(entry) - self.cpu_trained_frameworks(entry)
             found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(computing)
         return found
+
+    def cpu_trained_frameworks(self, entry: str) -> FrozenSet[str]:
+        """The frameworks whose device scope puts every training call of the program of
+        ``entry`` on the CPU (``with tf.device("/cpu:0"):`` around the optimizer step, or a
+        device the default run computes as the CPU: ``UnitFacts.training_places``): its model
+        work is CPU work, where the framework's GPU kernels never run.  A program that
+        trains nothing, or trains once outside such a scope, keeps its frameworks."""
+        keyed = [(k, self.reach.unit(k)) for k in self.reached_units(entry)]
+        places = {
+            place for key, unit in keyed if unit is not None and self.unit_trains(entry, key, unit)
+            for place in unit.training_places
+        }
+        return frozenset(places) if "" not in places else frozenset()
 
     def io_only_frameworks(self, entry: str) -> FrozenSet[str]:
         """The frameworks the program of ``entry`` uses only to read and write files

@@ -160,6 +160,10 @@ class UnitFacts:
     # it writes arrays out as data files (``np.save``, ``soundfile.write``) where the default
     # run goes: what a feature extractor or a vocoder does with a model's outputs
     writes_arrays: bool = False
+    # where its training calls that compute run (not those that only make an optimizer or
+    # a tape): per call, the framework whose CPU device scope holds it (``with
+    # tf.device("/cpu:0"):``, rule data ``cpu_scope``), "" for a call under none
+    training_places: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -202,6 +206,8 @@ class UnitFacts:
             out["gated_training"] = gates_to_json(self.gated_training)
         if self.passes:
             out["passes"] = [item.to_json() for item in self.passes]
+        if self.training_places:
+            out["training_places"] = list(self.training_places)
         return out
 
     @classmethod
@@ -223,6 +229,7 @@ class UnitFacts:
             bool(data.get("calls_unknown")), tuple(data.get("sets", ())),
             gates_from_json(data.get("gated_training", ())),
             tuple(Passed.from_json(item) for item in data.get("passes", ())), bool(data.get("writes_arrays")),
+            tuple(data.get("training_places", ())),
         )
 
 
@@ -269,6 +276,7 @@ class UnitBuilder:
         self.sets: Set[str] = set()
         self.gated_training: Set[Gate] = set()
         self.passes: Set[Passed] = set()
+        self.training_places: Set[str] = set()
 
     def build(self, module_name: str, units: Iterable[str], registries: Iterable[str] = (),
               bound: Iterable[str] = ()) -> UnitFacts:
@@ -300,6 +308,7 @@ class UnitBuilder:
             sorted_passed(Passed(_local(p.callee, module_name) if p.callee else "", p.arguments, p.opaque)
                           for p in self.passes),
             self.writes_arrays,
+            tuple(sorted(self.training_places)),
         )
 
 

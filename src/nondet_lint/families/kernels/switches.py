@@ -889,6 +889,7 @@ class TensorFlowThreads(Check):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
         self.trained_model_scopes: Dict[int, bool] = {}  # id of a function (or the module) -> it runs a restored model
+        self.converter_scopes: Dict[int, bool] = {}  # id of a function (or the module) -> it converts a checkpoint
 
     def visit_Call(self, node: cst.Call) -> None:
         data = self.data("ND206")
@@ -899,17 +900,50 @@ class TensorFlowThreads(Check):
             values = [literal_value(find_arg(node, arg, None), self.ctx.qualname) for arg in data["thread_args"]]
             if all(value_in(v, [1]) for v in values) or any(v is UNKNOWN for v in values):
                 return
-            if self._runs_trained_model():
+            if self._runs_trained_model() or self._converts_checkpoint():
                 return
             self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name, unit_of(self.ctx.ancestors)).to_json())
         elif name in data["session_calls"]:
             config = find_arg(node, "config", 2)
-            if config is None and not self._no_float_work(node) and not self._runs_trained_model():
+            if config is None and not self._no_float_work(node) and not self._runs_trained_model() and not self._converts_checkpoint():
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.SESSION, name, unit_of(self.ctx.ancestors)).to_json())
         elif name in data["threading_calls"]:
             value = literal_value(find_arg(node, "num_threads", 0), self.ctx.qualname)
             if isinstance(value, int) and not isinstance(value, bool) and value != 1:
                 self.ctx.defer(node, "ND206", **ThreadsCandidate(ThreadPool.THREADING, name).to_json())
+
+    def _scope(self) -> cst.CSTNode:
+        """The function around the node being walked, else the module."""
+        return next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), self.ctx.module)
+
+    def _converts_checkpoint(self) -> bool:
+        """The function that opens the session (or the module, at top level) reads a
+        checkpoint's variables by name (``tf.train.load_variable``, ``list_variables``,
+        ``NewCheckpointReader``: rule data ``checkpoint_reads``) and trains nothing (ND205's
+        ``differentiation`` calls and methods): a converter, which casts, renames or merges
+        the values it read and writes them out (saving is its job here, not a mark of
+        training).  What it writes is the values it read: no step compounds the order of a
+        CPU reduction."""
+        scope = self._scope()
+        cache = self.converter_scopes
+        found = cache.get(id(scope))
+        if found is None:
+            reads = frozenset(self.data("ND206")["checkpoint_reads"])
+            training = self.data("ND205")["differentiation"]
+            found = False
+            for call in calls_in(scope, into_definitions=False):
+                name = self.ctx.qualname(call.func)
+                if name is None:
+                    if isinstance(call.func, cst.Attribute) and call.func.attr.value in training["methods"]:
+                        found = False
+                        break
+                elif name in training["calls"] or name.startswith(tuple(training["prefixes"])):
+                    found = False
+                    break
+                elif name in reads:
+                    found = True
+            cache[id(scope)] = found
+        return found
 
     def _runs_trained_model(self) -> bool:
         """The function that opens the session (or the module, at top level) restores a
