@@ -382,3 +382,22 @@ def test_a_method_of_a_plain_class_that_nothing_names_does_not_run(tmp_path):
     assert found.message == (
         "Python `random` module RNG used here with no `random.seed` before it (entry point train.py never seeds it)"
     )
+
+
+def test_a_class_method_makes_the_class_it_is_called_on(tmp_path):
+    # Net.from_config runs Base.from_config, whose super().build(...) runs Root.build:
+    # its cls(size) makes a Net, whose layer draws unseeded
+    [found] = findings("classmethod_factory", tmp_path)
+    assert where(found, tmp_path) == ("models.py", 23, 19, "ND104")
+    assert found.message == (
+        "PyTorch global RNG used here with no `torch.manual_seed` before it (entry point train.py never seeds it)"
+    )
+
+
+def test_near_miss_a_class_method_called_on_a_class_that_draws_nothing(tmp_path):
+    # Plain.from_dataset (through cls.build) makes a Plain, not a Net
+    assert findings("classmethod_factory_other_class", tmp_path) == []
+
+
+def test_near_miss_a_class_method_factory_after_the_seed(tmp_path):
+    assert findings("classmethod_factory_seeded", tmp_path) == []

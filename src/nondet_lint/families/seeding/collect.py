@@ -32,7 +32,7 @@ from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import (BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, describe_test, negate, parse_guard,
                                                      plain)
-from nondet_lint.families.seeding.events import NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
+from nondet_lint.families.seeding.events import MARKED_TARGETS, NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
 from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
 from nondet_lint.families.seeding.payloads import Draw, GeneratorCall, RandomBefore, SeedingPayload
@@ -182,7 +182,7 @@ class Collector:
         for decorator in node.decorators:
             func = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
             q = self.target(func)[0] if isinstance(func, (cst.Name, cst.Attribute)) else None
-            if q is not None and not q.startswith(("super:", "*.")) and not self._outside(q):
+            if q is not None and not q.startswith(MARKED_TARGETS) and not self._outside(q):
                 self.registered.append([relative(q, self.modq), path])
 
     def _annotated_class(self, annotation: cst.BaseExpression) -> Optional[str]:
@@ -196,7 +196,7 @@ class Collector:
         if not isinstance(annotation, (cst.Name, cst.Attribute)):
             return None
         q = self.target(annotation)[0]
-        return q if q is not None and not q.startswith(("super:", "*.")) and not self._outside(q) else None
+        return q if q is not None and not q.startswith(MARKED_TARGETS) and not self._outside(q) else None
 
     def visit_BaseSuite(self, node: cst.BaseSuite) -> None:
         parent = self.ctx.parent(node)
@@ -521,6 +521,8 @@ class Collector:
         if dotted is None:
             return None, None, False
         root, _, rest = dotted.partition(".")
+        if dotted == "cls" and self.scope.cls and self.scope.params[:1] == ["cls"]:
+            return f"cls:{self._qual(self.scope.cls)}", None, False  # a class method makes its class
         if root in ("self", "cls") and self.scope.cls and rest and "." not in rest:
             if root == "self" and self.scope.params[:1] == ["self"] or root == "cls":
                 return f"{self._qual(self.scope.cls)}.{rest}", None, True
@@ -664,7 +666,7 @@ class Collector:
             return None
         found = self.callees.get(id(node))  # left before the call or assignment holding it
         q, _, bound = found if found is not None else self.target(node.func)
-        if q is None or bound or q.startswith(("super:", "*.")) or self._outside(q):
+        if q is None or bound or q.startswith(MARKED_TARGETS) or self._outside(q):
             return None
         positional: List[Optional[ValueDesc]] = []
         keywords: List[Tuple[str, Optional[ValueDesc]]] = []
@@ -735,7 +737,7 @@ class Collector:
                 self._trains(t.trained(q))
         self._restores_weights(node, q)
         handled = False
-        if q is not None and not q.startswith(("super:", "*.")):
+        if q is not None and not q.startswith(MARKED_TARGETS):
             seeder = t.seeders.get(q)
             if seeder is not None:
                 self._seed(node, q, seeder, root)
@@ -757,7 +759,7 @@ class Collector:
                 self.flow.sink(arg.value)
             elif arg is not launched and not arg.star and not inspects and type(arg.value) in _NAMES:
                 ref, ref_root, _ = self.target(arg.value)
-                if ref is not None and not ref.startswith("super:") and not self._outside(ref):
+                if ref is not None and not ref.startswith(("super:", "cls:")) and not self._outside(ref):
                     self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards())), ref_root)
 
     def _found(self, node: cst.BaseExpression) -> bool:
@@ -776,7 +778,7 @@ class Collector:
             self.scope.found_methods.add(func.attr.value)
         elif type(func) in (cst.Subscript, cst.Call) or (type(func) is cst.Name and func.value in self.scope.assigned):
             self.scope.makes_found = True
-        elif (q is not None and not q.startswith(("super:", "*.")) and not self._outside(q)
+        elif (q is not None and not q.startswith(MARKED_TARGETS) and not self._outside(q)
               and any(self._found(arg.value) for arg in node.args)):
             self.scope.makes_found = True  # ``build(MODEL_REGISTRY[name], cfg)``
 
@@ -808,7 +810,7 @@ class Collector:
         if not isinstance(func, (cst.Name, cst.Attribute)):
             return None
         target, root, bound = self.target(func)
-        if target is None or target.startswith("super:") or self._outside(target):
+        if target is None or target.startswith(("super:", "cls:")) or self._outside(target):
             return None
         self.scope.add(self._call(target, NO_ARGS, self.guards(), bound), root)
         return arg

@@ -5,7 +5,9 @@ their empty defaults.  Guards are the recognised conditions around the event
 (``conditions``), each with the anchor of its test.  A call's ``target`` is a spelling that
 pass 2 resolves (``program.Program.lookup``): a qualified name, ``.Net.__init__`` for a
 name defined in the event's own module, ``*.name`` for a name from a star import,
-``super:<class>:<method>``.
+``super:<class>:<method>``, ``cls:<class>`` for a call of a class method's ``cls`` (the
+class the method is called on; ``<class>``, the one defining it, stands in where pass 2
+does not know which).
 
 A large package yields tens of thousands of call events, most of them alike, so their JSON
 form (``to_json``, what the cache stores) is a short list: the kind's one-letter value,
@@ -188,20 +190,26 @@ def _args_json(args: CallArgs) -> Union[List[Any], int]:
     return args.to_json() if args.describes_any() else 0
 
 
+# the prefixes of call targets that name no definition by their spelling alone
+MARKED_TARGETS = ("super:", "cls:", "*.")
+
+
 def relative(target: str, module_name: str) -> str:
     """``target`` as an event spells it: from its module when it is defined there."""
     prefix = f"{module_name}." if module_name else ""
     if prefix and target.startswith(prefix):
         return "." + target[len(prefix):]
-    if prefix and target.startswith("super:" + prefix):
-        return "super:." + target[len("super:") + len(prefix):]
+    for marker in ("super:", "cls:"):
+        if prefix and target.startswith(marker + prefix):
+            return marker + "." + target[len(marker) + len(prefix):]
     return target
 
 
 def absolute(target: str, module_name: str) -> str:
     """The qualified name of an event's ``target`` in the module ``module_name``."""
-    if target.startswith("super:."):
-        return "super:" + (f"{module_name}." if module_name else "") + target[len("super:."):]
+    for marker in ("super:", "cls:"):
+        if target.startswith(marker + "."):
+            return marker + (f"{module_name}." if module_name else "") + target[len(marker) + 1:]
     if target.startswith("."):
         return (f"{module_name}." if module_name else "") + target[1:]
     return target

@@ -53,7 +53,7 @@ from nondet_lint.analysis.seedoption import SEED_NAMES
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import CallDescs, Plain, ValueDesc, ValueSource, described_names, evaluate, parameters_read
-from nondet_lint.families.seeding.events import EventKind, Guard, SeedingEvent, Trained, absolute
+from nondet_lint.families.seeding.events import MARKED_TARGETS, EventKind, Guard, SeedingEvent, Trained, absolute
 from nondet_lint.families.seeding.facts import NO_SEEDING, FunctionFacts, ModuleSeeding, Origin, OriginKind
 from nondet_lint.families.seeding.state import MAIN, MODULE
 from nondet_lint.families.seeding.tables import TF_KERAS
@@ -134,24 +134,26 @@ class Frame:
     runs in this program is unknown, so its uses are not reported from here.  So is
     code called only under an option that is off by default (``off_by_default``:
     ``if args.random_transform: effects = effect_generator()``): the default run does
-    not run it."""
+    not run it.  ``receiver``: in a class method, the class it was called on
+    (``Net.from_config(...)`` run as ``Base.from_config``: its ``cls(...)`` makes a ``Net``)."""
 
     via_import: Optional[str] = None
     deferred: bool = False
     off_by_default: bool = False
+    receiver: Optional[Tuple[str, str]] = None
 
     @property
     def speculative(self) -> bool:
         return (self.via_import is not None and self.deferred) or self.off_by_default
 
     def later(self) -> "Frame":
-        return Frame(self.via_import, True, self.off_by_default)
+        return Frame(self.via_import, True, self.off_by_default, self.receiver)
 
     def importing(self, module: str) -> "Frame":
-        return Frame(self.via_import or module, self.deferred, self.off_by_default)
+        return Frame(self.via_import or module, self.deferred, self.off_by_default, self.receiver)
 
     def switched_off(self) -> "Frame":
-        return Frame(self.via_import, self.deferred, True)
+        return Frame(self.via_import, self.deferred, True, self.receiver)
 
 
 VisitKey = Tuple[FnKey, FrozenSet[str], Binding, bool, Frame]  # (function, state, binding, entry mode, frame)
@@ -497,7 +499,7 @@ class Program:
 
     def lookup(self, target: str, near: str, depth: int = 0) -> Optional[Target]:
         """What a call target names in the project: a function, a class or a module."""
-        if target.startswith((".", "super:.")):
+        if target.startswith((".", "super:.", "cls:.")):
             target = absolute(target, self.module_of.get(near, ""))
         key = (target, near)
         if key in self._lookup_cache:
@@ -520,6 +522,8 @@ class Program:
                     if found:
                         return FunctionTarget(found, True)
             return None
+        if target.startswith("cls:"):  # the class defining the class method, where no call tells
+            return self.lookup(target[len("cls:"):], near, depth + 1)
         if target.startswith("*."):
             return self._from_stars(near, target[2:].split("."), depth)
         parts = target.split(".")
@@ -1064,6 +1068,32 @@ class Program:
             return [Callee(init or ("", ""), True, found)]
         return []
 
+    def callees_in(self, target: str, caller: FnKey, frame: Frame) -> List[Callee]:
+        """``callees``, where a class method's ``cls(...)`` makes the class the method was
+        called on (``frame.receiver``) when the program knows it."""
+        if target.startswith("cls:") and frame.receiver is not None:
+            init = self.method(frame.receiver[0], frame.receiver[1], "__init__")
+            return [Callee(init or ("", ""), True, ClassTarget(*frame.receiver))]
+        return self.callees(target, caller[0])
+
+    def class_called_on(self, target: str, caller: FnKey, callee: FnKey, frame: Frame) -> Optional[Tuple[str, str]]:
+        """The class a call of a class method (a method whose first parameter is ``cls``)
+        runs it for: the class it names (``Net.from_config``), or, for a call the class
+        method makes of another (``super().build(...)``, ``cls.build(...)``), the class it
+        was itself called for.  None for any other call."""
+        facts = self.fn(callee)
+        if facts is None or facts.params[:1] != ("cls",) or "." not in callee[1]:
+            return None
+        caller_facts = self.fn(caller)
+        inherited = frame.receiver if caller_facts is not None and caller_facts.params[:1] == ("cls",) else None
+        owner, dot, _ = target.rpartition(".")
+        named = self.lookup(owner, caller[0]) if dot and not target.startswith(MARKED_TARGETS) else None
+        if isinstance(named, ClassTarget):
+            if inherited is not None and (named.path, named.name) == (caller[0], caller[1].rpartition(".")[0]):
+                return inherited  # ``cls.build(...)``, spelled with the class defining the caller
+            return (named.path, named.name)
+        return inherited
+
     def imported(self, dotted: str, near: str) -> Tuple[str, ...]:
         """Project modules an import runs, outermost package first."""
         key = (dotted, near)
@@ -1412,12 +1442,14 @@ class Program:
                 guard = self.guards_off(event.guards, key, values)
                 dead = guard is not None and self.dead(event.guards, key, values)
                 inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
-                for callee, bound, cls in self.callees(event.target, key[0]):
+                for callee, bound, cls in self.callees_in(event.target, key, frame):
                     if callee[0] in run.registered and not dead:
                         self._look_up(callee, state, run, later, imported, depth)
                     receiver = self.receiver(callee, made) if made and event.bound and cls is None else None
                     sub = self.bind(callee, bound, event, key, values, receiver)
-                    after = state if dead else self.visit(callee, state, sub, run, inner, imported, depth + 1)
+                    called_on = self.class_called_on(event.target, key, callee, frame)
+                    into = inner if called_on == inner.receiver else replace(inner, receiver=called_on)
+                    after = state if dead else self.visit(callee, state, sub, run, into, imported, depth + 1)
                     if guard is not None:
                         seeded = self.seeds_of(callee, sub)
                         if seeded:
