@@ -97,6 +97,24 @@ def test_setup_py_console_scripts_function_is_an_entry_point(tmp_path):
     assert lint(tmp_path, files, ["ND104"]) == [("pkg/cli.py", "ND104", 4)]
 
 
+def test_a_console_script_that_trains_on_the_gpu_gets_nd205_at_its_gpu_line(tmp_path):
+    # pass 1 takes the module for a library (no main guard): ND205 is reported all the
+    # same, at the GPU selection, without a fix
+    cli = "import torch\n\ndef main():\n    model = torch.nn.Conv2d(3, 4, 3).cuda()\n" + TRAIN_BODY.split("\n", 1)[1]
+    files = {
+        "pkg/__init__.py": "", "pkg/cli.py": cli,
+        "pyproject.toml": '[project]\nname = "pkg"\nversion = "1"\n\n[project.scripts]\npkg-train = "pkg.cli:main"\n',
+    }
+    findings = [f for f in lint_files(tmp_path / "console", files, {"select": ["ND205"]})]
+    assert [(f.path.replace("\\", "/").rsplit("/", 2)[-2:], f.line, f.col + 1, f.fix) for f in findings] == [
+        (["pkg", "cli.py"], 4, 13, None),
+    ]
+    assert findings[0].message.startswith("this program runs on a GPU (`.cuda()` in `pkg/cli.py` at line 4)")
+    # near miss: the same module named by no packaging is library code
+    library = {"pkg/__init__.py": "", "pkg/cli.py": cli}
+    assert lint_files(tmp_path / "library", library, {"select": ["ND205"]}) == []
+
+
 def test_library_function_without_console_script_is_not_judged(tmp_path):
     # the same module with no packaging naming it: library code, its callers seed
     assert lint(tmp_path, dict(CONSOLE_LIB), ["ND104"]) == []

@@ -2273,6 +2273,12 @@ class ProgramView:
             )
         return found
 
+    def is_console_script(self, entry: str) -> bool:
+        """A module whose functions the project's packaging names as console scripts."""
+        record = self.records.get(entry)
+        facts = record.facts.get(EntryFacts) if record is not None else None
+        return facts is not None and bool(facts.console)
+
     def entry_matters(self, entry: str) -> bool:
         """docs/contract.md "programs that matter", for ND205 / ND209: never test code nor
         a speed benchmark (named one and reading a clock, or timing code with a benchmark

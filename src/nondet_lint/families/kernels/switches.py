@@ -421,7 +421,13 @@ class ProgramSwitches(Check):
             return []
         anchors = EntryAnchors.sort(deferred)
         findings: List[Finding] = []
-        for path, items in sorted(anchors.candidates.items()):
+        entries = dict(anchors.candidates)
+        for path in view.closures:
+            # a console script's module looks like a library in pass 1, which leaves it no
+            # candidates (and so no fix): judged all the same, reported at its GPU selection
+            if path not in entries and view.is_console_script(path):
+                entries[path] = []
+        for path, items in sorted(entries.items()):
             if path not in view.closures:
                 continue  # not an entry point after all
             if not view.entry_uses_gpu(path) or not view.entry_matters(path):
@@ -437,7 +443,7 @@ class ProgramSwitches(Check):
         view: ProgramView, path: str, items: List[Deferred], rules: RuleSet, reason: str, anchors: EntryAnchors,
         where: Optional[Deferred],
     ) -> List[Finding]:
-        if not items:
+        if not items and where is None:
             return []
         frameworks = view.data["frameworks"]
         used = view.entry_frameworks(path) - view.io_only_frameworks(path)
@@ -458,12 +464,12 @@ class ProgramSwitches(Check):
         ] or [i for i, c in offered if c.framework == first and not c.warn_only]
         chosen = next(
             (i for i in candidates if version is None or in_range(version, SwitchCandidate.from_json(i.payload).versions)),
-            candidates[0] if candidates else items[0],
+            candidates[0] if candidates else items[0] if items else None,
         )
         switches = " and ".join(switch_text(view, path, fw) for fw in missing)
         data = rules["ND205"].data
         raising_text = ""
-        fix = chosen.fix
+        fix = chosen.fix if chosen is not None else None
         if raising:
             names, versions = _ops_text(raising)
             values = {"ops": names, "have": "have" if len(raising) > 1 else "has", "versions": versions}
@@ -490,6 +496,8 @@ class ProgramSwitches(Check):
             if not ops and not shown and not switch_ops(view, path, rules, first, covered):
                 return []
         position = where or import_position(view, path, anchors, first) or chosen
+        if position is None:
+            return []
         message = rules["ND205"].format_message(
             switches=switches, reason=reason, examples=ops_text(view, ops), raising=raising_text,
         )
