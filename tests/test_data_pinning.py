@@ -490,3 +490,34 @@ def test_a_field_default_that_reads_another_field_is_analysed(lint):
     findings = lint({"m.py": source}, {"select": ["ND000", "ND304"]})
     assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND304", 9, 12)]
     assert "`config.data` holds" in findings[0].message
+
+
+@pytest.mark.parametrize("md5, reported", [
+    ("md5=self.md5 if self.verify else None", False),  # a digest to check (when asked): evidence
+    ("md5=MD5", False),
+    ("filename='gid.zip', md5=None", True),  # near misses: no digest given
+    ("filename='gid.zip'", True),
+])
+def test_a_download_given_a_digest_to_check_pins_the_folder_it_fills(lint, md5, reported):
+    # torchvision's download_and_extract_archive, re-exported by the project's utils
+    utils = "from torchvision.datasets.utils import download_and_extract_archive\n"
+    source = (
+        "import glob\n"
+        "import os\n"
+        "from torch.utils.data import Dataset\n"
+        "from pkg.utils import download_and_extract_archive\n"
+        "MD5 = '615682bf659c3ed981826c6122c10c83'\n"
+        "class Tiles(Dataset):\n"
+        "    url = 'https://example.org/gid.zip'\n"
+        "    md5 = MD5\n"
+        "    def __init__(self, root='data', verify=False):\n"
+        "        self.root = root\n"
+        "        self.verify = verify\n"
+        "        self._download()\n"
+        "        self.files = sorted(glob.glob(os.path.join(self.root, 'images', '*.tif')))\n"
+        "    def _download(self):\n"
+        f"        download_and_extract_archive(self.url, self.root, {md5})\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/tiles.py": source}
+    found = at(lint(files, SELECT), "ND304")
+    assert found == ([("tiles.py", 13, 29)] if reported else [])

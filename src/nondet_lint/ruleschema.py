@@ -295,6 +295,7 @@ DATA: Dict[str, Table] = {
             "dataset_suffixes", "dvc_calls", "manifest_words", "not_data_extensions", "not_data_names",
             "not_data_words", "output_makers", "output_methods", "unpack_calls", "unpack_methods", "evidence_words",
         )},
+        "checksum_arguments": Tables(Table({"names": NAMES, "arg": str, "pos": int})),
         "directory_datasets": Tables(Table({"names": NAMES, "path": ARG, "name": ARG, "other_prefixes": NAMES}, frozenset({"names", "path"}))),
         "directory_methods": Tables(Table({"method": str, "path": ARG})),
     }),

@@ -427,6 +427,11 @@ class DirectoryDataset(Check):
         # evidence that the files are pinned (read per call and per string: kept here)
         self.checksum_prefixes = tuple(data.get("checksum_prefixes", ()))
         self.checksum_calls = data.get("checksum_calls", ())
+        # downloads that check a digest when given one (torchvision's ``download_url(...,
+        # md5=...)``): by the called name's last part, since projects re-export them
+        self.checksum_arguments = {
+            name: (entry["arg"], entry.get("pos")) for entry in data.get("checksum_arguments", ()) for name in entry["names"]
+        }
         self.dvc_calls = data.get("dvc_calls", ())
         self.manifest_words = tuple(data.get("manifest_words", ()))
         listing = self.ctx.rules["ND301"].data if "ND301" in self.ctx.rules else {}
@@ -452,10 +457,18 @@ class DirectoryDataset(Check):
             and name.rpartition(".")[0] != self.ctx.module_name  # this module's own: its call sites are judged here
         ):
             self.imported_datasets.append((node, name))
-        if name and (name.startswith(self.checksum_prefixes) or name in self.checksum_calls):
+        if name and (name.startswith(self.checksum_prefixes) or name in self.checksum_calls or self._checks_digest(node, name)):
             self.evidence.append(node)
         if name in self.dvc_calls and any(a.keyword is not None and a.keyword.value == "rev" for a in node.args):
             self.evidence.append(node)
+
+    def _checks_digest(self, call: cst.Call, name: str) -> bool:
+        """A download given a digest to check (``md5=...``, not a literal ``None``)."""
+        spec = self.checksum_arguments.get(name.rpartition(".")[2])
+        if spec is None:
+            return False
+        given = call_arg(call, spec[1], spec[0])
+        return given is not None and not is_none(given.value)
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         text = node.value.lower()
