@@ -5,6 +5,7 @@ project under ``tests/fixtures/seeding``; these tests pin the messages and the f
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import List
 
@@ -394,10 +395,23 @@ def test_a_class_method_makes_the_class_it_is_called_on(tmp_path):
     )
 
 
+def factory_program(root: Path, train: str) -> List[Finding]:
+    """The classmethod_factory project with another entry point."""
+    shutil.copytree(FIXTURES / "seeding" / "classmethod_factory", root)
+    (root / "train.py").write_text(train, encoding="utf-8")
+    config = Config(**parse_table({"select": SELECT}, "fixture"), root=str(root))
+    return run([str(root)], config).findings
+
+
+TRAIN_TAIL = "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel(torch.ones(2, 4)).sum().backward()\nopt.step()\n"
+
+
 def test_near_miss_a_class_method_called_on_a_class_that_draws_nothing(tmp_path):
     # Plain.from_dataset (through cls.build) makes a Plain, not a Net
-    assert findings("classmethod_factory_other_class", tmp_path) == []
+    train = "import torch\nfrom models import Plain\n\nmodel = Plain.from_dataset(4)\n" + TRAIN_TAIL
+    assert factory_program(tmp_path / "plain", train) == []
 
 
 def test_near_miss_a_class_method_factory_after_the_seed(tmp_path):
-    assert findings("classmethod_factory_seeded", tmp_path) == []
+    train = "import torch\nfrom models import Net\n\ntorch.manual_seed(0)\nmodel = Net.from_dataset(4)\n" + TRAIN_TAIL
+    assert factory_program(tmp_path / "seeded", train) == []
