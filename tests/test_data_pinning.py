@@ -521,3 +521,21 @@ def test_a_download_given_a_digest_to_check_pins_the_folder_it_fills(lint, md5, 
     files = {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/tiles.py": source}
     found = at(lint(files, SELECT), "ND304")
     assert found == ([("tiles.py", 13, 29)] if reported else [])
+
+
+@pytest.mark.parametrize("store, reported", [
+    ("self.root, self.split = root, 'train'", True),  # unpacked from a tuple of the same length
+    ("self.root: str = root", True),
+    ("self.root, self.split = pair", False),  # near miss: what is unpacked is not shown
+])
+def test_a_folder_stored_in_init_by_unpacking_or_annotation_is_judged_by_its_default(lint, store, reported):
+    source = (
+        "import glob\n"
+        "import os\n"
+        "from torch.utils.data import Dataset\n"
+        "class Tiles(Dataset):\n"
+        "    def __init__(self, root='data', pair=None):\n"
+        f"        {store}\n"
+        "        self.files = sorted(glob.glob(os.path.join(self.root, 'images', '*.tif')))\n"
+    )
+    assert at(lint({"m.py": source}, SELECT), "ND304") == ([("m.py", 7, 29)] if reported else [])

@@ -110,6 +110,22 @@ class ConfigDefaults(ModuleFact):
         return cls(dict(data))
 
 
+def _is_self_attribute(target: cst.BaseExpression, name: str) -> bool:
+    return isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self" and target.attr.value == name
+
+
+def _values_of_self_attribute(target: cst.BaseExpression, value: cst.BaseExpression, name: str) -> List[cst.BaseExpression]:
+    """What an assignment gives ``self.<name>``: ``self.root = root``, also unpacked from a
+    tuple of the same length (``self.root, self.split = root, split``)."""
+    if _is_self_attribute(target, name):
+        return [value]
+    if isinstance(target, (cst.Tuple, cst.List)) and isinstance(value, (cst.Tuple, cst.List)) and len(target.elements) == len(value.elements):
+        if any(isinstance(element, cst.StarredElement) for element in (*target.elements, *value.elements)):
+            return []
+        return [v.value for t, v in zip(target.elements, value.elements) if _is_self_attribute(t.value, name)]
+    return []
+
+
 def _text_dict(text: Text) -> Dict[str, Any]:
     return asdict(text)
 
@@ -587,14 +603,17 @@ class DirectoryDataset(Check):
         init = next((s for s in body if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
         if init is None:
             return None
-        found = []
+        found: List[cst.BaseExpression] = []
         for stmt in init.body.body if isinstance(init.body, cst.IndentedBlock) else ():
             for small in getattr(stmt, "body", ()) if isinstance(stmt, cst.SimpleStatementLine) else ():
-                if isinstance(small, cst.Assign) and any(
-                    isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name) and t.target.value.value == "self"
-                    and t.target.attr.value == attribute.attr.value for t in small.targets
-                ):
-                    found.append(small.value)
+                pairs: List[Tuple[cst.BaseExpression, cst.BaseExpression]]
+                if isinstance(small, cst.Assign):
+                    pairs = [(t.target, small.value) for t in small.targets]
+                elif isinstance(small, cst.AnnAssign) and small.value is not None:
+                    pairs = [(small.target, small.value)]
+                else:
+                    continue
+                found.extend(value for target, value in pairs for value in _values_of_self_attribute(target, value, attribute.attr.value))
         return found[0] if len(found) == 1 else None
 
     def _init_value(self, dctx: DataContext, values: Values, call: cst.Call, api: str,
