@@ -2330,10 +2330,7 @@ class ProgramView:
         summary = self.reached_summary(entry)
         if not counters or summary.differentiates or summary.seeds:
             return False
-        refs = [
-            ref for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
-            if unit is not None and (key[0] == entry or "." not in key[1]) for ref in unit.refs
-        ]
+        refs = [ref for unit in self.own_units(entry) for ref in unit.refs]
         return any(_named_in(ref, counters) for ref in refs) and not any(_named_in(ref, evaluation_data) for ref in refs)
 
     def writes_model_outputs(self, entry: str) -> bool:
@@ -2346,10 +2343,7 @@ class ProgramView:
         says it wants repeatable runs)."""
         if self.reached_summary(entry).differentiates or self.seeds_in_own_code(entry):
             return False
-        own = [
-            unit for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
-            if unit is not None and (key[0] == entry or "." not in key[1])
-        ]
+        own = self.own_units(entry)
         if not any(unit.writes_arrays or unit.saves_model for unit in own):
             return False
         if self._names_an_evaluation(own):
@@ -2436,11 +2430,16 @@ class ProgramView:
         ``model.save(out)``), or a function of another module it runs does (an export
         helper: ``export_saved_model_lib.export_inference_graph``); a method of a class it
         reaches (a trainer's checkpointing) is not counted."""
-        return any(
-            unit is not None and (unit.saves_model or unit.saves_loaded)
-            for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
-            if key[0] == entry or "." not in key[1]
-        )
+        return any(unit.saves_model or unit.saves_loaded for unit in self.own_units(entry))
+
+    def own_units(self, entry: str) -> List[UnitFacts]:
+        """The units the program of ``entry`` reaches in its own module, and the top-level
+        definitions of other modules it reaches (not a method of their classes: a
+        library's)."""
+        return [
+            unit for key, unit in ((k, self.reach.unit(k)) for k in self.reached_units(entry))
+            if unit is not None and (key[0] == entry or "." not in key[1])
+        ]
 
     def _summary(self, scope: Iterable[str]) -> "_ScopeSummary":
         """The facts of a set of modules taken together; programs are asked about once per
