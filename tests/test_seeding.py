@@ -240,3 +240,28 @@ def test_an_unseeded_estimator_in_test_code_is_not_reported_unless_test_code_is_
     assert sorted((f.path.rsplit("/", 1)[-1], f.line) for f in checked if f.code == "ND108") == [
         ("test_clusters.py", 3), ("train.py", 3)
     ]
+
+
+def test_an_unseeded_numpy_generator_in_test_code_is_not_reported_unless_test_code_is_checked(lint):
+    """ND103 is reported at the call but is one of the seeding rules (ND101 to ND106) that
+    never judge test code (contract "Test code"): a test's ``RandomState()`` decides
+    whether the test passes.  The same call in a script (near miss) is reported, and the
+    test's with ``test-code = "check"``."""
+    draw = """
+        import numpy as np
+        def draw(n):
+            rng = np.random.RandomState()
+            return rng.rand(n)
+        """
+    main = "\n        if __name__ == '__main__':\n            print(draw(3))\n"
+    files = {"specs/wrappers_test.py": draw + main, "sample.py": draw + main}
+    findings = [f for f in lint(files, {"select": ["ND103"]}) if f.code == "ND103"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("sample.py", 3, 11)]
+    assert findings[0].message == (
+        "`np.random.RandomState` is created with no seed, so it draws fresh entropy from the OS and differs"
+        " every run; pass a seed"
+    )
+    checked = lint(files, {"select": ["ND103"], "test-code": "check"})
+    assert sorted((f.path.rsplit("/", 1)[-1], f.line) for f in checked if f.code == "ND103") == [
+        ("sample.py", 3), ("wrappers_test.py", 3)
+    ]
