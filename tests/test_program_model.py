@@ -252,6 +252,65 @@ def test_base_class_seed_through_super_init(tmp_path):
     assert lint(tmp_path, {"train.py": source}, ["ND104"]) == []
 
 
+BASE_SEEDED_BY_OPTION = """\
+import torch
+
+class Model(torch.nn.Module):
+    def __init__(self, width, random_seed=None):
+        super().__init__()
+        if random_seed is not None:
+            torch.manual_seed(random_seed)
+        self.layer = torch.nn.Linear(width, 1)
+"""
+
+
+@pytest.mark.parametrize("forward, expected", [
+    # the seed reaches the base through ``**kwargs`` handed on whole, at every level
+    ("super().__init__(width=4, **kwargs)", []),
+    # near miss: the middle class keeps its keywords to itself, the base's seed stays None
+    ("super().__init__(width=4)", [("models.py", "ND104", 8)]),
+])
+def test_a_seed_passed_by_keyword_through_kwargs_reaches_the_base(tmp_path, forward, expected):
+    """``Deep(random_seed=42)`` with ``Deep.__init__(self, **kwargs)`` handing its keywords to
+    ``Middle`` and on to ``Model``: the base seeds before it builds its layers."""
+    files = {
+        "models.py": BASE_SEEDED_BY_OPTION + (
+            "\nclass Middle(Model):\n    def __init__(self, depth=1, **kwargs):\n"
+            f"        {forward}\n        self.depth = depth\n"
+            "\nclass Deep(Middle):\n    def __init__(self, **kwargs):\n        super().__init__(depth=2, **kwargs)\n"
+        ),
+        "train.py": (
+            "import torch\nfrom models import Deep\n\nmodel = Deep(random_seed=42)\n"
+            "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel(torch.ones(2, 4)).sum().backward()\nopt.step()\n"
+        ),
+    }
+    assert lint(tmp_path, files, ["ND104", "ND106"]) == expected
+
+
+@pytest.mark.parametrize("made, expected", [
+    # a class handed to the base inside a ``dict(...)`` of options is made by the base, after it seeds
+    ("super().__init__(options=dict(tokenizer=Tokenizer), random_seed=random_seed)", []),
+    # near miss: made here, before the seeding base runs
+    ("self.tokens = Tokenizer()()\n        super().__init__(options={}, random_seed=random_seed)", [("models.py", "ND104", 5)]),
+])
+def test_a_class_held_in_a_container_argument_runs_with_the_call(tmp_path, made, expected):
+    files = {
+        "models.py": (
+            "import torch\n\nclass Tokenizer:\n    def __call__(self):\n        return torch.randperm(10)\n\n"
+            "class Model(torch.nn.Module):\n    def __init__(self, options, random_seed=None):\n        super().__init__()\n"
+            "        if random_seed is not None:\n            torch.manual_seed(random_seed)\n"
+            "        self.tokens = options['tokenizer']()() if options else None\n        self.layer = torch.nn.Linear(4, 1)\n"
+            "\nclass Pieces(Model):\n    def __init__(self, random_seed=None):\n"
+            f"        {made}\n"
+        ),
+        "train.py": (
+            "import torch\nfrom models import Pieces\n\nmodel = Pieces(random_seed=42)\n"
+            "opt = torch.optim.SGD(model.parameters(), lr=0.1)\nmodel(torch.ones(2, 4)).sum().backward()\nopt.step()\n"
+        ),
+    }
+    assert lint(tmp_path, files, ["ND104"]) == expected
+
+
 def test_project_determinism_helper_counts_for_nd205_and_nd209(tmp_path):
     files = {
         "utils.py": (

@@ -32,7 +32,7 @@ from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import (BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, describe_test, negate, parse_guard,
                                                      plain)
-from nondet_lint.families.seeding.events import MARKED_TARGETS, NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
+from nondet_lint.families.seeding.events import FORWARDED_KEYWORDS, MARKED_TARGETS, NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
 from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
 from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
 from nondet_lint.families.seeding.payloads import Draw, GeneratorCall, RandomBefore, SeedingPayload
@@ -72,6 +72,9 @@ class Collector:
         self.fields: Dict[str, Dict[str, List[Plain]]] = {}  # class path -> declared field -> [literal default]
         self.settings = FieldSettings()  # what the module sets each field name to
         self.callees: Dict[int, Tuple[Optional[str], Optional[str], bool]] = {}  # id(call) -> ``target`` of its callee
+        # id(call) -> references held by a container built among its arguments
+        # (``super().__init__(kwargs=dict(tokenizer=Tokenizer))``): they run with the call, after it starts
+        self.held_references: Dict[int, List[Tuple[SeedingEvent, Optional[str]]]] = {}
         self.stars: List[str] = []
         self.registered: List[List[str]] = []  # [decorator, definition] of module-level decorated definitions
         self.registering: List[str] = []  # functions that store a parameter into a mapping
@@ -165,6 +168,8 @@ class Collector:
         self._register(node, name)
         scope = Scope(name, positional, defaults, cls)
         scope.kwonly = [p.name.value for p in params.kwonly_params]
+        if isinstance(params.star_kwarg, cst.Param):
+            scope.varkw = params.star_kwarg.name.value
         for p in (*params.posonly_params, *params.params, *params.kwonly_params):
             annotated = self._annotated_class(p.annotation.annotation) if p.annotation is not None else None
             if annotated is not None:
@@ -754,13 +759,27 @@ class Collector:
                 self.helper_draws.append(self._use(node, self.flow.marks[id(inner.node)][1], inner.code, root))
         launched = self._launch(node, q) if q in LAUNCHERS else None
         inspects = type(node.func) is cst.Name and node.func.value in _INSPECTING and self.lookup("local_defs", node.func.value) is None
+        holder = self._call_holding(node) if q in _CONTAINERS else None
         for arg in node.args:
             if arg.keyword is not None and arg.keyword.value in t.seed_keywords:
                 self.flow.sink(arg.value)
             elif arg is not launched and not arg.star and not inspects and type(arg.value) in _NAMES:
                 ref, ref_root, _ = self.target(arg.value)
                 if ref is not None and not ref.startswith(("super:", "cls:")) and not self._outside(ref):
-                    self.scope.add(SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards())), ref_root)
+                    event = SeedingEvent(EventKind.REFERENCE, relative(ref, self.modq), guards=tuple(self.guards()))
+                    if holder is not None:
+                        self.held_references.setdefault(id(holder), []).append((event, ref_root))
+                    else:
+                        self.scope.add(event, ref_root)
+        for event, ref_root in self.held_references.pop(id(node), ()):
+            self.scope.add(event, ref_root)
+
+    def _call_holding(self, node: cst.Call) -> Optional[cst.Call]:
+        """The call that ``node``, a container, is an argument of (``f(x=dict(...))``)."""
+        ancestors = self.ctx.ancestors
+        if len(ancestors) >= 2 and type(ancestors[-1]) is cst.Arg and type(ancestors[-2]) is cst.Call:
+            return ancestors[-2]
+        return None
 
     def _found(self, node: cst.BaseExpression) -> bool:
         """A value looked up in a mapping: ``REGISTRY[name]``, or a local bound to one."""
@@ -978,6 +997,9 @@ class Collector:
         positional: List[Optional[ValueDesc]] = []
         keywords: Dict[str, Optional[ValueDesc]] = {}
         for arg in node.args:
+            if arg.star == "**" and self._forwards_own_keywords(arg.value):
+                keywords[FORWARDED_KEYWORDS] = ValueDesc(ValueSource.PARAMETER, self.scope.varkw or "")
+                continue
             if arg.star:
                 break
             desc = self.describe(arg.value) if type(arg.value) in _DESCRIBABLE else None
@@ -995,6 +1017,11 @@ class Collector:
                 if mark is not None:
                     key = arg.keyword.value if arg.keyword is not None else index
                     self.flow.origin(mark).flows.append(CallFlow(q, key, bound))
+
+    def _forwards_own_keywords(self, value: cst.BaseExpression) -> bool:
+        """``**kwargs`` of the function's own ``**kwargs`` parameter, never rebound in it."""
+        varkw = self.scope.varkw
+        return varkw is not None and isinstance(value, cst.Name) and value.value == varkw and varkw not in self.scope.assigned
 
     # ---- seeds and uses -----------------------------------------------------------
     def _seed(self, node: cst.Call, q: str, seeder: Seeder, root: Optional[str]) -> None:
@@ -1097,7 +1124,8 @@ class Collector:
         self.fns[scope.name] = FunctionFacts(tuple(events), tuple(scope.params), tuple(scope.kwonly), scope.defaults,
                                              scope.cls, tuple(sorted(scope.sunk_params)),
                                              scope.returns[0] if len(returns) == 1 and None not in returns else None,
-                                             scope.typed, self._found_methods(scope), tuple(sorted(scope.names)))
+                                             scope.typed, self._found_methods(scope), tuple(sorted(scope.names)),
+                                             scope.varkw)
 
     @staticmethod
     def _found_methods(scope: Scope) -> Optional[Tuple[str, ...]]:
@@ -1279,5 +1307,7 @@ def prune(events: Sequence[SeedingEvent], module_name: str, classes: Mapping[str
 
 
 # builtins that look at the function or class they are given without calling it
+# calls that only store their arguments: a class or function among them runs later, if at all
+_CONTAINERS = frozenset({"builtins.dict", "builtins.list", "builtins.tuple", "builtins.set", "collections.OrderedDict"})
 _INSPECTING = frozenset({"isinstance", "issubclass", "super", "type", "id", "repr", "str", "print", "getattr", "hasattr", "setattr", "vars", "dir"})
 _REPEATABLE = (EventKind.CALL, EventKind.REFERENCE, EventKind.IMPORT)

@@ -57,9 +57,15 @@ class Guard(NamedTuple):
     anchor: int
 
 
+# the keyword under which ``CallArgs`` holds a caller's own ``**kwargs`` handed on whole
+# (``super().__init__(**kwargs)``): its keywords reach the callee's parameters of their names
+FORWARDED_KEYWORDS = "**"
+
+
 class CallArgs(NamedTuple):
     """A call's arguments as described values (None where not describable), so that pass 2
-    can value the callee's parameters; left out when none is describable."""
+    can value the callee's parameters; left out when none is describable.  A caller's
+    ``**kwargs`` handed on whole is the keyword ``FORWARDED_KEYWORDS``."""
 
     positional: Tuple[Optional[ValueDesc], ...] = ()
     keywords: Mapping[str, Optional[ValueDesc]] = {}

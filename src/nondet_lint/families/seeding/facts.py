@@ -62,6 +62,9 @@ class FunctionFacts:
     # strings hold (``getattr(m, "fit")``, ``trigger_plugins(self, "before_training_exp")``),
     # sorted: a method runs in a program only where code of it names the method (``Program.names_called``)
     names: Tuple[str, ...] = ()
+    # its ``**kwargs`` parameter: the keywords a call gives that name no parameter, which a
+    # ``super().__init__(**kwargs)`` hands on (``Model(random_seed=42)`` reaching the base's seed)
+    varkw: Optional[str] = None
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"ev": [event.to_json() for event in self.events]}
@@ -83,6 +86,8 @@ class FunctionFacts:
             out["found"] = list(self.found_methods)
         if self.names:
             out["names"] = list(self.names)
+        if self.varkw is not None:
+            out["varkw"] = self.varkw
         return out
 
     @classmethod
@@ -94,7 +99,7 @@ class FunctionFacts:
             tuple(data.get("params", ())), tuple(data.get("kwonly", ())), data.get("defaults", {}),
             data.get("cls"), tuple(data.get("sunk", ())),
             ValueDesc.from_json(data["ret"]) if "ret" in data else None, data.get("typed", {}),
-            tuple(data["found"]) if "found" in data else None, tuple(data.get("names", ())),
+            tuple(data["found"]) if "found" in data else None, tuple(data.get("names", ())), data.get("varkw"),
         )
 
 

@@ -53,7 +53,7 @@ from nondet_lint.analysis.seedoption import SEED_NAMES
 from nondet_lint.callargs import UNKNOWN
 from nondet_lint.facts import FileFacts
 from nondet_lint.families.seeding.conditions import CallDescs, Plain, ValueDesc, ValueSource, described_names, evaluate, parameters_read
-from nondet_lint.families.seeding.events import MARKED_TARGETS, EventKind, Guard, SeedingEvent, Trained, absolute
+from nondet_lint.families.seeding.events import FORWARDED_KEYWORDS, MARKED_TARGETS, EventKind, Guard, SeedingEvent, Trained, absolute
 from nondet_lint.families.seeding.facts import NO_SEEDING, FunctionFacts, ModuleSeeding, Origin, OriginKind
 from nondet_lint.families.seeding.state import MAIN, MODULE
 from nondet_lint.families.seeding.tables import TF_KERAS
@@ -774,6 +774,8 @@ class Program:
             fn = self.fn(key)
             if desc.name in binding:
                 found = binding[desc.name]
+                if isinstance(found, Keywords):
+                    return UNKNOWN  # only a call handing it on reads it (``bind_args``)
             else:
                 found = fn.defaults.get(desc.name, UNKNOWN) if fn is not None else UNKNOWN
             if fn is not None and desc.name in fn.typed and (found is UNKNOWN or _misread(found)):
@@ -931,6 +933,9 @@ class Program:
         positional, keywords = args
         given: Dict[str, Optional[ValueDesc]] = dict(zip(params, positional))
         given.update(keywords)
+        handed_on = given.pop(FORWARDED_KEYWORDS, None)
+        forwarded = binding.get(handed_on.name) if handed_on is not None else None
+        passed = {name: value for name, value in forwarded.items if name not in given} if isinstance(forwarded, Keywords) else {}
         attributes: Dict[str, Any] = {}
         if on_object and any(name.startswith(SELF) for name in wanted):
             if receiver is not None:
@@ -943,10 +948,23 @@ class Program:
                 value = attributes[name]
             elif name in given:
                 value = self.value(given[name], caller, binding)
+            elif name in passed:
+                value = passed[name]
+            elif facts is not None and name == facts.varkw:
+                value = self._keywords(facts, given, passed, caller, binding)
             else:
                 value = facts.defaults.get(name, UNKNOWN) if facts is not None else UNKNOWN
             out.append((name, _hashable(value)))
         return tuple(out)
+
+    def _keywords(self, facts: FunctionFacts, given: Mapping[str, Optional[ValueDesc]], passed: Mapping[str, Any],
+                  caller: FnKey, binding: Mapping[str, Any]) -> Keywords:
+        """What a call puts in the callee's ``**kwargs``: the keywords that name none of its
+        parameters, valued in the caller (and those the caller's own ``**kwargs`` handed on)."""
+        named = {*facts.params, *facts.kwonly}
+        items = {name: _hashable(self.value(desc, caller, binding)) for name, desc in given.items() if name not in named}
+        items.update((name, value) for name, value in passed.items() if name not in named and name not in items)
+        return Keywords(tuple(sorted(items.items())))
 
     def guards_off(self, guards: Sequence[Guard], key: FnKey, binding: Mapping[str, Any]) -> Optional[Guard]:
         """The first guard that is false with every default, or None."""
@@ -1812,8 +1830,17 @@ def _same(one: Any, other: Any) -> bool:
     return one is other or (type(one) is type(other) and one == other)
 
 
+@dataclass(frozen=True)
+class Keywords:
+    """The value of a ``**kwargs`` parameter in a binding: the keywords the call gave it,
+    valued, for a ``super().__init__(**kwargs)`` to hand on.  Nothing else reads it: a
+    guard on it is not valued."""
+
+    items: Tuple[Tuple[str, Any], ...]
+
+
 def _hashable(value: Any) -> Any:
-    return value if value is UNKNOWN or isinstance(value, (type(None), bool, int, float, str, Record)) else UNKNOWN
+    return value if value is UNKNOWN or isinstance(value, (type(None), bool, int, float, str, Record, Keywords)) else UNKNOWN
 
 
 

@@ -31,6 +31,7 @@ class Scope:
         self.roots: List[Optional[str]] = []  # root name each event's resolution relied on
         self.params = list(params)
         self.kwonly: List[str] = []  # keyword-only parameters
+        self.varkw: Optional[str] = None  # the ``**kwargs`` parameter
         self.typed: Dict[str, str] = {}  # parameter -> the class its annotation names
         self.defaults = defaults or {}
         self.cls = cls
