@@ -370,7 +370,7 @@ def test_pathlib_receivers(lint):
         from pathlib import Path
         import pathlib
         def a(root: Path):
-            return list(root.glob("*.png"))[0]
+            return list(root.glob("*.png"))[-1]
         def b(root: "pathlib.Path"):
             return [p for p in root.iterdir()][-1]
         def c(root):
@@ -604,7 +604,7 @@ def test_files_written_to_a_plain_file_or_read_by_position_are_reported(lint):
                 for name in glob.glob(f"{log_path}/*.csv"):
                     handle.write(name)
             metas = list(glob.glob("*.meta.json"))
-            return open(metas[0]).read()
+            return open(metas[-1]).read()
         """
     assert messages(lint, source) == [
         (4, 21, "written out item by item in a loop): sort it"),
@@ -875,7 +875,7 @@ def test_a_listing_shuffled_by_an_rng_its_program_never_seeds(tmp_path):
     findings = lint_files(tmp_path / "seeded", files, ND3)
     assert [(f.code, f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("ND301", "pick.py", 7, 13)]
     assert "(the listing is passed to `shuffle`)" in findings[0].message
-    before = pick.replace("    print('found', len(files))\n", "    print('first', files[0])\n")
+    before = pick.replace("    print('found', len(files))\n", "    print('last', files[-1])\n")
     findings = lint_files(tmp_path / "before", {"pick.py": before}, ND3)
     assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 6, 13)]
     assert "(the listing is indexed or sliced by position)" in findings[0].message

@@ -678,9 +678,10 @@ class OrderFlow:
         return len(self.index_for(expr).loads.get(expr.value, ())) == 1
 
     def _in_message(self, node: cst.CSTNode) -> bool:
-        """Inside an f-string or a ``%`` / ``.format`` text: a message, not data."""
+        """Inside an f-string or a ``%`` / ``.format`` text (``"...%s" % (e, "".join(names).strip())``):
+        a message, not data."""
         current = self.parent(node)
-        for _ in range(4):
+        for _ in range(6):
             if current is None:
                 return False
             if isinstance(current, (cst.FormattedString, cst.FormattedStringExpression)):
@@ -914,12 +915,11 @@ class OrderFlow:
         if owner is None or module is None:
             return False
         attribute, inside = target.attr.value, {id(node) for node in nodes_in(owner, cst.Attribute)}
-        for node in nodes_in(module, cst.Attribute):
-            if node.attr.value != attribute or self._assigned_to(node):
-                continue
-            if not (id(node) in inside and isinstance(node.value, cst.Name) and node.value.value == "self" and self._order_free_read(node)):
-                return False
-        return True
+        reads = [node for node in nodes_in(module, cst.Attribute) if node.attr.value == attribute and not self._assigned_to(node)]
+        return bool(reads) and all(  # never read here: kept for the class's users
+            id(node) in inside and isinstance(node.value, cst.Name) and node.value.value == "self" and self._order_free_read(node)
+            for node in reads
+        )
 
     def _assigned_to(self, node: cst.CSTNode) -> bool:
         holder = self.parent(node)
@@ -1129,7 +1129,8 @@ class OrderFlow:
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value
                 receiver = node.func.value
-                if method in self.tables.output_methods and not self._bound_in(receiver, loop, index) and not self._archive(receiver, index):
+                if (method in self.tables.output_methods and not self._bound_in(receiver, loop, index) and not self._archive(receiver, index)
+                        and not self._written_to_item(node, receiver, items, index)):
                     return "written out item by item in a loop"
                 if method in self.tables.accumulate_methods:
                     found = self._accumulator(receiver, loop, index, depth, seen)
@@ -1253,7 +1254,7 @@ class OrderFlow:
         if name in self.tables.folder_listings:
             return True
         if name in self.tables.pattern_listings and iterable.args:
-            return _last_part_wildcards(iterable.args[0].value)
+            return last_part_wildcards(iterable.args[0].value)
         return False
 
     def _rebuilt(self, target: cst.CSTNode, value: cst.CSTNode, items: Set[str]) -> bool:
@@ -1308,6 +1309,17 @@ class OrderFlow:
         value = binding.value if binding is not None else None
         return isinstance(value, cst.Call) and self.qualname(value.func) in self.tables.archive_types
 
+    def _written_to_item(self, call: cst.Call, receiver: cst.CSTNode, items: Set[str], index: ScopeIndex) -> bool:
+        """``nbformat.write(notebook, path)`` with ``path`` the loop's item: a module's
+        function writes each listed file in place, one output per entry, in no shared
+        stream."""
+        if not isinstance(receiver, cst.Name) or self.qualname(receiver) is None:
+            return False
+        binding = index.reaching(receiver)
+        if binding is not None and binding.kind != "import":
+            return False
+        return any(isinstance(arg.value, cst.Name) and arg.value.value in items for arg in call.args)
+
     def _bound_in(self, receiver: cst.CSTNode, loop: cst.For, index: ScopeIndex) -> bool:
         """A file or list opened anew in each iteration: writing to it keeps no order."""
         while isinstance(receiver, cst.Attribute):
@@ -1352,16 +1364,17 @@ class OrderFlow:
         return False
 
 
-def _last_part_wildcards(pattern: cst.BaseExpression) -> bool:
+def last_part_wildcards(pattern: cst.BaseExpression) -> bool:
     """A glob pattern whose wildcards are all in its last part, which its final literal
     gives (``root + "/*.png"``, ``os.path.join(root, "*")``): it matches within one folder
-    (if the folder it names has none)."""
+    (if the folder it names has none).  ``**`` is recursive only as a whole part
+    (``"**/*.png"``); inside one (``"**.csv"``) it is a plain ``*``."""
     pieces = _ordered_literals(pattern)
     if not pieces:
         return False
     wild = re.compile(r"[*?\[]")
     *head, last = pieces
-    if any(wild.search(piece) for piece in head) or "**" in last:
+    if any(wild.search(piece) for piece in head) or "**" in last.replace("\\", "/").split("/"):
         return False
     folder, _, leaf = last.replace("\\", "/").rpartition("/")
     ends_pattern = isinstance(pattern, cst.SimpleString) or _ends_with_literal(pattern)

@@ -13,7 +13,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name, literal_strings
+from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name, last_part_wildcards, literal_strings
 from nondet_lint.analysis.entrypoints import EntryFacts, imported_names, is_entry_point
 from nondet_lint.analysis.moduleview import spellings
 from nondet_lint.check import Check
@@ -100,6 +100,7 @@ class ListingOrder(Check):
         self.loops: List[cst.For] = []  # ``for item in name:``, a parameter perhaps drained
         self.temporaries: Optional[Temporaries] = None  # built on first need
         self.several = tuple(word.lower() for word in data.get("kept_first_picks", ()))
+        self.lookup_listings = frozenset((*data.get("flow", {}).get("pattern_listings", ()), "pathlib.Path.glob"))
 
     def visit_Call(self, node: cst.Call) -> None:
         last = last_name(node.func)
@@ -153,8 +154,7 @@ class ListingOrder(Check):
             name = self.ctx.qualname(call.func)
             if name is None or name in outside or name.startswith("builtins.") or (own and name.startswith(own)):
                 continue
-            with dctx.flow.lookups(self._looks_up(call)):
-                use = dctx.flow.first_use(call, SEQ)
+            use = dctx.flow.first_use(call, SEQ)
             if use is None or use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return):
                 continue
             shown = ".".join(name.split(".")[-2:])
@@ -244,14 +244,17 @@ class ListingOrder(Check):
             name = listings.name(call)
             if name is None or self._in_keyed_builder(dctx, call, keyed):
                 continue
-            with dctx.flow.lookups(self._looks_up(call)):
+            with dctx.flow.lookups(self._looks_up(call, name)):
                 self._listing(dctx, call, name, walks)
 
-    def _looks_up(self, call: cst.Call) -> bool:
-        """Its first element alone is a lookup, unless the listing names files a folder
-        holds several of and that are picked in order (``glob("*.ckpt")[0]``: which
-        weights load)."""
-        return not any(word in text.lower() for arg in call.args for text in literal_strings(arg.value) for word in self.several)
+    def _looks_up(self, call: cst.Call, name: Optional[str]) -> bool:
+        """Its first element alone is a lookup: a pattern naming a kind of file in one
+        folder (``os.path.join(folder, "*.json")``), unless that kind is one a folder holds
+        several of, picked in order (``glob("*.ckpt")[0]``: which weights load).  A bare
+        folder listing (``os.listdir(d)[0]``) names no kind: its first entry is any entry."""
+        if name not in self.lookup_listings or not call.args or not last_part_wildcards(call.args[0].value):
+            return False
+        return not any(word in text.lower() for text in literal_strings(call.args[0].value) for word in self.several)
 
     def _listing(self, dctx: DataContext, call: cst.Call, name: str, walks: FrozenSet[str]) -> None:
         """Report (or defer) one listing whose order is kept."""
