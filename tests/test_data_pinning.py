@@ -539,3 +539,26 @@ def test_a_folder_stored_in_init_by_unpacking_or_annotation_is_judged_by_its_def
         "        self.files = sorted(glob.glob(os.path.join(self.root, 'images', '*.tif')))\n"
     )
     assert at(lint({"m.py": source}, SELECT), "ND304") == ([("m.py", 7, 29)] if reported else [])
+
+
+@pytest.mark.parametrize("checked, reported", [
+    ('f"{self.data_dir}.zip"', False),  # the archive the folder is unpacked from: names no folder
+    ('self.data_dir + ".tar.gz"', False),
+    ('"labels.csv"', True),  # near miss: a digest of one file names its own folder words
+])
+def test_a_digest_of_an_archive_covers_the_folders_it_unpacks(lint, checked, reported):
+    source = f"""
+        import glob, os
+        from torch.utils.data import Dataset
+        from torchvision.datasets.utils import check_integrity
+        class Larch(Dataset):
+            data_dir = "Data_Set_Larch"
+            md5 = "907815bcc739bff89496fac8f8ce63d7"
+            def __init__(self, root="data"):
+                self.root = root
+                archive = os.path.join(self.root, {checked})
+                if not check_integrity(archive, self.md5):
+                    raise RuntimeError(archive)
+                self.files = sorted(glob.glob(os.path.join(self.root, self.data_dir, "Images", "*.JPG")))
+        """
+    assert at(lint({"m.py": source}, SELECT), "ND304") == ([("m.py", 12, 29)] if reported else [])
