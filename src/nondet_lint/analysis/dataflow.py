@@ -903,20 +903,21 @@ class OrderFlow:
         """``self.files = glob(...)`` in a class whose every read of ``self.files`` drops
         the order (``for path in sorted(self.files)``, ``len(self.files)``, ``if
         self.files:``) and whose module reads no ``.files`` of another object: the stored
-        order reaches nothing the module shows."""
+        order reaches nothing the module shows.  An attribute the class never reads is
+        there for its users, who may keep the order."""
         if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
             return False
         owner: Optional[cst.CSTNode] = self.parent(target)
         while owner is not None and not isinstance(owner, cst.ClassDef):
             owner = self.parent(owner)
-        module = owner
+        module: Optional[cst.CSTNode] = owner
         while module is not None and not isinstance(module, cst.Module):
             module = self.parent(module)
         if owner is None or module is None:
             return False
         attribute, inside = target.attr.value, {id(node) for node in nodes_in(owner, cst.Attribute)}
         reads = [node for node in nodes_in(module, cst.Attribute) if node.attr.value == attribute and not self._assigned_to(node)]
-        return bool(reads) and all(  # never read here: kept for the class's users
+        return bool(reads) and all(
             id(node) in inside and isinstance(node.value, cst.Name) and node.value.value == "self" and self._order_free_read(node)
             for node in reads
         )
