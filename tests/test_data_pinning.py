@@ -562,3 +562,30 @@ def test_a_digest_of_an_archive_covers_the_folders_it_unpacks(lint, checked, rep
                 self.files = sorted(glob.glob(os.path.join(self.root, self.data_dir, "Images", "*.JPG")))
         """
     assert at(lint({"m.py": source}, SELECT), "ND304") == ([("m.py", 12, 29)] if reported else [])
+
+
+@pytest.mark.parametrize("checked, reported", [
+    ("self.split + '.zip'", False),  # the split's archive, checked in an `if` whose error names no folder
+    ("'labels.csv'", True),  # near miss: a checked file named like another folder
+])
+def test_a_re_exported_digest_check_is_judged_by_its_test_not_its_error(lint, checked, reported):
+    utils = "from torchvision.datasets.utils import check_integrity, extract_archive\n"
+    source = (
+        "import glob\n"
+        "import os\n"
+        "from torch.utils.data import Dataset\n"
+        "from pkg.utils import check_integrity, extract_archive\n"
+        "class Aid(Dataset):\n"
+        "    md5s = {'train': '1b40503cafa9b0601653ca36cd788852'}\n"
+        "    def __init__(self, root='data', split='train', checksum=False):\n"
+        "        self.root, self.split, self.checksum = root, split, checksum\n"
+        "        self._verify()\n"
+        "        self.files = sorted(glob.glob(os.path.join(self.root, self.split, '*', '*.jpg')))\n"
+        "    def _verify(self):\n"
+        f"        filepath = os.path.join(self.root, {checked})\n"
+        "        if self.checksum and not check_integrity(filepath, self.md5s[self.split]):\n"
+        "            raise RuntimeError('Dataset found, but corrupted.')\n"
+        "        extract_archive(filepath)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/aid.py": source}
+    assert at(lint(files, SELECT), "ND304") == ([("aid.py", 10, 29)] if reported else [])
