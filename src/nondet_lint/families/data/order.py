@@ -100,7 +100,7 @@ class ListingOrder(Check):
         self.loops: List[cst.For] = []  # ``for item in name:``, a parameter perhaps drained
         self.temporaries: Optional[Temporaries] = None  # built on first need
         self.several = tuple(word.lower() for word in data.get("kept_first_picks", ()))
-        self.lookup_listings = frozenset((*data.get("flow", {}).get("pattern_listings", ()), "pathlib.Path.glob"))
+        self.lookup_listings = frozenset(data.get("lookup_listings", ()))
 
     def visit_Call(self, node: cst.Call) -> None:
         last = last_name(node.func)
