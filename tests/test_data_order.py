@@ -370,7 +370,7 @@ def test_pathlib_receivers(lint):
         from pathlib import Path
         import pathlib
         def a(root: Path):
-            return list(root.glob("*.png"))[0]
+            return list(root.glob("*.png"))[-1]
         def b(root: "pathlib.Path"):
             return [p for p in root.iterdir()][-1]
         def c(root):
@@ -604,7 +604,7 @@ def test_files_written_to_a_plain_file_or_read_by_position_are_reported(lint):
                 for name in glob.glob(f"{log_path}/*.csv"):
                     handle.write(name)
             metas = list(glob.glob("*.meta.json"))
-            return open(metas[0]).read()
+            return open(metas[-1]).read()
         """
     assert messages(lint, source) == [
         (4, 21, "written out item by item in a loop): sort it"),
@@ -875,7 +875,114 @@ def test_a_listing_shuffled_by_an_rng_its_program_never_seeds(tmp_path):
     findings = lint_files(tmp_path / "seeded", files, ND3)
     assert [(f.code, f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("ND301", "pick.py", 7, 13)]
     assert "(the listing is passed to `shuffle`)" in findings[0].message
-    before = pick.replace("    print('found', len(files))\n", "    print('first', files[0])\n")
+    before = pick.replace("    print('found', len(files))\n", "    print('last', files[-1])\n")
     findings = lint_files(tmp_path / "before", {"pick.py": before}, ND3)
     assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND301", 6, 13)]
     assert "(the listing is indexed or sliced by position)" in findings[0].message
+
+
+def test_the_first_match_of_a_one_folder_pattern_is_a_lookup(lint):
+    source = """
+        import glob, os
+        from pathlib import Path
+        def label(folder):
+            return open(glob.glob(os.path.join(folder, "*.json"))[0]).read()
+        def table(root):
+            files = glob.glob(os.path.join(root, "**.csv"))
+            if not files:
+                raise FileNotFoundError(root)
+            return open(files[0]).read()
+        def frame_size(image_dir: Path):
+            return next(image_dir.glob("frame_*")).stat().st_size
+        def band(path, ptype, band):
+            return glob.glob(os.path.join(path, f"{ptype}_I{band}_*.tif"))[0]
+        def newest(root):
+            return glob.glob(os.path.join(root, "*.json"))[-1]
+        def weights(root):
+            return glob.glob(os.path.join(root, "*.ckpt"))[0]
+        def args_of_a_model(root):
+            return glob.glob(os.path.join(root, "*", "args.yml"))[0]
+        def any_entry(root):
+            return os.listdir(root)[0]
+        def two(root):
+            found = Path(root).glob("*.png")
+            return next(found), next(found)
+        """
+    assert messages(lint, source) == [
+        (15, 12, "indexed or sliced by position): sort it"),
+        (17, 12, "indexed or sliced by position): sort it"),
+        (19, 12, "indexed or sliced by position): sort it"),
+        (21, 12, "indexed or sliced by position): sort it"),
+        (23, 13, "read with `next()`): sort it"),
+    ]
+
+
+def test_a_listing_stored_on_self_and_sorted_wherever_the_class_reads_it(lint):
+    source = """
+        import glob
+        class Moisture:
+            def __init__(self, root):
+                self.files = glob.glob(root + "/**/feature_*.geojson", recursive=True)
+                if not self.files:
+                    raise FileNotFoundError(root)
+            def load(self):
+                return [open(path).read() for path in sorted(self.files)]
+            def __len__(self):
+                return len(self.files)
+        class Indexed:
+            def __init__(self, root):
+                self.paths = glob.glob(root + "/*.tif")
+            def __getitem__(self, i):
+                return sorted(self.paths)[i], self.paths[i]
+        class Unread:
+            def __init__(self, root):
+                self.items = glob.glob(root + "/*.tif")
+        class ReadOutside:
+            def __init__(self, root):
+                self.names = glob.glob(root + "/*.tif")
+                self.count = len(self.names)
+        def first(folder: ReadOutside):
+            return folder.names
+        """
+    assert messages(lint, source) == [
+        (13, 22, "stored): sort it"),
+        (18, 22, "stored): sort it"),
+        (21, 22, "stored): sort it"),
+    ]
+
+
+def test_each_listed_file_written_in_place_keeps_no_order(lint):
+    source = """
+        from glob import glob
+        import nbformat as nbf
+        LOG = open("notebooks.txt", "w")
+        def tag():
+            for ipath in glob("./docs/**/*.ipynb", recursive=True):
+                notebook = nbf.read(ipath, nbf.NO_CONVERT)
+                notebook.metadata["tags"] = []
+                nbf.write(notebook, ipath)
+        def names():
+            for ipath in glob("./docs/**/*.ipynb", recursive=True):
+                LOG.write(ipath)
+        def contents(out):
+            for ipath in glob("./docs/**/*.ipynb", recursive=True):
+                nbf.write(nbf.read(ipath, nbf.NO_CONVERT), out)
+        """
+    assert messages(lint, source) == [
+        (10, 18, "written out item by item in a loop): sort it"),
+        (13, 18, "written out item by item in a loop): sort it"),
+    ]
+
+
+def test_a_listing_shown_in_a_formatted_message_keeps_no_order(lint):
+    source = """
+        import os
+        def fail(local_dir, e):
+            dir_content = []
+            for i, filename in enumerate(os.listdir(local_dir)):
+                dir_content.append(filename if (i + 1) % 3 else filename + "\\n")
+            raise ImportError("%s\\nContents of %s:\\n%s" % (e, local_dir, "".join(dir_content).strip()))
+        def kept(local_dir):
+            return "".join(os.listdir(local_dir)).strip()
+        """
+    assert messages(lint, source) == [(8, 20, "joined into a string): sort it")]

@@ -539,3 +539,53 @@ def test_a_folder_stored_in_init_by_unpacking_or_annotation_is_judged_by_its_def
         "        self.files = sorted(glob.glob(os.path.join(self.root, 'images', '*.tif')))\n"
     )
     assert at(lint({"m.py": source}, SELECT), "ND304") == ([("m.py", 7, 29)] if reported else [])
+
+
+@pytest.mark.parametrize("checked, reported", [
+    ('f"{self.data_dir}.zip"', False),  # the archive the folder is unpacked from: names no folder
+    ('self.data_dir + ".tar.gz"', False),
+    ('"labels.csv"', True),  # near miss: a digest of one file names its own folder words
+])
+def test_a_digest_of_an_archive_covers_the_folders_it_unpacks(lint, checked, reported):
+    source = f"""
+        import glob, os
+        from torch.utils.data import Dataset
+        from torchvision.datasets.utils import check_integrity
+        class Larch(Dataset):
+            data_dir = "Data_Set_Larch"
+            md5 = "907815bcc739bff89496fac8f8ce63d7"
+            def __init__(self, root="data"):
+                self.root = root
+                archive = os.path.join(self.root, {checked})
+                if not check_integrity(archive, self.md5):
+                    raise RuntimeError(archive)
+                self.files = sorted(glob.glob(os.path.join(self.root, self.data_dir, "Images", "*.JPG")))
+        """
+    assert at(lint({"m.py": source}, SELECT), "ND304") == ([("m.py", 12, 29)] if reported else [])
+
+
+@pytest.mark.parametrize("checked, reported", [
+    ("self.split + '.zip'", False),  # the split's archive, checked in an `if` whose error names no folder
+    ("'labels.csv'", True),  # near miss: a checked file named like another folder
+])
+def test_a_re_exported_digest_check_is_judged_by_its_test_not_its_error(lint, checked, reported):
+    utils = "from torchvision.datasets.utils import check_integrity, extract_archive\n"
+    source = (
+        "import glob\n"
+        "import os\n"
+        "from torch.utils.data import Dataset\n"
+        "from pkg.utils import check_integrity, extract_archive\n"
+        "class Aid(Dataset):\n"
+        "    md5s = {'train': '1b40503cafa9b0601653ca36cd788852'}\n"
+        "    def __init__(self, root='data', split='train', checksum=False):\n"
+        "        self.root, self.split, self.checksum = root, split, checksum\n"
+        "        self._verify()\n"
+        "        self.files = sorted(glob.glob(os.path.join(self.root, self.split, '*', '*.jpg')))\n"
+        "    def _verify(self):\n"
+        f"        filepath = os.path.join(self.root, {checked})\n"
+        "        if self.checksum and not check_integrity(filepath, self.md5s[self.split]):\n"
+        "            raise RuntimeError('Dataset found, but corrupted.')\n"
+        "        extract_archive(filepath)\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/aid.py": source}
+    assert at(lint(files, SELECT), "ND304") == ([("aid.py", 10, 29)] if reported else [])

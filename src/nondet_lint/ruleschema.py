@@ -265,7 +265,7 @@ DATA: Dict[str, Table] = {
         )}),
         "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,
-        "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES, "reshuffles": Map(str),
+        "path_types": NAMES, "sort_keys": Map(str), "walks": NAMES, "reshuffles": Map(str), "kept_first_picks": NAMES, "lookup_listings": NAMES,
         "temporary": Table({name: NAMES for name in (
             "makers", "methods", "fixtures", "flags", "fixture_decorators", "path_calls", "path_methods", "attributes",
         )}),

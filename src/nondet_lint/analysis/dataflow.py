@@ -15,6 +15,7 @@ separate scopes: a value that escapes into one is not followed.
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Type, TypeVar, Union, cast
 
@@ -408,6 +409,21 @@ class OrderFlow:
         self._drain = False
         self._handed: List[Tuple[str, str]] = []
         self._assumed_drains: Set[Tuple[str, str]] = set()
+        # ``lookups``: the first element of a sequence taken alone (``files[0]``,
+        # ``next(listing)``) is a lookup of the one entry expected, not an order kept
+        self._lookups = False
+
+    @contextmanager
+    def lookups(self, enabled: bool = True) -> Iterator[None]:
+        """Within it, a sequence read only for its first element (``glob(p)[0]``,
+        ``next(path.glob(p))``) keeps no order: the code looks up the one entry it
+        expects there (ND301's docs say when a careful user wants it anyway).  A set
+        made into a list is not a lookup: its first element changes from run to run."""
+        before, self._lookups = self._lookups, enabled
+        try:
+            yield
+        finally:
+            self._lookups = before
 
     # ---- entry points ---------------------------------------------------------------
     def first_use(self, expr: cst.BaseExpression, kind: str = SEQ) -> Optional[OrderUse]:
@@ -576,6 +592,8 @@ class OrderFlow:
             if name in self.tables.order_keeping:
                 return self._follow(call, SEQ, as_seq(), step, seen)
             if name == "builtins.next":
+                if self._lookups and convert is None and kind == SEQ and self._read_once(expr):
+                    return None  # ``next(path.glob("frame_*"))``: the one entry looked up
                 return keep("read with `next()`")
             if kind == SEQ and self._collected(call):
                 receiver = call.func.value  # type: ignore[attr-defined]
@@ -611,6 +629,8 @@ class OrderFlow:
         if isinstance(parent, cst.Subscript) and parent.value is expr:
             if kind != SEQ or self._single_guarded(parent, expr) or self._key_index(parent) or self._disposed(parent):
                 return None
+            if self._lookups and convert is None and _first_position(parent):
+                return None  # ``glob(pattern)[0]``: the one file of that kind looked up
             return keep("indexed or sliced by position")
         if isinstance(parent, cst.BooleanOperation) or (isinstance(parent, cst.IfExp) and parent.test is not expr):
             return self._follow(parent, kind, convert, step, seen)
@@ -650,10 +670,18 @@ class OrderFlow:
             return keep("stored")
         return None  # a test, a comparison, a discarded result, a formatted message
 
+    def _read_once(self, expr: cst.CSTNode) -> bool:
+        """``expr`` is the value itself or a name read nowhere else in its scope: a
+        second ``next(it)`` would read on in the order."""
+        if not isinstance(expr, cst.Name):
+            return True
+        return len(self.index_for(expr).loads.get(expr.value, ())) == 1
+
     def _in_message(self, node: cst.CSTNode) -> bool:
-        """Inside an f-string or a ``%`` / ``.format`` text: a message, not data."""
+        """Inside an f-string or a ``%`` / ``.format`` text (``"...%s" % (e, "".join(names).strip())``):
+        a message, not data."""
         current = self.parent(node)
-        for _ in range(4):
+        for _ in range(6):
             if current is None:
                 return False
             if isinstance(current, (cst.FormattedString, cst.FormattedStringExpression)):
@@ -866,8 +894,51 @@ class OrderFlow:
                 if found:
                     return found
             elif isinstance(target, (cst.Attribute, cst.Subscript)) and kind == SEQ:
+                if isinstance(target, cst.Attribute) and self._order_dropped_wherever_read(target):
+                    continue
                 return keep("stored")
         return None
+
+    def _order_dropped_wherever_read(self, target: cst.Attribute) -> bool:
+        """``self.files = glob(...)`` in a class whose every read of ``self.files`` drops
+        the order (``for path in sorted(self.files)``, ``len(self.files)``, ``if
+        self.files:``) and whose module reads no ``.files`` of another object: the stored
+        order reaches nothing the module shows.  An attribute the class never reads is
+        there for its users, who may keep the order."""
+        if not (isinstance(target.value, cst.Name) and target.value.value == "self"):
+            return False
+        owner: Optional[cst.CSTNode] = self.parent(target)
+        while owner is not None and not isinstance(owner, cst.ClassDef):
+            owner = self.parent(owner)
+        module: Optional[cst.CSTNode] = owner
+        while module is not None and not isinstance(module, cst.Module):
+            module = self.parent(module)
+        if owner is None or module is None:
+            return False
+        attribute, inside = target.attr.value, {id(node) for node in nodes_in(owner, cst.Attribute)}
+        reads = [node for node in nodes_in(module, cst.Attribute) if node.attr.value == attribute and not self._assigned_to(node)]
+        return bool(reads) and all(
+            id(node) in inside and isinstance(node.value, cst.Name) and node.value.value == "self" and self._order_free_read(node)
+            for node in reads
+        )
+
+    def _assigned_to(self, node: cst.CSTNode) -> bool:
+        holder = self.parent(node)
+        return isinstance(holder, cst.AssignTarget) or (isinstance(holder, (cst.AnnAssign, cst.AugAssign)) and holder.target is node)
+
+    def _order_free_read(self, node: cst.CSTNode) -> bool:
+        """A read that drops the order: given to an order-free call (``sorted``, ``len``,
+        ``set``), tested for truth, or tested for membership."""
+        holder = self.parent(node)
+        while isinstance(holder, cst.UnaryOperation) and isinstance(holder.operator, cst.Not):
+            node, holder = holder, self.parent(holder)
+        if isinstance(holder, cst.Arg) and not holder.star:
+            call = self.parent(holder)
+            name = self.qualname(call.func) if isinstance(call, cst.Call) else None
+            return name in self.tables.order_free or name in self.tables.set_makers
+        if isinstance(holder, (cst.If, cst.While)) and holder.test is node:
+            return True
+        return isinstance(holder, cst.ComparisonTarget) and holder.comparator is node and isinstance(holder.operator, (cst.In, cst.NotIn))
 
     def _follow_name(self, name: str, statement: cst.CSTNode, kind: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int],
                      within: Optional[cst.CSTNode] = None) -> Optional[OrderUse]:
@@ -1059,7 +1130,8 @@ class OrderFlow:
             if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
                 method = node.func.attr.value
                 receiver = node.func.value
-                if method in self.tables.output_methods and not self._bound_in(receiver, loop, index) and not self._archive(receiver, index):
+                if (method in self.tables.output_methods and not self._bound_in(receiver, loop, index) and not self._archive(receiver, index)
+                        and not self._written_to_item(node, receiver, items, index)):
                     return "written out item by item in a loop"
                 if method in self.tables.accumulate_methods:
                     found = self._accumulator(receiver, loop, index, depth, seen)
@@ -1183,7 +1255,7 @@ class OrderFlow:
         if name in self.tables.folder_listings:
             return True
         if name in self.tables.pattern_listings and iterable.args:
-            return _last_part_wildcards(iterable.args[0].value)
+            return last_part_wildcards(iterable.args[0].value)
         return False
 
     def _rebuilt(self, target: cst.CSTNode, value: cst.CSTNode, items: Set[str]) -> bool:
@@ -1238,6 +1310,17 @@ class OrderFlow:
         value = binding.value if binding is not None else None
         return isinstance(value, cst.Call) and self.qualname(value.func) in self.tables.archive_types
 
+    def _written_to_item(self, call: cst.Call, receiver: cst.CSTNode, items: Set[str], index: ScopeIndex) -> bool:
+        """``nbformat.write(notebook, path)`` with ``path`` the loop's item: a module's
+        function writes each listed file in place, one output per entry, in no shared
+        stream."""
+        if not isinstance(receiver, cst.Name) or self.qualname(receiver) is None:
+            return False
+        binding = index.reaching(receiver)
+        if binding is not None and binding.kind != "import":
+            return False
+        return any(isinstance(arg.value, cst.Name) and arg.value.value in items for arg in call.args)
+
     def _bound_in(self, receiver: cst.CSTNode, loop: cst.For, index: ScopeIndex) -> bool:
         """A file or list opened anew in each iteration: writing to it keeps no order."""
         while isinstance(receiver, cst.Attribute):
@@ -1282,16 +1365,17 @@ class OrderFlow:
         return False
 
 
-def _last_part_wildcards(pattern: cst.BaseExpression) -> bool:
+def last_part_wildcards(pattern: cst.BaseExpression) -> bool:
     """A glob pattern whose wildcards are all in its last part, which its final literal
     gives (``root + "/*.png"``, ``os.path.join(root, "*")``): it matches within one folder
-    (if the folder it names has none)."""
+    (if the folder it names has none).  ``**`` is recursive only as a whole part
+    (``"**/*.png"``); inside one (``"**.csv"``) it is a plain ``*``."""
     pieces = _ordered_literals(pattern)
     if not pieces:
         return False
     wild = re.compile(r"[*?\[]")
     *head, last = pieces
-    if any(wild.search(piece) for piece in head) or "**" in last:
+    if any(wild.search(piece) for piece in head) or "**" in last.replace("\\", "/").split("/"):
         return False
     folder, _, leaf = last.replace("\\", "/").rpartition("/")
     ends_pattern = isinstance(pattern, cst.SimpleString) or _ends_with_literal(pattern)
@@ -1321,6 +1405,14 @@ def _ends_with_literal(expr: cst.BaseExpression) -> bool:
     if isinstance(expr, cst.Call) and expr.args and dotted_name(expr.func) in ("os.path.join", "path.join", "join"):
         return _ends_with_literal(expr.args[-1].value)
     return False
+
+
+def _first_position(subscript: cst.Subscript) -> bool:
+    """``x[0]``: the element at the first position alone, not a slice."""
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return False
+    index = subscript.slice[0].slice.value
+    return isinstance(index, cst.Integer) and index.value == "0"
 
 
 def at_most_one_element(expr: cst.CSTNode) -> bool:

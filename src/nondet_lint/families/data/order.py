@@ -13,7 +13,7 @@ from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name
+from nondet_lint.analysis.dataflow import OrderUse, SEQ, SET, at_most_one_element, last_name, last_part_wildcards, literal_strings
 from nondet_lint.analysis.entrypoints import EntryFacts, imported_names, is_entry_point
 from nondet_lint.analysis.moduleview import spellings
 from nondet_lint.check import Check
@@ -98,6 +98,9 @@ class ListingOrder(Check):
         self.packages = False  # the module calls ``setuptools.setup``: a packaging script
         self.fixtures: List[cst.FunctionDef] = []  # functions decorated like a pytest fixture
         self.loops: List[cst.For] = []  # ``for item in name:``, a parameter perhaps drained
+        self.temporaries: Optional[Temporaries] = None  # built on first need
+        self.several = tuple(word.lower() for word in data.get("kept_first_picks", ()))
+        self.lookup_listings = frozenset(data.get("lookup_listings", ()))
 
     def visit_Call(self, node: cst.Call) -> None:
         last = last_name(node.func)
@@ -180,8 +183,10 @@ class ListingOrder(Check):
             self.ctx.facts.put(DrainingFunctions(dict(sorted(found.items()))))
 
     def _temporaries(self) -> Temporaries:
-        data = self.data("ND301")
-        return Temporaries(DataContext.of(self.ctx), data.get("temporary", {}), data.get("path_types", ()))
+        if self.temporaries is None:
+            data = self.data("ND301")
+            self.temporaries = Temporaries(DataContext.of(self.ctx), data.get("temporary", {}), data.get("path_types", ()))
+        return self.temporaries
 
     def _temporary_fixtures(self) -> None:
         """The module's pytest fixtures that give a temporary folder, for the tests of
@@ -235,42 +240,55 @@ class ListingOrder(Check):
         listings = Listings(dctx, self.data("ND301"))
         walks = frozenset(self.data("ND301").get("walks", ()))
         keyed = frozenset(self.data("ND301").get("keyed_builders", ()))
-        temporaries: Optional[Temporaries] = None
         for call in self.candidates:
             name = listings.name(call)
             if name is None or self._in_keyed_builder(dctx, call, keyed):
                 continue
-            use = self._walk_use(dctx, call) if name in walks else None
-            if use is None and not (name in walks and self._walk_is_ordered(call)):
-                use = dctx.flow.first_use(call, SEQ)
-            if use is None:
-                continue
-            if use.reason == "returned" and _mirrors_listing(self.ctx, call, name) or (
-                use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return)
-            ):
-                function = _function_key(self.ctx, call)
-                if function is not None:
-                    self.returned[function] = self._short(name)
-                continue  # ``return os.listdir(d)``: a listing function; its callers decide
-            shuffled = self._shuffled_unless_seeded(dctx, call) if name not in walks else frozenset()
-            if shuffled:  # decided in pass 2: does the program seed that RNG?
-                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, shuffled=sorted(shuffled))
-                continue
-            drained = self._drained_elsewhere(dctx, call) if name not in walks and "yielded" in use.reason else frozenset()
-            if drained:  # decided in pass 2: do those functions keep the order?
-                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, drained=sorted(map(list, drained)))
-                continue
-            uncalled = self._kept_only_by_uncalled(dctx, call) if name not in walks and _hands_on(use) else frozenset()
-            if uncalled:  # decided in pass 2: does another module call them?
-                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, uncalled=sorted(uncalled))
-                continue
-            temporaries = temporaries or self._temporaries()
-            folder = temporaries.listed_folder(call, name)
-            fixtures = temporaries.folder(folder) if folder is not None else None
-            if fixtures is not None:  # a temporary folder: not reported in test code (pass 2)
-                self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, fixtures=sorted(fixtures))
-                continue
-            self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason)
+            with dctx.flow.lookups(self._looks_up(call, name)):
+                self._listing(dctx, call, name, walks)
+
+    def _looks_up(self, call: cst.Call, name: Optional[str]) -> bool:
+        """Its first element alone is a lookup: a pattern naming a kind of file in one
+        folder (``os.path.join(folder, "*.json")``), unless that kind is one a folder holds
+        several of, picked in order (``glob("*.ckpt")[0]``: which weights load).  A bare
+        folder listing (``os.listdir(d)[0]``) names no kind: its first entry is any entry."""
+        if name not in self.lookup_listings or not call.args or not last_part_wildcards(call.args[0].value):
+            return False
+        return not any(word in text.lower() for text in literal_strings(call.args[0].value) for word in self.several)
+
+    def _listing(self, dctx: DataContext, call: cst.Call, name: str, walks: FrozenSet[str]) -> None:
+        """Report (or defer) one listing whose order is kept."""
+        use = self._walk_use(dctx, call) if name in walks else None
+        if use is None and not (name in walks and self._walk_is_ordered(call)):
+            use = dctx.flow.first_use(call, SEQ)
+        if use is None:
+            return
+        if use.reason == "returned" and _mirrors_listing(self.ctx, call, name) or (
+            use.reason.startswith("returned") and isinstance(self.ctx.parent(call), cst.Return)
+        ):
+            function = _function_key(self.ctx, call)
+            if function is not None:
+                self.returned[function] = self._short(name)
+            return  # ``return os.listdir(d)``: a listing function; its callers decide
+        shuffled = self._shuffled_unless_seeded(dctx, call) if name not in walks else frozenset()
+        if shuffled:  # decided in pass 2: does the program seed that RNG?
+            self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, shuffled=sorted(shuffled))
+            return
+        drained = self._drained_elsewhere(dctx, call) if name not in walks and "yielded" in use.reason else frozenset()
+        if drained:  # decided in pass 2: do those functions keep the order?
+            self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, drained=sorted(map(list, drained)))
+            return
+        uncalled = self._kept_only_by_uncalled(dctx, call) if name not in walks and _hands_on(use) else frozenset()
+        if uncalled:  # decided in pass 2: does another module call them?
+            self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, uncalled=sorted(uncalled))
+            return
+        temporaries = self._temporaries()
+        folder = temporaries.listed_folder(call, name)
+        fixtures = temporaries.folder(folder) if folder is not None else None
+        if fixtures is not None:  # a temporary folder: not reported in test code (pass 2)
+            self.ctx.defer(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason, fixtures=sorted(fixtures))
+            return
+        self.ctx.report(call, "ND301", fix=self._fix(call, name, walks), name=self._short(name), reason=use.reason)
 
     def _shuffled_unless_seeded(self, dctx: DataContext, call: cst.Call) -> FrozenSet[str]:
         """The global RNGs whose in-place shuffle (``random.shuffle(files)``) is all that

@@ -660,7 +660,7 @@ class DirectoryDataset(Check):
         values and loops its names come from (two steps): what it covers. Empty when it
         names no folder (a helper that hashes whatever path it is given)."""
         texts: List[str] = []
-        todo: List[Tuple[cst.CSTNode, int]] = [(statement_of(node, self.ctx.parent), 0)]
+        todo: List[Tuple[cst.CSTNode, int]] = [(_header(statement_of(node, self.ctx.parent)), 0)]
         while todo:
             current, depth = todo.pop()
             texts.extend(t for t in literal_strings(current) if re.search(r"[/\\.]", t))
@@ -1070,6 +1070,18 @@ def _attributes(expr: cst.CSTNode) -> List[cst.BaseExpression]:
 def _param(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
     params = function.params
     return next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None)
+
+
+def _header(statement: cst.CSTNode) -> cst.CSTNode:
+    """The part of a compound statement that holds its expression (``if check(path):``,
+    not the branch below, whose error message names no folder); a simple statement whole."""
+    if isinstance(statement, (cst.If, cst.While)):
+        return statement.test
+    if isinstance(statement, cst.For):
+        return statement.iter
+    if isinstance(statement, cst.With) and len(statement.items) == 1:
+        return statement.items[0].item
+    return statement
 
 
 def _position(function: cst.FunctionDef, name: str) -> Optional[int]:
