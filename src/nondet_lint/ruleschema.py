@@ -162,6 +162,7 @@ DATA: Dict[str, Table] = {
         "no_gradient": Table({
             "contexts": NAMES, "methods": NAMES, "load_hook_methods": NAMES,
             "load_hook_keywords": Tables(Table({"calls": NAMES, "keyword": str})),
+            "fresh_calls": NAMES, "fresh_methods": NAMES, "parameter_calls": NAMES, "state_dict_parameters": NAMES,
         }),
         "cpu_tensors": Table({"methods": NAMES, "move_methods": NAMES, "devices": NAMES, "device_calls": NAMES}),
         "integer_arrays": INTEGER_ARRAYS,

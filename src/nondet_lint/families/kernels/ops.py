@@ -961,8 +961,15 @@ class TorchOps(OpCheck):
         self.load_hook_keywords = {
             call: hook["keyword"] for hook in grad.get("load_hook_keywords", ()) for call in hook["calls"]
         }
+        self.fresh_calls = frozenset(grad.get("fresh_calls", ()))
+        self.fresh_methods = frozenset(grad.get("fresh_methods", ()))
+        self.parameter_calls = frozenset(grad.get("parameter_calls", ()))
+        self.state_dict_parameters = frozenset(grad.get("state_dict_parameters", ()))
         self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
-        self.detached: List[Set[str]] = [set()]  # per enclosing function: names holding detached tensors
+        # per enclosing function: names holding tensors no gradient flows through, and
+        # parameters holding a state dict (its entries are such tensors)
+        self.gradient_free: List[Set[str]] = [set()]
+        self.state_dicts: List[Set[str]] = [set()]
         cpu = self.data(self.code)["cpu_tensors"]
         self.cpu_methods = frozenset(cpu["methods"])
         self.move_methods = frozenset(cpu["move_methods"])
@@ -996,24 +1003,31 @@ class TorchOps(OpCheck):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         self.no_grad_depth += any(self._turns_off_grad(d.decorator) for d in node.decorators)
-        self.detached.append(set())
+        self.gradient_free.append(set())
+        params = node.params
+        self.state_dicts.append({
+            param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if param.name.value in self.state_dict_parameters
+        })
         self.on_cpu.append({})
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         super().leave_FunctionDef(original_node)
         self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
-        self.detached.pop()
+        self.gradient_free.pop()
+        self.state_dicts.pop()
         self.on_cpu.pop()
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
-        """Track names holding detached tensors, once the value was walked (``y =
-        F.pad(y, ...)`` pads the detached ``y``), judged from what its names held before
-        (``y = y.float()`` keeps what ``y`` was)."""
-        names = [(name, self._is_detached(value) if whole else False, self._is_on_cpu(value) if whole else False)
+        """Track names holding tensors no gradient flows through, once the value was
+        walked (``y = F.pad(y, ...)`` pads the detached ``y``), judged from what its names
+        held before (``y = y.float()`` keeps what ``y`` was)."""
+        names = [(name, self._bound_without_gradient(value) if whole else False, self._is_on_cpu(value) if whole else False)
                  for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
         block = self._block_of(original_node) if any(on_cpu for _, _, on_cpu in names) else None
-        for name, detached, on_cpu in names:
-            (self.detached[-1].add if detached else self.detached[-1].discard)(name)
+        for name, free, on_cpu in names:
+            (self.gradient_free[-1].add if free else self.gradient_free[-1].discard)(name)
+            self.state_dicts[-1].discard(name)
             if on_cpu and block is not None:
                 self.on_cpu[-1][name] = block
             else:
@@ -1076,18 +1090,46 @@ class TorchOps(OpCheck):
             return node.func.value
         return find_arg(node, None, 0)
 
-    def _is_detached(self, node: cst.BaseExpression) -> bool:
-        """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
-        name assigned one."""
+    def _bound_without_gradient(self, value: cst.BaseExpression) -> bool:
+        """Whether a name assigned ``value`` holds a tensor no gradient flows through:
+        one that carries none (``_carries_no_gradient``), or anything computed under
+        ``torch.no_grad()`` (an op's result there does not require grad; a name or
+        attribute bound as it is, or a new ``nn.Parameter``, may still)."""
+        if self._carries_no_gradient(value):
+            return True
+        if not self.no_grad_depth or type(value) is cst.Name or type(value) is cst.Attribute:
+            return False
+        return not (type(value) is cst.Call and self.ctx.qualname(value.func) in self.parameter_calls)
+
+    def _carries_no_gradient(self, node: cst.BaseExpression) -> bool:
+        """``x.detach()``, a tensor made from data (``torch.tensor(array)``, ``torch.load(f)``
+        without ``requires_grad=True``), a module's ``.state_dict()``, a method chain or
+        index of one (``x.detach().float()[0]``), an entry of a state-dict parameter
+        (``state_dict["pos_embed"]``), or a name assigned one."""
+        indexed = False
         while True:  # (``type() is``: none of these classes has subclasses)
-            if type(node) is cst.Call and type(node.func) is cst.Attribute:
+            if type(node) is cst.Call:
+                name = self.ctx.qualname(node.func)
+                if name is not None:
+                    if name not in self.fresh_calls:
+                        return False
+                    requires = find_arg(node, "requires_grad", None)
+                    return requires is None or (type(requires) is cst.Name and requires.value == "False")
+                if type(node.func) is not cst.Attribute:
+                    return False
                 if node.func.attr.value in self.detach_methods:
                     return True
+                if node.func.attr.value in self.fresh_methods:
+                    keep = find_arg(node, "keep_vars", None)
+                    return keep is None or (type(keep) is cst.Name and keep.value == "False")
                 node = node.func.value
             elif type(node) is cst.Subscript:
                 node = node.value
+                indexed = True
             else:
-                return type(node) is cst.Name and node.value in self.detached[-1]
+                return type(node) is cst.Name and (
+                    node.value in self.gradient_free[-1] or (indexed and node.value in self.state_dicts[-1])
+                )
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Not under ``torch.no_grad()`` / ``torch.inference_mode()``, and not on a
@@ -1100,7 +1142,7 @@ class TorchOps(OpCheck):
             subject: Optional[cst.BaseExpression] = node.func.value  # a tensor method
         else:
             subject = find_arg(node, None, 0)
-        return subject is None or not self._is_detached(subject)
+        return subject is None or not self._carries_no_gradient(subject)
 
 
 class TensorFlowOps(OpCheck):
