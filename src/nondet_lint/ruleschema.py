@@ -254,6 +254,11 @@ DATA: Dict[str, Table] = {
     "ND208": Table({
         "kinds": KINDS, "ops": OPS, "integer_arrays": INTEGER_ARRAYS,
         "basic_index": Table({"scalar_calls": NAMES, "counters": NAMES}),
+        "flag_values": Table({
+            "sums": NAMES, "casts": Tables(Table({"names": NAMES, "pos": int})),
+            "cast_methods": Tables(Table({"methods": NAMES, "pos": int})), "selects": NAMES, "exact_dtypes": NAMES,
+            "rearranging": NAMES, "rearranging_methods": NAMES, "boolean_calls": NAMES, "keeping_decorators": NAMES,
+        }),
     }),
     "ND209": Table({"fix": CODE_FIX, "needed_for": str}),
     "ND301": Table({

@@ -54,7 +54,7 @@ from nondet_lint.families.kernels.gradientfree import (
     GradientFreeUseCounter, GradientFreeUses, NameUses, layer_used_only_without_gradient, used_only_without_gradient,
 )
 from nondet_lint.families.kernels.reach import MODULE_UNIT
-from nondet_lint.families.kernels.scatters import BasicIndex, IntegerArrays, ScatterFacts, at_receiver
+from nondet_lint.families.kernels.scatters import BasicIndex, FlagFacts, FlagValues, IntegerArrays, ScatterFacts, at_receiver
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.walk import visit_tree
@@ -1270,6 +1270,16 @@ class JaxScatter(OpCheck):
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
         self.basic = BasicIndex.from_data(self.data(self.code).get("basic_index", {}))
+        self.flag_values = FlagValues.from_data(self.data(self.code).get("flag_values", {}))
+        self.flag_facts = FlagFacts(ctx.qualname, ScopeBindings(ctx.parent), ctx.parent, self.flag_values)
+
+    def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
+        super().consider(node, [(entry, shift) for entry, shift in candidates if not self.sums_flags(node, entry, shift)])
+
+    def sums_flags(self, call: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
+        """A sum that starts at zero (``segment_sum``) of 0s and 1s is a count: exact in
+        any order (``FlagFacts``)."""
+        return entry["id"] in self.flag_values.sums and self.flag_facts.flags(self.accumulator(call, entry, shift), self.ctx.ancestors)
 
     def at_update(self, call: cst.Call) -> List[Tuple[Mapping[str, Any], int]]:
         """``x.at[idx].add(v)``: the ``.at`` property of a JAX array (syntax, in a file
