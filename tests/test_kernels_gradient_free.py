@@ -298,3 +298,55 @@ def test_near_miss_another_module_imports_the_layer(lint):
     train = TRAIN_FIELD.replace("from mesh import export_mesh", "from mesh import export_mesh, avg_pool_3d").replace(
         "field(points).sum()", "field(avg_pool_3d(points)).sum()")
     assert found(lint, {"mesh.py": MESH, "train.py": train}, "ND203", AVG_POOL) == [("mesh.py", "ND203", 3, 15)]
+
+
+# ------------------------------------------------- torch: tensors that carry no gradient ----
+VALUES = (
+    "import numpy as np\n"
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "class ViT(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.pos_embed = torch.nn.Parameter(torch.zeros(1, 4, 8))\n"
+    "    def forward(self, x):\n"
+    "        return x + self.pos_embed\n"
+    "    def show(self, x):\n"
+    "        with torch.no_grad():\n"
+    "            out = self.forward(x)\n"
+    "        return F.interpolate(out[None].float(), size=(2, 2), mode='bilinear')\n"
+    "def interpolate_pos_embed(model, checkpoint_model):\n"
+    "    pos = checkpoint_model['pos_embed'][:, 1:]\n"
+    "    pos = pos.reshape(1, 2, 2, 8).permute(0, 3, 1, 2)\n"
+    "    checkpoint_model['pos_embed'] = F.interpolate(pos, size=(4, 4), mode='bicubic')\n"
+    "def resize_depth(depths):\n"
+    "    depth = torch.tensor(np.array(depths)).cuda()\n"
+    "    return F.interpolate(depth, size=(2, 2), mode='bilinear')\n"
+    "def resize_loaded(path):\n"
+    "    pos = torch.load(path)['model']['pos_embed']\n"
+    "    return F.interpolate(pos, size=(2, 2), mode='bilinear')\n"
+)
+
+
+def values_project(source: str = VALUES) -> Dict[str, str]:
+    return vit_project(source, TRAIN_VIT.replace("vit.create_vit()", "vit.ViT()"))
+
+
+def test_tensors_that_carry_no_gradient_are_not_reported(lint):
+    # computed under no_grad, an entry of a state-dict parameter, made from an array, loaded
+    assert found(lint, values_project(), "ND203", INTERPOLATE) == []
+
+
+def test_near_misses_of_tensors_that_carry_no_gradient(lint):
+    source = (
+        VALUES.replace("            out = self.forward(x)\n", "            out = self.pos_embed\n")
+        .replace("checkpoint_model", "weights")
+        .replace("torch.tensor(np.array(depths))", "torch.tensor(np.array(depths), requires_grad=True)")
+        .replace("    pos = torch.load(path)['model']['pos_embed']\n",
+                 "    pos = torch.load(path)['model']['pos_embed']\n    pos = pos * model_scale(pos)\n")
+    )
+    # a parameter bound as it is under no_grad, a dict of another name, a tensor that
+    # asks for a gradient, a name rebound to an op's result outside no_grad
+    assert found(lint, values_project(source), "ND203", INTERPOLATE) == [
+        ("vit.py", "ND203", 13, 16), ("vit.py", "ND203", 17, 28), ("vit.py", "ND203", 20, 12), ("vit.py", "ND203", 24, 12),
+    ]
