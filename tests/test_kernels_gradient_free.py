@@ -350,3 +350,46 @@ def test_near_misses_of_tensors_that_carry_no_gradient(lint):
     assert found(lint, values_project(source), "ND203", INTERPOLATE) == [
         ("vit.py", "ND203", 13, 16), ("vit.py", "ND203", 17, 28), ("vit.py", "ND203", 20, 12), ("vit.py", "ND203", 24, 12),
     ]
+
+
+# ------------------------------------- torch: parameters every call gives without gradient ----
+TSDF = (
+    "import numpy as np\n"
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "class TSDF:\n"
+    "    def integrate(self, grid, depths, colors=None):\n"
+    "        sampled = F.grid_sample(input=depths, grid=grid)\n"
+    "        if colors is not None:\n"
+    "            sampled = sampled + F.grid_sample(colors[:, :3], grid)\n"
+    "        return sampled\n"
+    "def export(model, renders, grid):\n"
+    "    depths = torch.tensor(np.array(renders)).cuda()\n"
+    "    with torch.no_grad():\n"
+    "        colors = model(grid)\n"
+    "    tsdf = TSDF()\n"
+    "    for i in range(2):\n"
+    "        tsdf.integrate(grid, depths[i:i + 1], colors=colors.permute(0, 3, 1, 2))\n"
+    "    return tsdf\n"
+)
+GRID_SAMPLE = '`torch.nn.functional.grid_sample` has no deterministic CUDA implementation'
+
+
+def tsdf_project(source: str = TSDF) -> Dict[str, str]:
+    train = TRAIN_VIT.replace("vit.create_vit()", "vit.ViT()") + "from proj.tsdf import export\n"
+    return {**vit_project(VALUES, train), "proj/tsdf.py": source}
+
+
+def test_a_method_every_call_gives_tensors_without_gradient(lint):
+    assert found(lint, tsdf_project(), "ND203", GRID_SAMPLE) == []
+
+
+def test_near_misses_of_arguments_without_gradient(lint):
+    # a call that gives the model's output made outside no_grad (at a keyword, at a
+    # position); a class with a base (a Module's methods run when the library calls them)
+    source = TSDF.replace("    with torch.no_grad():\n        colors = model(grid)\n", "    colors = model(grid)\n")
+    assert found(lint, tsdf_project(source), "ND203", GRID_SAMPLE) == [("tsdf.py", "ND203", 8, 33)]
+    source = TSDF.replace("torch.tensor(np.array(renders)).cuda()", "model(grid)")
+    assert found(lint, tsdf_project(source), "ND203", GRID_SAMPLE) == [("tsdf.py", "ND203", 6, 19)]
+    source = TSDF.replace("class TSDF:", "class TSDF(torch.nn.Module):")
+    assert found(lint, tsdf_project(source), "ND203", GRID_SAMPLE) == [("tsdf.py", "ND203", 6, 19), ("tsdf.py", "ND203", 8, 33)]

@@ -51,7 +51,8 @@ from nondet_lint.families.kernels.callers import (
     Gate, GivenArguments, GivenArgumentsCounter, gate_never_opened, parameter_gate, used_name,
 )
 from nondet_lint.families.kernels.gradientfree import (
-    GradientFreeUseCounter, GradientFreeUses, NameUses, layer_used_only_without_gradient, used_only_without_gradient,
+    Argument, GradientFreeArguments, GradientFreeArgumentsCounter, GradientFreeUseCounter, GradientFreeUses, NameUses,
+    argument_without_gradient, layer_used_only_without_gradient, used_only_without_gradient,
 )
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.families.kernels.scatters import BasicIndex, FlagFacts, FlagValues, IntegerArrays, ScatterFacts, at_receiver
@@ -529,7 +530,9 @@ class OpCandidate:
     callers give; and the parameters whose branch it is in (``callers.parameter_gate``).
     A layer module-level code makes and binds to a name (``pool = nn.AvgPool3d(2)``) has
     that ``layer`` name, when its module only ever calls it, and the units whose calls of
-    it may carry a gradient (``layer_users``)."""
+    it may carry a gradient (``layer_users``).  A backward-only op on a parameter of the
+    function it is in has that ``argument``: pass 2 asks whether every call gives it a
+    tensor that carries no gradient."""
 
     op: str
     function: str = ""
@@ -537,6 +540,7 @@ class OpCandidate:
     gate: Gate = ()
     layer: str = ""
     layer_users: Tuple[str, ...] = ()
+    argument: Optional[Argument] = None
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"op": self.op, "function": self.function}
@@ -547,6 +551,8 @@ class OpCandidate:
         if self.layer:
             out["layer"] = self.layer
             out["layer_users"] = list(self.layer_users)
+        if self.argument is not None:
+            out["argument"] = list(self.argument)
         return out
 
     @classmethod
@@ -555,6 +561,7 @@ class OpCandidate:
         return cls(
             data.get("op", ""), data.get("function", ""), data.get("unit"), gate,
             data.get("layer", ""), tuple(data.get("layer_users", ())),
+            (str(data["argument"][0]), data["argument"][1]) if "argument" in data else None,
         )
 
 
@@ -611,6 +618,7 @@ class OpCheck(Check):
         self.matched_in: Dict[str, Set[str]] = {}  # op id -> the units that call it
         self.gated_in: Dict[str, Set[Tuple[str, Tuple[str, ...]]]] = {}  # op id -> (unit, gate) of gated calls
         self.gradient_free_uses = GradientFreeUseCounter()
+        self.gradient_free_arguments = GradientFreeArgumentsCounter()
         self.given_arguments = GivenArgumentsCounter()
         self.units = WalkUnits()
         # backward-only layers module-level code binds to a name: deferred once the
@@ -729,14 +737,17 @@ class OpCheck(Check):
         (``GivenArguments``)."""
         unit = self.units.unit()
         free = self.in_gradient_free_context()
-        self.gradient_free_uses.note(unit, used_name(node.func), free)
+        callee = used_name(node.func)
+        self.gradient_free_uses.note(unit, callee, free)
         self.given_arguments.note(unit, node)
+        self.gradient_free_arguments.note(unit, callee, [(arg, free or self.carries_no_gradient(arg.value)) for arg in node.args])
         for arg in node.args:
             value = arg.value
             if type(value) is cst.Name or type(value) is cst.Attribute:  # (neither has subclasses)
                 name = used_name(value)
                 self.gradient_free_uses.note(unit, name, free or self.hands_to_load_hook(node, arg))
                 self.given_arguments.note_handed_on(unit, name)
+                self.gradient_free_arguments.handed_on(unit, name)
 
     def in_gradient_free_context(self) -> bool:
         """Whether no gradient flows through what the code being walked computes."""
@@ -745,6 +756,14 @@ class OpCheck(Check):
     def hands_to_load_hook(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Whether ``arg`` of ``call`` is a function that runs when weights are loaded."""
         return False
+
+    def carries_no_gradient(self, value: cst.BaseExpression) -> bool:
+        """Whether an argument is a tensor no gradient flows through."""
+        return False
+
+    def parameter_of(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> Optional[Argument]:
+        """The parameter of the function around a backward-only op that its input is."""
+        return None
 
     def accumulator(self, call: cst.Call, entry: Mapping[str, Any], shift: int) -> Optional[cst.BaseExpression]:
         """The array an entry's scatter adds into (its ``accumulator``): the tensor a method
@@ -785,7 +804,10 @@ class OpCheck(Check):
             if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
                 branch = parameter_gate(self.ctx.ancestors)
                 unit = self.units.unit() if backward or branch else None
-                candidate = OpCandidate(entry["id"], self.function_of(node), unit, branch)
+                candidate = OpCandidate(
+                    entry["id"], self.function_of(node), unit, branch,
+                    argument=self.parameter_of(node, entry, shift) if backward else None,
+                )
                 layer = self.module_layer(node) if backward and unit == MODULE_UNIT else None
                 if layer is not None:
                     self.module_layers.append((node, candidate, layer))
@@ -870,6 +892,9 @@ class OpCheck(Check):
         uses = self.gradient_free_uses.fact(self.ctx.facts.get(GradientFreeUses))
         if uses is not None:
             self.ctx.facts.put(uses)
+        arguments = self.gradient_free_arguments.fact()
+        if arguments is not None and self.framework == "torch":
+            self.ctx.facts.put(arguments)  # only ND203 knows which tensors carry no gradient
         given = self.given_arguments.fact()
         if given is not None and self.ctx.facts.get(GivenArguments) is None:
             self.ctx.facts.put(given)  # the same calls whichever op check records them
@@ -908,6 +933,8 @@ class OpCheck(Check):
                 not differentiated(view, item.path, candidate, scopes)
                 or (candidate.unit is not None and used_only_without_gradient(view, (item.path, candidate.unit)))
                 or (candidate.layer and layer_used_only_without_gradient(view, item.path, candidate.layer, candidate.layer_users))
+                or (candidate.unit is not None and candidate.argument is not None
+                    and argument_without_gradient(view, (item.path, candidate.unit), candidate.argument))
             ):
                 continue
             # covered when a program that runs this module sets the switch (another entry
@@ -970,6 +997,7 @@ class TorchOps(OpCheck):
         # parameters holding a state dict (its entries are such tensors)
         self.gradient_free: List[Set[str]] = [set()]
         self.state_dicts: List[Set[str]] = [set()]
+        self.parameters: List[Dict[str, Optional[int]]] = [{}]  # per function: its parameters, their positions
         cpu = self.data(self.code)["cpu_tensors"]
         self.cpu_methods = frozenset(cpu["methods"])
         self.move_methods = frozenset(cpu["move_methods"])
@@ -1009,6 +1037,7 @@ class TorchOps(OpCheck):
             param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)
             if param.name.value in self.state_dict_parameters
         })
+        self.parameters.append(self._positions(node))
         self.on_cpu.append({})
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -1016,6 +1045,7 @@ class TorchOps(OpCheck):
         self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
         self.gradient_free.pop()
         self.state_dicts.pop()
+        self.parameters.pop()
         self.on_cpu.pop()
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
@@ -1088,7 +1118,41 @@ class TorchOps(OpCheck):
         """The tensor an op works on: a tensor method's receiver, else its first argument."""
         if self.ctx.qualname(node.func) is None and isinstance(node.func, cst.Attribute):
             return node.func.value
-        return find_arg(node, None, 0)
+        return find_arg(node, "input", 0)
+
+    def _positions(self, function: cst.FunctionDef) -> Dict[str, Optional[int]]:
+        """A function's parameters and the positions a call fills them at: a method's
+        instance (or class) is not among a call's arguments."""
+        params = function.params
+        positional = [param.name.value for param in (*params.posonly_params, *params.params)]
+        block = self.ctx.parent(function)
+        method = block is not None and isinstance(self.ctx.parent(block), cst.ClassDef) and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators
+        )
+        found: Dict[str, Optional[int]] = {name: i - method for i, name in enumerate(positional) if i >= method}
+        found.update((param.name.value, None) for param in params.kwonly_params)
+        return found
+
+    def carries_no_gradient(self, value: cst.BaseExpression) -> bool:
+        return self._carries_no_gradient(value)
+
+    def parameter_of(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> Optional[Argument]:
+        """The input (``_subject``) followed through method chains and indexing to a
+        parameter of the function around that the function never rebinds."""
+        subject = self._subject(node)
+        while subject is not None:
+            if type(subject) is cst.Call and type(subject.func) is cst.Attribute and self.ctx.qualname(subject.func) is None:
+                subject = subject.func.value
+            elif type(subject) is cst.Subscript:
+                subject = subject.value
+            elif type(subject) is cst.Name and subject.value in self.parameters[-1]:
+                bindings = self.scatter_facts.bindings.of(subject.value, self.ctx.ancestors)
+                if bindings is None or any(binding.kind != "param" for binding in bindings):
+                    return None
+                return (subject.value, self.parameters[-1][subject.value])
+            else:
+                return None
+        return None
 
     def _bound_without_gradient(self, value: cst.BaseExpression) -> bool:
         """Whether a name assigned ``value`` holds a tensor no gradient flows through:
@@ -1138,10 +1202,7 @@ class TorchOps(OpCheck):
             return True
         if self.no_grad_depth:
             return False
-        if self.ctx.qualname(node.func) is None and isinstance(node.func, cst.Attribute):
-            subject: Optional[cst.BaseExpression] = node.func.value  # a tensor method
-        else:
-            subject = find_arg(node, None, 0)
+        subject = self._subject(node)
         return subject is None or not self._carries_no_gradient(subject)
 
 

@@ -284,7 +284,7 @@ class FlagFacts:
 
     def _names_all(self, name: cst.Name, scope: Sequence[cst.CSTNode], judge: Callable[[Binding], bool]) -> bool:
         found = self.bindings.of(name.value, scope)
-        return bool(found) and all(judge(binding) for binding in found)
+        return found is not None and bool(found) and all(judge(binding) for binding in found)
 
     def flags(self, node: Optional[cst.BaseExpression], scope: Sequence[cst.CSTNode], depth: int = 0) -> bool:
         """Whether ``node``, read where ``scope`` are the ancestors, holds only 0s and 1s."""
@@ -302,7 +302,7 @@ class FlagFacts:
         if not isinstance(node, cst.Call):
             return False
         name = self.qualname(node.func)
-        if name in values.casts:
+        if name is not None and name in values.casts:
             dtype = find_arg(node, "dtype", values.casts[name])
             return self.boolean(find_arg(node, None, 0), scope, depth + 1) and (dtype is None or self._exact(dtype))
         if name in values.selects:
