@@ -339,13 +339,13 @@ def test_tensors_that_carry_no_gradient_are_not_reported(lint):
 
 def test_near_misses_of_tensors_that_carry_no_gradient(lint):
     source = (
-        VALUES.replace("            out = self.forward(x)\n", "            out = self.pos_embed\n")
+        VALUES.replace("            out = self.forward(x)\n", "            out = self.pos_embed if x is None else x\n")
         .replace("checkpoint_model", "weights")
         .replace("torch.tensor(np.array(depths))", "torch.tensor(np.array(depths), requires_grad=True)")
         .replace("    pos = torch.load(path)['model']['pos_embed']\n",
                  "    pos = torch.load(path)['model']['pos_embed']\n    pos = pos * model_scale(pos)\n")
     )
-    # a parameter bound as it is under no_grad, a dict of another name, a tensor that
+    # a parameter (or the input) picked as it is under no_grad, a dict of another name, a tensor that
     # asks for a gradient, a name rebound to an op's result outside no_grad
     assert found(lint, values_project(source), "ND203", INTERPOLATE) == [
         ("vit.py", "ND203", 13, 16), ("vit.py", "ND203", 17, 28), ("vit.py", "ND203", 20, 12), ("vit.py", "ND203", 24, 12),

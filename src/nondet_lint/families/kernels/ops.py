@@ -969,6 +969,9 @@ def differentiated(view: ProgramView, path: str, candidate: OpCandidate, scopes:
     return any(view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates for entry in running)
 
 
+_COMPUTED = (cst.Call, cst.Subscript, cst.BinaryOperation, cst.UnaryOperation)  # values an op computes
+
+
 class TorchOps(OpCheck):
     """ND203: PyTorch ops without a deterministic CUDA kernel, or with one only under
     ``torch.use_deterministic_algorithms(True)``."""
@@ -1156,12 +1159,13 @@ class TorchOps(OpCheck):
 
     def _bound_without_gradient(self, value: cst.BaseExpression) -> bool:
         """Whether a name assigned ``value`` holds a tensor no gradient flows through:
-        one that carries none (``_carries_no_gradient``), or anything computed under
-        ``torch.no_grad()`` (an op's result there does not require grad; a name or
-        attribute bound as it is, or a new ``nn.Parameter``, may still)."""
+        one that carries none (``_carries_no_gradient``), or a call's, an index's or an
+        operator's result under ``torch.no_grad()`` (an op's result there does not require
+        grad; a name or attribute bound as it is, one picked by ``a if c else b`` / ``a or
+        b``, or a new ``nn.Parameter`` may still)."""
         if self._carries_no_gradient(value):
             return True
-        if not self.no_grad_depth or type(value) is cst.Name or type(value) is cst.Attribute:
+        if not self.no_grad_depth or type(value) not in _COMPUTED:
             return False
         return not (type(value) is cst.Call and self.ctx.qualname(value.func) in self.parameter_calls)
 
