@@ -761,7 +761,7 @@ class OpCheck(Check):
         """Whether an argument is a tensor no gradient flows through."""
         return False
 
-    def parameter_of(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> Optional[Argument]:
+    def parameter_of(self, node: cst.Call) -> Optional[Argument]:
         """The parameter of the function around a backward-only op that its input is."""
         return None
 
@@ -806,7 +806,7 @@ class OpCheck(Check):
                 unit = self.units.unit() if backward or branch else None
                 candidate = OpCandidate(
                     entry["id"], self.function_of(node), unit, branch,
-                    argument=self.parameter_of(node, entry, shift) if backward else None,
+                    argument=self.parameter_of(node) if backward else None,
                 )
                 layer = self.module_layer(node) if backward and unit == MODULE_UNIT else None
                 if layer is not None:
@@ -1139,7 +1139,7 @@ class TorchOps(OpCheck):
     def carries_no_gradient(self, value: cst.BaseExpression) -> bool:
         return self._carries_no_gradient(value)
 
-    def parameter_of(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> Optional[Argument]:
+    def parameter_of(self, node: cst.Call) -> Optional[Argument]:
         """The input (``_subject``) followed through method chains and indexing to a
         parameter of the function around that the function never rebinds."""
         subject = self._subject(node)
