@@ -298,3 +298,98 @@ def test_near_miss_another_module_imports_the_layer(lint):
     train = TRAIN_FIELD.replace("from mesh import export_mesh", "from mesh import export_mesh, avg_pool_3d").replace(
         "field(points).sum()", "field(avg_pool_3d(points)).sum()")
     assert found(lint, {"mesh.py": MESH, "train.py": train}, "ND203", AVG_POOL) == [("mesh.py", "ND203", 3, 15)]
+
+
+# ------------------------------------------------- torch: tensors that carry no gradient ----
+VALUES = (
+    "import numpy as np\n"
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "class ViT(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.pos_embed = torch.nn.Parameter(torch.zeros(1, 4, 8))\n"
+    "    def forward(self, x):\n"
+    "        return x + self.pos_embed\n"
+    "    def show(self, x):\n"
+    "        with torch.no_grad():\n"
+    "            out = self.forward(x)\n"
+    "        return F.interpolate(out[None].float(), size=(2, 2), mode='bilinear')\n"
+    "def interpolate_pos_embed(model, checkpoint_model):\n"
+    "    pos = checkpoint_model['pos_embed'][:, 1:]\n"
+    "    pos = pos.reshape(1, 2, 2, 8).permute(0, 3, 1, 2)\n"
+    "    checkpoint_model['pos_embed'] = F.interpolate(pos, size=(4, 4), mode='bicubic')\n"
+    "def resize_depth(depths):\n"
+    "    depth = torch.tensor(np.array(depths)).cuda()\n"
+    "    return F.interpolate(depth, size=(2, 2), mode='bilinear')\n"
+    "def resize_loaded(path):\n"
+    "    pos = torch.load(path)['model']['pos_embed']\n"
+    "    return F.interpolate(pos, size=(2, 2), mode='bilinear')\n"
+)
+
+
+def values_project(source: str = VALUES) -> Dict[str, str]:
+    return vit_project(source, TRAIN_VIT.replace("vit.create_vit()", "vit.ViT()"))
+
+
+def test_tensors_that_carry_no_gradient_are_not_reported(lint):
+    # computed under no_grad, an entry of a state-dict parameter, made from an array, loaded
+    assert found(lint, values_project(), "ND203", INTERPOLATE) == []
+
+
+def test_near_misses_of_tensors_that_carry_no_gradient(lint):
+    source = (
+        VALUES.replace("            out = self.forward(x)\n", "            out = self.pos_embed if x is None else x\n")
+        .replace("checkpoint_model", "weights")
+        .replace("torch.tensor(np.array(depths))", "torch.tensor(np.array(depths), requires_grad=True)")
+        .replace("    pos = torch.load(path)['model']['pos_embed']\n",
+                 "    pos = torch.load(path)['model']['pos_embed']\n    pos = pos * model_scale(pos)\n")
+    )
+    # a parameter (or the input) picked as it is under no_grad, a dict of another name, a tensor that
+    # asks for a gradient, a name rebound to an op's result outside no_grad
+    assert found(lint, values_project(source), "ND203", INTERPOLATE) == [
+        ("vit.py", "ND203", 13, 16), ("vit.py", "ND203", 17, 28), ("vit.py", "ND203", 20, 12), ("vit.py", "ND203", 24, 12),
+    ]
+
+
+# ------------------------------------- torch: parameters every call gives without gradient ----
+TSDF = (
+    "import numpy as np\n"
+    "import torch\n"
+    "import torch.nn.functional as F\n"
+    "class TSDF:\n"
+    "    def integrate(self, grid, depths, colors=None):\n"
+    "        sampled = F.grid_sample(input=depths, grid=grid)\n"
+    "        if colors is not None:\n"
+    "            sampled = sampled + F.grid_sample(colors[:, :3], grid)\n"
+    "        return sampled\n"
+    "def export(model, renders, grid):\n"
+    "    depths = torch.tensor(np.array(renders)).cuda()\n"
+    "    with torch.no_grad():\n"
+    "        colors = model(grid)\n"
+    "    tsdf = TSDF()\n"
+    "    for i in range(2):\n"
+    "        tsdf.integrate(grid, depths[i:i + 1], colors=colors.permute(0, 3, 1, 2))\n"
+    "    return tsdf\n"
+)
+GRID_SAMPLE = '`torch.nn.functional.grid_sample` has no deterministic CUDA implementation'
+
+
+def tsdf_project(source: str = TSDF) -> Dict[str, str]:
+    train = TRAIN_VIT.replace("vit.create_vit()", "vit.ViT()") + "from proj.tsdf import export\n"
+    return {**vit_project(VALUES, train), "proj/tsdf.py": source}
+
+
+def test_a_method_every_call_gives_tensors_without_gradient(lint):
+    assert found(lint, tsdf_project(), "ND203", GRID_SAMPLE) == []
+
+
+def test_near_misses_of_arguments_without_gradient(lint):
+    # a call that gives the model's output made outside no_grad (at a keyword, at a
+    # position); a class with a base (a Module's methods run when the library calls them)
+    source = TSDF.replace("    with torch.no_grad():\n        colors = model(grid)\n", "    colors = model(grid)\n")
+    assert found(lint, tsdf_project(source), "ND203", GRID_SAMPLE) == [("tsdf.py", "ND203", 8, 33)]
+    source = TSDF.replace("torch.tensor(np.array(renders)).cuda()", "model(grid)")
+    assert found(lint, tsdf_project(source), "ND203", GRID_SAMPLE) == [("tsdf.py", "ND203", 6, 19)]
+    source = TSDF.replace("class TSDF:", "class TSDF(torch.nn.Module):")
+    assert found(lint, tsdf_project(source), "ND203", GRID_SAMPLE) == [("tsdf.py", "ND203", 6, 19), ("tsdf.py", "ND203", 8, 33)]

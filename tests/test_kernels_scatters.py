@@ -139,3 +139,43 @@ def test_nd208_indices_that_may_be_arrays_are_reported(lint):
         "    return canvas.at[k].add(tile)\n"
     )
     assert reported(lint({"m.py": source}), "ND208") == [(4, 14, AT_ADD), (5, 14, AT_ADD), (7, 18, AT_ADD), (10, 12, AT_ADD)]
+
+
+def test_nd208_sums_of_zeros_and_ones_are_counts(lint):
+    # a boolean cast to float32 (directly, through a name, a rearranging op, or a vmapped
+    # local function's return) or a select between 0 and 1: its segment sum is a count
+    source = JAX + (
+        "def count(x, ids, n):\n"
+        "    @jax.vmap\n"
+        "    def hit(c):\n"
+        "        inside = (c > 0) & (c < 1)\n"
+        "        return c * 2, jnp.array(inside, dtype=jnp.float32)\n"
+        "    y, flags = hit(x)\n"
+        "    a = jax.ops.segment_sum(jnp.tile(flags, 2), ids, n)\n"
+        "    b = jax.ops.segment_sum(jnp.where(x > 0, 1.0, 0.0), ids, n)\n"
+        "    c = jax.ops.segment_sum((x < 0).astype(jnp.float32).reshape(-1), ids, n)\n"
+        "    return a, b, c\n"
+    )
+    assert reported(lint({"m.py": source}), "ND208") == []
+
+
+def test_nd208_near_misses_of_zeros_and_ones_are_reported(lint):
+    # the other return value, a bfloat16 count (rounds above 256), a select of other values,
+    # a cast of a non-boolean, and `.at[].add` of flags into an array that may hold anything
+    source = JAX + (
+        "def count(x, ids, n, acc):\n"
+        "    @jax.vmap\n"
+        "    def hit(c):\n"
+        "        inside = (c > 0) & (c < 1)\n"
+        "        return c * 2, jnp.array(inside, dtype=jnp.float32)\n"
+        "    y, flags = hit(x)\n"
+        "    a = jax.ops.segment_sum(y, ids, n)\n"
+        "    b = jax.ops.segment_sum((x < 0).astype(jnp.bfloat16), ids, n)\n"
+        "    c = jax.ops.segment_sum(jnp.where(x > 0, 2.0, 0.0), ids, n)\n"
+        "    d = jax.ops.segment_sum(jnp.array(x, dtype=jnp.float32), ids, n)\n"
+        "    e = acc.at[ids].add(flags)\n"
+        "    return a, b, c, d, e\n"
+    )
+    assert reported(lint({"m.py": source}), "ND208") == [
+        (9, 9, SEGMENT_SUM), (10, 9, SEGMENT_SUM), (11, 9, SEGMENT_SUM), (12, 9, SEGMENT_SUM), (13, 9, AT_ADD),
+    ]

@@ -162,6 +162,7 @@ DATA: Dict[str, Table] = {
         "no_gradient": Table({
             "contexts": NAMES, "methods": NAMES, "load_hook_methods": NAMES,
             "load_hook_keywords": Tables(Table({"calls": NAMES, "keyword": str})),
+            "fresh_calls": NAMES, "fresh_methods": NAMES, "parameter_calls": NAMES, "state_dict_parameters": NAMES,
         }),
         "cpu_tensors": Table({"methods": NAMES, "move_methods": NAMES, "devices": NAMES, "device_calls": NAMES}),
         "integer_arrays": INTEGER_ARRAYS,
@@ -253,6 +254,11 @@ DATA: Dict[str, Table] = {
     "ND208": Table({
         "kinds": KINDS, "ops": OPS, "integer_arrays": INTEGER_ARRAYS,
         "basic_index": Table({"scalar_calls": NAMES, "counters": NAMES}),
+        "flag_values": Table({
+            "sums": NAMES, "casts": Tables(Table({"names": NAMES, "pos": int})),
+            "cast_methods": Tables(Table({"methods": NAMES, "pos": int})), "selects": NAMES, "exact_dtypes": NAMES,
+            "rearranging": NAMES, "rearranging_methods": NAMES, "boolean_calls": NAMES, "keeping_decorators": NAMES,
+        }),
     }),
     "ND209": Table({"fix": CODE_FIX, "needed_for": str}),
     "ND301": Table({

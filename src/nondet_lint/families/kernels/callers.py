@@ -81,6 +81,37 @@ def every_use(view: ProgramView, key: UnitKey, holds: Callable[[UnitKey], bool])
     return bool(users) and all(holds(user) for user in users)
 
 
+def called_name(view: ProgramView, key: UnitKey) -> Optional[str]:
+    """The name the project's code calls the unit by: a top-level function's, or that of
+    a method of a top-level class with no base class (``TSDF.integrate_tsdf``), other
+    than a dunder: no library calls its methods, so the units that refer to the name are
+    all its callers.  None for anything else (a ``Module``'s ``forward`` runs when the
+    module is called)."""
+    if is_top_level_function(view, key):
+        return key[1]
+    path, name = key
+    owner, _, method = name.partition(".")
+    units = view.facts[path].units if path in view.facts else {}
+    cls = units.get(owner)
+    if (
+        cls is None or not method or "." in method or method.startswith("__") or cls.bases
+        or name not in units or any(other.startswith(name + ".") for other in units)
+    ):
+        return None
+    return method
+
+
+def every_call(view: ProgramView, key: UnitKey, holds: Callable[[UnitKey, str], bool]) -> bool:
+    """Whether a function or a method of a base-less class (``called_name``) is referred
+    to and ``holds`` for every unit that refers to its name (a method nothing refers to
+    may be looked up by a string)."""
+    name = called_name(view, key)
+    if name is None:
+        return False
+    users = referrers(view, (key[0], name))
+    return bool(users) and all(holds(user, name) for user in users if user != key)
+
+
 # ---------------------------------------------------------------- the arguments calls give ----
 @dataclass(frozen=True)
 class Given:

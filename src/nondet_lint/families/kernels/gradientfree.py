@@ -8,7 +8,10 @@ does never runs that backward, whatever the program: pass 1 records, per unit
 pass 2 finds every unit that refers to the function (``callers.referrers``) and asks
 that each uses it only so, or is itself such a function.  A layer module-level code
 makes and binds to a name (``avg_pool_3d = nn.AvgPool3d(2)``) is judged the same way
-through the units that call that name.
+through the units that call that name.  An op on a parameter of a function, or of a
+method of a base-less class, whose every call gives that parameter a tensor that carries
+no gradient (``GradientFreeArguments``) runs no backward either (a TSDF integrating
+depth images an export made with ``torch.tensor(array)``).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set,
 import libcst as cst
 
 from nondet_lint.facts import ModuleFact
-from nondet_lint.families.kernels.callers import every_use, referrers
+from nondet_lint.families.kernels.callers import every_call, every_use, referrers
 from nondet_lint.families.kernels.gpu import ProgramView
 from nondet_lint.families.kernels.reach import UnitKey
 
@@ -119,3 +122,95 @@ def layer_used_only_without_gradient(view: ProgramView, path: str, name: str, us
     if any(other[0] != path for other in referrers(view, (path, name))):
         return False
     return all(used_only_without_gradient(view, (path, user)) for user in users)
+
+
+# ------------------------------------------------- arguments that carry no gradient ----
+Argument = Tuple[str, Optional[int]]  # a parameter: its name, its position (None: keyword-only)
+
+
+@dataclass(frozen=True)
+class CarriedSlots:
+    """The arguments some call of one name in a unit gives that may carry a gradient:
+    their positions and keywords.  An argument no call gives so carries none (one left
+    out holds the parameter's default, made when the function was defined)."""
+
+    positions: Tuple[int, ...]
+    keywords: Tuple[str, ...]
+
+    def free(self, argument: Argument) -> bool:
+        name, position = argument
+        return name not in self.keywords and (position is None or position not in self.positions)
+
+
+@dataclass(frozen=True)
+class GradientFreeArguments(ModuleFact):
+    """Per unit of a module: per name it calls, the arguments its calls give that may
+    carry a gradient (``CarriedSlots``).  A name a unit hands on, or calls with
+    ``*args`` / ``**kwargs``, is absent: what its calls give is unknown."""
+
+    key = "gradient_free_arguments"
+
+    by_unit: Mapping[str, Mapping[str, CarriedSlots]] = field(default_factory=dict)
+
+    def to_json(self) -> Dict[str, Any]:
+        return {"by_unit": {unit: {name: [list(slots.positions), list(slots.keywords)] for name, slots in calls.items()}
+                            for unit, calls in self.by_unit.items()}}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "GradientFreeArguments":
+        return cls({unit: {name: CarriedSlots(tuple(slots[0]), tuple(slots[1])) for name, slots in calls.items()}
+                    for unit, calls in data.get("by_unit", {}).items()})
+
+
+class GradientFreeArgumentsCounter:
+    """Collects ``GradientFreeArguments`` as the walk meets calls: per (unit, name), the
+    slots that may carry a gradient in some call so far, or None once the name was
+    handed on or a call spread its arguments."""
+
+    def __init__(self) -> None:
+        self.calls: Dict[Tuple[str, str], Optional[Tuple[Set[int], Set[str]]]] = {}
+
+    def note(self, unit: str, name: str, args: Sequence[Tuple[cst.Arg, bool]]) -> None:
+        """A call of ``name`` and, per argument, whether it carries no gradient."""
+        if not name:
+            return
+        key = (unit, name)
+        if key not in self.calls:
+            self.calls[key] = (set(), set())
+        slots = self.calls[key]
+        if slots is None:
+            return
+        if any(arg.star for arg, _ in args):
+            self.calls[key] = None
+            return
+        position = 0
+        for arg, free in args:
+            if arg.keyword is None:
+                if not free:
+                    slots[0].add(position)
+                position += 1
+            elif not free:
+                slots[1].add(arg.keyword.value)
+
+    def handed_on(self, unit: str, name: str) -> None:
+        if name:
+            self.calls[(unit, name)] = None
+
+    def fact(self) -> Optional[GradientFreeArguments]:
+        found: Dict[str, Dict[str, CarriedSlots]] = {}
+        for (unit, name), slots in sorted(self.calls.items()):
+            if slots is not None:
+                found.setdefault(unit, {})[name] = CarriedSlots(tuple(sorted(slots[0])), tuple(sorted(slots[1])))
+        return GradientFreeArguments(found) if found else None
+
+
+def argument_without_gradient(view: ProgramView, key: UnitKey, argument: Argument) -> bool:
+    """Whether every call of the function or method ``key`` (``callers.every_call``)
+    gives its parameter ``argument`` a tensor that carries no gradient."""
+    def gives_it_free(user: UnitKey, name: str) -> bool:
+        record = view.records.get(user[0])
+        facts = record.facts.get(GradientFreeArguments) if record is not None else None
+        slots = facts.by_unit.get(user[1], {}).get(name) if facts is not None else None
+        return slots is not None and slots.free(argument)
+
+    return every_call(view, key, gives_it_free)

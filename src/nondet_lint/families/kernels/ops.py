@@ -51,10 +51,11 @@ from nondet_lint.families.kernels.callers import (
     Gate, GivenArguments, GivenArgumentsCounter, gate_never_opened, parameter_gate, used_name,
 )
 from nondet_lint.families.kernels.gradientfree import (
-    GradientFreeUseCounter, GradientFreeUses, NameUses, layer_used_only_without_gradient, used_only_without_gradient,
+    Argument, GradientFreeArguments, GradientFreeArgumentsCounter, GradientFreeUseCounter, GradientFreeUses, NameUses,
+    argument_without_gradient, layer_used_only_without_gradient, used_only_without_gradient,
 )
 from nondet_lint.families.kernels.reach import MODULE_UNIT
-from nondet_lint.families.kernels.scatters import BasicIndex, IntegerArrays, ScatterFacts, at_receiver
+from nondet_lint.families.kernels.scatters import BasicIndex, FlagFacts, FlagValues, IntegerArrays, ScatterFacts, at_receiver
 from nondet_lint.names import dotted_name
 from nondet_lint.types import Finding
 from nondet_lint.walk import visit_tree
@@ -529,7 +530,9 @@ class OpCandidate:
     callers give; and the parameters whose branch it is in (``callers.parameter_gate``).
     A layer module-level code makes and binds to a name (``pool = nn.AvgPool3d(2)``) has
     that ``layer`` name, when its module only ever calls it, and the units whose calls of
-    it may carry a gradient (``layer_users``)."""
+    it may carry a gradient (``layer_users``).  A backward-only op on a parameter of the
+    function it is in has that ``argument``: pass 2 asks whether every call gives it a
+    tensor that carries no gradient."""
 
     op: str
     function: str = ""
@@ -537,6 +540,7 @@ class OpCandidate:
     gate: Gate = ()
     layer: str = ""
     layer_users: Tuple[str, ...] = ()
+    argument: Optional[Argument] = None
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"op": self.op, "function": self.function}
@@ -547,6 +551,8 @@ class OpCandidate:
         if self.layer:
             out["layer"] = self.layer
             out["layer_users"] = list(self.layer_users)
+        if self.argument is not None:
+            out["argument"] = list(self.argument)
         return out
 
     @classmethod
@@ -555,6 +561,7 @@ class OpCandidate:
         return cls(
             data.get("op", ""), data.get("function", ""), data.get("unit"), gate,
             data.get("layer", ""), tuple(data.get("layer_users", ())),
+            (str(data["argument"][0]), data["argument"][1]) if "argument" in data else None,
         )
 
 
@@ -611,6 +618,7 @@ class OpCheck(Check):
         self.matched_in: Dict[str, Set[str]] = {}  # op id -> the units that call it
         self.gated_in: Dict[str, Set[Tuple[str, Tuple[str, ...]]]] = {}  # op id -> (unit, gate) of gated calls
         self.gradient_free_uses = GradientFreeUseCounter()
+        self.gradient_free_arguments = GradientFreeArgumentsCounter()
         self.given_arguments = GivenArgumentsCounter()
         self.units = WalkUnits()
         # backward-only layers module-level code binds to a name: deferred once the
@@ -729,14 +737,17 @@ class OpCheck(Check):
         (``GivenArguments``)."""
         unit = self.units.unit()
         free = self.in_gradient_free_context()
-        self.gradient_free_uses.note(unit, used_name(node.func), free)
+        callee = used_name(node.func)
+        self.gradient_free_uses.note(unit, callee, free)
         self.given_arguments.note(unit, node)
+        self.gradient_free_arguments.note(unit, callee, [(arg, free or self.carries_no_gradient(arg.value)) for arg in node.args])
         for arg in node.args:
             value = arg.value
             if type(value) is cst.Name or type(value) is cst.Attribute:  # (neither has subclasses)
                 name = used_name(value)
                 self.gradient_free_uses.note(unit, name, free or self.hands_to_load_hook(node, arg))
                 self.given_arguments.note_handed_on(unit, name)
+                self.gradient_free_arguments.handed_on(unit, name)
 
     def in_gradient_free_context(self) -> bool:
         """Whether no gradient flows through what the code being walked computes."""
@@ -745,6 +756,14 @@ class OpCheck(Check):
     def hands_to_load_hook(self, call: cst.Call, arg: cst.Arg) -> bool:
         """Whether ``arg`` of ``call`` is a function that runs when weights are loaded."""
         return False
+
+    def carries_no_gradient(self, value: cst.BaseExpression) -> bool:
+        """Whether an argument is a tensor no gradient flows through."""
+        return False
+
+    def parameter_of(self, node: cst.Call) -> Optional[Argument]:
+        """The parameter of the function around a backward-only op that its input is."""
+        return None
 
     def accumulator(self, call: cst.Call, entry: Mapping[str, Any], shift: int) -> Optional[cst.BaseExpression]:
         """The array an entry's scatter adds into (its ``accumulator``): the tensor a method
@@ -785,7 +804,10 @@ class OpCheck(Check):
             if reported_at_calls(entry) and (not backward or self.gradient_may_flow(node, entry, shift)):
                 branch = parameter_gate(self.ctx.ancestors)
                 unit = self.units.unit() if backward or branch else None
-                candidate = OpCandidate(entry["id"], self.function_of(node), unit, branch)
+                candidate = OpCandidate(
+                    entry["id"], self.function_of(node), unit, branch,
+                    argument=self.parameter_of(node) if backward else None,
+                )
                 layer = self.module_layer(node) if backward and unit == MODULE_UNIT else None
                 if layer is not None:
                     self.module_layers.append((node, candidate, layer))
@@ -870,6 +892,9 @@ class OpCheck(Check):
         uses = self.gradient_free_uses.fact(self.ctx.facts.get(GradientFreeUses))
         if uses is not None:
             self.ctx.facts.put(uses)
+        arguments = self.gradient_free_arguments.fact()
+        if arguments is not None and self.framework == "torch":
+            self.ctx.facts.put(arguments)  # only ND203 knows which tensors carry no gradient
         given = self.given_arguments.fact()
         if given is not None and self.ctx.facts.get(GivenArguments) is None:
             self.ctx.facts.put(given)  # the same calls whichever op check records them
@@ -908,6 +933,8 @@ class OpCheck(Check):
                 not differentiated(view, item.path, candidate, scopes)
                 or (candidate.unit is not None and used_only_without_gradient(view, (item.path, candidate.unit)))
                 or (candidate.layer and layer_used_only_without_gradient(view, item.path, candidate.layer, candidate.layer_users))
+                or (candidate.unit is not None and candidate.argument is not None
+                    and argument_without_gradient(view, (item.path, candidate.unit), candidate.argument))
             ):
                 continue
             # covered when a program that runs this module sets the switch (another entry
@@ -942,6 +969,9 @@ def differentiated(view: ProgramView, path: str, candidate: OpCandidate, scopes:
     return any(view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates for entry in running)
 
 
+_COMPUTED = (cst.Call, cst.Subscript, cst.BinaryOperation, cst.UnaryOperation)  # values an op computes
+
+
 class TorchOps(OpCheck):
     """ND203: PyTorch ops without a deterministic CUDA kernel, or with one only under
     ``torch.use_deterministic_algorithms(True)``."""
@@ -961,8 +991,16 @@ class TorchOps(OpCheck):
         self.load_hook_keywords = {
             call: hook["keyword"] for hook in grad.get("load_hook_keywords", ()) for call in hook["calls"]
         }
+        self.fresh_calls = frozenset(grad.get("fresh_calls", ()))
+        self.fresh_methods = frozenset(grad.get("fresh_methods", ()))
+        self.parameter_calls = frozenset(grad.get("parameter_calls", ()))
+        self.state_dict_parameters = frozenset(grad.get("state_dict_parameters", ()))
         self.no_grad_depth = 0  # enclosing ``with torch.no_grad()`` blocks and decorated functions
-        self.detached: List[Set[str]] = [set()]  # per enclosing function: names holding detached tensors
+        # per enclosing function: names holding tensors no gradient flows through, and
+        # parameters holding a state dict (its entries are such tensors)
+        self.gradient_free: List[Set[str]] = [set()]
+        self.state_dicts: List[Set[str]] = [set()]
+        self.parameters: List[Dict[str, Optional[int]]] = [{}]  # per function: its parameters, their positions
         cpu = self.data(self.code)["cpu_tensors"]
         self.cpu_methods = frozenset(cpu["methods"])
         self.move_methods = frozenset(cpu["move_methods"])
@@ -996,24 +1034,33 @@ class TorchOps(OpCheck):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
         self.no_grad_depth += any(self._turns_off_grad(d.decorator) for d in node.decorators)
-        self.detached.append(set())
+        self.gradient_free.append(set())
+        params = node.params
+        self.state_dicts.append({
+            param.name.value for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+            if param.name.value in self.state_dict_parameters
+        })
+        self.parameters.append(self._positions(node))
         self.on_cpu.append({})
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         super().leave_FunctionDef(original_node)
         self.no_grad_depth -= any(self._turns_off_grad(d.decorator) for d in original_node.decorators)
-        self.detached.pop()
+        self.gradient_free.pop()
+        self.state_dicts.pop()
+        self.parameters.pop()
         self.on_cpu.pop()
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
-        """Track names holding detached tensors, once the value was walked (``y =
-        F.pad(y, ...)`` pads the detached ``y``), judged from what its names held before
-        (``y = y.float()`` keeps what ``y`` was)."""
-        names = [(name, self._is_detached(value) if whole else False, self._is_on_cpu(value) if whole else False)
+        """Track names holding tensors no gradient flows through, once the value was
+        walked (``y = F.pad(y, ...)`` pads the detached ``y``), judged from what its names
+        held before (``y = y.float()`` keeps what ``y`` was)."""
+        names = [(name, self._bound_without_gradient(value) if whole else False, self._is_on_cpu(value) if whole else False)
                  for target in original_node.targets for name, value, whole in _assigned(target.target, original_node.value)]
         block = self._block_of(original_node) if any(on_cpu for _, _, on_cpu in names) else None
-        for name, detached, on_cpu in names:
-            (self.detached[-1].add if detached else self.detached[-1].discard)(name)
+        for name, free, on_cpu in names:
+            (self.gradient_free[-1].add if free else self.gradient_free[-1].discard)(name)
+            self.state_dicts[-1].discard(name)
             if on_cpu and block is not None:
                 self.on_cpu[-1][name] = block
             else:
@@ -1074,20 +1121,83 @@ class TorchOps(OpCheck):
         """The tensor an op works on: a tensor method's receiver, else its first argument."""
         if self.ctx.qualname(node.func) is None and isinstance(node.func, cst.Attribute):
             return node.func.value
-        return find_arg(node, None, 0)
+        return find_arg(node, "input", 0)
 
-    def _is_detached(self, node: cst.BaseExpression) -> bool:
-        """``x.detach()``, a method chain or index of it (``x.detach().float()[0]``), or a
-        name assigned one."""
+    def _positions(self, function: cst.FunctionDef) -> Dict[str, Optional[int]]:
+        """A function's parameters and the positions a call fills them at: a method's
+        instance (or class) is not among a call's arguments."""
+        params = function.params
+        positional = [param.name.value for param in (*params.posonly_params, *params.params)]
+        block = self.ctx.parent(function)
+        method = block is not None and isinstance(self.ctx.parent(block), cst.ClassDef) and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in function.decorators
+        )
+        found: Dict[str, Optional[int]] = {name: i - method for i, name in enumerate(positional) if i >= method}
+        found.update((param.name.value, None) for param in params.kwonly_params)
+        return found
+
+    def carries_no_gradient(self, value: cst.BaseExpression) -> bool:
+        return self._carries_no_gradient(value)
+
+    def parameter_of(self, node: cst.Call) -> Optional[Argument]:
+        """The input (``_subject``) followed through method chains and indexing to a
+        parameter of the function around that the function never rebinds."""
+        subject = self._subject(node)
+        while subject is not None:
+            if type(subject) is cst.Call and type(subject.func) is cst.Attribute and self.ctx.qualname(subject.func) is None:
+                subject = subject.func.value
+            elif type(subject) is cst.Subscript:
+                subject = subject.value
+            elif type(subject) is cst.Name and subject.value in self.parameters[-1]:
+                bindings = self.scatter_facts.bindings.of(subject.value, self.ctx.ancestors)
+                if bindings is None or any(binding.kind != "param" for binding in bindings):
+                    return None
+                return (subject.value, self.parameters[-1][subject.value])
+            else:
+                return None
+        return None
+
+    def _bound_without_gradient(self, value: cst.BaseExpression) -> bool:
+        """Whether a name assigned ``value`` holds a tensor no gradient flows through:
+        one that carries none (``_carries_no_gradient``), or a call's, an index's or an
+        operator's result under ``torch.no_grad()`` (an op's result there does not require
+        grad; a name or attribute bound as it is, one picked by ``a if c else b`` / ``a or
+        b``, or a new ``nn.Parameter`` may still)."""
+        if self._carries_no_gradient(value):
+            return True
+        if not self.no_grad_depth or type(value) not in _COMPUTED:
+            return False
+        return not (type(value) is cst.Call and self.ctx.qualname(value.func) in self.parameter_calls)
+
+    def _carries_no_gradient(self, node: cst.BaseExpression) -> bool:
+        """``x.detach()``, a tensor made from data (``torch.tensor(array)``, ``torch.load(f)``
+        without ``requires_grad=True``), a module's ``.state_dict()``, a method chain or
+        index of one (``x.detach().float()[0]``), an entry of a state-dict parameter
+        (``state_dict["pos_embed"]``), or a name assigned one."""
+        indexed = False
         while True:  # (``type() is``: none of these classes has subclasses)
-            if type(node) is cst.Call and type(node.func) is cst.Attribute:
+            if type(node) is cst.Call:
+                name = self.ctx.qualname(node.func)
+                if name is not None:
+                    if name not in self.fresh_calls:
+                        return False
+                    requires = find_arg(node, "requires_grad", None)
+                    return requires is None or (type(requires) is cst.Name and requires.value == "False")
+                if type(node.func) is not cst.Attribute:
+                    return False
                 if node.func.attr.value in self.detach_methods:
                     return True
+                if node.func.attr.value in self.fresh_methods:
+                    keep = find_arg(node, "keep_vars", None)
+                    return keep is None or (type(keep) is cst.Name and keep.value == "False")
                 node = node.func.value
             elif type(node) is cst.Subscript:
                 node = node.value
+                indexed = True
             else:
-                return type(node) is cst.Name and node.value in self.detached[-1]
+                return type(node) is cst.Name and (
+                    node.value in self.gradient_free[-1] or (indexed and node.value in self.state_dicts[-1])
+                )
 
     def gradient_may_flow(self, node: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
         """Not under ``torch.no_grad()`` / ``torch.inference_mode()``, and not on a
@@ -1096,11 +1206,8 @@ class TorchOps(OpCheck):
             return True
         if self.no_grad_depth:
             return False
-        if self.ctx.qualname(node.func) is None and isinstance(node.func, cst.Attribute):
-            subject: Optional[cst.BaseExpression] = node.func.value  # a tensor method
-        else:
-            subject = find_arg(node, None, 0)
-        return subject is None or not self._is_detached(subject)
+        subject = self._subject(node)
+        return subject is None or not self._carries_no_gradient(subject)
 
 
 class TensorFlowOps(OpCheck):
@@ -1228,6 +1335,16 @@ class JaxScatter(OpCheck):
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
         self.basic = BasicIndex.from_data(self.data(self.code).get("basic_index", {}))
+        self.flag_values = FlagValues.from_data(self.data(self.code).get("flag_values", {}))
+        self.flag_facts = FlagFacts(ctx.qualname, ScopeBindings(ctx.parent), ctx.parent, self.flag_values)
+
+    def consider(self, node: cst.Call, candidates: Iterable[Tuple[Mapping[str, Any], int]]) -> None:
+        super().consider(node, [(entry, shift) for entry, shift in candidates if not self.sums_flags(node, entry, shift)])
+
+    def sums_flags(self, call: cst.Call, entry: Mapping[str, Any], shift: int) -> bool:
+        """A sum that starts at zero (``segment_sum``) of 0s and 1s is a count: exact in
+        any order (``FlagFacts``)."""
+        return entry["id"] in self.flag_values.sums and self.flag_facts.flags(self.accumulator(call, entry, shift), self.ctx.ancestors)
 
     def at_update(self, call: cst.Call) -> List[Tuple[Mapping[str, Any], int]]:
         """``x.at[idx].add(v)``: the ``.at`` property of a JAX array (syntax, in a file

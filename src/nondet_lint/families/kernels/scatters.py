@@ -217,3 +217,170 @@ class ScatterFacts:
                 return binding.kind in ("assign", "walrus", "augassign") and self.python_integer(binding.value, basic, depth + 1, seen | {node.value})
             return self._all_bindings(node, judge, seen)
         return False
+
+
+# ---- 0/1 values -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class FlagValues:
+    """How JAX code spells an array of 0s and 1s (``[ND208.data.flag_values]``): the ops
+    whose sum starts at zero and adds only the values given (``segment_sum``), the calls
+    that cast a boolean to an array (``jnp.array(b, dtype)``) or select between two
+    literals (``jnp.where(c, 1.0, 0.0)``), the casts (``b.astype(dtype)``), the dtypes
+    whose sum of ones is exact (a float32 count is exact below 2**24; a bfloat16 one is
+    not above 256), the calls and methods that only rearrange elements (``jnp.tile``,
+    ``.reshape``), the calls that make a boolean array, and the decorators that keep a
+    function's values (``jax.vmap``)."""
+
+    sums: FrozenSet[str]
+    casts: Mapping[str, int]  # call -> the position of its dtype
+    cast_methods: Mapping[str, int]
+    selects: FrozenSet[str]
+    exact_dtypes: FrozenSet[str]
+    rearranging: FrozenSet[str]
+    rearranging_methods: FrozenSet[str]
+    boolean_calls: FrozenSet[str]
+    keeping_decorators: FrozenSet[str]
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> "FlagValues":
+        return cls(
+            frozenset(data.get("sums", ())),
+            {name: entry["pos"] for entry in data.get("casts", ()) for name in entry["names"]},
+            {method: entry["pos"] for entry in data.get("cast_methods", ()) for method in entry["methods"]},
+            frozenset(data.get("selects", ())),
+            frozenset(data.get("exact_dtypes", ())),
+            frozenset(data.get("rearranging", ())),
+            frozenset(data.get("rearranging_methods", ())),
+            frozenset(data.get("boolean_calls", ())),
+            frozenset(data.get("keeping_decorators", ())),
+        )
+
+
+_BOOLEAN_OPERATORS = (cst.BitAnd, cst.BitOr, cst.BitXor, cst.Multiply)
+
+
+class FlagFacts:
+    """Whether an array evidently holds only 0s and 1s: a boolean cast to an exact dtype,
+    or a select between the literals 0 and 1, through rearranging ops, names every
+    binding of which is one, and the return values of a function of the file a name is
+    unpacked from (``p, hit = impulse(c)`` with ``return f, jnp.array(hit, jnp.float32)``).
+    Their sum is a count, exact in any order.  A name is judged in the scope it is read
+    from, so the walk's ancestors or those of a function's ``return`` are handed on."""
+
+    def __init__(self, qualname: QualName, bindings: ScopeBindings, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+                 values: FlagValues) -> None:
+        self.qualname = qualname
+        self.bindings = bindings
+        self.parent = parent
+        self.values = values
+
+    def _ancestors(self, node: cst.CSTNode) -> List[cst.CSTNode]:
+        found: List[cst.CSTNode] = []
+        current = self.parent(node)
+        while current is not None:
+            found.append(current)
+            current = self.parent(current)
+        return found[::-1]
+
+    def _names_all(self, name: cst.Name, scope: Sequence[cst.CSTNode], judge: Callable[[Binding], bool]) -> bool:
+        found = self.bindings.of(name.value, scope)
+        return found is not None and bool(found) and all(judge(binding) for binding in found)
+
+    def flags(self, node: Optional[cst.BaseExpression], scope: Sequence[cst.CSTNode], depth: int = 0) -> bool:
+        """Whether ``node``, read where ``scope`` are the ancestors, holds only 0s and 1s."""
+        if node is None or depth > _MAX_DEPTH:
+            return False
+        values = self.values
+        if isinstance(node, cst.Name):
+            def judge(binding: Binding) -> bool:
+                if binding.kind not in ("assign", "walrus"):
+                    return False
+                if binding.value is not None:
+                    return self.flags(binding.value, scope, depth + 1)
+                return self._unpacked_return(binding, scope, depth + 1)
+            return self._names_all(node, scope, judge)
+        if not isinstance(node, cst.Call):
+            return False
+        name = self.qualname(node.func)
+        if name is not None and name in values.casts:
+            dtype = find_arg(node, "dtype", values.casts[name])
+            return self.boolean(find_arg(node, None, 0), scope, depth + 1) and (dtype is None or self._exact(dtype))
+        if name in values.selects:
+            return all(literal_value(find_arg(node, None, pos), self.qualname) in (0, 1) for pos in (1, 2))
+        if name in values.rearranging:
+            return self.flags(find_arg(node, None, 0), scope, depth + 1)
+        if name is not None or not isinstance(node.func, cst.Attribute):
+            return False
+        method = node.func.attr.value
+        if method in values.cast_methods:
+            dtype = find_arg(node, "dtype", values.cast_methods[method])
+            return dtype is not None and self._exact(dtype) and self.boolean(node.func.value, scope, depth + 1)
+        return method in values.rearranging_methods and self.flags(node.func.value, scope, depth + 1)
+
+    def boolean(self, node: Optional[cst.BaseExpression], scope: Sequence[cst.CSTNode], depth: int = 0) -> bool:
+        """A comparison, ``&`` / ``|`` / ``^`` / ``*`` / ``~`` of booleans, a call that
+        makes one (``jnp.logical_and``), or a name every binding of which is one."""
+        if node is None or depth > _MAX_DEPTH:
+            return False
+        if isinstance(node, cst.Comparison):
+            return True
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _BOOLEAN_OPERATORS):
+            return self.boolean(node.left, scope, depth + 1) and self.boolean(node.right, scope, depth + 1)
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.BitInvert):
+            return self.boolean(node.expression, scope, depth + 1)
+        if isinstance(node, cst.Call):
+            return self.qualname(node.func) in self.values.boolean_calls
+        if isinstance(node, cst.Name):
+            return self._names_all(node, scope, lambda binding: binding.kind in ("assign", "walrus") and self.boolean(binding.value, scope, depth + 1))
+        return False
+
+    def _exact(self, dtype: cst.BaseExpression) -> bool:
+        spelled = literal_value(dtype, self.qualname)
+        if not isinstance(spelled, str):
+            spelled = self.qualname(dtype) or ""
+        return spelled.rsplit(".", 1)[-1] in self.values.exact_dtypes
+
+    def _unpacked_return(self, binding: Binding, scope: Sequence[cst.CSTNode], depth: int) -> bool:
+        """``p, hit = impulse(...)``: element ``i`` of every ``return`` of the function of
+        the file the call runs (a ``def`` of that name, with no decorator that may change
+        its values) is 0/1."""
+        statement = binding.statement
+        if not (isinstance(statement, cst.Assign) and len(statement.targets) == 1 and isinstance(statement.value, cst.Call)):
+            return False
+        target = statement.targets[0].target
+        if not isinstance(target, cst.Tuple):
+            return False
+        index = next((i for i, element in enumerate(target.elements) if element.value is binding.target), None)
+        func = statement.value.func
+        if index is None or not isinstance(func, cst.Name):
+            return False
+        defs = self.bindings.of(func.value, scope)
+        if not defs or len(defs) != 1 or not isinstance(defs[0].statement, cst.FunctionDef):
+            return False
+        function = defs[0].statement
+        if any(self.qualname(decorator.decorator) not in self.values.keeping_decorators for decorator in function.decorators):
+            return False
+        inner = [*self._ancestors(function), function]
+        returns = _returns(function)
+        return bool(returns) and all(
+            isinstance(ret.value, cst.Tuple) and len(ret.value.elements) > index
+            and not isinstance(ret.value.elements[index], cst.StarredElement)
+            and self.flags(ret.value.elements[index].value, inner, depth + 1)
+            for ret in returns
+        )
+
+
+def _returns(function: cst.FunctionDef) -> List[cst.Return]:
+    """The ``return`` statements of a function, not of the functions inside it; none for
+    a generator (a call gives the generator, not what it returns)."""
+    found: List[cst.Return] = []
+    stack: List[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Yield):
+            return []
+        if isinstance(node, cst.Return):
+            found.append(node)
+        elif not isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            stack.extend(node.children)
+    return found
