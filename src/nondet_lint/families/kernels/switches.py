@@ -430,6 +430,8 @@ class ProgramSwitches(Check):
         for path, items in sorted(entries.items()):
             if path not in view.closures:
                 continue  # not an entry point after all
+            if project.same_program_as(path) in view.closures:
+                continue  # ``python -m pkg`` starts the console script's program: reported there
             if not view.entry_uses_gpu(path) or not view.entry_matters(path):
                 continue  # spec: per program, for GPU programs that train or evaluate
             reason, where = gpu_reason(view, path, anchors)
