@@ -17,7 +17,9 @@ its name (a property: reads it at all) and an instantiated class has it as its o
 inherits it (an override hides the base's; a static or class method needs no
 instance).  A name read on the method's own instance (``self.run()``, ``super().x``)
 reaches only its class's lineage; one read on a value annotated with a type, only that
-type's (a tensor's ``.device``: none of the project's); rule data adds what Python or a
+type's (a tensor's ``.device``: none of the project's); one called on a local made by
+calling a project class (``model = Net(); model.train()``), only the method that class
+has or inherits (none: torch's ``train`` runs, not a trainer's); rule data adds what Python or a
 framework calls unnamed (``.start()`` runs ``run``).  A function no reached code names
 is not run: the default argument ``device=torch.device("cuda")`` of a class that no
 program instantiates does not make its importers GPU programs, nor does
