@@ -1225,8 +1225,8 @@ class GpuFacts(Check):
 
     def _built_by(self, name: str) -> Optional[str]:
         """The callee every binding of the local ``name`` calls to make its value
-        (``model = Net(cfg)``: ``pkg.nets.Net``), qualified; None where a binding is
-        anything else (a parameter, a loop variable, another call's result)."""
+        (``model = Net(cfg)``: ``pkg.nets.Net``), qualified; None where a binding is no
+        call (a parameter, a loop variable, a value) or the bindings call different callees."""
         values = self.scope_bindings.values(name, self.ctx.ancestors)
         callees = set()
         for value in values or ():

@@ -167,7 +167,7 @@ class UnitFacts:
     # tf.device("/cpu:0"):``, rule data ``cpu_scope``), "" for a call under none
     training_places: Tuple[str, ...] = ()
     # ``callee:name``: a name read on a local that a call makes (``model = Net(); model.train()``):
-    # on an instance of a project class, only a method of its lineage; else by name
+    # on an instance of a project class, only the method its class has or inherits; else by name
     built_reads: Tuple[str, ...] = ()
 
     @property
