@@ -729,7 +729,7 @@ def loads_by_name(view: ProgramView, entry: str, data: Mapping[str, Any]) -> boo
     methods = frozenset(data.get("outside_methods", ()))
     for key in view.reached_units(entry):
         unit = view.reach.unit(key)
-        if unit is not None and (methods.intersection(unit.reads) or any(ref.rpartition(".")[2] in methods for ref in unit.refs)):
+        if unit is not None and (methods.intersection(unit.called) or any(ref.rpartition(".")[2] in methods for ref in unit.refs)):
             return True
     return False
 
