@@ -319,3 +319,25 @@ def test_tensorflow_training_on_the_cpu_makes_no_gpu_program(tmp_path):
             "partly_cpu.py:5",
         )
     ]
+
+
+def test_a_module_that_only_starts_another_entry_points_program_is_reported_there(tmp_path):
+    found = findings("module_shims", tmp_path)
+    assert [(path, line, col, code) for path, line, col, code, _ in found] == [
+        ("pkg/cli.py", 7, 13, "ND205"), ("pkg/hpo/cli.py", 7, 13, "ND205"),
+        ("pkg/sweep/__main__.py", 2, 1, "ND205"), ("pkg/sweep/run.py", 2, 1, "ND205"),
+    ]
+    assert found[0][4].startswith(
+        "this program runs on a GPU (`.cuda()` in `pkg/cli.py` at line 7) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`"
+    )
+
+
+def test_a_method_called_on_a_local_built_from_a_project_class_runs_only_in_its_lineage(tmp_path):
+    found = [item for item in findings("built_receivers", tmp_path) if item[3] == "ND205"]
+    assert [(path, line, col) for path, line, col, _, _ in found] == [("train.py", 2, 1), ("tune.py", 3, 1)]
+    for _, _, _, _, message in found:
+        assert message.startswith(
+            "this program runs on a GPU (`.cuda()` in `engine.py` at line 16) but never turns on "
+            "`torch.use_deterministic_algorithms(True)`"
+        )

@@ -111,6 +111,10 @@ class EntryFacts(ModuleFact):
     # folders its top-level code puts on ``sys.path``, relative to its own folder
     # (``sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))``: ``..``)
     path_entries: Tuple[str, ...] = ()
+    # the functions its main code (the main block, else a script's top-level code) only
+    # calls, qualified (``pkg.cli.main`` of ``from pkg.cli import main; main()``): a
+    # ``python -m pkg`` shim runs the program of the entry point that runs them
+    runs_only: Tuple[str, ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {
@@ -125,6 +129,8 @@ class EntryFacts(ModuleFact):
             out["speed_benchmark"] = True
         if self.path_entries:
             out["path_entries"] = list(self.path_entries)
+        if self.runs_only:
+            out["runs_only"] = list(self.runs_only)
         return out
 
     @classmethod
@@ -133,6 +139,7 @@ class EntryFacts(ModuleFact):
             bool(data["main_guard"]), bool(data["script"]), bool(data["notebook"]), bool(data["launcher"]),
             bool(data["test_runner"]), tuple(data["imports"]), bool(data.get("imported")),
             tuple(data.get("console", ())), bool(data.get("speed_benchmark")), tuple(data.get("path_entries", ())),
+            tuple(data.get("runs_only", ())),
         )
 
 
@@ -150,10 +157,12 @@ def entry_facts(ctx: FileContext) -> EntryFacts:
         stmt.name.value for stmt in ctx.module.body
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith(_TEST_FUNCTION_PREFIX)
     )
+    main_code: List[cst.BaseStatement] = []
     for stmt in ctx.module.body:
         if isinstance(stmt, cst.If) and is_main_guard(stmt.test):
             main_guard = True
             test_runner = _only_starts_tests(stmt, ctx.qualname, own_tests)
+            main_code = list(stmt.body.body) if isinstance(stmt.body, cst.IndentedBlock) else []
         elif isinstance(stmt, cst.FunctionDef) and any(
             ctx.qualname(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) in LAUNCHER_DECORATORS
             for d in stmt.decorators
@@ -176,8 +185,54 @@ def entry_facts(ctx: FileContext) -> EntryFacts:
         test_runner=test_runner,
         imports=tuple(sorted(ctx.imports.imported_modules)),
         path_entries=_path_entries(ctx),
+        runs_only=_runs_only(main_code if main_guard else _top_level_code(ctx.module), ctx),
     )
     return found
+
+
+def _top_level_code(module: cst.Module) -> List[cst.BaseStatement]:
+    """A module's top-level statements less its docstring, imports and definitions: what
+    it does when run as a script."""
+    found: List[cst.BaseStatement] = []
+    for index, stmt in enumerate(module.body):
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+            isinstance(small, (cst.Import, cst.ImportFrom)) or (
+                index == 0 and isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString)
+            )
+            for small in stmt.body
+        ):
+            continue
+        found.append(stmt)
+    return found
+
+
+def _runs_only(statements: List[cst.BaseStatement], ctx: FileContext) -> Tuple[str, ...]:
+    """The functions ``statements`` do nothing but call (``main()``, ``sys.exit(main())``),
+    qualified (a function of the module itself: by its module's name); () where they do
+    anything else."""
+    own = {stmt.name.value for stmt in ctx.module.body if isinstance(stmt, cst.FunctionDef)}
+    found: List[str] = []
+    for stmt in statements:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return ()
+        for small in stmt.body:
+            call = small.value if isinstance(small, cst.Expr) else None
+            if isinstance(call, cst.Call) and ctx.qualname(call.func) in _EXITS and len(call.args) == 1:
+                call = call.args[0].value  # ``sys.exit(main())``: the exit status is main's
+            if not isinstance(call, cst.Call):
+                return ()
+            name = ctx.qualname(call.func)
+            if name is None and isinstance(call.func, cst.Name) and call.func.value in own:
+                name = f"{ctx.module_name}.{call.func.value}" if ctx.module_name else call.func.value
+            if name is None or name in _EXITS:
+                return ()
+            found.append(name)
+    return tuple(found)
+
+
+_EXITS = frozenset({"sys.exit", "builtins.exit", "builtins.quit"})
 
 
 _PATH_ADDERS = {"sys.path.insert": 1, "sys.path.append": 0}

@@ -118,6 +118,28 @@ class Project:
         )
         return TestModules(self.root, self.config.test_code, entries, paths)
 
+    def same_program_as(self, path: str) -> Optional[str]:
+        """The other entry point whose program the entry point at ``path`` runs, or None: a
+        module whose main code only calls the functions another module runs as its program
+        (a console script of it, or what its own main code only calls) is that program
+        started another way (``python -m pkg`` for the ``pkg`` console script; spec "Terms":
+        one program, reported once, at the other)."""
+        record = self.modules.get(path)
+        entry = record.facts.get(EntryFacts) if record is not None else None
+        if entry is None or not entry.runs_only:
+            return None
+        targets = set()
+        for name in entry.runs_only:
+            module, _, function = name.rpartition(".")
+            target = self.module_near(module, path) if module else None
+            facts = target.facts.get(EntryFacts) if target is not None and target.path != path else None
+            if target is None or facts is None or not (
+                function in facts.console or f"{target.module_name}.{function}" in facts.runs_only
+            ):
+                return None
+            targets.add(target.path)
+        return targets.pop() if len(targets) == 1 else None
+
     def is_speed_benchmark(self, path: str) -> bool:
         """Whether an entry point measures speed (spec "Programs that matter": it does not)."""
         record = self.modules.get(path)

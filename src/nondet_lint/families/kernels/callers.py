@@ -36,7 +36,7 @@ def used_name(node: cst.BaseExpression) -> str:
 
 def _referred_names(unit: UnitFacts) -> Iterable[str]:
     """The last part of every name a unit refers to, reads or stores (its reach facts)."""
-    for group in (unit.refs, unit.listed, unit.bases, unit.reads, unit.data_reads, unit.self_reads, unit.lookup_calls):
+    for group in (unit.refs, unit.listed, unit.bases, unit.called, unit.data_reads, unit.self_reads, unit.lookup_calls):
         for name in group:
             yield name.rsplit(".", 1)[-1]
     for typed in unit.typed_reads:

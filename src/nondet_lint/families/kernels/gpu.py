@@ -885,7 +885,7 @@ class GpuFacts(Check):
         self.selection = GpuSelection(ctx)
         self.collectives = frozenset(self.selection.data.get("collectives", ()))
         self.process_group_starts = frozenset(self.selection.data.get("process_group_starts", ()))
-        scope_bindings = ScopeBindings(ctx.parent)
+        scope_bindings = self.scope_bindings = ScopeBindings(ctx.parent)
         self.switches = SwitchState(
             ctx.rules, ctx.qualname, sets_environ=ctx.imports.mentions("os"),
             bound=lambda name: scope_bindings.values(name, ctx.ancestors),
@@ -1217,7 +1217,29 @@ class GpuFacts(Check):
         elif _read_as_data(node, self.ctx.parent(node)):
             self.unit.data_reads.add(attr)
         else:
-            self.unit.reads.add(attr)
+            built = self._built_by(value.value) if isinstance(value, cst.Name) else None
+            if built is not None:
+                self.unit.built_reads.add(f"{built}:{attr}")
+            else:
+                self.unit.reads.add(attr)
+
+    def _built_by(self, name: str) -> Optional[str]:
+        """The callee every binding of the local ``name`` calls to make its value
+        (``model = Net(cfg)``: ``pkg.nets.Net``), qualified; None where a binding is no
+        call (a parameter, a loop variable, a value) or the bindings call different callees."""
+        values = self.scope_bindings.values(name, self.ctx.ancestors)
+        callees = set()
+        for value in values or ():
+            if type(value) is not cst.Call:
+                return None
+            callee = self.ctx.qualname(value.func)
+            if callee is None and type(value.func) is cst.Name:
+                module = self.ctx.module_name
+                callee = f"{module}.{value.func.value}" if module else value.func.value
+            if callee is None:
+                return None
+            callees.add(callee)
+        return callees.pop() if len(callees) == 1 else None
 
     def _type_of(self, annotation: cst.BaseExpression) -> Optional[str]:
         """The qualified name of a type annotation naming one class (``torch.Tensor``,
@@ -2160,7 +2182,7 @@ class ProgramView:
                         target = self.reach.resolve(item.callee, near=key[0])
                     passed.append((target or ("", ""), item))
             units = [u for u in (self.reach.unit(k) for k in self.reached_units(entry)) if u is not None]
-            run = self.estimator_modes.run_by({r for u in units for r in u.reads}, {r for u in units for r in u.refs})
+            run = self.estimator_modes.run_by({r for u in units for r in u.called}, {r for u in units for r in u.refs})
             found = cache[entry] = ProgramValues.collect(passed, run)
         return found
 
@@ -2246,7 +2268,7 @@ class ProgramView:
                     continue
                 for name, unit in fact.units.items():
                     own = name.rpartition(".")[2]
-                    reads = (*unit.reads, *unit.self_reads, *(read.rpartition(":")[2] for read in unit.typed_reads))
+                    reads = (*unit.called, *unit.self_reads, *(read.rpartition(":")[2] for read in unit.typed_reads))
                     names.update(read for read in reads if read != own)
             found = self.memo["called_names"] = frozenset(names)
         return found
@@ -2414,7 +2436,7 @@ class ProgramView:
             unit = self.reach.unit(key)
             if unit is None or not self._in_documentation(key[0], data):
                 continue
-            if pretrained.intersection(unit.reads) or any(
+            if pretrained.intersection(unit.called) or any(
                 _named_in(ref, real_data) or ref.rpartition(".")[2] in pretrained for ref in unit.refs
             ):
                 return False

@@ -17,7 +17,9 @@ its name (a property: reads it at all) and an instantiated class has it as its o
 inherits it (an override hides the base's; a static or class method needs no
 instance).  A name read on the method's own instance (``self.run()``, ``super().x``)
 reaches only its class's lineage; one read on a value annotated with a type, only that
-type's (a tensor's ``.device``: none of the project's); rule data adds what Python or a
+type's (a tensor's ``.device``: none of the project's); one called on a local made by
+calling a project class (``model = Net(); model.train()``), only the method that class
+has or inherits (none: torch's ``train`` runs, not a trainer's); rule data adds what Python or a
 framework calls unnamed (``.start()`` runs ``run``).  A function no reached code names
 is not run: the default argument ``device=torch.device("cuda")`` of a class that no
 program instantiates does not make its importers GPU programs, nor does
@@ -164,6 +166,17 @@ class UnitFacts:
     # a tape): per call, the framework whose CPU device scope holds it (``with
     # tf.device("/cpu:0"):``, rule data ``cpu_scope``), "" for a call under none
     training_places: Tuple[str, ...] = ()
+    # ``callee:name``: a name read on a local that a call makes (``model = Net(); model.train()``):
+    # on an instance of a project class, only the method its class has or inherits; else by name
+    built_reads: Tuple[str, ...] = ()
+
+    @property
+    def called(self) -> Tuple[str, ...]:
+        """The names it reads on values other than its own instance (called or handed
+        on), whatever the receiver: ``reads`` and the names of ``built_reads``."""
+        if not self.built_reads:
+            return self.reads
+        return (*self.reads, *(read.rpartition(":")[2] for read in self.built_reads))
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -175,7 +188,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "lookups", "lookup_calls", "uses_registries", "sets"):
+        for key in ("listed", "data_reads", "typed_reads", "built_reads", "lookups", "lookup_calls", "uses_registries", "sets"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         if self.is_property:
@@ -229,7 +242,7 @@ class UnitFacts:
             bool(data.get("calls_unknown")), tuple(data.get("sets", ())),
             gates_from_json(data.get("gated_training", ())),
             tuple(Passed.from_json(item) for item in data.get("passes", ())), bool(data.get("writes_arrays")),
-            tuple(data.get("training_places", ())),
+            tuple(data.get("training_places", ())), tuple(data.get("built_reads", ())),
         )
 
 
@@ -268,6 +281,7 @@ class UnitBuilder:
         self.listed_bare: Set[str] = set()  # unresolved names only listed as values
         self.data_reads: Set[str] = set()
         self.typed_reads: Set[str] = set()
+        self.built_reads: Set[str] = set()
         self.lookups: Set[str] = set()
         self.lookup_calls: Set[str] = set()
         self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
@@ -309,6 +323,7 @@ class UnitBuilder:
                           for p in self.passes),
             self.writes_arrays,
             tuple(sorted(self.training_places)),
+            tuple(sorted(self.built_reads)),
         )
 
 
@@ -336,6 +351,7 @@ class Reachability:
         self.calls = calls
         self._edges: Dict[UnitKey, FrozenSet[UnitKey]] = {}
         self._runs: Dict[UnitKey, FrozenSet[str]] = {}
+        self._built: Dict[UnitKey, Tuple[Tuple[UnitKey, ...], Tuple[str, ...]]] = {}
         self._methods: Dict[str, Dict[str, Tuple[UnitKey, ...]]] = {}
         self._subclasses: Optional[Dict[UnitKey, List[UnitKey]]] = None
         self._bases: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
@@ -557,6 +573,8 @@ class Reachability:
                 target = self.resolve(kind, near=key[0])
                 if target is not None and self._methods_of(target):
                     run_scoped(target, name)
+            for method in self._built_of(key)[0]:
+                reach(method)
             for name in self._runs_of(key):
                 run(name)
             for name in unit.data_reads if unit is not None else ():
@@ -744,9 +762,42 @@ class Reachability:
             if facts is None:
                 found = frozenset()
             else:
-                reads = [*facts.reads, *(name for ref in facts.refs if not ref.startswith(LOCAL) for name in self._attributes(ref))]
+                reads = [
+                    *facts.reads, *self._built_of(key)[1],
+                    *(name for ref in facts.refs if not ref.startswith(LOCAL) for name in self._attributes(ref)),
+                ]
                 found = self.calls.names_run(reads, facts.implicit)
             self._runs[key] = found
+        return found
+
+    def _built_of(self, key: UnitKey) -> Tuple[Tuple[UnitKey, ...], Tuple[str, ...]]:
+        """The names ``key`` reads on locals a call made (``built_reads``).  On an instance
+        of a project class, the method of that name its class has or inherits runs, no
+        other (an nn.Module's ``model.train()`` is no trainer's ``train``); where its
+        project lineage has none, a base outside the project runs it, and what rule data
+        says that runs (``thread.start()`` runs ``run``, ``trainer.fit(model)`` the model's
+        hooks) runs by name.  The rest (a function's result, an instance of a class outside
+        the project: any object) are read by name.  Returns the methods, and the names."""
+        found = self._built.get(key)
+        if found is None:
+            facts = self.unit(key)
+            methods: List[UnitKey] = []
+            loose: List[str] = []
+            for read in facts.built_reads if facts is not None else ():
+                callee, _, name = read.rpartition(":")
+                cls = self.resolve(callee, near=key[0])
+                # the callee must name the class itself: ``registry.model`` bound to
+                # ``Registries.models.__getitem__`` resolves to ``Registries``, whose
+                # instance its result is not
+                if cls is None or cls[1] != callee.rpartition(".")[2] or not self._methods_of_lineage(cls):
+                    loose.append(name)
+                    continue
+                method = self._resolves(cls, name)
+                if method is not None:
+                    methods.append(method)
+                else:
+                    loose.extend(sorted(self.calls.names_run((name,), ()) - {name}))
+            found = self._built[key] = (tuple(methods), tuple(loose))
         return found
 
     def _attributes(self, name: str) -> Tuple[str, ...]:

@@ -430,6 +430,8 @@ class ProgramSwitches(Check):
         for path, items in sorted(entries.items()):
             if path not in view.closures:
                 continue  # not an entry point after all
+            if project.same_program_as(path) in view.closures:
+                continue  # ``python -m pkg`` starts the console script's program: reported there
             if not view.entry_uses_gpu(path) or not view.entry_matters(path):
                 continue  # spec: per program, for GPU programs that train or evaluate
             reason, where = gpu_reason(view, path, anchors)
@@ -727,7 +729,7 @@ def loads_by_name(view: ProgramView, entry: str, data: Mapping[str, Any]) -> boo
     methods = frozenset(data.get("outside_methods", ()))
     for key in view.reached_units(entry):
         unit = view.reach.unit(key)
-        if unit is not None and (methods.intersection(unit.reads) or any(ref.rpartition(".")[2] in methods for ref in unit.refs)):
+        if unit is not None and (methods.intersection(unit.called) or any(ref.rpartition(".")[2] in methods for ref in unit.refs)):
             return True
     return False
 
