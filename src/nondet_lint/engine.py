@@ -20,7 +20,7 @@ from nondet_lint.context import Deferred
 from nondet_lint.discovery import WalkError, discover, project_files
 from nondet_lint.facts import FileFacts
 from nondet_lint.families import registry
-from nondet_lint.parallel import analyze_files
+from nondet_lint.parallel import analyze_files, collector_paused
 from nondet_lint.results import FileResult, RunResult
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.selection import enabled_codes, ignored_for_path, is_ignored
@@ -152,10 +152,11 @@ def run(
         for r in analyze_files(others, config, rules, enabled, workers, cache, progress.advance if progress else None)
     ]
     extra = walk_error_findings(errors, enabled)
-    if cache is not None and stdin is None:  # unchanged inputs: pass 2's findings from the cache
-        findings = cache.decision(extra, lambda: decide(results, rest, extra, config, rules, enabled))
-    else:
-        findings = decide(results, rest, extra, config, rules, enabled)
+    with collector_paused():
+        if cache is not None and stdin is None:  # unchanged inputs: pass 2's findings from the cache
+            findings = cache.decision(extra, lambda: decide(results, rest, extra, config, rules, enabled))
+        else:
+            findings = decide(results, rest, extra, config, rules, enabled)
     return RunResult(findings, files, results, rest, extra)
 
 

@@ -40,20 +40,26 @@ _KINDS: Dict[str, Type[ModuleFact]] = {}  # every kind, by key
 class FileFacts:
     """The facts of one file, at most one of each kind (written in pass 1, read in pass 2).
 
-    Read from JSON, the values are built on first use: a warm run whose pass 2 comes from
-    the cache never reads them, and building every module's facts was half its time."""
+    Read from JSON, each kind is built on its first use: a warm run whose pass 2 comes
+    from the cache never reads them (building every module's facts was half its time),
+    and a cold pass 2 asks most modules for a few kinds only."""
 
     def __init__(self, values: Iterable[ModuleFact] = ()) -> None:
-        self._built: Optional[Dict[str, ModuleFact]] = {value.key: value for value in values}
-        self._json: Mapping[str, Any] = {}
+        # by key: the fact, or its JSON form until it is asked for (in the JSON form's order)
+        self._slots: Dict[str, Any] = {value.key: value for value in values}
+
+    def _built(self, key: str) -> Optional[ModuleFact]:
+        value = self._slots.get(key)
+        if value is None or isinstance(value, ModuleFact):
+            return value
+        built = self._slots[key] = _KINDS[key].from_json(value)
+        return built
 
     @property
     def _values(self) -> Dict[str, ModuleFact]:
-        built = self._built
-        if built is None:
-            built = self._built = {key: _KINDS[key].from_json(value) for key, value in self._json.items()}
-            self._json = {}
-        return built
+        for key in self._slots:
+            self._built(key)
+        return self._slots
 
     def __eq__(self, other: object) -> bool:
         """Equal when they hold equal facts (the language server reuses pass 2 while every
@@ -63,24 +69,25 @@ class FileFacts:
     __hash__ = None  # type: ignore[assignment]  # mutable: equal by value, not hashable
 
     def get(self, kind: Type[FactT]) -> Optional[FactT]:
-        value = self._values.get(kind.key)
+        value = self._built(kind.key)
         return value if isinstance(value, kind) else None
 
     def __contains__(self, kind: Type[ModuleFact]) -> bool:
-        return kind.key in (self._json if self._built is None else self._built)
+        return kind.key in self._slots
 
     def put(self, value: ModuleFact) -> None:
         """Record (or replace) the value of its kind."""
-        self._values[value.key] = value
+        self._slots[value.key] = value
 
     def with_fact(self, value: ModuleFact) -> "FileFacts":
         """A copy with ``value`` recorded (pass 2 adds what only the project knows)."""
-        return FileFacts((*self._values.values(), value))
+        copy = FileFacts()
+        copy._slots = dict(self._slots)
+        copy.put(value)
+        return copy
 
     def to_json(self) -> Dict[str, Any]:
-        if self._built is None:
-            return dict(self._json)
-        return {key: value.to_json() for key, value in self._built.items()}
+        return {key: value.to_json() if isinstance(value, ModuleFact) else value for key, value in self._slots.items()}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "FileFacts":
@@ -89,5 +96,5 @@ class FileFacts:
         if unknown:
             raise KeyError(unknown[0])
         facts = cls()
-        facts._built, facts._json = None, data
+        facts._slots = dict(data)
         return facts

@@ -257,18 +257,25 @@ if _FAST_ENOUGH:
             self.offset += len(value)
 
 
-def generate(module: cst.Module, node: cst.CSTNode, indent: Sequence[str], targets: Set[int]) -> Optional[Piece]:
+def generate(
+    module: cst.Module, node: cst.CSTNode, indent: Sequence[str], targets: Set[int], until_found: bool = False,
+) -> Optional[Piece]:
     """The code of ``node`` as it is printed inside ``module`` under the indent tokens
     ``indent``, with the offsets in it of the ``targets`` among its nodes; None when
-    libcst cannot print the node alone. Fast path only (see ``FAST``)."""
+    libcst cannot print the node alone. ``until_found``: stop once every target is
+    printed, so the code is only the start of the node's where the targets come early
+    (an ``if``'s test, not its body). Fast path only (see ``FAST``)."""
     state = _PieceState(
         default_indent=module.default_indent,
         default_newline=module.default_newline,
         indent_tokens=list(indent),
         targets=set(targets),
+        remaining=set(targets) if until_found else set(),
     )
     try:
         node._codegen(state)
+    except _Done:
+        pass
     except Exception:  # noqa: BLE001 - a node libcst cannot print alone: try a larger piece
         return None
     return "".join(state.tokens), state.found

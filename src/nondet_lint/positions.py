@@ -95,12 +95,10 @@ def _offsets_from_pieces(
         for anchor, held in waiting.values():
             targets = {id(node) for node in held}
             indent = _indentation(module, anchor, parents)
-            piece = libcst_shim.generate(module, anchor, indent, targets)
-            if piece is not None:
-                start = _unique_offset(code, piece[0])
-                if start >= 0:
-                    offsets.update(_shifted(piece[1], targets, start))
-                    continue
+            piece, start = _printed(module, anchor, indent, targets, code)
+            if piece is not None and start >= 0:
+                offsets.update(_shifted(piece[1], targets, start))
+                continue
             body = parents.get(id(anchor))
             if piece is not None and isinstance(body, (cst.IndentedBlock, cst.Module)):
                 found = _window_offsets(module, body, anchor, piece, indent, code, targets)
@@ -115,6 +113,24 @@ def _offsets_from_pieces(
                 climbing.setdefault(id(outer), (outer, []))[1].extend(held)
         waiting = climbing
     return offsets
+
+
+def _printed(
+    module: cst.Module, anchor: cst.CSTNode, indent: Sequence[str], targets: Set[int], code: str,
+) -> Tuple[Optional[Piece], int]:
+    """The anchor's piece and where it occurs once in ``code`` (-1: nowhere, or more than
+    once).  It is printed up to its last target first (an ``if``'s test, not its body):
+    where that start of the piece occurs once, so does the whole, at the same offset, and
+    the rest need not be printed.  Otherwise the whole piece, for its neighbours to tell
+    it apart (``_window_offsets``)."""
+    start_of = libcst_shim.generate(module, anchor, indent, targets, until_found=True)
+    if start_of is None:
+        return None, -1
+    start = _unique_offset(code, start_of[0])
+    if start >= 0 or id(anchor) in targets:  # found, or the anchor, a target, printed whole
+        return start_of, start
+    piece = libcst_shim.generate(module, anchor, indent, targets)
+    return piece, _unique_offset(code, piece[0]) if piece is not None else -1
 
 
 def _unique_offset(code: str, text: str) -> int:

@@ -44,9 +44,13 @@ def _plain(value: object) -> bool:
 
 
 def _literal(node: Optional[cst.BaseExpression]) -> Any:
-    """A plain literal, else ``VARIES``; ``field(default=x)`` is ``x``."""
-    if isinstance(node, cst.Call) and isinstance(node.func, (cst.Name, cst.Attribute)):
-        name = node.func.value if isinstance(node.func, cst.Name) else node.func.attr.value
+    """A plain literal, else ``VARIES``; ``field(default=x)`` is ``x``.  (``type() is``
+    here and in the other handlers that run for every argument and assignment: libcst's
+    classes are ABCs, whose isinstance() costs much when it fails, and these have no
+    subclasses.)"""
+    if type(node) is cst.Call:
+        func = node.func
+        name = func.value if type(func) is cst.Name else func.attr.value if type(func) is cst.Attribute else None
         if name == "field":  # ``dataclasses.field(default=None, metadata=...)``
             for arg in node.args:
                 if arg.keyword is not None and arg.keyword.value == "default":
@@ -72,7 +76,7 @@ class FieldSettings:
             if arg.keyword is not None and not arg.star:
                 self.set(arg.keyword.value, _literal(arg.value))
         func = node.func
-        method = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+        method = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
         if method == "setattr" and len(node.args) >= 3:
             name = literal_value(node.args[1].value, lambda _: None)
             if isinstance(name, str):
@@ -85,13 +89,13 @@ class FieldSettings:
     def assign(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
         """``obj.name = value`` / ``obj["name"] = value`` (``value`` None: not a literal)."""
         literal = _literal(value) if value is not None else VARIES
-        if isinstance(target, cst.Attribute):
+        if type(target) is cst.Attribute:
             self.set(target.attr.value, literal)
-        elif isinstance(target, cst.Subscript) and len(target.slice) == 1 and isinstance(target.slice[0].slice, cst.Index):
+        elif type(target) is cst.Subscript and len(target.slice) == 1 and type(target.slice[0].slice) is cst.Index:
             key = literal_value(target.slice[0].slice.value, lambda _: None)
             if isinstance(key, str):
                 self.set(key, literal)
-        elif isinstance(target, (cst.Tuple, cst.List)):
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             for element in target.elements:
                 self.assign(element.value, None)
 
@@ -191,7 +195,7 @@ def names_given(call: cst.Call, function: Optional[cst.FunctionDef]) -> Iterator
         if arg.keyword is not None and not arg.star and not _passed_on(arg.keyword.value, arg.value, function):
             yield arg.keyword.value
     func = call.func
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else ""
     if name in _STORING:
         positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
         offset = 1 if name == "setattr" else 0
@@ -238,12 +242,12 @@ def names_assigned(target: cst.BaseExpression, value: Optional[cst.BaseExpressio
     """The attribute names an assignment gives a value (``obj.x = v``); putting back a
     value saved from the same attribute (``saved = k.x; k.x = None; ...; k.x = saved``)
     gives nothing new, and neither does passing on (``names_given``)."""
-    if isinstance(target, cst.Attribute):
+    if type(target) is cst.Attribute:
         name = target.attr.value
         if value is None or not (_passed_on(name, value, function)
                                  or _restored(name, value, function, local or LocalValues())):
             yield name
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif type(target) is cst.Tuple or type(target) is cst.List:
         for element in target.elements:
             yield from names_assigned(element.value, None, function)
 

@@ -46,11 +46,11 @@ class TfdsReads(Check):
         self.seen_tfds = False
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        for target in node.targets:
-            if isinstance(target.target, cst.Name) and isinstance(node.value, cst.Call):
+        for target in node.targets:  # (``type() is``: an ABC's isinstance() costs much when it fails)
+            if type(target.target) is cst.Name and type(node.value) is cst.Call:
                 if self.ctx.qualname(node.value.func) == self.read_config:
                     self.configs[target.target.value] = node.value
-            if isinstance(target.target, cst.Attribute) and target.target.attr.value == "shuffle_seed":
+            if type(target.target) is cst.Attribute and target.target.attr.value == "shuffle_seed":
                 if isinstance(target.target.value, cst.Name):
                     self.seeded_configs.add(target.target.value.value)
 

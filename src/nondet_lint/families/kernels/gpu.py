@@ -596,12 +596,13 @@ class _Bindings:
         self.names: Set[str] = {"__file__", "__name__", "__doc__", "__spec__", "__package__", "__path__", "__loader__", "__builtins__", "__cached__"}
 
     def _targets(self, node: Optional[cst.CSTNode]) -> None:
-        if isinstance(node, cst.Name):
+        # ``type() is``: this runs for every assignment; none of these classes has subclasses
+        if type(node) is cst.Name:
             self.names.add(node.value)
-        elif isinstance(node, (cst.Tuple, cst.List)):
+        elif type(node) is cst.Tuple or type(node) is cst.List:
             for element in node.elements:
                 self._targets(element.value)
-        elif isinstance(node, cst.StarredElement):
+        elif type(node) is cst.StarredElement:
             self._targets(node.value)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
@@ -648,15 +649,16 @@ class _Bindings:
 
 def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
     """The name an expression starts from (``ALGOS`` of ``ALGOS["ppo"]``, ``models`` of
-    ``models.Net``)."""
+    ``models.Net``).  (``type() is``: this runs for most calls; none of these classes has
+    subclasses.)"""
     while True:
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             return node
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             node = node.value
-        elif isinstance(node, cst.Subscript):
+        elif type(node) is cst.Subscript:
             node = node.value
-        elif isinstance(node, cst.Call):
+        elif type(node) is cst.Call:
             node = node.func
         else:
             return None
@@ -1383,8 +1385,9 @@ class GpuFacts(Check):
         return (self, self._bindings)
 
     def visit_Call(self, node: cst.Call) -> None:
+        # (``type() is`` on the callee: an ABC's isinstance() costs much when it fails)
         self.unit.sets.update(names_given(node, self._function()))
-        if isinstance(node.func, cst.Name):
+        if type(node.func) is cst.Name:
             self.bare_calls.setdefault(node.func.value, []).append((self.unit_name, node))
         name = self.ctx.qualname(node.func)
         if not self.unit.calls_unknown:
@@ -1399,12 +1402,12 @@ class GpuFacts(Check):
             self.unit.implicit.add(Implicit.CALL)  # a value called (``model(x)``): it may run ``forward``
             func = node.func
             container = (
-                self.looked_up.get(self.unit_name, {}).get(func.value) if isinstance(func, cst.Name)
+                self.looked_up.get(self.unit_name, {}).get(func.value) if type(func) is cst.Name
                 else self._lookup_source(func)
             )
             if container is not None:
                 self.unit.lookup_calls.add(container)  # ``MODELS[name](cfg)``
-            if self.unit.class_level and self.owner is not None and isinstance(func, cst.Name) and func.value == self.receiver:
+            if self.unit.class_level and self.owner is not None and type(func) is cst.Name and func.value == self.receiver:
                 self.unit.bare.add(self.owner)  # ``cls(...)`` in a class method instantiates its class
         elif name in LAUNCHERS and not node.args:
             self.unit.bare.add("main")  # ``tf.compat.v1.app.run()`` runs the module's ``main``
@@ -1430,13 +1433,13 @@ class GpuFacts(Check):
                 if not unit.differentiates:
                     self._trains(node)
             self._gradient_update(node, name)
-        passed = passed_by_call(node, name if name is not None else LOCAL + node.func.value if isinstance(
-            node.func, cst.Name) else None, self.estimator_modes)
+        passed = passed_by_call(node, name if name is not None else LOCAL + node.func.value if type(
+            node.func) is cst.Name else None, self.estimator_modes)
         if passed is not None:
             unit.passes.add(passed)
         if not unit.evaluates:
             unit.evaluates = self._evaluates(node, name)
-        method = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        method = node.func.attr.value if type(node.func) is cst.Attribute else None
         if not unit.saves_model:
             unit.saves_model = (
                 name is not None and (name in self.save_calls or name.startswith(self.save_namespaces))

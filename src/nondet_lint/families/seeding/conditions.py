@@ -336,11 +336,12 @@ def describe_test(node: cst.BaseExpression, describe: Callable[[cst.BaseExpressi
 
 
 def _boolean(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.Comparison):
+    # ``type() is``: this runs for most assigned values; none of these classes has subclasses
+    if type(node) is cst.Comparison:
         return True
-    if isinstance(node, cst.UnaryOperation):
-        return isinstance(node.operator, cst.Not)
-    if isinstance(node, cst.BooleanOperation):
+    if type(node) is cst.UnaryOperation:
+        return type(node.operator) is cst.Not
+    if type(node) is cst.BooleanOperation:
         return _boolean(node.right)
     return False
 
