@@ -859,3 +859,43 @@ def test_an_inference_program_that_loads_a_model_by_name_is_judged(tmp_path):
     assert (path, code, line, col) == ("setup_model.py", "ND205", 6, 27)
     files = {"setup_model.py": main.format(build="torch.nn.Linear(4, 2)")}
     assert lint(tmp_path / "seen", files) == []
+
+
+# ---------------------------------------------------------------- device scopes ---------
+CPU_SCOPED_LIBRARY = {
+    "lib/__init__.py": "",
+    "lib/trainer.py": "def train(agent, steps):\n    for _ in range(steps):\n        agent.train()\n",
+    "lib/agent.py": (
+        "import tensorflow as tf\n\n\nclass Agent:\n    def __init__(self):\n        self.w = tf.Variable(tf.zeros([3]))\n"
+        "        self.opt = tf.keras.optimizers.SGD(0.1)\n\n    def train(self):\n        with tf.GradientTape() as tape:\n"
+        "            loss = tf.reduce_sum(tf.gather(self.w, [0, 1]))\n"
+        "        self.opt.apply_gradients(zip(tape.gradient(loss, [self.w]), [self.w]))\n"
+    ),
+}
+
+
+def _scoped_main(body: str) -> str:
+    return "import tensorflow as tf\nfrom lib import agent, trainer\n\n\ndef main():\n" + body + "\n\nif __name__ == '__main__':\n    main()\n"
+
+
+def test_training_called_under_a_cpu_device_scope_runs_on_the_cpu(tmp_path):
+    """``with tf.device('/CPU:0'): trainer.train(agent)``: in TensorFlow 2 the scope holds
+    every op the called functions create, so the training in ``Agent.train`` (another
+    module, reached through the trainer) runs on the CPU: no GPU program.  Near misses: no
+    scope, a GPU scope, and the same training called once more outside the scope."""
+    cases = {
+        "cpu_scope.py": ("    with tf.device('/CPU:0'):\n        trainer.train(agent.Agent(), 10)\n", False),
+        "no_scope.py": ("    trainer.train(agent.Agent(), 10)\n", True),
+        "gpu_scope.py": ("    with tf.device('/GPU:0'):\n        trainer.train(agent.Agent(), 10)\n", True),
+        "again_outside.py": (
+            "    with tf.device('/CPU:0'):\n        trainer.train(agent.Agent(), 10)\n    trainer.train(agent.Agent(), 5)\n", True
+        ),
+    }
+    for name, (body, reported) in cases.items():
+        found = lint(tmp_path / name[:-3], {**CPU_SCOPED_LIBRARY, name: _scoped_main(body)}, ["ND205"])
+        expected = [(name, "ND205", 1, 1, (
+            "this program runs on a GPU (TensorFlow / JAX use the GPU by default) but never turns on op determinism"
+            " (`tf.config.experimental.enable_op_determinism()`), so cuDNN autotuning and atomic-add kernels can change"
+            " its results from run to run; it runs `tf.gather` (lib/agent.py:11); turn it on (deterministic kernels can be slower)"
+        ))] if reported else []
+        assert found == expected, name

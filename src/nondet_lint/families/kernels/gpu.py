@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -35,7 +35,7 @@ from nondet_lint.families.kernels.modes import (
     EstimatorModes, ProgramValues, passed_by_assignment, passed_by_call, training_gate, training_runs,
 )
 from nondet_lint.families.kernels.reach import (
-    LOCAL, MAIN_UNIT, MODULE_UNIT, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
+    LOCAL, MAIN_UNIT, MODULE_UNIT, READ, ConditionalGpu, Implicit, MethodCalls, Reachability, UnitBuilder, UnitFacts, UnitKey,
 )
 from nondet_lint.versions import Version, allowed_versions, canonical_package, in_range, target_version
 from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, literal_value, token_parts
@@ -940,6 +940,9 @@ class GpuFacts(Check):
         # attribute stores ``names_assigned`` may find put a saved value back, decided when
         # the walk leaves the function (the names are assigned before and after the store)
         self.functions: List[cst.FunctionDef] = []
+        # the ``with`` statements around the node being walked: what each says of the device
+        # (``_device_of``) and the function it is in
+        self.device_scopes: List[Tuple[Optional[str], Optional[cst.FunctionDef]]] = []
         self._local_values: List[Dict[str, List[cst.BaseExpression]]] = []
         self._restorable: List[List[Tuple[UnitBuilder, cst.Attribute, cst.Name]]] = []
         self.annotating = 0  # nesting of type annotations: the names in them run nothing
@@ -1146,6 +1149,8 @@ class GpuFacts(Check):
                 self.unit.bound.setdefault(alias, set()).add(name if name is not None else LOCAL + node.value)
                 return
         listed = self.annotating > 0 or (kind in _LISTING_PARENTS and _listed(node, parent, self.ctx.parent))
+        if not listed and (self.device_scopes or self.unit.outside is not None):
+            self.unit.note_name(name if name is not None else LOCAL + node.value, self._cpu_with())
         if name is not None:
             (self.unit.listed if listed else self.unit.refs).add(name)
         else:
@@ -1180,6 +1185,8 @@ class GpuFacts(Check):
                 return
         if name is not None:
             listed = self.annotating > 0 or _listed(node, parent, self.ctx.parent)
+            if not listed and (self.device_scopes or self.unit.outside is not None):
+                self.unit.note_name(name, self._cpu_with())
             (self.unit.listed if listed else self.unit.refs).add(name)
         elif not _assigned(node, parent):
             self._read(node)
@@ -1219,6 +1226,8 @@ class GpuFacts(Check):
         elif _read_as_data(node, self.ctx.parent(node)):
             self.unit.data_reads.add(attr)
         else:
+            if self.device_scopes or self.unit.outside is not None:
+                self.unit.note_name(READ + attr, self._cpu_with())
             built = self._built_by(value.value) if isinstance(value, cst.Name) else None
             if built is not None:
                 self.unit.built_reads.add(f"{built}:{attr}")
@@ -1294,6 +1303,21 @@ class GpuFacts(Check):
 
     def visit_With(self, node: cst.With) -> None:
         self.unit.implicit.add(Implicit.WITH)
+        self.device_scopes.append((self._device_of(node, (*self.ctx.ancestors, node)), self._function()))
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self.device_scopes.pop()
+
+    def _cpu_with(self) -> Optional[str]:
+        """The framework whose CPU device scope holds the node being walked (the innermost
+        device scope of its function decides), else None."""
+        function = self._function()
+        for device, owner in reversed(self.device_scopes):
+            if owner is not function:
+                return None
+            if device is not None:
+                return device or None
+        return None
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if self.ctx.qualname(node.value) is None:  # not ``typing.List[int]``
@@ -1681,22 +1705,30 @@ class GpuFacts(Check):
             node = ancestors[index]
             if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
                 return None
-            if not isinstance(node, cst.With):
+            if isinstance(node, cst.With):
+                device = self._device_of(node, ancestors[: index + 1])
+                if device is not None:
+                    return device or None
+        return None
+
+    def _device_of(self, node: cst.With, context: Sequence[cst.CSTNode]) -> Optional[str]:
+        """What a ``with`` statement's device scope says (``context``: the statement and its
+        ancestors): the framework where it puts its body on the CPU in the default run, ""
+        for a device scope that does not, None for a statement that sets no device."""
+        for item in reversed(node.items):
+            call = item.item
+            name = self.ctx.qualname(call.func) if isinstance(call, cst.Call) else None
+            framework = self.cpu_scopes.get(name) if name is not None else None
+            if framework is None:
                 continue
-            for item in reversed(node.items):
-                call = item.item
-                name = self.ctx.qualname(call.func) if isinstance(call, cst.Call) else None
-                framework = self.cpu_scopes.get(name) if name is not None else None
-                if framework is None:
-                    continue
-                device = find_arg(call, "device_name", 0) if isinstance(call, cst.Call) else None
-                if device is None:
-                    return None
-                if self._default_run is None:
-                    self._default_run = DefaultRun(self.ctx.module, self.ctx.qualname)
-                text = self._default_run.text(device, ancestors[: index + 1])
-                pattern = self.frameworks[framework]["cpu_scope"]["device"]
-                return framework if text is not None and regex(pattern).match(text) else None
+            device = find_arg(call, "device_name", 0) if isinstance(call, cst.Call) else None
+            if device is None:
+                return ""
+            if self._default_run is None:
+                self._default_run = DefaultRun(self.ctx.module, self.ctx.qualname)
+            text = self._default_run.text(device, context)
+            pattern = self.frameworks[framework]["cpu_scope"]["device"]
+            return framework if text is not None and regex(pattern).match(text) else ""
         return None
 
     def _differentiates(self, node: cst.Call, name: Optional[str]) -> bool:
@@ -2018,7 +2050,41 @@ class ProgramView:
             place for key, unit in keyed if unit is not None and self.unit_trains(entry, key, unit)
             for place in unit.training_places
         }
+        if "" in places:
+            # training reached only through calls made under a CPU scope (``with
+            # tf.device("/cpu:0"): trainer.train(...)``) runs there too
+            outside = self._reached_outside_cpu_scopes(entry, keyed)
+            if outside is not None:
+                reached, frameworks = outside
+                places = {
+                    place for key, unit in keyed if unit is not None and self.unit_trains(entry, key, unit)
+                    for place in (unit.training_places if key in reached else frameworks)
+                }
         return frozenset(places) if "" not in places else frozenset()
+
+    def _reached_outside_cpu_scopes(self, entry: str, keyed: Sequence[Tuple[UnitKey, Optional[UnitFacts]]]
+                                    ) -> Optional[Tuple[FrozenSet[UnitKey], FrozenSet[str]]]:
+        """The units the program of ``entry`` runs when what its code names or calls only
+        under a CPU device scope is left out (``UnitFacts.cpu_refs``), and the frameworks of
+        those scopes; None where the program has no such call."""
+        held = {key: unit for key, unit in keyed if unit is not None and (unit.cpu_refs or unit.cpu_reads)}
+        if not held:
+            return None
+        units: Dict[str, Dict[str, UnitFacts]] = {path: dict(facts) for path, facts in self.reach.units.items()}
+        frameworks: Set[str] = set()
+        for (path, name), unit in held.items():
+            refs = {ref for ref, _ in unit.cpu_refs}
+            reads = {read for read, _ in unit.cpu_reads}
+            frameworks.update(framework for _, framework in (*unit.cpu_refs, *unit.cpu_reads))
+            units[path][name] = replace(
+                unit, refs=tuple(ref for ref in unit.refs if ref not in refs),
+                reads=tuple(read for read in unit.reads if read not in reads),
+                built_reads=tuple(read for read in unit.built_reads if read.rpartition(":")[2] not in reads),
+            )
+        cut = Reachability(self.project, units, self.reach.exports, self.reach.stars, self.reach.calls, self.reach.registries)
+        entry_facts = self.records[entry].facts.get(EntryFacts) if entry in self.records else None
+        console = [f"{entry}:{name}" for name in entry_facts.console] if entry_facts is not None else []
+        return cut.reached(entry, self.closures.get(entry, frozenset({entry})), console), frozenset(frameworks)
 
     def io_only_frameworks(self, entry: str) -> FrozenSet[str]:
         """The frameworks the program of ``entry`` uses only to read and write files

@@ -39,6 +39,7 @@ from nondet_lint.families.kernels.modes import Gate, Passed, gates_from_json, ga
 MODULE_UNIT = ""  # the unit of a module's own top-level code
 MAIN_UNIT = "__main__"  # its ``if __name__ == "__main__":`` block: run only as the entry point
 LOCAL = "."  # prefix of a reference to a unit of the same module
+READ = ":"  # prefix of a read among the names ``UnitBuilder.note_name`` takes
 
 UnitKey = Tuple[str, str]  # (module path, unit name)
 
@@ -169,6 +170,10 @@ class UnitFacts:
     # ``callee:name``: a name read on a local that a call makes (``model = Net(); model.train()``):
     # on an instance of a project class, only the method its class has or inherits; else by name
     built_reads: Tuple[str, ...] = ()
+    # what it names or calls only under a CPU device scope (``with tf.device("/cpu:0"):
+    # trainer.train(...)``), as (ref or read, framework): what those run is placed there too
+    cpu_refs: Tuple[Tuple[str, str], ...] = ()
+    cpu_reads: Tuple[Tuple[str, str], ...] = ()
 
     @property
     def called(self) -> Tuple[str, ...]:
@@ -191,6 +196,9 @@ class UnitFacts:
         for key in ("listed", "data_reads", "typed_reads", "built_reads", "lookups", "lookup_calls", "uses_registries", "sets"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
+        for key in ("cpu_refs", "cpu_reads"):
+            if getattr(self, key):
+                out[key] = [list(pair) for pair in getattr(self, key)]
         if self.is_property:
             out["is_property"] = True
         if self.class_level:
@@ -243,6 +251,8 @@ class UnitFacts:
             gates_from_json(data.get("gated_training", ())),
             tuple(Passed.from_json(item) for item in data.get("passes", ())), bool(data.get("writes_arrays")),
             tuple(data.get("training_places", ())), tuple(data.get("built_reads", ())),
+            tuple((ref, framework) for ref, framework in data.get("cpu_refs", ())),
+            tuple((read, framework) for read, framework in data.get("cpu_reads", ())),
         )
 
 
@@ -282,6 +292,11 @@ class UnitBuilder:
         self.data_reads: Set[str] = set()
         self.typed_reads: Set[str] = set()
         self.built_reads: Set[str] = set()
+        # names named or read under a CPU device scope (-> framework), and, once the unit
+        # has one, every name named or read outside such scopes
+        self.cpu_refs: Dict[str, str] = {}
+        self.cpu_reads: Dict[str, str] = {}
+        self.outside: Optional[Set[str]] = None
         self.lookups: Set[str] = set()
         self.lookup_calls: Set[str] = set()
         self.chains: Set[str] = set()  # attribute chains rooted at a module-level name (``Registries.models``)
@@ -324,7 +339,28 @@ class UnitBuilder:
             self.writes_arrays,
             tuple(sorted(self.training_places)),
             tuple(sorted(self.built_reads)),
+            tuple(sorted((_local(ref, module_name) if not ref.startswith(LOCAL) else ref, framework)
+                         for ref, framework in self.cpu_refs.items() if self.outside is None or ref not in self.outside
+                         if not ref.startswith(LOCAL) or ref[1:] in names or ref[1:] in bound)),
+            tuple(sorted((read, framework) for read, framework in self.cpu_reads.items()
+                         if self.outside is None or READ + read not in self.outside)),
         )
+
+    def note_name(self, name: str, cpu_framework: Optional[str]) -> None:
+        """A ref (qualified, or ``LOCAL`` + a bare name) or a read (``READ`` + its name)
+        made under a CPU device scope of ``cpu_framework``, or outside any (None)."""
+        if cpu_framework is None:
+            if self.outside is not None:
+                self.outside.add(name)
+            return
+        if self.outside is None:
+            self.outside = {*self.refs, *(LOCAL + bare for bare in self.bare), *(READ + read for read in self.reads)}
+        if name in self.outside:
+            return
+        if name.startswith(READ):
+            self.cpu_reads.setdefault(name[len(READ):], cpu_framework)
+        else:
+            self.cpu_refs.setdefault(name, cpu_framework)
 
 
 def _local(ref: str, module_name: str) -> str:
