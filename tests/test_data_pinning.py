@@ -338,6 +338,42 @@ def test_a_download_fetched_again_with_a_checksum_is_checked(lint):
     assert "`gdown.download` fetches" in findings[0].message and "nothing that checks what arrived" in findings[0].message
 
 
+def test_a_download_checked_by_a_hashing_helper_of_the_module_is_checked(lint):
+    """``checksum = _sha256(path)`` compared with the expected digest, where ``_sha256`` is a
+    top-level function of the same module that calls ``hashlib``: the helper's call is a
+    hashlib call.  Near misses: a helper that hashes nothing, and the helper's digest left
+    uncompared."""
+    files = {
+        "data.py": """
+            import hashlib
+            from urllib.request import urlretrieve
+            def _sha256(path):
+                with open(path, "rb") as f:
+                    return hashlib.sha256(f.read()).hexdigest()
+            def _size(path):
+                return len(open(path, "rb").read())
+            def fetch(url, path, checksum):
+                urlretrieve(url, path)
+                if _sha256(path) != checksum:
+                    raise OSError(path)
+            def fetch_sized(url, path, checksum):
+                urlretrieve(url, path)
+                if _size(path) != checksum:
+                    raise OSError(path)
+            def fetch_unchecked(url, path):
+                urlretrieve(url, path)
+                print(_sha256(path))
+            """,
+    }
+    findings = [f for f in lint(files, SELECT) if f.code == "ND303"]
+    assert [(f.line, f.col + 1) for f in findings] == [(13, 5), (17, 5)]
+    assert findings[0].message == (
+        "`urllib.request.urlretrieve` fetches `url` at whatever the URL serves, with nothing that checks what arrived:"
+        " what it gets changes whenever the source is updated, so two runs can use different weights or data; compare"
+        " a `hashlib` digest of the file after the download, or put a commit hash or a release tag in the URL"
+    )
+
+
 def test_a_folder_from_an_option_with_no_default_read_where_it_is_parsed_is_not_reported(lint):
     """``args = parser.parse_args()`` then ``glob(args.samples_dir)`` with ``required=True``
     (and an absl flag defaulting to None): the user names the folder at each run, so no

@@ -85,6 +85,10 @@ class UrlDownloads(Check):
         # ``==`` / ``!=`` comparisons, with where they count: their code is read only in a
         # file that downloads (printing every comparison of every file cost more)
         self.comparisons: List[Tuple[cst.Comparison, List[_ScopeFacts]]] = []
+        # the module's top-level functions, and calls of them by bare name with where they
+        # count: a call of one that hashes (``checksum = _sha256(path)``) is a hashlib call
+        self.module_functions: Dict[str, cst.FunctionDef] = {}
+        self.local_calls: List[Tuple[str, List[_ScopeFacts]]] = []
 
     def _here(self) -> _ScopeFacts:
         key = id(self.functions[-1]) if self.functions else None
@@ -106,6 +110,8 @@ class UrlDownloads(Check):
         self.classes.pop()
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if not self.functions and not self.classes:
+            self.module_functions[node.name.value] = node
         self.functions.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -117,6 +123,8 @@ class UrlDownloads(Check):
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.qualname(node.func)
+        if type(node.func) is cst.Name:
+            self.local_calls.append((node.func.value, self._verification()))
         if name is None:
             return
         if name.startswith(self.hash_prefix):
@@ -132,6 +140,11 @@ class UrlDownloads(Check):
     def finish(self) -> None:
         if not self.found:
             return
+        for callee, where in self.local_calls:
+            helper = self.module_functions.get(callee)
+            if helper is not None and self.facts.get(id(helper), _ScopeFacts()).hashes:
+                for facts in where:
+                    facts.hashes = True
         for comparison, where in self.comparisons:
             text = self.ctx.code_for(comparison).lower()
             if any(word in text for word in self.digest_words):  # compared with something named like a digest
