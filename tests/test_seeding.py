@@ -265,3 +265,31 @@ def test_an_unseeded_numpy_generator_in_test_code_is_not_reported_unless_test_co
     assert sorted((f.path.rsplit("/", 1)[-1], f.line) for f in checked if f.code == "ND103") == [
         ("sample.py", 3), ("wrappers_test.py", 3)
     ]
+
+
+def test_an_unseeded_search_sampler_in_test_code_is_not_reported_unless_test_code_is_checked(lint):
+    """What a test's hyper-parameter search tries decides whether that test passes, not
+    which model a training run keeps (contract "Test code"): ND111 skips test code by
+    default; the same search in a tuning script (near miss) is reported, and the test's
+    with ``test-code = "check"``."""
+    search = """
+        import optuna
+        def objective(trial):
+            return trial.suggest_float("lr", 1e-4, 1e-1)
+        def tune():
+            study = optuna.create_study()
+            study.optimize(objective, n_trials=2)
+            return study
+        """
+    main = "\n        if __name__ == '__main__':\n            tune()\n"
+    files = {"tests/test_search.py": search, "tune.py": search + main}
+    findings = [f for f in lint(files, {"select": ["ND111"]}) if f.code == "ND111"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("tune.py", 5, 13)]
+    assert findings[0].message == (
+        "`optuna.create_study` has no `sampler=`, so it builds an unseeded `TPESampler`: the hyper-parameters it"
+        " tries, and so the model it picks, change every run; pass a seeded sampler"
+    )
+    checked = lint(files, {"select": ["ND111"], "test-code": "check"})
+    assert sorted((f.path.rsplit("/", 1)[-1], f.line) for f in checked if f.code == "ND111") == [
+        ("test_search.py", 5), ("tune.py", 5)
+    ]
