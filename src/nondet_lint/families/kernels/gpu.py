@@ -2070,21 +2070,19 @@ class ProgramView:
         held = {key: unit for key, unit in keyed if unit is not None and (unit.cpu_refs or unit.cpu_reads)}
         if not held:
             return None
-        units: Dict[str, Dict[str, UnitFacts]] = {path: dict(facts) for path, facts in self.reach.units.items()}
+        units: Dict[str, Mapping[str, UnitFacts]] = dict(self.reach.units)  # modules without such calls shared
         frameworks: Set[str] = set()
         for (path, name), unit in held.items():
             refs = {ref for ref, _ in unit.cpu_refs}
             reads = {read for read, _ in unit.cpu_reads}
             frameworks.update(framework for _, framework in (*unit.cpu_refs, *unit.cpu_reads))
-            units[path][name] = replace(
+            units[path] = {**units[path], name: replace(
                 unit, refs=tuple(ref for ref in unit.refs if ref not in refs),
                 reads=tuple(read for read in unit.reads if read not in reads),
                 built_reads=tuple(read for read in unit.built_reads if read.rpartition(":")[2] not in reads),
-            )
+            )}
         cut = Reachability(self.project, units, self.reach.exports, self.reach.stars, self.reach.calls, self.reach.registries)
-        entry_facts = self.records[entry].facts.get(EntryFacts) if entry in self.records else None
-        console = [f"{entry}:{name}" for name in entry_facts.console] if entry_facts is not None else []
-        return cut.reached(entry, self.closures.get(entry, frozenset({entry})), console), frozenset(frameworks)
+        return cut.reached(entry, self.closures.get(entry, frozenset({entry})), self._console_functions(entry)), frozenset(frameworks)
 
     def io_only_frameworks(self, entry: str) -> FrozenSet[str]:
         """The frameworks the program of ``entry`` uses only to read and write files
@@ -2116,10 +2114,14 @@ class ProgramView:
         cache: Dict[str, FrozenSet[UnitKey]] = self.memo.setdefault("reached_units", {})
         found = cache.get(entry)
         if found is None:
-            entry_facts = self.records[entry].facts.get(EntryFacts) if entry in self.records else None
-            console = [f"{entry}:{name}" for name in entry_facts.console] if entry_facts is not None else []
-            found = cache[entry] = self.reach.reached(entry, self.closures.get(entry, frozenset({entry})), console)
+            found = cache[entry] = self.reach.reached(entry, self.closures.get(entry, frozenset({entry})), self._console_functions(entry))
         return found
+
+    def _console_functions(self, entry: str) -> List[str]:
+        """The functions of ``entry`` the project's packaging names as console scripts
+        (``path:function``): they run when the program starts."""
+        entry_facts = self.records[entry].facts.get(EntryFacts) if entry in self.records else None
+        return [f"{entry}:{name}" for name in entry_facts.console] if entry_facts is not None else []
 
     def names_set(self, entry: str) -> FrozenSet[str]:
         """The field names the code the program of ``entry`` runs gives a value
