@@ -293,3 +293,46 @@ def test_an_unseeded_search_sampler_in_test_code_is_not_reported_unless_test_cod
     assert sorted((f.path.rsplit("/", 1)[-1], f.line) for f in checked if f.code == "ND111") == [
         ("test_search.py", 5), ("tune.py", 5)
     ]
+
+
+def test_keywords_spread_from_a_dict_the_module_writes_out_are_read_like_keywords(tmp_path):
+    """``SGDClassifier(**params)`` where ``params`` is a dict display or ``dict(k=v)`` bound
+    once and only ever spread: its keywords are known, so the call is judged on them (and
+    fixed by adding ``random_state=``).  Near misses: a dict that sets ``random_state``; a
+    dict some function adds a key to; a parameter's keywords (unknown) stay silent; and a
+    spread ``random_state=None`` is reported without a fix, since adding the keyword again
+    would raise.  The dict's later spreads count too, though the walk has not reached them."""
+    source = textwrap.dedent("""\
+        from sklearn.linear_model import SGDClassifier
+
+        sgd_params = dict(alpha=1e-5, penalty="l2", loss="log_loss")
+        seeded = {"alpha": 1e-5, "random_state": 0}
+        unseeded = {"random_state": None}
+        mutated = dict(alpha=1e-5)
+
+
+        def main(X, y, extra):
+            mutated["random_state"] = 0
+            SGDClassifier(**sgd_params).fit(X, y)
+            SGDClassifier(**seeded).fit(X, y)
+            SGDClassifier(**unseeded).fit(X, y)
+            SGDClassifier(**mutated).fit(X, y)
+            SGDClassifier(**extra).fit(X, y)
+            SGDClassifier(**{"loss": "hinge"}).fit(X, y)
+            SGDClassifier(**sgd_params).partial_fit(X, y)
+
+
+        if __name__ == "__main__":
+            main([[0.0]], [0], {})
+    """)
+    findings = lint_files(tmp_path, {"train.py": source}, {"select": ["ND108"]})
+    assert [(f.line, f.col + 1, f.fix is not None) for f in findings] == [(11, 5, True), (13, 5, False), (16, 5, True), (17, 5, True)]
+    assert findings[1].message == (
+        "`sklearn.linear_model.SGDClassifier` is random with these arguments and its `random_state` is None, so it draws"
+        " from NumPy's global RNG, which nothing seeds before it (this program never seeds it); pass random_state"
+    )
+    outcome, _ = fix_project(tmp_path, {"select": ["ND108"]})
+    fixed = outcome.contents[str(tmp_path / "train.py")].decode().splitlines()
+    assert fixed[10] == "    SGDClassifier(**sgd_params, random_state=0).fit(X, y)"
+    assert fixed[15] == '    SGDClassifier(**{"loss": "hinge"}, random_state=0).fit(X, y)'
+    assert [f.line for f in outcome.findings] == [13]

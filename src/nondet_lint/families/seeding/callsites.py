@@ -11,7 +11,7 @@ defaults decide guards (ND106) and carry values that vary per run (ND107).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
@@ -101,10 +101,80 @@ class CallSites:
         bound = index.single_value(value.value)
         return isinstance(bound, cst.Name) and bound.value == "None"
 
+    def spread_keywords(self, node: cst.Call) -> Optional[cst.Call]:
+        """``node`` with each ``**params`` whose keywords are known written out as keywords:
+        ``params`` bound once, in its function or at the top of the module, to a dict
+        display with string keys or to ``dict(k=v, ...)``, and read nowhere but in
+        ``**params`` (nothing adds a key).  ``None`` when some ``*`` or ``**`` argument is
+        not known: its keywords could be anything.  The result is not in the tree: read
+        arguments from it, report and fix at ``node``."""
+        if not has_star_args(node):
+            return node
+        args: List[cst.Arg] = []
+        for arg in node.args:
+            if not arg.star:
+                args.append(arg)
+                continue
+            known = self._known_keywords(arg) if arg.star == "**" else None
+            if known is None:
+                return None
+            args.extend(cst.Arg(value=value, keyword=cst.Name(key)) for key, value in known)
+        return node.with_changes(args=args)
+
+    def _known_keywords(self, arg: cst.Arg) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
+        name = arg.value
+        if isinstance(name, cst.Dict):
+            return self._dict_keywords(name)
+        if not isinstance(name, cst.Name):
+            return None
+        index_for = self.ctx.shared.setdefault("seeding_scope_index", scope_index_factory(self.ctx.parent))
+        index = index_for(name)
+        if not index.bindings_of(name.value):
+            index = index_for(self.ctx.module)
+        bound = index.single_value(name.value)
+        if bound is None or not self._only_spread_in_module(name.value, bound):
+            return None
+        if isinstance(bound, cst.Dict):
+            return self._dict_keywords(bound)
+        if isinstance(bound, cst.Call) and isinstance(bound.func, cst.Name) and self.ctx.qualname(bound.func) == "builtins.dict":
+            if any(a.keyword is None for a in bound.args):
+                return None  # ``dict(other, k=v)``, ``dict(**other)``
+            return [(a.keyword.value, a.value) for a in bound.args if a.keyword is not None]
+        return None
+
+    def _dict_keywords(self, display: cst.Dict) -> Optional[List[Tuple[str, cst.BaseExpression]]]:
+        keywords: List[Tuple[str, cst.BaseExpression]] = []
+        for element in display.elements:
+            if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+                return None
+            key = literal_value(element.key, self.ctx.qualname)
+            if not isinstance(key, str) or not key.isidentifier():
+                return None
+            keywords.append((key, element.value))
+        return keywords
+
+    def _only_spread_in_module(self, name: str, bound: cst.BaseExpression) -> bool:
+        """Every ``name`` in the module, in any scope, is the one binding of ``bound`` or a
+        ``**name`` argument: no function adds a key (``params["random_state"] = 0``).
+        Parents are tracked here: the walk has not reached the rest of the module yet."""
+        stack: List[Tuple[cst.CSTNode, Optional[cst.CSTNode], Optional[cst.CSTNode]]] = [(self.ctx.module, None, None)]
+        while stack:
+            node, holder, statement = stack.pop()
+            if isinstance(node, cst.Name) and node.value == name:
+                spread = isinstance(holder, cst.Arg) and holder.star == "**"
+                binding = isinstance(holder, (cst.AssignTarget, cst.AnnAssign)) and getattr(statement, "value", None) is bound
+                if not spread and not binding:
+                    return False
+            if isinstance(node, (cst.Assign, cst.AnnAssign)):
+                statement = node
+            stack.extend((kid, node, statement) for kid in children(node))
+        return True
+
     def sklearn(self, node: cst.Call, q: str, api: Mapping[str, Any], root: Optional[str]) -> None:
-        if has_star_args(node):
+        call = self.spread_keywords(node)  # ``SGDClassifier(**params)`` with params a dict literal
+        if call is None:
             return
-        state = find_arg(node, "random_state", None)
+        state = find_arg(call, "random_state", None)
         literal = literal_value(state, self.ctx.qualname)
         if state is not None and literal is not None:
             return
@@ -112,17 +182,19 @@ class CallSites:
             default = api.get("random_state_default", "None")
             if default != "None":
                 return
-        if api.get("unless") and any_holds(node, api["unless"], api.get("defaults", {}), self.ctx.qualname) is True:
+        if api.get("unless") and any_holds(call, api["unless"], api.get("defaults", {}), self.ctx.qualname) is True:
             return
         if self.t.sklearn_ensembles.intersection(self.walk.class_bases()):
             return  # an ensemble's template: each member's random_state is set by the ensemble
         random = True
         if api.get("when"):
-            random = any_holds(node, api["when"], api.get("defaults", {}), self.ctx.qualname) is True
+            random = any_holds(call, api["when"], api.get("defaults", {}), self.ctx.qualname) is True
         if not random:
             return
         seed = seed_value(self.ctx, node)
-        edits = set_keyword_argument(self.ctx, node, "random_state", seed)
+        # ``random_state=None`` written in a spread dict: adding the keyword too would raise
+        spread_state = state is not None and find_arg(node, "random_state", None) is None
+        edits = [] if spread_state else set_keyword_argument(self.ctx, node, "random_state", seed)
         fix = self.ctx.fix("ND108", edits, seed=seed) if edits else None
         why = api.get("why")
         values = RandomStateCall(short_name(q), f"({why})" if why else "with these arguments", "None" if state is not None else "omitted")
