@@ -142,6 +142,30 @@ def test_main_that_only_starts_a_test_runner_is_test_code(tmp_path, runner):
     assert lint(tmp_path, {"ops_check.py": source}, SEEDING + PROGRAM) == []
 
 
+OWN_TEST = (
+    "import argparse\nimport numpy as np\nimport torch\n\n"
+    "def get_args():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--lr', type=float, default=0.1)\n"
+    "    return parser.parse_args()\n\n"
+    "def test_dqn(args{default}):\n    noise = np.random.rand(3)\n    net = torch.nn.Conv2d(3, 3, 3).cuda()\n"
+    "    opt = torch.optim.SGD(net.parameters(), lr=args.lr)\n    net(torch.ones(1, 3, 8, 8).cuda()).sum().backward()\n    opt.step()\n\n"
+    "if __name__ == '__main__':\n    test_dqn({given})\n"
+)
+
+
+@pytest.mark.parametrize("default, given, expected", [
+    ("", "get_args()", [("dqn.py", "ND102", 11), ("dqn.py", "ND205", 12)]),
+    ("=get_args()", "", [("dqn.py", "ND102", 11), ("dqn.py", "ND205", 12)]),
+    ("=None", "", []),
+])
+def test_a_test_named_function_main_hands_the_command_line_to_is_a_program(tmp_path, default, given, expected):
+    """``if __name__ == '__main__': test_dqn(get_args())`` in a module pytest does not
+    collect runs a training function with the command line, as a program's main is run
+    (so does a ``test_dqn(args=get_args())`` called bare); the near miss, a bare call of a
+    test function pytest could call itself, runs the module's own test."""
+    source = OWN_TEST.format(default=default, given=given)
+    assert lint(tmp_path, {"dqn.py": source}, ["ND102", "ND205"]) == expected
+
+
 def test_test_code_check_setting_judges_test_modules(tmp_path):
     source = "import numpy as np\nimport torch\n\nx = np.random.rand(3)\nw = torch.nn.Conv1d(2, 2, 1).cuda()\nopt = torch.optim.SGD(w.parameters(), lr=1)\nopt.step()\n"
     assert lint(tmp_path, {"test_train.py": source}, ["ND102", "ND205"], {"test-code": "check"}) == [

@@ -156,6 +156,7 @@ def entry_facts(ctx: FileContext) -> EntryFacts:
     own_tests = frozenset(
         stmt.name.value for stmt in ctx.module.body
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith(_TEST_FUNCTION_PREFIX)
+        and not _computes_a_default(stmt)
     )
     main_code: List[cst.BaseStatement] = []
     for stmt in ctx.module.body:
@@ -362,11 +363,23 @@ def _path_words(path: str, root: str) -> List[str]:
     return [word for part in stem.replace("\\", "/").split("/") for word in re.split(r"[_.\-]+", part.lower()) if word]
 
 
+def _computes_a_default(function: cst.FunctionDef) -> bool:
+    """A parameter default made by a call (``def test_dqn(args=get_args())``): the
+    function is run with options, as a program's main is, not as pytest runs a test."""
+    params = function.params
+    return any(
+        isinstance(param.default, cst.Call)
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
+
+
 def _only_starts_tests(guard: cst.If, qualname: Callable[[cst.BaseExpression], Optional[str]],
                        own_tests: FrozenSet[str]) -> bool:
     """A main block whose every statement starts a test runner (``tf.test.main()``,
     ``sys.exit(pytest.main([...]))``) or runs a test function of the module itself
-    (``test_mpi_adam()``: a name pytest collects as a test)."""
+    (``test_mpi_adam()``: a name pytest collects as a test, called as pytest calls it,
+    with no arguments: ``test_dqn(get_args())`` hands it the command line, as a program's
+    main is called)."""
     calls = []
     for stmt in guard.body.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -378,7 +391,7 @@ def _only_starts_tests(guard: cst.If, qualname: Callable[[cst.BaseExpression], O
     names = [qualname(call.func) for call in calls]
     if names and names[-1] == "sys.exit" and calls[-1].args and isinstance(calls[-1].args[0].value, cst.Call):
         names[-1] = qualname(calls[-1].args[0].value.func)
-    own = [isinstance(call.func, cst.Name) and call.func.value in own_tests for call in calls]
+    own = [isinstance(call.func, cst.Name) and call.func.value in own_tests and not call.args for call in calls]
     return bool(names) and all(mine or (name in TEST_RUNNERS and name != "sys.exit") for name, mine in zip(names, own))
 
 
