@@ -369,6 +369,27 @@ def test_accelerate_cpu_option_that_defaults_to_off_is_a_gpu(tmp_path):
     assert lint(tmp_path / "on", {"train.py": source.format(action="'store_false'")}, ["ND205"]) == []
 
 
+def test_a_library_trainer_makes_a_pytorch_program_of_a_script_that_never_imports_torch(tmp_path):
+    """``transformers.Trainer``, ``accelerate`` and Stable-Baselines3 compute with PyTorch
+    (their rule data's ``framework``): a fine-tuning script that imports only the library
+    is a PyTorch GPU program, told PyTorch's switch; the near miss asks for the CPU."""
+    source = (
+        "from transformers import AutoModelForSequenceClassification, Trainer, TrainingArguments\n\n"
+        "model = AutoModelForSequenceClassification.from_pretrained('bert-base-uncased', num_labels=2)\n"
+        "trainer = Trainer(model=model, args=TrainingArguments('out'), train_dataset=data)\n"
+        "trainer.train()\n"
+    )
+    assert lint(tmp_path / "hf", {"finetune.py": source}, ["ND205"]) == [(
+        "finetune.py", "ND205", 4, 11,
+        "this program runs on a GPU (`transformers.Trainer` in `finetune.py` at line 4) but never turns on"
+        " `torch.use_deterministic_algorithms(True)`, so cuDNN autotuning and atomic-add kernels can change its"
+        " results from run to run; turn it on (deterministic kernels can be slower)",
+    )]
+    sb3 = "from stable_baselines3 import PPO\n\nmodel = PPO('MlpPolicy', 'CartPole-v1'{device})\nmodel.learn(10000)\n"
+    assert where(lint(tmp_path / "sb3", {"agent.py": sb3.format(device="")}, ["ND205"])) == [("agent.py", "ND205", 3, 9)]
+    assert lint(tmp_path / "sb3cpu", {"agent.py": sb3.format(device=", device='cpu'")}, ["ND205"]) == []
+
+
 def test_gpu_selections_recognised(tmp_path):
     cases = {
         "accelerator.py": "import torch\n\ndevice = torch.accelerator.current_accelerator()\n",

@@ -208,6 +208,7 @@ DATA: Dict[str, Table] = {
                 "unless": Table({"arg": str, "in": List(SCALAR), "option_means_cpu": bool}),
                 "gpu_args": Tables(Table({"arg": str, "pos": int, "from_namespace": bool})),
                 "default_gpu": Table({"package": str, "versions": str}),
+                "framework": str,
             })),
         }),
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),

@@ -153,6 +153,7 @@ class Selected:
     declared_only: bool = False  # an option declared elsewhere does not select (its default is unknown)
     given_option: Optional[str] = None  # GPU only where this option is declared here with a default
     places_value: bool = False  # it puts a value on the GPU (``.cuda()``, a device string), not the process
+    framework: Optional[str] = None  # the framework the selecting call computes with (``transformers.Trainer``: torch)
 
 
 def is_device_literal(node: cst.CSTNode, pattern: str, prefix: Optional[str] = None) -> bool:
@@ -238,7 +239,14 @@ class GpuSelection:
 
     def _by_default(self, node: cst.Call, name: str, entry: Mapping[str, Any]) -> Optional[Selected]:
         """A call that takes the GPU unless told otherwise (Lightning, Hugging Face,
-        ``accelerate``, Stable-Baselines3); before some version only when asked."""
+        ``accelerate``, Stable-Baselines3); before some version only when asked.  Its
+        entry's ``framework`` is what it computes with: a script that imports only
+        ``transformers`` and runs its ``Trainer`` is a PyTorch program."""
+        selected = self._default_selection(node, name, entry)
+        framework = entry.get("framework")
+        return replace(selected, framework=framework) if selected is not None and framework else selected
+
+    def _default_selection(self, node: cst.Call, name: str, entry: Mapping[str, Any]) -> Optional[Selected]:
         how = f"`{name}`"
         unless = entry.get("unless")
         if unless:
@@ -1774,10 +1782,13 @@ class GpuFacts(Check):
 
     def finish(self) -> None:
         anchored: Set[Tuple[str, bool]] = set()
+        computes_with: Set[str] = set()  # frameworks a selecting library call runs on
         for node, unit_name, selected in self.selections:
             holds, when = self._decide(selected, unit_name)
             if not holds:
                 continue
+            if selected.framework is not None:
+                computes_with.add(selected.framework)
             unit = self.units[unit_name]
             if when is None:
                 unit.selects_gpu = unit.selects_gpu or selected.how
@@ -1791,7 +1802,7 @@ class GpuFacts(Check):
         lazy = self.imported_on_branch - self.imported_by_default
         used = sorted(
             framework for framework, spec in self.frameworks.items()
-            if framework not in lazy and self.ctx.imports.mentions(*spec["modules"])
+            if framework not in lazy and (self.ctx.imports.mentions(*spec["modules"]) or framework in computes_with)
         )
         names = frozenset(name for name in self.units if name not in (MODULE_UNIT, MAIN_UNIT))
         if not self.updates_parameters:
