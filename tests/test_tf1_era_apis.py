@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from conftest import codes_at
+from conftest import codes_at, lint_files
+from fixtools import fix_project
 from nondet_lint.context import import_bindings
 from nondet_lint.names import ImportMap
 from nondet_lint.ruledata import load_rules
@@ -167,6 +168,39 @@ def test_a_random_shuffle_queue_after_the_graph_seed_is_seeded(lint):
 def test_a_random_shuffle_queue_given_its_own_seed_is_not_a_use(lint):
     findings = lint({"train.py": _queue_trainer("pass", ", seed=1")})
     assert codes_at([f for f in findings if f.code == "ND105"]) == [("ND105", 7, 9)]
+
+
+# ---------------------------------------------- TF1 initializer objects draw from the graph seed ----
+TF1_INITIALIZER = (
+    "import tensorflow as tf\n"
+    "\n"
+    "\n"
+    "def main(_):\n"
+    "    x = tf.placeholder(tf.float32, [None, 784])\n"
+    "    w = tf.get_variable('w', [784, 10], initializer=tf.truncated_normal_initializer({args}))\n"
+    "    loss = tf.reduce_mean(tf.matmul(x, w))\n"
+    "    train_op = tf.train.AdamOptimizer(1e-3).minimize(loss)\n"
+    "    with tf.Session() as sess:\n"
+    "        sess.run(train_op)\n"
+    "\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    tf.app.run()\n"
+)
+
+
+def test_a_tf1_initializer_with_no_seed_draws_from_the_graph_seed_and_the_fix_seeds_the_tf1_way(tmp_path):
+    """``tf.truncated_normal_initializer(stddev=0.1)`` with no ``seed`` takes the graph-level
+    seed: unset, the initial weights differ every run.  The module spells TF1-only names
+    (``tf.placeholder``, ``tf.Session``), so the fix calls ``tf.set_random_seed``, which
+    every TensorFlow 1 has (``tf.random.set_seed`` is TF 2 only).  Near miss: the
+    initializer given its own seed."""
+    findings = lint_files(tmp_path / "a", {"train.py": TF1_INITIALIZER.format(args="stddev=0.1")}, {"select": ["ND105"]})
+    assert codes_at(findings) == [("ND105", 6, 53)]
+    outcome, _ = fix_project(tmp_path / "a", {"select": ["ND105"]})
+    fixed = outcome.contents[str(tmp_path / "a" / "train.py")].decode()
+    assert fixed.splitlines()[:4] == ["import tensorflow as tf", "", "tf.set_random_seed(0)", ""]
+    assert lint_files(tmp_path / "b", {"train.py": TF1_INITIALIZER.format(args="stddev=0.1, seed=1")}, {"select": ["ND105"]}) == []
 
 
 # ------------------------------------------- a NumPy generator seeded from a None parameter ----

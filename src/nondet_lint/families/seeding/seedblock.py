@@ -13,10 +13,13 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
+import libcst as cst
+
 from nondet_lint.analysis.seedoption import seed_option
 from nondet_lint.families.seeding.events import EventKind
 from nondet_lint.families.seeding.facts import FunctionFacts, OptionSeedBlocks
 from nondet_lint.families.seeding.tables import RNG_ORDER, TF_KERAS, Tables, rng_root
+from nondet_lint.names import dotted_name
 from nondet_lint.fixes.builders import insert_after_imports, insert_in_block, name_for, top_level
 from nondet_lint.positions import node_spans
 from nondet_lint.types import Edit
@@ -110,6 +113,9 @@ def _block_code(ctx: Any, tables: Tables, rngs: Sequence[str], value: str) -> Op
             continue
         info = calls[rng]
         names = [call for call in (info.get("seed_call"), *info.get("seed_call_aliases", ())) if call]
+        legacy = info.get("legacy_seed_call")
+        if legacy and _writes_legacy_api(ctx, legacy["hint_rule"]):
+            names = [legacy["call"]]
         usable = [spelled for spelled in (name_for(ctx.module, name, top=top_level(ctx)) for name in names) if spelled is not None]
         if not usable:
             return None
@@ -118,3 +124,30 @@ def _block_code(ctx: Any, tables: Tables, rngs: Sequence[str], value: str) -> Op
         if import_code:
             imports.append(import_code)
     return statements, imports
+
+
+def _writes_legacy_api(ctx: Any, hint_rule: str) -> bool:
+    """Whether the module spells a name that exists only in TensorFlow 1's main namespace
+    (``tf.Session``, ``tf.placeholder``: the ``code_hint`` of ``hint_rule``'s framework
+    data), not through ``tf.compat.v1``: it runs on TensorFlow 1, where ``tf.random.set_seed`` does not exist, so the fix
+    seeds with ``tf.set_random_seed``, which every TensorFlow 1 has."""
+    rule = ctx.rules[hint_rule] if hint_rule in ctx.rules else None
+    hint = (rule.data.get("frameworks", {}).get("tensorflow", {}).get("code_hint") if rule is not None else None) or {}
+    names = tuple(hint.get("names", ()))
+    if not names:
+        return False
+    exact = frozenset(n for n in names if not n.endswith("."))
+    prefixes = tuple(n for n in names if n.endswith("."))
+    stack: List[cst.CSTNode] = [ctx.module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute):
+            name = ctx.qualname(node)
+            if name is not None and (name in exact or name.startswith(prefixes)):
+                # spelled through ``tf.compat.v1``: written for a version that has the alias,
+                # TensorFlow 2 included, which has no ``tf.set_random_seed``
+                dotted = dotted_name(node)
+                if dotted is not None and not ctx.imports.via_same_api(dotted):
+                    return True
+        stack.extend(node.children)
+    return False
