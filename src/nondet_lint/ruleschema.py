@@ -142,9 +142,10 @@ DATA: Dict[str, Table] = {
     })), "sizes": Table({
         "dims_calls": NAMES, "dims_methods": NAMES, "generators": NAMES, "keep": NAMES, "keep_methods": NAMES,
         "column_stacks": NAMES, "new_axis": NAMES, "subsets": NAMES, "keep_transformers": NAMES,
-        "transform_methods": NAMES,
+        "transform_methods": NAMES, "literal_arrays": NAMES, "self_methods": NAMES,
         "shape_calls": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int})),
-        "shape_methods": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int})),
+        "shape_methods": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int,
+                                       "trailing": Table({"kw": str, "pos": int})})),
         "length_calls": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int})),
         "sources": Tables(Table({
             "names": NAMES, "rows": Table({"kw": str, "pos": int, "default": int}), "cols": Table({"kw": str, "pos": int, "default": int}), "returns": NAMES, "fields": NAMES, "split": str,
@@ -152,7 +153,7 @@ DATA: Dict[str, Table] = {
         })),
     }), "fits": Table({
         "fit_methods": NAMES, "returns_self": NAMES, "unknown_methods": NAMES, "pipelines": NAMES, "unions": NAMES,
-        "columns": NAMES, "cross_fits": NAMES, "reads": NAMES,
+        "columns": NAMES, "cross_fits": NAMES, "reads": NAMES, "searchers": NAMES,
     })}),
     "ND109": Table({
         "generator": ARG, "loaders": NAMES, "num_workers": ARG, "shuffle": ARG, "torch_versions": NAMES,

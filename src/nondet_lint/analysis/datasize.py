@@ -165,6 +165,11 @@ class SizeTables:
     keep_transformers: FrozenSet[str]  # estimators whose ``fit_transform`` keeps the shape
     transform_methods: FrozenSet[str]
     new_axis: FrozenSet[str]  # ``numpy.newaxis``
+    literal_arrays: FrozenSet[str]  # ``numpy.array([[0, 1], [2, 3]])``: the literal's shape
+    self_methods: FrozenSet[str]  # methods that return their estimator (``fit``, ``set_output``)
+    # ``rng.multivariate_normal(mean, cov, size)``: rows from ``size``, one more dimension
+    # as long as the literal list this argument holds
+    trailing: Mapping[str, Count]
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> "SizeTables":
@@ -180,10 +185,16 @@ class SizeTables:
                     table[name] = Count(entry.get("kw"), entry.get("pos"), entry.get("default"))
         names = {key: frozenset(data.get(key, ())) for key in (
             "dims_calls", "dims_methods", "generators", "keep", "keep_methods", "column_stacks", "subsets",
-            "keep_transformers", "transform_methods", "new_axis")}
+            "keep_transformers", "transform_methods", "new_axis", "literal_arrays", "self_methods")}
+        trailing: Dict[str, Count] = {}
+        for entry in data.get("shape_methods", ()):
+            if "trailing" in entry:
+                for name in entry["names"]:
+                    trailing[name] = Count.from_data(entry["trailing"])
         return cls(sources, names["dims_calls"], names["dims_methods"], counts["shape_calls"], counts["shape_methods"],
                    names["generators"], counts["length_calls"], names["keep"], names["keep_methods"], names["column_stacks"],
-                   names["subsets"], names["keep_transformers"], names["transform_methods"], names["new_axis"])
+                   names["subsets"], names["keep_transformers"], names["transform_methods"], names["new_axis"],
+                   names["literal_arrays"], names["self_methods"], trailing)
 
 
 # ---- the analysis -------------------------------------------------------------------
@@ -238,6 +249,9 @@ class DataSizes:
         if isinstance(expr, cst.Name):
             bound = self._bound_value(expr)
             return self.number(bound, depth + 1) if bound is not None else None
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            inner = self.number(expr.expression, depth + 1)
+            return -inner if inner is not None else None
         if isinstance(expr, cst.Call) and self.qualname(expr.func) == "builtins.int" and len(expr.args) == 1:
             return self.number(expr.args[0].value, depth + 1)
         if isinstance(expr, cst.BinaryOperation):
@@ -282,6 +296,8 @@ class DataSizes:
             found = [b for b in module.bindings_of(load.value) if b.kind != "import"]
             return found[0] if len(found) == 1 and len(module.bindings_of(load.value)) == 1 else None
         binding = index.reaching(load)
+        while binding is not None and binding.kind == "augassign" and isinstance(binding.target, cst.Name):
+            binding = index.reaching(binding.target)  # ``X -= X.mean()``: in place, the same shape
         if binding is None or binding.kind not in ("assign",):
             return None
         if not _dominates(index, binding.statement, load):
@@ -320,12 +336,12 @@ class DataSizes:
             if name in self.t.length_calls:
                 length = self._count(call, self.t.length_calls[name], depth)
                 return Shape((Extent.exactly(length),)) if length is not None and length >= 0 else None
+            if name in self.t.literal_arrays and call.args and isinstance(call.args[0].value, (cst.List, cst.Tuple)):
+                return _literal_array(call.args[0].value)
             if name in self.t.keep and call.args:
                 return self.size_of(call.args[0].value, depth + 1)
             if name in self.t.subsets:
                 return self._subsets(call, depth)
-            if name == "numpy.array" and call.args:
-                return _literal_array(call.args[0].value)
         if isinstance(call.func, cst.Attribute):
             return self._method(call, call.func, depth)
         return None
@@ -399,7 +415,14 @@ class DataSizes:
             if self._is_generator(owner, depth):
                 if method in self.t.dims_methods:
                     return self._dims(call, depth)
-                return self._shape_argument(call, self.t.shape_methods[method], depth)
+                shape = self._shape_argument(call, self.t.shape_methods[method], depth)
+                if shape is not None and method in self.t.trailing:
+                    extra = self.t.trailing[method]
+                    given = find_arg(call, extra.kw, extra.pos)
+                    if not isinstance(given, (cst.List, cst.Tuple)):
+                        return None
+                    shape = Shape((*shape.dims, Extent.exactly(len(given.elements))))
+                return shape
             return None
         if method in self.t.keep_methods:
             return self.size_of(owner, depth + 1)
@@ -408,7 +431,7 @@ class DataSizes:
         if method == "ravel" and not call.args:
             shape = self.shape_of_at(owner, depth)
             return Shape((shape.total(),)) if shape is not None else None
-        if method in self.t.transform_methods and call.args and self._keeps_shape(owner, depth):
+        if method in self.t.transform_methods and call.args and self.keeps_shape(owner):
             return self.size_of(call.args[0].value, depth + 1)
         return None
 
@@ -427,13 +450,13 @@ class DataSizes:
             return isinstance(bound, cst.Call) and self.qualname(bound.func) in self.t.generators
         return False
 
-    def _keeps_shape(self, owner: cst.BaseExpression, depth: int) -> bool:
+    def keeps_shape(self, owner: cst.BaseExpression) -> bool:
         """A transformer whose output has its input's shape (``StandardScaler()``)."""
         if isinstance(owner, cst.Name):
             bound = self._bound_value(owner)
             owner = bound if bound is not None else owner
         # ``StandardScaler().fit(X)``: scikit-learn's ``fit`` returns the estimator
-        while isinstance(owner, cst.Call) and isinstance(owner.func, cst.Attribute) and owner.func.attr.value == "fit":
+        while isinstance(owner, cst.Call) and isinstance(owner.func, cst.Attribute) and owner.func.attr.value in self.t.self_methods:
             owner = owner.func.value
         return isinstance(owner, cst.Call) and self.qualname(owner.func) in self.t.keep_transformers
 

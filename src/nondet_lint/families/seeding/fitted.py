@@ -81,14 +81,15 @@ class FitTables:
     columns: FrozenSet[str]  # each part is fitted on some of the columns
     cross_fits: FrozenSet[str]  # fit the estimator on parts of the rows of their ``X``
     reads: FrozenSet[str]  # read an estimator, never fit it (``print``, ``from_estimator``)
-    keep_transformers: FrozenSet[str]  # pipeline steps whose output has their input's shape
+    searchers: FrozenSet[str]  # fit clones with parameters from a grid: only never fitting them is known
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any], keep: FrozenSet[str]) -> "FitTables":
+    def from_data(cls, data: Mapping[str, Any]) -> "FitTables":
         names = {key: frozenset(data.get(key, ())) for key in (
-            "fit_methods", "returns_self", "unknown_methods", "pipelines", "unions", "columns", "cross_fits", "reads")}
+            "fit_methods", "returns_self", "unknown_methods", "pipelines", "unions", "columns", "cross_fits", "reads",
+            "searchers")}
         return cls(names["fit_methods"], names["returns_self"], names["unknown_methods"], names["pipelines"],
-                   names["unions"], names["columns"], names["cross_fits"], names["reads"], keep)
+                   names["unions"], names["columns"], names["cross_fits"], names["reads"], names["searchers"])
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,11 @@ class FittedOn:
                 return None
             data = find_arg(call, "X", 1)
             return [(feed.then(_Feed(subset=True)), self.sizes.shape_of(data) if data is not None else None)]
+        if name in self.t.searchers:
+            if find_arg(call, "estimator", 0) is not arg.value:
+                return None
+            found = self._follow(call, feed, depth + 1)
+            return [] if found == [] else None
         if name in self.t.unions:
             inner = feed
         elif name in self.t.columns:
@@ -206,7 +212,7 @@ class FittedOn:
                 before.append(pair.elements[1].value)
         else:
             return False
-        return all(isinstance(v, cst.Call) and self.qualname(v.func) in self.t.keep_transformers for v in before)
+        return all(self.sizes.keeps_shape(v) for v in before)
 
     def _element(self, element: cst.Element, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
         """``("pca", PCA(2))`` in a list of steps: the list goes to a pipeline or union,

@@ -297,7 +297,7 @@ def _build(rules: RuleSet) -> Tables:
             t.sklearn_data_arg[entry["name"]] = (entry["data"].get("kw"), entry["data"].get("pos"))
     t.sklearn_versions = tuple(nd108.get("sklearn_versions", ()))
     t.sizes = SizeTables.from_data(nd108.get("sizes", {}))
-    t.fits = FitTables.from_data(nd108.get("fits", {}), t.sizes.keep_transformers)
+    t.fits = FitTables.from_data(nd108.get("fits", {}))
     t.sklearn_ensembles = frozenset(_data(rules, "ND108").get("ensembles", ()))
     t.sklearn_members = MemberTables.from_data(_data(rules, "ND108"))
     t.expected_raises = frozenset(_data(rules, "ND108").get("expected_raises", ()))
