@@ -99,6 +99,7 @@ class _Feed:
 
     subset: bool = False
     new_columns: bool = False
+    shown: bool = False  # not a fit: the estimator is displayed or printed here
 
     def then(self, other: "_Feed") -> "_Feed":
         return _Feed(self.subset or other.subset, self.new_columns or other.new_columns)
@@ -111,6 +112,9 @@ class _Feed:
         if self.new_columns:
             shape = Shape((shape.dims[0], Extent()))
         return shape
+
+
+SHOWN = (_Feed(shown=True), None)
 
 
 class FittedOn:
@@ -128,11 +132,16 @@ class FittedOn:
 
     def shapes(self, call: cst.Call) -> Optional[List[Optional[Shape]]]:
         """One shape per fit (None: a fit on data of unknown size); [] when nothing fits
-        it; None when the value goes somewhere not followed."""
+        it and it is displayed (an estimator nothing reads may be imported and fitted
+        elsewhere, or be an example's last line); None when the value goes somewhere not
+        followed."""
         found = self._follow(call, _Feed(), 0)
         if found is None:
             return None
-        return [feed.apply(shape) for feed, shape in found]
+        fits = [feed.apply(shape) for feed, shape in found if not feed.shown]
+        if not fits and not found:
+            return None
+        return fits
 
     def _follow(self, value: cst.CSTNode, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
         parent = self.parent(value)
@@ -143,7 +152,7 @@ class FittedOn:
         if isinstance(parent, cst.Element) and parent.value is value:
             return self._element(parent, feed, depth)
         if isinstance(parent, cst.Expr) and parent.value is value:
-            return []  # a bare expression: displayed (a notebook cell's last line), not fitted
+            return [SHOWN]  # a bare expression: displayed (a notebook cell's last line), not fitted
         if isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1:
             target = parent.targets[0].target
             if isinstance(target, cst.Name):
@@ -175,7 +184,7 @@ class FittedOn:
         if name is None:
             return None
         if name in self.t.reads:
-            return []
+            return [SHOWN]
         if name in self.t.cross_fits:
             if find_arg(call, "estimator", 0) is not arg.value:
                 return None
@@ -185,7 +194,7 @@ class FittedOn:
             if find_arg(call, "estimator", 0) is not arg.value:
                 return None
             found = self._follow(call, feed, depth + 1)
-            return [] if found == [] else None
+            return found if found is not None and all(f.shown for f, _ in found) else None
         if name in self.t.unions:
             inner = feed
         elif name in self.t.columns:
