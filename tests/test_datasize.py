@@ -61,6 +61,17 @@ def test_a_project_pin_decides_the_pca_policy(lint):
     assert [f.line for f in lint(files, ND108) if f.code == "ND108"] == [8]
 
 
+def test_a_project_that_is_a_scikit_learn_distribution_runs_on_its_own_version(lint):
+    """A source distribution's PKG-INFO names the package and version the project is:
+    scikit-learn 1.5.2's examples run on scikit-learn 1.5.2; another package's metadata
+    (near miss) says nothing about scikit-learn."""
+    metadata = "Metadata-Version: 2.1\nName: {name}\nVersion: 1.5.2\n\nbody\n"
+    files = {"main.py": PCA_SOURCE, "PKG-INFO": metadata.format(name="scikit-learn")}
+    assert [f.line for f in lint(files, ND108) if f.code == "ND108"] == []
+    files["PKG-INFO"] = metadata.format(name="some-tool")
+    assert [f.line for f in lint(files, ND108) if f.code == "ND108"] == [8]
+
+
 def test_hist_gradient_boosting_is_reported_above_10000_samples_only(lint):
     source = """
 from sklearn.datasets import make_regression

@@ -151,6 +151,13 @@ class FittedOn:
             return self._argument(parent, feed, depth, step=None)
         if isinstance(parent, cst.Element) and parent.value is value:
             return self._element(parent, feed, depth)
+        if isinstance(parent, cst.Subscript) and parent.value is value:
+            # ``pipe[-1].C_``: a step read from a fitted pipeline; fitting it there is not followed
+            reader = self.parent(parent)
+            if isinstance(reader, cst.Attribute) and reader.value is parent and reader.attr.value not in self.t.fit_methods \
+                    and reader.attr.value not in self.t.unknown_methods:
+                return []
+            return None
         if isinstance(parent, cst.Expr) and parent.value is value:
             return [SHOWN]  # a bare expression: displayed (a notebook cell's last line), not fitted
         if isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1:
