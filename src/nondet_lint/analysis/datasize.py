@@ -21,12 +21,13 @@ when the function does not bind the name): a name whose reaching binding is not 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
 from nondet_lint.analysis.dataflow import Binding, ScopeIndex
 from nondet_lint.callargs import find_arg, literal_value
+from nondet_lint.walk import children
 
 MAX_DEPTH = 12  # names bound to names bound to ...
 _LOOPS = (cst.For, cst.While)
@@ -43,11 +44,6 @@ class Extent:
     @classmethod
     def exactly(cls, count: int) -> "Extent":
         return cls(count, count)
-
-    def join(self, other: "Extent") -> "Extent":
-        """Either of the two (a value bound on two paths)."""
-        hi = None if self.hi is None or other.hi is None else max(self.hi, other.hi)
-        return Extent(min(self.lo, other.lo), hi)
 
     def at_most(self, limit: Optional[int] = None) -> "Extent":
         """A part of it: no lower bound, the same upper bound (or ``limit`` if smaller)."""
@@ -82,11 +78,6 @@ class Shape:
         for dim in self.dims:
             out = out.times(dim)
         return out
-
-    def join(self, other: "Shape") -> Optional["Shape"]:
-        if len(self.dims) != len(other.dims):
-            return None
-        return Shape(tuple(a.join(b) for a, b in zip(self.dims, other.dims)))
 
     def fewer_rows(self) -> "Shape":
         return Shape((self.dims[0].at_most(), *self.dims[1:])) if self.dims else self
@@ -212,6 +203,7 @@ class DataSizes:
         self.parent = parent
         self.index_for = index_for
         self.module = module
+        self._globals: Optional[FrozenSet[str]] = None
 
     def shape_of(self, expr: Optional[cst.BaseExpression]) -> Optional[Shape]:
         size = self.size_of(expr) if expr is not None else None
@@ -290,7 +282,7 @@ class DataSizes:
         index = self.index_for(load)
         bindings = index.bindings_of(load.value)
         if not bindings:
-            if index.scope is self.module:
+            if index.scope is self.module or load.value in self._declared_global():
                 return None
             module = self.index_for(self.module)
             found = [b for b in module.bindings_of(load.value) if b.kind != "import"]
@@ -306,6 +298,19 @@ class DataSizes:
             if any(b is not binding and index.contains(loop, b.statement) for b in bindings):
                 return None  # rebound in a loop around the read: an earlier pass's value
         return binding
+
+    def _declared_global(self) -> FrozenSet[str]:
+        """Names some function declares ``global``: it may rebind them when it runs."""
+        if self._globals is None:
+            found: Set[str] = set()
+            stack: List[cst.CSTNode] = [self.module]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Global):
+                    found.update(item.name.value for item in node.names)
+                stack.extend(children(node))
+            self._globals = frozenset(found)
+        return self._globals
 
     def _name(self, load: cst.Name, depth: int) -> Optional[Size]:
         binding = self._certain_binding(load)
