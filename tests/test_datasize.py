@@ -84,10 +84,12 @@ if __name__ == "__main__":
     Xs, ys = make_regression(n_samples, 5, random_state=0)
     small = HistGradientBoostingRegressor().fit(Xs, ys)
     forced = HistGradientBoostingRegressor(early_stopping=True).fit(Xs, ys)
+    features = HistGradientBoostingRegressor(max_features=0.5).fit(Xs, ys)
 """
     assert _found(lint, source) == [
         (6, 11, _message("sklearn.ensemble.HistGradientBoostingRegressor", HGB_WHY)),
         (10, 14, _message("sklearn.ensemble.HistGradientBoostingRegressor", HGB_WHY)),
+        (11, 16, _message("sklearn.ensemble.HistGradientBoostingRegressor", HGB_WHY)),
     ]
 
 
