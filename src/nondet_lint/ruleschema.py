@@ -135,11 +135,27 @@ DATA: Dict[str, Table] = {
         "sink_methods": Tables(Table({"name": str, "kw": str, "pos": int})),
     }),
     "ND108": Table({"ensembles": NAMES, "parametrize": NAMES, "inspections": NAMES,
-                    "expected_raises": NAMES, "expected_raises_methods": NAMES,
+                    "expected_raises": NAMES, "expected_raises_methods": NAMES, "sklearn_versions": NAMES,
                     "seeds_members": Tables(Table({"names": NAMES, "arguments": Tables(ARG)})), "apis": Tables(Table({
         "name": str, "random_state_default": str, "why": str, "defaults": Map(str),
-        "when": Tables(CONDITION), "unless": Tables(CONDITION),
-    }))}),
+        "when": Tables(CONDITION), "unless": Tables(CONDITION), "data": ARG,
+        "no_draw_on": Tables(Table({"versions": str, "args": CONDITION, "bounds": NAMES, "positions": Map(int)})),
+    })), "sizes": Table({
+        "dims_calls": NAMES, "dims_methods": NAMES, "generators": NAMES, "keep": NAMES, "keep_methods": NAMES,
+        "column_stacks": NAMES, "new_axis": NAMES, "subsets": NAMES, "keep_transformers": NAMES,
+        "transform_methods": NAMES, "literal_arrays": NAMES, "self_methods": NAMES,
+        "shape_calls": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int})),
+        "shape_methods": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int,
+                                       "trailing": Table({"kw": str, "pos": int})})),
+        "length_calls": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int})),
+        "sources": Tables(Table({
+            "names": NAMES, "rows": Table({"kw": str, "pos": int, "default": int}), "cols": Table({"kw": str, "pos": int, "default": int}), "returns": NAMES, "fields": NAMES, "split": str,
+            "shrink_with": NAMES, "unknown_with": NAMES,
+        })),
+    }), "fits": Table({
+        "fit_methods": NAMES, "returns_self": NAMES, "unknown_methods": NAMES, "pipelines": NAMES, "unions": NAMES,
+        "columns": NAMES, "cross_fits": NAMES, "reads": NAMES, "searchers": NAMES,
+    })}),
     "ND109": Table({
         "generator": ARG, "loaders": NAMES, "num_workers": ARG, "shuffle": ARG, "torch_versions": NAMES,
         "worker_init_fn": ARG, "workers_before": str,

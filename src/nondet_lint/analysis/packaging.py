@@ -7,7 +7,9 @@ and of ``setup.py`` (literal strings only: the file is read, never run).
 
 A project unpacked from a source or wheel distribution carries its requirements in its
 built metadata (``PKG-INFO``, ``*.dist-info/METADATA``: ``Requires-Dist`` lines), which
-say its target versions where no requirement file does (``metadata_requirements``).
+say its target versions where no requirement file does (``metadata_requirements``); the
+metadata's own ``Name`` and ``Version`` say which version of that package the project is
+(``own_distribution``: scikit-learn's examples run on that scikit-learn).
 """
 
 from __future__ import annotations
@@ -60,6 +62,23 @@ def metadata_requirements(root: str) -> Dict[str, str]:
                 found[match.group(1).lower().replace("_", "-")] = match.group(2).replace(" ", "")
         return found
     return {}
+
+
+def own_distribution(root: str) -> Dict[str, str]:
+    """``{name: "==version"}`` of the distribution the built metadata at ``root`` describes
+    (``PKG-INFO``'s ``Name`` and ``Version``): a project that is a package runs its own
+    code, examples included, on that version of it (scikit-learn's examples on itself)."""
+    text = _read(os.path.join(root, "PKG-INFO"))
+    headers: Dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        if key in ("Name", "Version") and key not in headers:
+            headers[key] = value.strip()
+    if not headers.get("Name") or not headers.get("Version"):
+        return {}
+    return {re.sub(r"[-_.]+", "-", headers["Name"].lower()): "==" + headers["Version"]}
 
 
 def _read(path: str) -> str:

@@ -11,10 +11,13 @@ defaults decide guards (ND106) and carry values that vary per run (ND107).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from dataclasses import replace
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import libcst as cst
 
+from nondet_lint.analysis.dataflow import ScopeIndex
+from nondet_lint.analysis.datasize import DataSizes, Shape
 from nondet_lint.analysis.defaultrun import DefaultRun
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.texttypes import scope_index_factory
@@ -23,6 +26,7 @@ from nondet_lint.context import FileContext, PendingFix
 from nondet_lint.families.seeding.conditions import any_holds, plain
 from nondet_lint.families.seeding.events import EventKind, SeedingEvent
 from nondet_lint.families.seeding.expected import ExpectedRaises
+from nondet_lint.families.seeding.fitted import ANY_VERSION, FittedOn, SizeJudge
 from nondet_lint.families.seeding.facts import OptionFacts
 from nondet_lint.families.seeding.members import MemberTemplates
 from nondet_lint.families.seeding.payloads import LoaderCall, LoaderFactoryCall, RandomStateCall, SamplerCall
@@ -60,7 +64,8 @@ class CallSites:
         self.flow = flow
         self.opts: Dict[str, OptionFacts] = {}
         self.default_run = DefaultRun(ctx.module, ctx.qualname)
-        self.sklearn_cids: List[int] = []  # ND108 candidates, judged again at the end (member templates)
+        # ND108 candidates and their APIs, judged again at the end (member templates, data sizes)
+        self.sklearn_cids: List[Tuple[int, str]] = []
 
     def constructor(self, node: cst.Call, q: str, pos: Optional[int], kw: Optional[str]) -> None:
         value = find_arg(node, kw, pos)
@@ -199,7 +204,7 @@ class CallSites:
         why = api.get("why")
         values = RandomStateCall(short_name(q), f"({why})" if why else "with these arguments", "None" if state is not None else "omitted")
         cid = self.candidates.add(node, "ND108", values, fix)
-        self.sklearn_cids.append(cid)
+        self.sklearn_cids.append((cid, q))
         self.walk.scope.add(SeedingEvent(EventKind.USE, rng="numpy", cid=cid, guards=tuple(self.walk.guards())), root)
 
     def drop_unused_results(self) -> None:
@@ -211,12 +216,50 @@ class CallSites:
         index_for = self.ctx.shared.setdefault("seeding_scope_index", scope_index_factory(self.ctx.parent))
         templates = MemberTemplates(self.t.sklearn_members, self.t.reports_unseeded, self.ctx.qualname, self.ctx.parent, index_for)
         expected = ExpectedRaises(self.t.expected_raises, self.t.expected_raises_methods, self.ctx.qualname, self.ctx.parent, index_for)
-        for cid in self.sklearn_cids:
-            node = self.candidates.items[cid].node
+        sizes = DataSizes(self.t.sizes, self.ctx.qualname, self.ctx.parent, index_for, self.ctx.module) if self.t.sizes else None
+        for cid, q in self.sklearn_cids:
+            item = self.candidates.items[cid]
+            node = item.node
             if not isinstance(node, cst.Call):
                 continue
             if (self.t.sklearn_members.ensembles and templates.seeded_by_ensemble(node)) or expected.only_feeds_raising_code(node):
                 self.candidates.drop(cid)
+                continue
+            if sizes is None or self.t.fits is None or not isinstance(item.values, RandomStateCall):
+                continue
+            quiet = self._quiet_by_size(node, q, sizes, index_for)
+            if quiet is None:
+                continue
+            if all(ANY_VERSION in fit for fit in quiet):
+                self.candidates.drop(cid)
+            else:
+                item.values = replace(item.values, quiet=quiet)
+
+    def _quiet_by_size(self, node: cst.Call, q: str, sizes: DataSizes,
+                       index_for: Callable[[cst.CSTNode], ScopeIndex]) -> Optional[Tuple[Tuple[str, ...], ...]]:
+        """Per fit of the call's value, the versions in which it draws nothing on data of
+        that size; () when nothing fits an estimator (it never draws); None when some fit
+        may draw in every version or the fits are not all known."""
+        alternatives = self.t.sklearn_no_draw.get(q, ())
+        data_arg = self.t.sklearn_data_arg.get(q)
+        judge = SizeJudge(sizes, self.ctx.qualname)
+        defaults = self.t.sklearn[q].get("defaults", {})
+        if data_arg is not None:  # a function given its data: ``quantile_transform(X)``
+            shapes: Optional[List[Optional[Shape]]] = [sizes.shape_of(find_arg(node, data_arg[0], data_arg[1]))]
+        elif q.rsplit(".", 1)[-1][:1].isupper():  # a class, an estimator: it draws when fitted (its __init__ only stores)
+            assert self.t.fits is not None
+            shapes = FittedOn(self.t.fits, sizes, self.ctx.qualname, self.ctx.parent, index_for).shapes(node)
+        else:
+            return None
+        if shapes is None or (shapes and not alternatives):
+            return None
+        out = []
+        for shape in shapes:
+            versions = judge.quiet_versions(node, alternatives, defaults, shape)
+            if not versions:
+                return None
+            out.append(versions)
+        return tuple(out)
 
     def _generator_fix(self, code: str, node: cst.Call) -> Optional[PendingFix]:
         if has_star_args(node):

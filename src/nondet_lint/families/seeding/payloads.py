@@ -53,13 +53,20 @@ class RandomStateCall:
     name: str
     why: str  # "(<why the arguments make it random>)", or "with these arguments"
     state: str  # "None" or "omitted"
+    # a call that draws only on data of some size, fitted where the size is known: per fit,
+    # the scikit-learn version ranges in which it draws nothing there (pass 2 knows the
+    # project's versions); empty: not decided by size
+    quiet: Tuple[Tuple[str, ...], ...] = ()
 
     def to_json(self) -> Dict[str, Any]:
-        return {"name": self.name, "why": self.why, "state": self.state}
+        out: Dict[str, Any] = {"name": self.name, "why": self.why, "state": self.state}
+        if self.quiet:
+            out["quiet"] = [list(fit) for fit in self.quiet]
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "RandomStateCall":
-        return cls(data["name"], data["why"], data["state"])
+        return cls(data["name"], data["why"], data["state"], tuple(tuple(fit) for fit in data.get("quiet", ())))
 
 
 @dataclass(frozen=True)

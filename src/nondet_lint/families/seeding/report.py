@@ -17,10 +17,10 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from nondet_lint.analysis.packaging import metadata_requirements
+from nondet_lint.analysis.packaging import metadata_requirements, own_distribution
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seedoption import ConfigNeed
-from nondet_lint.versions import compare, parse_version, target_version
+from nondet_lint.versions import allowed_versions, canonical_package, compare, in_range, parse_version, target_version
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import EventKind, Trained
 from nondet_lint.families.seeding.facts import NO_SEEDING, Origin, OriginKind
@@ -68,8 +68,9 @@ def module_names(project: Project) -> Dict[str, List[str]]:
 
 def _pins(root: str) -> Dict[str, str]:
     """The project's declared versions (reads requirement files, then the built metadata
-    of a distribution: pass 2 only)."""
-    declared = metadata_requirements(root)
+    of a distribution, then the version that metadata gives the project itself: pass 2
+    only)."""
+    declared = {**own_distribution(root), **metadata_requirements(root)}
     try:
         from nondet_lint.families.environment.requirements import project_pins
 
@@ -173,6 +174,15 @@ class Report:
         version = target_version(package, configured, pins, list(known))
         limit = parse_version(bound)
         return version is not None and limit is not None and compare(version, limit) < 0
+
+    def _quiet_in_every_version(self, quiet: Sequence[Sequence[str]]) -> bool:
+        """Whether every fit draws nothing in every scikit-learn version the project may run
+        on: a pin or a configured target, else every version the rule data knows (an
+        unknown version is judged by each policy; the conservative choice)."""
+        configured = self.project.config.target_versions
+        pins = self._pins() if not any(canonical_package(k) == "scikit-learn" for k in configured) else {}
+        versions = allowed_versions("scikit-learn", configured, pins, list(self.t.sklearn_versions), {"sklearn": "scikit-learn"})
+        return bool(versions) and all(any(in_range(v, spec) for spec in fit) for fit in quiet for v in versions)
 
     def _tf_keras_rng(self) -> str:
         switch = self.t.keras_version_switch
@@ -409,6 +419,8 @@ class Report:
                 continue
             if not reached and (item.code != "ND108" or self.seeded_by_constructor(key, rng)):
                 continue  # library code: its callers seed (see the rule docs)
+            if isinstance(values, RandomStateCall) and values.quiet and self._quiet_in_every_version(values.quiet):
+                continue
             evidence = self.evidence(item.path, rng, where)
             if isinstance(values, RandomStateCall):
                 seeded = f", which nothing seeds before it ({evidence})"

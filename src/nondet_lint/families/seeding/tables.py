@@ -9,9 +9,11 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, FrozenSet, Mapping, Optional, Tuple
 
+from nondet_lint.analysis.datasize import SizeTables
 from nondet_lint.analysis.hfdatasets import HfDatasets, hf_datasets
 from nondet_lint.analysis.seeds import Seeder, seed_helpers
 from nondet_lint.families.seeding.events import Trained
+from nondet_lint.families.seeding.fitted import FitTables, NoDraw
 from nondet_lint.families.seeding.members import MemberTables
 from nondet_lint.ruledata import RuleSet
 
@@ -64,6 +66,12 @@ class Tables:
     # where a draw's value changes no result (a network port): ``[ND101.data.no_result]``
     no_result: Mapping[str, FrozenSet[str]] = field(default_factory=dict)
     sklearn: Dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    # ND108 APIs that draw only on data of some size: the sizes on which they draw nothing
+    sklearn_no_draw: Dict[str, Tuple[NoDraw, ...]] = field(default_factory=dict)
+    sklearn_data_arg: Dict[str, Tuple[Optional[str], Optional[int]]] = field(default_factory=dict)  # a function's data
+    sklearn_versions: Tuple[str, ...] = ()
+    sizes: Optional[SizeTables] = None
+    fits: Optional[FitTables] = None
     loaders: FrozenSet[str] = frozenset()
     loader_args: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # functions that build a shuffling DataLoader and take no generator (``timm.data.create_loader``)
@@ -280,8 +288,16 @@ def _build(rules: RuleSet) -> Tables:
     for entry in nd107.get("sink_methods", ()):
         t.sink_methods[entry["name"]] = _place(entry)
     t.seed_keywords = frozenset(nd107.get("seed_keywords", ()))
-    for entry in _data(rules, "ND108").get("apis", ()):
+    nd108 = _data(rules, "ND108")
+    for entry in nd108.get("apis", ()):
         t.sklearn[entry["name"]] = entry
+        if entry.get("no_draw_on"):
+            t.sklearn_no_draw[entry["name"]] = tuple(NoDraw.from_data(a) for a in entry["no_draw_on"])
+        if entry.get("data"):
+            t.sklearn_data_arg[entry["name"]] = (entry["data"].get("kw"), entry["data"].get("pos"))
+    t.sklearn_versions = tuple(nd108.get("sklearn_versions", ()))
+    t.sizes = SizeTables.from_data(nd108.get("sizes", {}))
+    t.fits = FitTables.from_data(nd108.get("fits", {}))
     t.sklearn_ensembles = frozenset(_data(rules, "ND108").get("ensembles", ()))
     t.sklearn_members = MemberTables.from_data(_data(rules, "ND108"))
     t.expected_raises = frozenset(_data(rules, "ND108").get("expected_raises", ()))
