@@ -336,3 +336,24 @@ def test_keywords_spread_from_a_dict_the_module_writes_out_are_read_like_keyword
     assert fixed[10] == "    SGDClassifier(**sgd_params, random_state=0).fit(X, y)"
     assert fixed[15] == '    SGDClassifier(**{"loss": "hinge"}, random_state=0).fit(X, y)'
     assert [f.line for f in outcome.findings] == [13]
+
+
+def test_keywords_spread_from_a_dict_decide_whether_data_of_a_known_size_draws(tmp_path):
+    """Data sizes meet spread keywords: ``HistGradientBoostingRegressor(**params)`` on 2,000
+    rows draws nothing with early stopping left at ``'auto'``, but does when the spread
+    dict turns it on (read from the dict, not taken as the default)."""
+    source = textwrap.dedent("""\
+        import numpy as np
+        from sklearn.ensemble import HistGradientBoostingRegressor
+
+        X = np.linspace(0, 10, 2000).reshape(-1, 1)
+        y = X.ravel()
+        quiet = dict(max_iter=50)
+        stopping = dict(max_iter=50, early_stopping=True)
+
+        if __name__ == "__main__":
+            HistGradientBoostingRegressor(**quiet).fit(X, y)
+            HistGradientBoostingRegressor(**stopping).fit(X, y)
+    """)
+    findings = lint_files(tmp_path, {"train.py": source}, {"select": ["ND108"]})
+    assert [(f.line, f.col + 1) for f in findings] == [(11, 5)]

@@ -244,8 +244,11 @@ class CallSites:
         data_arg = self.t.sklearn_data_arg.get(q)
         judge = SizeJudge(sizes, self.ctx.qualname)
         defaults = self.t.sklearn[q].get("defaults", {})
+        arguments = self.spread_keywords(node)  # the keywords a ``**params`` spreads count
+        if arguments is None:
+            return None
         if data_arg is not None:  # a function given its data: ``quantile_transform(X)``
-            shapes: Optional[List[Optional[Shape]]] = [sizes.shape_of(find_arg(node, data_arg[0], data_arg[1]))]
+            shapes: Optional[List[Optional[Shape]]] = [sizes.shape_of(find_arg(arguments, data_arg[0], data_arg[1]))]
         elif q.rsplit(".", 1)[-1][:1].isupper():  # a class, an estimator: it draws when fitted (its __init__ only stores)
             assert self.t.fits is not None
             shapes = FittedOn(self.t.fits, sizes, self.ctx.qualname, self.ctx.parent, index_for).shapes(node)
@@ -255,7 +258,7 @@ class CallSites:
             return None
         out = []
         for shape in shapes:
-            versions = judge.quiet_versions(node, alternatives, defaults, shape)
+            versions = judge.quiet_versions(arguments, alternatives, defaults, shape)
             if not versions:
                 return None
             out.append(versions)
