@@ -801,6 +801,8 @@ class Collector:
             if t.is_training(q, method):
                 self._trains(t.trained(q))
         self._restores_weights(node, q)
+        if q is not None and (q in t.live_input or (q in t.live_input_in_loops and self.scope.loops)):
+            self.scope.add(SeedingEvent(EventKind.LIVE_INPUT, guards=tuple(self.guards())))
         handled = False
         if q is not None and not q.startswith(MARKED_TARGETS):
             seeder = t.seeders.get(q)

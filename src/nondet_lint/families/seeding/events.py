@@ -42,6 +42,9 @@ class EventKind(Enum):
     # a local holding an object that a ``held`` CALL of ``target`` made is read (its first
     # read since): the object's methods may run from here on
     OBJECT_READ = "o"
+    # the code reads a person's input as it runs (a game's key events, a move typed turn
+    # after turn: ``[ND107.data.live_input]``), unless ``guards`` are off
+    LIVE_INPUT = "p"
 
 
 class Trained(IntEnum):
@@ -107,7 +110,7 @@ class SeedingEvent:
     rngs: Tuple[str, ...] = ()  # SEED, RESTORE, RESEED
     rng: str = ""  # USE
     cid: int = -1  # SEED: the anchor of the seed call; USE, WORKERS: the candidate
-    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, REFERENCE, RESTORES_WEIGHTS
+    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, REFERENCE, RESTORES_WEIGHTS, LIVE_INPUT
     args: CallArgs = NO_ARGS  # CALL
     bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
     # SEED: the seed value when it is not a literal; ASSIGN: the value; USE: the op's own seed
@@ -134,7 +137,7 @@ class SeedingEvent:
             return [code, self.rng, self.cid, *_trailing_guards(self.guards)]
         if kind is EventKind.WORKERS:
             return [code, self.cid, *_trailing_guards(self.guards)]
-        if kind is EventKind.RESTORES_WEIGHTS:
+        if kind is EventKind.RESTORES_WEIGHTS or kind is EventKind.LIVE_INPUT:
             return [code, *_trailing_guards(self.guards)]
         if kind is EventKind.SEED:
             return [code, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
@@ -165,7 +168,7 @@ class SeedingEvent:
                        value=_desc(data[4]) if size > 4 else None)
         if kind is EventKind.WORKERS:
             return cls(kind, "", (), "", data[1], guards_from_json(data[2]) if size > 2 else ())
-        if kind is EventKind.RESTORES_WEIGHTS:
+        if kind is EventKind.RESTORES_WEIGHTS or kind is EventKind.LIVE_INPUT:
             return cls(kind, guards=guards_from_json(data[1]) if size > 1 else ())
         if kind is EventKind.SEED:
             return cls(kind, "", tuple(data[1]), "", data[2], guards_from_json(data[3]), NO_ARGS, False, _desc(data[4]), data[5])

@@ -224,7 +224,12 @@ class _RestoresWeights:
     """The program restores a model's weights from a checkpoint."""
 
 
-Effect = Union[_Unseeded, _Seeded, _Reseeded, _RestoresWeights, OffByDefault, NoneSeed]  # what running code records for its program
+@dataclass(frozen=True)
+class _LiveInput:
+    """The program reads a person's input as it runs (``EventKind.LIVE_INPUT``)."""
+
+
+Effect = Union[_Unseeded, _Seeded, _Reseeded, _RestoresWeights, _LiveInput, OffByDefault, NoneSeed]  # what running code records for its program
 
 
 @dataclass(frozen=True)
@@ -276,6 +281,7 @@ class EntryRun:
     training: Trained = Trained.NOTHING  # the most the code it runs trains
     test: bool = False  # test code: not a program whose randomness matters
     restores_weights: bool = False  # it restores a model's weights in the default run
+    live_input: bool = False  # it reads a person's input as it runs (a game played by hand)
     unseeded: Dict[Tuple[str, int], Uncovered] = field(default_factory=dict)  # uses it ran unseeded, where first
     reached: Set[Tuple[str, int]] = field(default_factory=set)  # the uses it reached
     # registry module -> the definitions its decorators filed when their modules were imported
@@ -1429,6 +1435,8 @@ class Program:
             run.reseeded.update(effect.rngs)
         elif isinstance(effect, _RestoresWeights):
             run.restores_weights = True
+        elif isinstance(effect, _LiveInput):
+            run.live_input = True
         elif isinstance(effect, OffByDefault):
             run.off.append(effect)
         else:
@@ -1533,6 +1541,9 @@ class Program:
             elif kind is EventKind.RESTORES_WEIGHTS:
                 if not frame.speculative and self.guards_off(event.guards, key, values) is None:
                     self._record(run, _RestoresWeights())
+            elif kind is EventKind.LIVE_INPUT:
+                if not frame.speculative and self.guards_off(event.guards, key, values) is None:
+                    self._record(run, _LiveInput())
             elif kind is EventKind.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
         for objects in unread.values():  # never read here: from where each was made
