@@ -318,6 +318,38 @@ def test_nd206_a_session_that_only_runs_a_restored_model_forward_is_not_judged(l
     assert found(findings, "ND206") == [("m.py", "ND206", 24, 12), ("m.py", "ND206", 32, 12), ("m.py", "ND206", 38, 12)]
 
 
+LOADED_PLAYER = {
+    "agent/__init__.py": "",
+    "agent/util.py": (
+        "import random\nimport numpy as np\nimport tensorflow as tf\n\n\n"
+        "def set_global_seeds(seed):\n    tf.compat.v1.set_random_seed(seed)\n    np.random.seed(seed)\n    random.seed(seed)\n"
+    ),
+    "agent/simple.py": (
+        "import tensorflow as tf\nfrom agent.util import set_global_seeds\n\n\n"
+        "def load(path):\n    sess = tf.compat.v1.Session()\n    return sess.run(path)\n\n\n"
+        "def learn(loss, steps, seed=0):\n    set_global_seeds(seed)\n    step = tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss)\n"
+        "    sess = tf.compat.v1.Session()\n    for _ in range(steps):\n        sess.run(step)\n"
+    ),
+    "train.py": "from agent import simple\n\nif __name__ == '__main__':\n    simple.learn(None, 10)\n",
+}
+
+
+@pytest.mark.parametrize("enjoy, expected", [
+    # the player's program holds the module that seeds, but nothing it runs seeds
+    ("from agent import simple\n\nif __name__ == '__main__':\n    act = simple.load('model.pkl')\n",
+     [("simple.py", "ND206", 13, 12)]),
+    # near miss: the player seeds before loading
+    ("from agent import simple\nfrom agent.util import set_global_seeds\n\n"
+     "if __name__ == '__main__':\n    set_global_seeds(1)\n    act = simple.load('model.pkl')\n",
+     [("simple.py", "ND206", 6, 12), ("simple.py", "ND206", 13, 12)]),
+])
+def test_nd206_a_session_that_only_programs_running_no_seed_open_is_not_judged(lint, enjoy, expected):
+    # train.py runs learn, which seeds: its session is judged.  enjoy.py runs load's session
+    # and imports the seeding helper's module, but runs no seed unless it calls the helper
+    findings = lint({**LOADED_PLAYER, "enjoy.py": enjoy})
+    assert found(findings, "ND206") == expected
+
+
 def test_nd207_integer_atomics_and_sources_in_lists(lint):
     findings = lint({"m.py": """
         from numba import cuda

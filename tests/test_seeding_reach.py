@@ -9,6 +9,9 @@ import shutil
 from pathlib import Path
 from typing import List
 
+import pytest
+
+from conftest import write_project
 from fixture_projects import FIXTURES, lint_case
 from nondet_lint.config import Config, parse_table
 from nondet_lint.engine import run
@@ -415,3 +418,50 @@ def test_near_miss_a_class_method_called_on_a_class_that_draws_nothing(tmp_path)
 def test_near_miss_a_class_method_factory_after_the_seed(tmp_path):
     train = "import torch\nfrom models import Net\n\ntorch.manual_seed(0)\nmodel = Net.from_dataset(4)\n" + TRAIN_TAIL
     assert factory_program(tmp_path / "seeded", train) == []
+
+
+def test_objects_made_before_the_seed_draw_where_their_locals_are_first_read(tmp_path):
+    # Memory(...) and NormalNoise(...) are made before the seed; their methods draw only in
+    # training.train, which gets them after it: only the layer, which draws its weights when
+    # it is made, is reported
+    found = findings("objects_used_after_seed", tmp_path)
+    assert [where(f, tmp_path) for f in found] == [("main.py", 14, 13, "ND104")]
+
+
+_OBJECT_FILES = {
+    "agent/__init__.py": "",
+    "agent/memory.py": (
+        "import numpy as np\n\n\nclass Memory(object):\n    def __init__(self, limit):\n        self.limit = limit\n\n"
+        "    def sample(self, batch_size):\n        return np.random.randint(0, self.limit, size=batch_size)\n"
+    ),
+    "agent/training.py": "def train(memory):\n    for _ in range(3):\n        memory.sample(4)\n",
+}
+_RUN = (
+    "import numpy as np\n\nfrom agent import training\nfrom agent.memory import Memory\n\n\n"
+    "def warm_up(memory):\n    memory.sample(8)\n\n\n"
+    "def run(seed):\n{body}\n    training.train(memory=memory)\n\n\nif __name__ == \"__main__\":\n    run(0)\n"
+)
+
+
+@pytest.mark.parametrize("body, seed_line", [
+    # the object's method is called before the seed
+    ("    memory = Memory(100)\n    memory.sample(8)\n    np.random.seed(seed)", 14),
+    # the object is handed to a function that calls it, before the seed
+    ("    memory = Memory(100)\n    warm_up(memory)\n    np.random.seed(seed)", 14),
+    # a function defined inside, before the seed, hands it on (and runs before the seed)
+    ("    memory = Memory(100)\n\n    def hook():\n        warm_up(memory)\n\n    hook()\n    np.random.seed(seed)", 18),
+    # in a loop, the round before made the object that this round reads above its making
+    ("    memory = None\n    for _ in range(2):\n        if memory is not None:\n            memory.sample(8)\n"
+     "        memory = Memory(100)\n    np.random.seed(seed)", 17),
+])
+def test_an_object_read_before_the_seed_still_draws_unseeded(tmp_path, body, seed_line):
+    files = {**_OBJECT_FILES, "main.py": _RUN.format(body=body)}
+    root = tmp_path / "project"
+    write_project(root, files)
+    config = Config(**parse_table({"select": ["ND102"]}, "fixture"), root=str(root))
+    [found] = run([str(root)], config).findings
+    assert where(found, root) == ("agent/memory.py", 9, 16, "ND102")
+    assert found.message == (
+        "NumPy global RNG used here with no `np.random.seed` before it "
+        f"(entry point main.py seeds it only later, at main.py:{seed_line})"
+    )

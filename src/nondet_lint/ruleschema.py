@@ -133,6 +133,7 @@ DATA: Dict[str, Table] = {
         "hash_function": str, "seed_keywords": NAMES, "sources": NAMES,
         "sinks": Tables(Table({"name": str, "kw": str, "pos": int})),
         "sink_methods": Tables(Table({"name": str, "kw": str, "pos": int})),
+        "live_input": Table({"calls": NAMES, "calls_in_loops": NAMES}),
     }),
     "ND108": Table({"ensembles": NAMES, "parametrize": NAMES, "inspections": NAMES,
                     "expected_raises": NAMES, "expected_raises_methods": NAMES, "sklearn_versions": NAMES,

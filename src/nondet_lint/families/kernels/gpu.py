@@ -2479,6 +2479,14 @@ class ProgramView:
             )
         return found
 
+    def runs_a_seed(self, entry: str) -> bool:
+        """The code the program of ``entry`` runs (``reached_units``: its modules' code and
+        what that names, methods of the classes it reaches included) sets a seed: not a seed
+        helper of a module it imports that nothing it runs calls (a play script that imports
+        the training module, whose ``set_global_seeds`` only the training scripts call)."""
+        return any(unit is not None and unit.seeds for unit in map(self.reach.unit, self.reached_units(entry))) \
+            or self.seeds(self.orphans)
+
     def seeds_in_own_code(self, entry: str) -> bool:
         """The program of ``entry`` asks for repeatable runs: its own code (``own_code``)
         sets a seed; not a function only a method of another module's class calls (a

@@ -1074,7 +1074,7 @@ class TensorFlowThreads(Check):
                 return False
         if path not in entries and not view.differentiates(frozenset({path})):
             return False
-        return any(view.seeds(view.program_of_entry(entry)) for entry in entries)
+        return any(view.runs_a_seed(entry) for entry in entries)
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Deferred], rules: RuleSet) -> Iterable[Finding]:

@@ -91,6 +91,11 @@ class Collector:
         # the code anchors are deferred under (pass 2 needs their positions)
         self.anchor_code = next((c for c in codes if c in ctx.enabled), None)
         self.text_types: Optional[TextTypes] = None
+        # the reads of names so far, and the count at each name's last read (``visit_Name``)
+        self.read_count = 0
+        self.last_read: Dict[str, int] = {}
+        self.holding = 0  # how many locals the open scopes hold (``Scope.held``)
+        self.call_events: Dict[int, Tuple[Scope, int]] = {}  # id(call) -> where its CALL event is
 
     def _text_types(self) -> TextTypes:
         """Whether a value is a str (``hash()`` of one varies per run), with ND302's tables."""
@@ -328,7 +333,61 @@ class Collector:
             self._assign_names(target.value, fresh=fresh)
 
     def visit_For(self, node: cst.For) -> None:
+        self.scope.loops.append(self.read_count)
         self._assign_names(node.target)
+
+    def leave_For(self, node: cst.For) -> None:
+        self.scope.loops.pop()
+
+    def visit_While(self, node: cst.While) -> None:
+        self.scope.loops.append(self.read_count)
+
+    def leave_While(self, node: cst.While) -> None:
+        self.scope.loops.pop()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        """A read of a name.  The first read of a local that holds an object a project call
+        made (``memory = Memory(...)``; then ``train(memory=memory)`` or ``memory.sample()``)
+        is where the object's methods may start to run: an ``OBJECT_READ`` event, in the
+        scope that holds it (a function defined inside that reads it reads it where it is
+        defined).  The name of an attribute or of a keyword is no read."""
+        parent = self.ctx.ancestors[-1] if self.ctx.ancestors else None
+        if (type(parent) is cst.Attribute and parent.attr is node) or (type(parent) is cst.Arg and parent.keyword is node):
+            return
+        if type(parent) is cst.AssignTarget and parent.target is node:
+            return
+        self.read_count += 1
+        name = node.value
+        self.last_read[name] = self.read_count
+        if not self.holding:
+            return
+        for scope in reversed(self.scopes):
+            targets = scope.held.pop(name, None)
+            if targets is not None:
+                self.holding -= 1
+                for target in targets:
+                    scope.add(SeedingEvent(EventKind.OBJECT_READ, target))
+                return
+            if name in scope.assigned or name in scope.params or name in scope.kwonly or scope.name in (MODULE, MAIN):
+                return  # a local of a function inside, or a global
+
+    def _hold(self, scope: Scope, name: str, value: cst.Call) -> None:
+        """``name = Class(...)`` in a function: the object's methods run from the name's first
+        read on (``visit_Name``), so the CALL event is marked held.  Not in module code or a
+        main block (any function may read a global), nor for a ``global``; nor in a loop
+        that read the name before (``m.sample()`` above ``m = Memory()`` in the loop body
+        reads the object the last round made)."""
+        found = self.call_events.get(id(value))
+        if found is None or found[0] is not scope or scope.name in (MODULE, MAIN) or name in scope.globals:
+            return
+        if scope.loops and self.last_read.get(name, -1) > scope.loops[0]:
+            return
+        event = scope.events[found[1]]
+        event.held = True
+        if name not in scope.held:
+            scope.held[name] = []
+            self.holding += 1
+        scope.held[name].append(event.target)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._assign_names(node.target)
@@ -459,6 +518,7 @@ class Collector:
                     made = (self.callees[id(value)] if first_target else self.target(value.func))[0]
                     if made:
                         scope.types[name] = made
+                        self._hold(scope, name, value)
                     else:
                         scope.types.pop(name, None)
             elif self.t.flag_values and self.ctx.qualname(value) == self.t.flag_values:
@@ -741,6 +801,8 @@ class Collector:
             if t.is_training(q, method):
                 self._trains(t.trained(q))
         self._restores_weights(node, q)
+        if q is not None and (q in t.live_input or (q in t.live_input_in_loops and self.scope.loops)):
+            self.scope.add(SeedingEvent(EventKind.LIVE_INPUT, guards=tuple(self.guards())))
         handled = False
         if q is not None and not q.startswith(MARKED_TARGETS):
             seeder = t.seeders.get(q)
@@ -1008,7 +1070,8 @@ class Collector:
             else:
                 keywords[arg.keyword.value] = desc
         args = CallArgs(tuple(positional), keywords)
-        self.scope.add(self._call(q, args if args.describes_any() else NO_ARGS, self.guards() + self.flow.branch_guards(node), bound), root)
+        index = self.scope.add(self._call(q, args if args.describes_any() else NO_ARGS, self.guards() + self.flow.branch_guards(node), bound), root)
+        self.call_events[id(node)] = (self.scope, index)
         if self.flow.may_hold_mark(node):
             for index, arg in enumerate(node.args):
                 if arg.star:
@@ -1112,6 +1175,8 @@ class Collector:
 
     # ---- end of a scope and of the file -------------------------------------------------
     def _finish_scope(self, scope: Scope) -> None:
+        self.holding -= len(scope.held)
+        scope.held.clear()
         events = []
         shadowed = scope.assigned - scope.globals if scope.name not in (MODULE, MAIN) else set()
         for event, root in zip(scope.events, scope.roots):

@@ -39,6 +39,12 @@ class EventKind(Enum):
     TRAINS = "t"  # evidence that the program trains (an optimizer, ``loss.backward()``, ``fit``)
     ASSIGN = "a"  # ``self.<target> = value`` in a method (``value`` None: not describable)
     RESTORES_WEIGHTS = "l"  # a model's weights are restored from a checkpoint (unless ``guards`` are off)
+    # a local holding an object that a ``held`` CALL of ``target`` made is read (its first
+    # read since): the object's methods may run from here on
+    OBJECT_READ = "o"
+    # the code reads a person's input as it runs (a game's key events, a move typed turn
+    # after turn: ``[ND107.data.live_input]``), unless ``guards`` are off
+    LIVE_INPUT = "p"
 
 
 class Trained(IntEnum):
@@ -104,7 +110,7 @@ class SeedingEvent:
     rngs: Tuple[str, ...] = ()  # SEED, RESTORE, RESEED
     rng: str = ""  # USE
     cid: int = -1  # SEED: the anchor of the seed call; USE, WORKERS: the candidate
-    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, REFERENCE, RESTORES_WEIGHTS
+    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, REFERENCE, RESTORES_WEIGHTS, LIVE_INPUT
     args: CallArgs = NO_ARGS  # CALL
     bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
     # SEED: the seed value when it is not a literal; ASSIGN: the value; USE: the op's own seed
@@ -112,12 +118,16 @@ class SeedingEvent:
     value: Optional[ValueDesc] = None
     without: str = ""  # SEED: what the seeder does given no value (``Seeder.without_value``)
     trained: Trained = Trained.MODEL  # TRAINS: what it trains
+    # CALL: the object it makes is bound to a local of the function, whose first read is an
+    # OBJECT_READ event (its methods run from there on, not from right after the call)
+    held: bool = False
 
     def to_json(self) -> List[Any]:
         kind = self.kind
         code = _CODES[kind]
         if kind is EventKind.CALL:
-            out: List[Any] = [code, self.target, _args_json(self.args), _guards_json(self.guards), 1 if self.bound else 0]
+            out: List[Any] = [code, self.target, _args_json(self.args), _guards_json(self.guards), 1 if self.bound else 0,
+                              1 if self.held else 0]
             while len(out) > 2 and not out[-1]:
                 out.pop()
             return out
@@ -127,13 +137,13 @@ class SeedingEvent:
             return [code, self.rng, self.cid, *_trailing_guards(self.guards)]
         if kind is EventKind.WORKERS:
             return [code, self.cid, *_trailing_guards(self.guards)]
-        if kind is EventKind.RESTORES_WEIGHTS:
+        if kind is EventKind.RESTORES_WEIGHTS or kind is EventKind.LIVE_INPUT:
             return [code, *_trailing_guards(self.guards)]
         if kind is EventKind.SEED:
             return [code, list(self.rngs), self.cid, _guards_json(self.guards) or [], _desc_json(self.value), self.without]
         if kind is EventKind.REFERENCE:
             return [code, self.target, *_trailing_guards(self.guards)]
-        if kind is EventKind.IMPORT:
+        if kind is EventKind.IMPORT or kind is EventKind.OBJECT_READ:
             return [code, self.target]
         if kind is EventKind.ASSIGN:
             return [code, self.target, _desc_json(self.value), *_trailing_guards(self.guards)]
@@ -152,19 +162,19 @@ class SeedingEvent:
                 return cls(kind, data[1])
             args = data[2]
             return cls(kind, data[1], (), "", -1, guards_from_json(data[3]) if size > 3 and data[3] else (),
-                       CallArgs.from_json(args) if args else NO_ARGS, size > 4 and bool(data[4]))
+                       CallArgs.from_json(args) if args else NO_ARGS, size > 4 and bool(data[4]), held=size > 5 and bool(data[5]))
         if kind is EventKind.USE:
             return cls(kind, "", (), data[1], data[2], guards_from_json(data[3]) if size > 3 else (),
                        value=_desc(data[4]) if size > 4 else None)
         if kind is EventKind.WORKERS:
             return cls(kind, "", (), "", data[1], guards_from_json(data[2]) if size > 2 else ())
-        if kind is EventKind.RESTORES_WEIGHTS:
+        if kind is EventKind.RESTORES_WEIGHTS or kind is EventKind.LIVE_INPUT:
             return cls(kind, guards=guards_from_json(data[1]) if size > 1 else ())
         if kind is EventKind.SEED:
             return cls(kind, "", tuple(data[1]), "", data[2], guards_from_json(data[3]), NO_ARGS, False, _desc(data[4]), data[5])
         if kind is EventKind.REFERENCE:
             return cls(kind, data[1], guards=guards_from_json(data[2]) if size > 2 else ())
-        if kind is EventKind.IMPORT:
+        if kind is EventKind.IMPORT or kind is EventKind.OBJECT_READ:
             return cls(kind, data[1])
         if kind is EventKind.ASSIGN:
             return cls(kind, data[1], guards=guards_from_json(data[3]) if size > 3 else (), value=_desc(data[2]))

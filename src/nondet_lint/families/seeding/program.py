@@ -12,6 +12,9 @@ set; a use is *uncovered* when its RNG is not in the set at that point.
 * A class instantiation runs ``__init__``; its other methods (``forward``, ``__getitem__``,
   framework callbacks) run later, so they are visited with the state after ``__init__``
   and their seeds are not credited to the caller. So are functions passed as values.
+  An object the function binds to a local (a ``held`` call) runs them only once the local
+  is read: they are visited with the state at its first read (``OBJECT_READ``), so a
+  replay buffer built before the seed and first handed to the trainer after it draws seeded.
 * Guards (``if args.seed is not None:``) are evaluated with every option, parameter and
   constant at its default; a seed whose guard is false by default does not count.  An
   option's default is its reader's own declaration, else what the declarations in the
@@ -182,6 +185,17 @@ class NoneSeed:
     why: str  # why the value is None: ``--seed`` defaults to None
 
 
+class _Held(NamedTuple):
+    """An object a function made and holds in a local that it has not read yet: its methods
+    run from the first read on (``EventKind.OBJECT_READ``), with the state there."""
+
+    cls: ClassTarget
+    init: FnKey
+    attrs: Mapping[str, Any]
+    frame: Frame
+    state: FrozenSet[str]  # after it was made: where its methods run if the function never reads it
+
+
 @dataclass(frozen=True)
 class _Unseeded:
     """A use that ran with its RNG unseeded (``chain``: the functions that led there)."""
@@ -210,7 +224,12 @@ class _RestoresWeights:
     """The program restores a model's weights from a checkpoint."""
 
 
-Effect = Union[_Unseeded, _Seeded, _Reseeded, _RestoresWeights, OffByDefault, NoneSeed]  # what running code records for its program
+@dataclass(frozen=True)
+class _LiveInput:
+    """The program reads a person's input as it runs (``EventKind.LIVE_INPUT``)."""
+
+
+Effect = Union[_Unseeded, _Seeded, _Reseeded, _RestoresWeights, _LiveInput, OffByDefault, NoneSeed]  # what running code records for its program
 
 
 @dataclass(frozen=True)
@@ -262,6 +281,7 @@ class EntryRun:
     training: Trained = Trained.NOTHING  # the most the code it runs trains
     test: bool = False  # test code: not a program whose randomness matters
     restores_weights: bool = False  # it restores a model's weights in the default run
+    live_input: bool = False  # it reads a person's input as it runs (a game played by hand)
     unseeded: Dict[Tuple[str, int], Uncovered] = field(default_factory=dict)  # uses it ran unseeded, where first
     reached: Set[Tuple[str, int]] = field(default_factory=set)  # the uses it reached
     # registry module -> the definitions its decorators filed when their modules were imported
@@ -1415,6 +1435,8 @@ class Program:
             run.reseeded.update(effect.rngs)
         elif isinstance(effect, _RestoresWeights):
             run.restores_weights = True
+        elif isinstance(effect, _LiveInput):
+            run.live_input = True
         elif isinstance(effect, OffByDefault):
             run.off.append(effect)
         else:
@@ -1427,6 +1449,7 @@ class Program:
         entry_state = state
         later = frame.later()  # callbacks and functions passed as values run later
         made: Dict[Tuple[str, str], Dict[str, Any]] = {}  # class -> attributes of the object made here last
+        unread: Dict[str, List[_Held]] = {}  # call target -> objects held in locals, not yet read
         for event in facts.events:
             kind = event.kind
             if (kind is EventKind.USE or kind is EventKind.WORKERS) and self.dead(event.guards, key, values):
@@ -1478,7 +1501,13 @@ class Program:
                             values.update(self.assigned(callee, sub)[0])
                     if cls is not None and not dead:  # its other methods run later, from this state on
                         attrs = made[(cls.path, cls.name)] = self.instance((cls.path, cls.name), callee, sub)
-                        self._methods_later(cls, callee, attrs, state, run, inner.later(), imported, depth)
+                        if event.held:  # or from the first read of the local holding it
+                            unread.setdefault(event.target, []).append(_Held(cls, callee, attrs, inner.later(), state))
+                        else:
+                            self._methods_later(cls, callee, attrs, state, run, inner.later(), imported, depth)
+            elif kind is EventKind.OBJECT_READ:
+                for obj in unread.pop(event.target, ()):
+                    self._methods_later(obj.cls, obj.init, obj.attrs, state, run, obj.frame, imported, depth)
             elif kind is EventKind.ASSIGN:
                 value = self.assigned_value(event, key, values)
                 if value is not _SKIPPED:
@@ -1512,8 +1541,14 @@ class Program:
             elif kind is EventKind.RESTORES_WEIGHTS:
                 if not frame.speculative and self.guards_off(event.guards, key, values) is None:
                     self._record(run, _RestoresWeights())
+            elif kind is EventKind.LIVE_INPUT:
+                if not frame.speculative and self.guards_off(event.guards, key, values) is None:
+                    self._record(run, _LiveInput())
             elif kind is EventKind.RESTORE:  # the RNG state saved on entry is put back
                 state = (state - frozenset(event.rngs)) | (entry_state & frozenset(event.rngs))
+        for objects in unread.values():  # never read here: from where each was made
+            for obj in objects:
+                self._methods_later(obj.cls, obj.init, obj.attrs, obj.state, run, obj.frame, imported, depth)
         return state
 
     def _made_later(self, cls: ClassTarget, state: FrozenSet[str], run: EntryRun, frame: "Frame",

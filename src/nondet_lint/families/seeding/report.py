@@ -24,7 +24,7 @@ from nondet_lint.versions import allowed_versions, canonical_package, compare, i
 from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import EventKind, Trained
 from nondet_lint.families.seeding.facts import NO_SEEDING, Origin, OriginKind
-from nondet_lint.families.seeding.program import ClassTarget, Program, Uncovered
+from nondet_lint.families.seeding.program import ClassTarget, EntryRun, Program, Uncovered
 from nondet_lint.families.seeding.payloads import (
     Draw, GeneratorCall, LoaderCall, LoaderFactoryCall, RandomBefore, RandomStateCall, SamplerCall, SeedingPayload,
 )
@@ -554,6 +554,9 @@ class Report:
                         continue
                     if self.program.fallback_taken(path, origin) is False:
                         continue  # a fallback for an argument every call the program makes gives
+                    if origin.function and self._played([run for run in self.program.runs.values()
+                                                         if any(memo[0] == (path, origin.function) for memo in run.visited)]):
+                        continue
                     what = origin.what
                     shown = what if " " in what else f"`{short_name(what)}()`"
                     problem = f"{shown} changes from run to run and is used as a seed, so the seed itself differs every run"
@@ -564,6 +567,8 @@ class Report:
                     item = self.items.get(key)
                     where = self.program.uncovered.get(key)
                     if item is None or where is None:
+                        continue
+                    if self._played([run for run in self.program.runs.values() if key in run.unseeded]):
                         continue
                     rng = self.use_rng.get(key, origin.rng)
                     label = self.t.rngs.get(rng, {}).get("label", rng)
@@ -586,6 +591,13 @@ class Report:
                 problem = f"this seed call is given None by default ({seed.why}): it seeds from OS entropy, so it covers nothing"
                 out.append(Finding(seed.path, item.line, item.col, "ND107", rule.format_message(problem=problem), item.end_line, item.end_col))
         return out
+
+    @staticmethod
+    def _played(runs: Sequence[EntryRun]) -> bool:
+        """Every program that makes a varying seed value reads a person's input as it runs
+        and trains nothing (a game played by hand): no two of its runs repeat whatever the
+        seed, so a fresh one each run takes no reproducibility away."""
+        return bool(runs) and all(run.live_input and not run.trains for run in runs)
 
     def _flows_to_seed(self, path: str, origin: Origin, seed_params: Mapping[Tuple[str, str], Set[str]]) -> bool:
         for flow in origin.flows:

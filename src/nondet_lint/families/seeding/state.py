@@ -60,6 +60,10 @@ class Scope:
         self.values: Dict[str, Optional[ValueDesc]] = shared.values if shared is not None else {}
         # the branches (ids of ``guards`` entries) each of ``values`` was bound in
         self.value_guards: Dict[str, Tuple[Tuple[int, Optional[Cond]], ...]] = shared.value_guards if shared is not None else {}
+        # locals bound to an object a project call made here (``memory = Memory(...)``), to
+        # the targets of those calls, until their first read (``Collector.visit_Name``)
+        self.held: Dict[str, List[str]] = {}
+        self.loops: List[int] = []  # the read count at the start of each loop the walk is in
 
     def add(self, event: SeedingEvent, root: Optional[str] = None) -> int:
         self.events.append(event)

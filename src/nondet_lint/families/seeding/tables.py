@@ -102,6 +102,10 @@ class Tables:
     # (``forward``, ``on_*``): ``[ND101.data.framework_methods]``
     framework_methods: Tuple[str, ...] = ()
     keras_initializers: Tuple[str, ...] = ()
+    # calls that read a person's input as the program runs (``pygame.event.get``), and those
+    # that do only inside a loop (``input``: a move typed turn after turn, not one prompt)
+    live_input: FrozenSet[str] = frozenset()
+    live_input_in_loops: FrozenSet[str] = frozenset()
 
     def is_training(self, qualname: Optional[str], method: Optional[str]) -> bool:
         """Whether a call is evidence that the program trains."""
@@ -241,6 +245,9 @@ def _build(rules: RuleSet) -> Tables:
     t.initializers = tuple(weights.get("initializers", ()))
     t.keras_initializers = tuple(weights.get("keras_initializers", ()))
     t.no_result = {key: frozenset(names) for key, names in shared.get("no_result", {}).items()}
+    live = _data(rules, "ND107").get("live_input", {})
+    t.live_input = frozenset(live.get("calls", ()))
+    t.live_input_in_loops = frozenset(live.get("calls_in_loops", ()))
     t.framework_methods = tuple(shared.get("framework_methods", {}).get("names", ()))
     t.seeders = dict(seed_helpers(rules))
     for code in ("ND101", "ND102", "ND104", "ND105"):
