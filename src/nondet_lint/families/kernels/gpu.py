@@ -664,6 +664,12 @@ def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
             return None
 
 
+def _method_call(node: cst.BaseExpression) -> bool:
+    """``x.method(...)``: a call of a name read on a value (its result's type is what
+    the project's methods of that name declare returning)."""
+    return type(node) is cst.Call and type(node.func) is cst.Attribute
+
+
 def _is_super_call(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
@@ -862,6 +868,7 @@ class GpuFacts(Check):
         # the lists every call is looked up in, as sets and prefix tuples
         self.training_calls = frozenset(self.diff["calls"])
         self.training_prefixes = tuple(self.diff["prefixes"])
+        self.not_training_prefixes = tuple(self.diff.get("not_prefixes", ()))
         self.gradient_updates = GradientUpdates.from_data(self.diff)
         self.evaluation_calls = frozenset(self.evaluation.get("calls", ()))
         self.evaluation_functions = tuple(self.evaluation.get("function_names", ()))
@@ -1022,7 +1029,10 @@ class GpuFacts(Check):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self.depth == 0:
             self.parameter_defaults[node.name.value] = _parameter_defaults(node, self.ctx.qualname)
+        own_unit = self.depth == 0 or (self.depth == 1 and self.owner is not None)
         self._enter(node)
+        if own_unit and node.returns is not None:
+            self.unit.returns = self._type_of(node.returns.annotation) or ""
         defines = self._defines_gradient(node)
         self._defining.append(defines)
         self.gradient_definitions += defines
@@ -1073,7 +1083,7 @@ class GpuFacts(Check):
         # only a name can be one (``type() is``: this runs for every call)
         named = [arg for arg in node.args if type(arg.value) is cst.Name]
         if not named or not pattern or (name is not None and (
-            name in self.training_calls or name.startswith(self.training_prefixes) or name in self.gradient_updates.transforms
+            self._training_name(name) or name in self.gradient_updates.transforms
         )):
             return []
         callee = name.rpartition(".")[2] if name is not None else (dotted_name(node.func) or "").rpartition(".")[2]
@@ -1231,6 +1241,8 @@ class GpuFacts(Check):
             built = self._built_by(value.value) if isinstance(value, cst.Name) else None
             if built is not None:
                 self.unit.built_reads.add(f"{built}:{attr}")
+            elif _method_call(value) and self.ctx.qualname(value.func) is None:  # type: ignore[attr-defined]
+                self.unit.returned_reads.add(f"{value.func.attr.value}:{attr}")  # type: ignore[attr-defined]
             else:
                 self.unit.reads.add(attr)
 
@@ -1737,11 +1749,18 @@ class GpuFacts(Check):
         if _on_super(node.func):
             return False
         if name is not None:
-            return name in self.training_calls or name.startswith(self.training_prefixes)
+            return self._training_name(name)
         if isinstance(node.func, cst.Attribute):
             needs = self.diff["methods"].get(node.func.attr.value)
             return bool(needs) and self.ctx.imports.mentions(*needs)
         return False
+
+    def _training_name(self, name: str) -> bool:
+        """A training call by its qualified name (rule data ``calls``, ``prefixes``), not
+        one under ``not_prefixes``: a learning-rate schedule sets a rate, it steps nothing."""
+        if name in self.training_calls:
+            return True
+        return name.startswith(self.training_prefixes) and not name.startswith(self.not_training_prefixes)
 
     def _gradient_update(self, node: cst.Call, name: Optional[str]) -> None:
         """Note a JAX gradient transform taken in the unit being walked, and whether the
@@ -2080,6 +2099,7 @@ class ProgramView:
                 unit, refs=tuple(ref for ref in unit.refs if ref not in refs),
                 reads=tuple(read for read in unit.reads if read not in reads),
                 built_reads=tuple(read for read in unit.built_reads if read.rpartition(":")[2] not in reads),
+                returned_reads=tuple(read for read in unit.returned_reads if read.rpartition(":")[2] not in reads),
             )}
         cut = Reachability(self.project, units, self.reach.exports, self.reach.stars, self.reach.calls, self.reach.registries)
         return cut.reached(entry, self.closures.get(entry, frozenset({entry})), self._console_functions(entry)), frozenset(frameworks)
