@@ -19,7 +19,9 @@ instance).  A name read on the method's own instance (``self.run()``, ``super().
 reaches only its class's lineage; one read on a value annotated with a type, only that
 type's (a tensor's ``.device``: none of the project's); one called on a local made by
 calling a project class (``model = Net(); model.train()``), only the method that class
-has or inherits (none: torch's ``train`` runs, not a trainer's); rule data adds what Python or a
+has or inherits (none: torch's ``train`` runs, not a trainer's); one called on what a
+method call returns (``viewer.get_model().train()``), only in the lineage of the class
+every project method of that name declares returning (``-> Model``); rule data adds what Python or a
 framework calls unnamed (``.start()`` runs ``run``).  A function no reached code names
 is not run: the default argument ``device=torch.device("cuda")`` of a class that no
 program instantiates does not make its importers GPU programs, nor does
@@ -180,6 +182,9 @@ class UnitFacts:
     # where every project method of that name declares returning a project class, only a
     # method of that class's lineage runs; else any method of the name
     returned_reads: Tuple[str, ...] = ()
+    # it takes a gradient that feeds no update (``torch.autograd.grad`` of a field's density
+    # for normals, a Jacobian): a backward pass runs (backward-only kernels run), nothing trains
+    backward: bool = False
 
     @property
     def called(self) -> Tuple[str, ...]:
@@ -216,7 +221,7 @@ class UnitFacts:
             out["version_hints"] = list(self.version_hints)
         for key in (
             "differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded",
-            "needs_process_group", "starts_process_group", "serves", "calls_unknown", "writes_arrays",
+            "needs_process_group", "starts_process_group", "serves", "calls_unknown", "writes_arrays", "backward",
         ):
             if getattr(self, key):
                 out[key] = True
@@ -262,7 +267,7 @@ class UnitFacts:
             tuple(data.get("training_places", ())), tuple(data.get("built_reads", ())),
             tuple((ref, framework) for ref, framework in data.get("cpu_refs", ())),
             tuple((read, framework) for read, framework in data.get("cpu_reads", ())),
-            str(data.get("returns", "")), tuple(data.get("returned_reads", ())),
+            str(data.get("returns", "")), tuple(data.get("returned_reads", ())), bool(data.get("backward")),
         )
 
 
@@ -286,6 +291,7 @@ class UnitBuilder:
     serves: bool = False
     calls_unknown: bool = False
     writes_arrays: bool = False
+    backward: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -356,7 +362,7 @@ class UnitBuilder:
                          if not ref.startswith(LOCAL) or ref[1:] in names or ref[1:] in bound)),
             tuple(sorted((read, framework) for read, framework in self.cpu_reads.items()
                          if self.outside is None or READ + read not in self.outside)),
-            self.returns, tuple(sorted(self.returned_reads)),
+            self.returns, tuple(sorted(self.returned_reads)), self.backward and not self.differentiates,
         )
 
     def note_name(self, name: str, cpu_framework: Optional[str]) -> None:
