@@ -54,6 +54,19 @@ SGD = (
     "        p.data.sub_(0.1 * g)\n"
 )
 
+STEP = (
+    "import torch\n"
+    "from proj.field import Field\n"
+    "def step(field, optimizer):\n"
+    "    loss = field(torch.zeros(1, 8, 8, 2)).sum()\n"
+    "    grads = torch.autograd.grad(loss, list(field.parameters()))\n"
+    "    for p, g in zip(field.parameters(), grads):\n"
+    "        p.grad = g\n"
+    "    optimizer.step()\n"
+    "if __name__ == '__main__':\n"
+    "    step(Field(), None)\n"
+)
+
 
 def found(lint, **programs: str) -> List[Tuple[str, int, int, str]]:
     files: Dict[str, str] = {"proj/__init__.py": "", "proj/field.py": FIELD}
@@ -74,3 +87,7 @@ def test_a_gradient_subtracted_from_parameters_trains(lint):
 
 def test_a_gradient_handed_to_an_in_place_sub_trains(lint):
     assert found(lint, sgd=SGD) == [("field.py", 8, 16, "ND203"), ("sgd.py", 1, 1, "ND205")]
+
+
+def test_a_gradient_stored_as_a_parameter_gradient_trains(lint):
+    assert found(lint, step=STEP) == [("field.py", 8, 16, "ND203"), ("step.py", 1, 1, "ND205")]

@@ -831,7 +831,8 @@ def _gradient_result_subtracted(call: cst.Call, scope: cst.CSTNode, parent: Call
     them (``p - lr * torch.autograd.grad(loss, p)[0]``), or ``scope`` subtracts, or
     hands to an in-place ``sub_``, a name bound to them or to an element of them (``grads
     = grad(loss, params)`` then ``for p, g in zip(params, grads): p.data -= lr * g``, or
-    ``[w - lr * g for w, g in zip(weights, grads)]``)."""
+    ``[w - lr * g for w, g in zip(weights, grads)]``), or stores them as gradients
+    (``p.grad = g``) for an optimizer to apply."""
     value: cst.BaseExpression = call
     while isinstance(parent(value), cst.Subscript) and parent(value).value is value:
         value = parent(value)
@@ -842,7 +843,20 @@ def _gradient_result_subtracted(call: cst.Call, scope: cst.CSTNode, parent: Call
         return False
     for _ in range(3):  # loop and comprehension targets over the gradients, nested a little
         names |= _bound_over(scope, names)
-    return _subtracts_names(scope, names) or _subtracts_in_place(scope, names)
+    return _subtracts_names(scope, names) or _subtracts_in_place(scope, names) or _stores_as_grad(scope, names)
+
+
+def _stores_as_grad(scope: cst.CSTNode, names: Set[str]) -> bool:
+    """``scope`` stores one of ``names`` as a parameter's gradient (``p.grad = g``), for
+    an optimizer's ``step`` to apply."""
+    def visit(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Assign) and _reads_names(node.value, names) and any(
+            isinstance(target.target, cst.Attribute) and target.target.attr.value == "grad" for target in node.targets
+        ):
+            return True
+        return any(visit(child) for child in node.children)
+
+    return visit(scope)
 
 
 def _reads_names(node: cst.CSTNode, names: Set[str]) -> bool:
