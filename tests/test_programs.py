@@ -333,6 +333,26 @@ def test_a_module_that_only_starts_another_entry_points_program_is_reported_ther
     )
 
 
+def test_a_program_that_writes_a_render_out_as_a_point_cloud_converts(tmp_path):
+    [(path, line, col, code, message)] = findings("mesh_export", tmp_path)
+    assert (path, line, col, code) == ("measure.py", 7, 13, "ND205")
+    assert message.startswith(
+        "this program runs on a GPU (`.cuda()` in `measure.py` at line 7) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`, so cuDNN autotuning and atomic-add kernels can change "
+        "its results from run to run; it runs `torch.cumsum` (scene.py:17)"
+    )
+
+
+def test_a_method_called_on_a_declared_return_value_runs_only_in_that_class_lineage(tmp_path):
+    found = [item for item in findings("returned_receivers", tmp_path) if item[3] == "ND205"]
+    assert [(path, line, col) for path, line, col, _, _ in found] == [("rerun.py", 2, 1), ("resume.py", 2, 1)]
+    for _, _, _, _, message in found:
+        assert message.startswith(
+            "this program runs on a GPU (`.cuda()` in `engine.py` at line 16) but never turns on "
+            "`torch.use_deterministic_algorithms(True)`"
+        )
+
+
 def test_a_method_called_on_a_local_built_from_a_project_class_runs_only_in_its_lineage(tmp_path):
     found = [item for item in findings("built_receivers", tmp_path) if item[3] == "ND205"]
     assert [(path, line, col) for path, line, col, _, _ in found] == [("train.py", 2, 1), ("tune.py", 3, 1)]

@@ -195,7 +195,7 @@ DATA: Dict[str, Table] = {
         "integer_uses": Table({name: Tables(Table({"names": NAMES, "arg": str, "pos": int})) for name in ("args", "keeping")}),
     }),
     "ND205": Table({
-        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES, "gradient_arguments": str,
+        "differentiation": Table({"calls": NAMES, "methods": Map(NAMES), "prefixes": NAMES, "not_prefixes": NAMES, "input_gradients": NAMES, "gradient_definitions": NAMES, "gradient_classes": NAMES, "gradient_methods": NAMES, "gradient_arguments": str,
             "gradient_transforms": NAMES, "updates": Table({"prefixes": NAMES, "tree_maps": NAMES, "methods": Map(NAMES)}),
         }),
         "estimator_modes": Table({"constants": Map(str), "methods": Map(NAMES), "calls": Map(NAMES)}),

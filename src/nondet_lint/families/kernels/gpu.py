@@ -672,6 +672,12 @@ def _root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
             return None
 
 
+def _method_call(node: cst.BaseExpression) -> bool:
+    """``x.method(...)``: a call of a name read on a value (its result's type is what
+    the project's methods of that name declare returning)."""
+    return type(node) is cst.Call and type(node.func) is cst.Attribute
+
+
 def _is_super_call(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
@@ -828,6 +834,71 @@ def _subtracted(value: cst.BaseExpression, parent: Callable[[cst.CSTNode], Any])
     return False
 
 
+def _gradient_result_subtracted(call: cst.Call, scope: cst.CSTNode, parent: Callable[[cst.CSTNode], Any]) -> bool:
+    """A hand-written update with the gradients ``call`` returns: an expression subtracts
+    them (``p - lr * torch.autograd.grad(loss, p)[0]``), or ``scope`` subtracts, or
+    hands to an in-place ``sub_``, a name bound to them or to an element of them (``grads
+    = grad(loss, params)`` then ``for p, g in zip(params, grads): p.data -= lr * g``, or
+    ``[w - lr * g for w, g in zip(weights, grads)]``), or stores them as gradients
+    (``p.grad = g``) for an optimizer to apply."""
+    value: cst.BaseExpression = call
+    while isinstance(parent(value), cst.Subscript) and parent(value).value is value:
+        value = parent(value)
+    if _subtracted(value, parent):
+        return True
+    names = _assigned_from(value, parent)
+    if not names:
+        return False
+    for _ in range(3):  # loop and comprehension targets over the gradients, nested a little
+        names |= _bound_over(scope, names)
+    return _subtracts_names(scope, names) or _subtracts_in_place(scope, names) or _stores_as_grad(scope, names)
+
+
+def _stores_as_grad(scope: cst.CSTNode, names: Set[str]) -> bool:
+    """``scope`` stores one of ``names`` as a parameter's gradient (``p.grad = g``), for
+    an optimizer's ``step`` to apply."""
+    def visit(node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.Assign) and _reads_names(node.value, names) and any(
+            isinstance(target.target, cst.Attribute) and target.target.attr.value == "grad" for target in node.targets
+        ):
+            return True
+        return any(visit(child) for child in node.children)
+
+    return visit(scope)
+
+
+def _reads_names(node: cst.CSTNode, names: Set[str]) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value in names
+    return any(_reads_names(child, names) for child in node.children)
+
+
+def _bound_over(scope: cst.CSTNode, names: Set[str]) -> Set[str]:
+    """The names a ``for`` loop or a comprehension in ``scope`` binds while iterating over
+    a value that reads one of ``names`` (``for p, g in zip(params, grads)``)."""
+    found: Set[str] = set()
+
+    def visit(node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.For, cst.CompFor)) and _reads_names(node.iter, names):
+            found.update(name.value for name in _target_names(node.target))
+        for child in node.children:
+            visit(child)
+
+    visit(scope)
+    return found
+
+
+def _subtracts_in_place(scope: cst.CSTNode, names: Set[str]) -> bool:
+    """``scope`` calls an in-place ``sub_`` with an argument that reads one of ``names``."""
+    def visit(node: cst.CSTNode) -> bool:
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "sub_"
+                and any(_reads_names(arg.value, names) for arg in node.args)):
+            return True
+        return any(visit(child) for child in node.children)
+
+    return visit(scope)
+
+
 def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
     if isinstance(target, cst.Name):
         yield target
@@ -870,6 +941,8 @@ class GpuFacts(Check):
         # the lists every call is looked up in, as sets and prefix tuples
         self.training_calls = frozenset(self.diff["calls"])
         self.training_prefixes = tuple(self.diff["prefixes"])
+        self.input_gradients = frozenset(self.diff.get("input_gradients", ()))
+        self.not_training_prefixes = tuple(self.diff.get("not_prefixes", ()))
         self.gradient_updates = GradientUpdates.from_data(self.diff)
         self.evaluation_calls = frozenset(self.evaluation.get("calls", ()))
         self.evaluation_functions = tuple(self.evaluation.get("function_names", ()))
@@ -910,6 +983,8 @@ class GpuFacts(Check):
         self.gradient_functions: Set[str] = set()  # ``f_grad`` of ``Defun(python_grad_func=f_grad)``
         self.gradient_units: Set[str] = set()  # units that take a JAX gradient (``jax.grad``)
         self.gradient_calls: List[Tuple[cst.Call, cst.CSTNode]] = []  # each such call, with its function
+        # gradients a call returns (``torch.autograd.grad``), with their function and unit
+        self.input_gradient_calls: List[Tuple[cst.Call, cst.CSTNode, str]] = []
         self.updates_parameters = False  # some unit applies an update (``GradientUpdates``)
         self._gradient_names: Dict[int, FrozenSet[str]] = {}  # per enclosing function: its gradient arguments
         # where the GPU is selected: anchors pass 2 positions, for the ND205 message
@@ -1030,7 +1105,10 @@ class GpuFacts(Check):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self.depth == 0:
             self.parameter_defaults[node.name.value] = _parameter_defaults(node, self.ctx.qualname)
+        own_unit = self.depth == 0 or (self.depth == 1 and self.owner is not None)
         self._enter(node)
+        if own_unit and node.returns is not None:
+            self.unit.returns = self._type_of(node.returns.annotation) or ""
         defines = self._defines_gradient(node)
         self._defining.append(defines)
         self.gradient_definitions += defines
@@ -1081,7 +1159,7 @@ class GpuFacts(Check):
         # only a name can be one (``type() is``: this runs for every call)
         named = [arg for arg in node.args if type(arg.value) is cst.Name]
         if not named or not pattern or (name is not None and (
-            name in self.training_calls or name.startswith(self.training_prefixes) or name in self.gradient_updates.transforms
+            self._training_name(name) or name in self.gradient_updates.transforms
         )):
             return []
         callee = name.rpartition(".")[2] if name is not None else (dotted_name(node.func) or "").rpartition(".")[2]
@@ -1239,6 +1317,8 @@ class GpuFacts(Check):
             built = self._built_by(value.value) if isinstance(value, cst.Name) else None
             if built is not None:
                 self.unit.built_reads.add(f"{built}:{attr}")
+            elif _method_call(value) and self.ctx.qualname(value.func) is None:  # type: ignore[attr-defined]
+                self.unit.returned_reads.add(f"{value.func.attr.value}:{attr}")  # type: ignore[attr-defined]
             else:
                 self.unit.reads.add(attr)
 
@@ -1464,6 +1544,11 @@ class GpuFacts(Check):
                     unit.training_places.add(self._cpu_scope() or "")
                 if not unit.differentiates:
                     self._trains(node)
+            elif name is not None and name in self.input_gradients:
+                unit.backward = True
+                unit.training_places.add(self._cpu_scope() or "")
+                scope = next((a for a in reversed(self.ctx.ancestors) if isinstance(a, cst.FunctionDef)), self.ctx.module)
+                self.input_gradient_calls.append((node, scope, self.unit_name))
             self._gradient_update(node, name)
         passed = passed_by_call(node, name if name is not None else LOCAL + node.func.value if type(
             node.func) is cst.Name else None, self.estimator_modes)
@@ -1745,11 +1830,18 @@ class GpuFacts(Check):
         if _on_super(node.func):
             return False
         if name is not None:
-            return name in self.training_calls or name.startswith(self.training_prefixes)
+            return self._training_name(name)
         if isinstance(node.func, cst.Attribute):
             needs = self.diff["methods"].get(node.func.attr.value)
             return bool(needs) and self.ctx.imports.mentions(*needs)
         return False
+
+    def _training_name(self, name: str) -> bool:
+        """A training call by its qualified name (rule data ``calls``, ``prefixes``), not
+        one under ``not_prefixes``: a learning-rate schedule sets a rate, it steps nothing."""
+        if name in self.training_calls:
+            return True
+        return name.startswith(self.training_prefixes) and not name.startswith(self.not_training_prefixes)
 
     def _gradient_update(self, node: cst.Call, name: Optional[str]) -> None:
         """Note a JAX gradient transform taken in the unit being walked, and whether the
@@ -1810,6 +1902,11 @@ class GpuFacts(Check):
         if self.updates_parameters:
             for name in self.gradient_units:  # a gradient this module feeds to an update
                 self.units[name].differentiates = True
+        for call, scope, name in self.input_gradient_calls:
+            # a gradient ``torch.autograd.grad`` returns trains where the module updates
+            # parameters (an optimizer library, a subtraction) or subtracts what it returns
+            if self.updates_parameters or _gradient_result_subtracted(call, scope, self.ctx.parent):
+                self.units[name].differentiates = True
         for name in self.gradient_functions:
             if name in self.units:  # a top-level function that computes another's gradient
                 self.units[name].differentiates = False
@@ -1828,7 +1925,7 @@ class GpuFacts(Check):
             frameworks=tuple(used),
             selects_gpu=next((u.selects_gpu for u in units.values() if u.selects_gpu), None),
             switches=dict(sorted(self.switches.state.items())),
-            differentiates=any(u.differentiates or u.gated_training for u in units.values()),
+            differentiates=any(u.differentiates or u.gated_training or u.backward for u in units.values()),
             seeds=any(u.seeds for u in units.values()),
             imports=tuple(sorted(
                 name for name in self.ctx.imports.imported_modules
@@ -2091,6 +2188,7 @@ class ProgramView:
                 unit, refs=tuple(ref for ref in unit.refs if ref not in refs),
                 reads=tuple(read for read in unit.reads if read not in reads),
                 built_reads=tuple(read for read in unit.built_reads if read.rpartition(":")[2] not in reads),
+                returned_reads=tuple(read for read in unit.returned_reads if read.rpartition(":")[2] not in reads),
             )}
         cut = Reachability(self.project, units, self.reach.exports, self.reach.stars, self.reach.calls, self.reach.registries)
         return cut.reached(entry, self.closures.get(entry, frozenset({entry})), self._console_functions(entry)), frozenset(frameworks)
@@ -2231,12 +2329,20 @@ class ProgramView:
             wishes = [u for k, u in keyed if k[0] == entry or "." not in k[1]]
             found = cache[entry] = UnitFacts(
                 differentiates=any(self.unit_trains(entry, k, u) for k, u in keyed),
+                backward=any(u.backward for u in units),
                 evaluates=any(u.evaluates for u in units),
                 seeds=any(u.seeds for u in wishes), saves_model=any(u.saves_model for u in own),
                 benchmarks_speed=any(u.benchmarks_speed for u in own), loads_model=any(u.loads_model for u in units),
                 saves_loaded=any(u.saves_loaded for u in own),
             )
         return found
+
+    def runs_backward(self, entry: str) -> bool:
+        """Whether code the program of ``entry`` runs takes a backward pass: it trains, or
+        takes a gradient that trains nothing (``torch.autograd.grad`` for normals): the
+        backward kernels of the ops on the way run either way."""
+        summary = self.reached_summary(entry)
+        return summary.differentiates or summary.backward
 
     def unit_trains(self, entry: str, key: UnitKey, unit: UnitFacts) -> bool:
         """Whether ``unit`` trains in the program of ``entry``: it has a training call that

@@ -966,7 +966,7 @@ def differentiated(view: ProgramView, path: str, candidate: OpCandidate, scopes:
     if candidate.unit is None or not running:
         return any(view.differentiates(s) for s in scopes)
     running.extend(entry for entry in view.registry_users((path, candidate.unit)) if entry not in running)
-    return any(view.entry_uses_gpu(entry) and view.reached_summary(entry).differentiates for entry in running)
+    return any(view.entry_uses_gpu(entry) and view.runs_backward(entry) for entry in running)
 
 
 _COMPUTED = (cst.Call, cst.Subscript, cst.BinaryOperation, cst.UnaryOperation)  # values an op computes

@@ -19,7 +19,9 @@ instance).  A name read on the method's own instance (``self.run()``, ``super().
 reaches only its class's lineage; one read on a value annotated with a type, only that
 type's (a tensor's ``.device``: none of the project's); one called on a local made by
 calling a project class (``model = Net(); model.train()``), only the method that class
-has or inherits (none: torch's ``train`` runs, not a trainer's); rule data adds what Python or a
+has or inherits (none: torch's ``train`` runs, not a trainer's); one called on what a
+method call returns (``viewer.get_model().train()``), only in the lineage of the class
+every project method of that name declares returning (``-> Model``); rule data adds what Python or a
 framework calls unnamed (``.start()`` runs ``run``).  A function no reached code names
 is not run: the default argument ``device=torch.device("cuda")`` of a class that no
 program instantiates does not make its importers GPU programs, nor does
@@ -174,14 +176,24 @@ class UnitFacts:
     # trainer.train(...)``), as (ref or read, framework): what those run is placed there too
     cpu_refs: Tuple[Tuple[str, str], ...] = ()
     cpu_reads: Tuple[Tuple[str, str], ...] = ()
+    # a function's or method's declared return type, when it names one class (``-> Model``)
+    returns: str = ""
+    # ``method:name``: a name read on what a method call returns (``viewer.get_model().train()``):
+    # where every project method of that name declares returning a project class, only a
+    # method of that class's lineage runs; else any method of the name
+    returned_reads: Tuple[str, ...] = ()
+    # it takes a gradient that feeds no update (``torch.autograd.grad`` of a field's density
+    # for normals, a Jacobian): a backward pass runs (backward-only kernels run), nothing trains
+    backward: bool = False
 
     @property
     def called(self) -> Tuple[str, ...]:
         """The names it reads on values other than its own instance (called or handed
-        on), whatever the receiver: ``reads`` and the names of ``built_reads``."""
-        if not self.built_reads:
+        on), whatever the receiver: ``reads`` and the names of ``built_reads`` and
+        ``returned_reads``."""
+        if not self.built_reads and not self.returned_reads:
             return self.reads
-        return (*self.reads, *(read.rpartition(":")[2] for read in self.built_reads))
+        return (*self.reads, *(read.rpartition(":")[2] for read in (*self.built_reads, *self.returned_reads)))
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"refs": list(self.refs)}
@@ -193,7 +205,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "built_reads", "lookups", "lookup_calls", "uses_registries", "sets"):
+        for key in ("listed", "data_reads", "typed_reads", "built_reads", "returned_reads", "lookups", "lookup_calls", "uses_registries", "sets"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         for key in ("cpu_refs", "cpu_reads"):
@@ -209,7 +221,7 @@ class UnitFacts:
             out["version_hints"] = list(self.version_hints)
         for key in (
             "differentiates", "evaluates", "seeds", "saves_model", "benchmarks_speed", "loads_model", "saves_loaded",
-            "needs_process_group", "starts_process_group", "serves", "calls_unknown", "writes_arrays",
+            "needs_process_group", "starts_process_group", "serves", "calls_unknown", "writes_arrays", "backward",
         ):
             if getattr(self, key):
                 out[key] = True
@@ -219,6 +231,8 @@ class UnitFacts:
             out["stored"] = {key: list(names) for key, names in self.stored.items()}
         if self.bound:
             out["bound"] = {key: list(names) for key, names in self.bound.items()}
+        if self.returns:
+            out["returns"] = self.returns
         if self.selects_gpu:
             out["selects_gpu"] = self.selects_gpu
         if self.gpu_if is not None:
@@ -253,6 +267,7 @@ class UnitFacts:
             tuple(data.get("training_places", ())), tuple(data.get("built_reads", ())),
             tuple((ref, framework) for ref, framework in data.get("cpu_refs", ())),
             tuple((read, framework) for read, framework in data.get("cpu_reads", ())),
+            str(data.get("returns", "")), tuple(data.get("returned_reads", ())), bool(data.get("backward")),
         )
 
 
@@ -276,6 +291,7 @@ class UnitBuilder:
     serves: bool = False
     calls_unknown: bool = False
     writes_arrays: bool = False
+    backward: bool = False
 
     def __post_init__(self) -> None:
         self.registered_by: Set[str] = set()
@@ -292,6 +308,8 @@ class UnitBuilder:
         self.data_reads: Set[str] = set()
         self.typed_reads: Set[str] = set()
         self.built_reads: Set[str] = set()
+        self.returned_reads: Set[str] = set()
+        self.returns = ""
         # names named or read under a CPU device scope (-> framework), and, once the unit
         # has one, every name named or read outside such scopes
         self.cpu_refs: Dict[str, str] = {}
@@ -344,6 +362,7 @@ class UnitBuilder:
                          if not ref.startswith(LOCAL) or ref[1:] in names or ref[1:] in bound)),
             tuple(sorted((read, framework) for read, framework in self.cpu_reads.items()
                          if self.outside is None or READ + read not in self.outside)),
+            self.returns, tuple(sorted(self.returned_reads)), self.backward and not self.differentiates,
         )
 
     def note_name(self, name: str, cpu_framework: Optional[str]) -> None:
@@ -388,6 +407,8 @@ class Reachability:
         self._edges: Dict[UnitKey, FrozenSet[UnitKey]] = {}
         self._runs: Dict[UnitKey, FrozenSet[str]] = {}
         self._built: Dict[UnitKey, Tuple[Tuple[UnitKey, ...], Tuple[str, ...]]] = {}
+        self._returned: Dict[UnitKey, Tuple[Tuple[Tuple[UnitKey, str], ...], Tuple[str, ...]]] = {}
+        self._by_method: Optional[Dict[str, Tuple[UnitKey, ...]]] = None
         self._methods: Dict[str, Dict[str, Tuple[UnitKey, ...]]] = {}
         self._subclasses: Optional[Dict[UnitKey, List[UnitKey]]] = None
         self._bases: Dict[UnitKey, Tuple[UnitKey, ...]] = {}
@@ -611,6 +632,8 @@ class Reachability:
                     run_scoped(target, name)
             for method in self._built_of(key)[0]:
                 reach(method)
+            for cls, name in self._returned_of(key)[0]:
+                run_scoped(cls, name)
             for name in self._runs_of(key):
                 run(name)
             for name in unit.data_reads if unit is not None else ():
@@ -799,7 +822,7 @@ class Reachability:
                 found = frozenset()
             else:
                 reads = [
-                    *facts.reads, *self._built_of(key)[1],
+                    *facts.reads, *self._built_of(key)[1], *self._returned_of(key)[1],
                     *(name for ref in facts.refs if not ref.startswith(LOCAL) for name in self._attributes(ref)),
                 ]
                 found = self.calls.names_run(reads, facts.implicit)
@@ -835,6 +858,52 @@ class Reachability:
                     loose.extend(sorted(self.calls.names_run((name,), ()) - {name}))
             found = self._built[key] = (tuple(methods), tuple(loose))
         return found
+
+    def _returned_of(self, key: UnitKey) -> Tuple[Tuple[Tuple[UnitKey, str], ...], Tuple[str, ...]]:
+        """The names ``key`` reads on what method calls return (``returned_reads``).  Where
+        the project defines methods of the called name and each declares returning a class
+        of the project (``def get_model(self) -> Model``), the read runs only a method of
+        those classes' lineages, as on a value annotated with the type (an nn.Module's
+        ``get_model().train()`` is no trainer's ``train``); otherwise (a method outside the
+        project, one that declares nothing or a type outside it) it runs any method of the
+        name.  Returns the (class, name) pairs and the names read by name."""
+        found = self._returned.get(key)
+        if found is None:
+            facts = self.unit(key)
+            scoped: List[Tuple[UnitKey, str]] = []
+            loose: List[str] = []
+            for read in facts.returned_reads if facts is not None else ():
+                method, _, name = read.rpartition(":")
+                classes = self._declared_classes(method)
+                if classes is None:
+                    loose.append(name)
+                else:
+                    scoped.extend((cls, name) for cls in classes)
+            found = self._returned[key] = (tuple(scoped), tuple(loose))
+        return found
+
+    def _declared_classes(self, method: str) -> Optional[Tuple[UnitKey, ...]]:
+        """The project classes the project's methods named ``method`` declare returning,
+        or None where there is no such method or one of them declares no project class."""
+        if self._by_method is None:
+            by_method: Dict[str, List[UnitKey]] = {}
+            for path, units in self.units.items():
+                for unit_name in units:
+                    owner, dot, name = unit_name.partition(".")
+                    if dot:
+                        by_method.setdefault(name, []).append((path, unit_name))
+            self._by_method = {name: tuple(keys) for name, keys in by_method.items()}
+        methods = self._by_method.get(method)
+        if not methods:
+            return None
+        classes: Set[UnitKey] = set()
+        for key in methods:
+            facts = self.unit(key)
+            cls = self.resolve(facts.returns, near=key[0]) if facts is not None and facts.returns else None
+            if cls is None or not self._methods_of_lineage(cls):
+                return None
+            classes.add(cls)
+        return tuple(sorted(classes))
 
     def _attributes(self, name: str) -> Tuple[str, ...]:
         """The attribute names a qualified name reads on a value of a project module:

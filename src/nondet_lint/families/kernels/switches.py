@@ -603,11 +603,11 @@ def implied_autotuning(table: OpTable, op_id: str) -> Optional[Mapping[str, Any]
 
 
 def may_differentiate(view: ProgramView, entry: str) -> bool:
-    """Whether the program of ``entry`` may run a backward pass: code it runs trains, or a
-    class it reaches has a training hook that a trainer outside the project may call (a
+    """Whether the program of ``entry`` may run a backward pass: code it runs trains or
+    takes a gradient (``torch.autograd.grad``), or a class it reaches has a training hook that a trainer outside the project may call (a
     Lightning module's ``training_step``; not one the project's own trainer calls, which
     trains only where the program runs that trainer)."""
-    return view.reached_summary(entry).differentiates or view.hooks_differentiate(entry)
+    return view.runs_backward(entry) or view.hooks_differentiate(entry)
 
 
 def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
@@ -628,7 +628,8 @@ def switch_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, framew
 
 
 def training_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, frameworks: Iterable[str]) -> bool:
-    """docs/contract.md "Programs that matter", for a program that trains: the switch
+    """docs/contract.md "Programs that matter", for a program that trains (or takes a
+    gradient, ``torch.autograd.grad``, and so runs a backward pass): the switch
     changes nothing it runs when the analysis sees its models completely (their code is
     the project's, or ``torch.nn`` layers rule data knows are deterministic forward and
     backward on CUDA: ``complete_models``), and the code it runs calls no op the switch
@@ -638,9 +639,9 @@ def training_changes_nothing(view: ProgramView, entry: str, rules: RuleSet, fram
     missing = set(frameworks)
     if not data or missing != {data["framework"]}:
         return False
-    if not view.reached_summary(entry).differentiates or view.hooks_differentiate(entry):
-        # it does not train (switch_changes_nothing decides), or a class it reaches has a
-        # hook a trainer outside the project may call, whose ops are not counted as run
+    if not view.runs_backward(entry) or view.hooks_differentiate(entry):
+        # it runs no backward pass (switch_changes_nothing decides), or a class it reaches
+        # has a hook a trainer outside the project may call, whose ops are not counted as run
         return False
     if view.reached_summary(entry).loads_model or view.entry_switch_on(entry, "cudnn_benchmark"):
         return False
