@@ -1,6 +1,6 @@
 """Pass-1 results cached on disk, keyed by file content, so an unchanged file is not parsed again.
 
-Layout (like ruff's ``.ruff_cache``): ``<cache dir>/v1/<settings>/<entry>.json``.
+Layout (like ruff's ``.ruff_cache``): ``<cache dir>/v2/<settings>/<entry>.json``.
 ``settings`` digests everything besides the file that can change pass 1: the tool's
 version and the text of its own code, the Python and libcst versions, the config
 (``Config.fingerprint()``), the enabled codes and the rule data (bundled and extra rule
@@ -8,8 +8,12 @@ files). ``entry`` digests the path as reported; an entry holds the file's module
 and content digest and is used only when all three still match, so each file keeps one
 entry that is overwritten when it changes (the cache does not grow with edits).
 
-Entries are plain JSON, never pickle (the cache sits inside the scanned tree; reading it
-cannot run code), and a damaged or foreign entry is a miss. Writes go to a temporary
+Entries are plain text, never pickle (the cache sits inside the scanned tree; reading it
+cannot run code): a JSON line naming the file (path, content digest, module) and the
+digest of the rest, then the result as ``FileResult.to_text`` writes it, whose facts are
+decoded only when pass 2 asks for them (a warm run never does).  A damaged or foreign
+entry is a miss: the digest of the rest is checked on reading, since the facts are not
+decoded then. Writes go to a temporary
 file renamed into place, so concurrent runs (pre-commit runs hooks in parallel) never
 see half an entry; a cache that cannot be written (read-only checkout, full disk) is
 silently skipped. The folder carries a ``.gitignore`` of ``*`` and a ``CACHEDIR.TAG``;
@@ -26,9 +30,9 @@ import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-FORMAT = "v1"
+FORMAT = "v2"
 KEEP = 4  # settings folders kept (several configs, e.g. a pre-commit hook and CI, may alternate)
 ENV_DIR = "NONDET_LINT_CACHE_DIR"
 CACHEDIR_TAG = (
@@ -66,13 +70,11 @@ def rules_digest(rules: Iterable[Any]) -> str:
 
 
 def settings_digest(config: Any, rules: Iterable[Any], enabled: FrozenSet[str]) -> str:
-    import libcst
-
     parts = [
         FORMAT,
         code_digest(),
         sys.version,
-        getattr(libcst, "__version__", None) or _dist_version("libcst"),
+        _dist_version("libcst"),  # not libcst.__version__: a warm run never imports libcst
         config.fingerprint(),
         ",".join(sorted(enabled)),
         rules_digest(rules),
@@ -149,30 +151,29 @@ class Cache:
         name = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
         return os.path.join(self.folder, name + ".json")
 
-    def get(self, path: str, module_name: str, is_package: bool, digest: str) -> Optional[Dict[str, Any]]:
-        """The cached pass-1 result (``FileResult.to_dict()`` data), or None."""
+    def get(self, path: str, module_name: str, is_package: bool, digest: str) -> Optional[str]:
+        """The cached pass-1 result (``FileResult.to_text()``), or None."""
         try:
             with open(self._entry(path), "r", encoding="utf-8") as handle:
-                entry = json.load(handle)
+                head = json.loads(handle.readline())
+                result = handle.read()
         except (OSError, ValueError):
             return None
-        if not isinstance(entry, dict):
-            return None
         if (
-            entry.get("path") != path
-            or entry.get("content") != digest
-            or entry.get("module") != [module_name, is_package]
-            or not isinstance(entry.get("result"), dict)
+            not isinstance(head, dict)
+            or head.get("path") != path
+            or head.get("content") != digest
+            or head.get("module") != [module_name, is_package]
+            or head.get("result") != _text_digest(result)
         ):
             return None
-        result: Dict[str, Any] = entry["result"]
         return result
 
-    def put(self, path: str, module_name: str, is_package: bool, digest: str, result_json: str) -> None:
+    def put(self, path: str, module_name: str, is_package: bool, digest: str, result_text: str) -> None:
         if not self.writable:
             return
-        head = json.dumps({"path": path, "content": digest, "module": [module_name, is_package]})
-        self._write(self._entry(path), head[:-1] + ', "result": ' + result_json + "}")
+        head = {"path": path, "content": digest, "module": [module_name, is_package], "result": _text_digest(result_text)}
+        self._write(self._entry(path), json.dumps(head) + "\n" + result_text)
 
     def _write(self, target: str, text: str) -> None:
         if not self.writable:
@@ -214,6 +215,10 @@ class Cache:
         for old in folders[KEEP:]:
             if old != self.folder:
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _write_small(path: str, text: str) -> None:

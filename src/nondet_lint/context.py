@@ -52,32 +52,6 @@ class Pending:
     payload: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
-class Deferred:
-    """A candidate finding that needs project-wide facts to be decided (plain data only)."""
-
-    path: str
-    code: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    payload: Mapping[str, Any]
-    fix: Optional[Fix] = None  # what ``resolve`` puts on the finding it makes
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {
-            "path": self.path, "code": self.code, "line": self.line, "col": self.col,
-            "end_line": self.end_line, "end_col": self.end_col, "payload": dict(self.payload),
-            "fix": self.fix.to_dict() if self.fix else None,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Deferred":
-        fix = Fix.from_dict(data["fix"]) if data.get("fix") else None
-        return cls(data["path"], data["code"], data["line"], data["col"], data["end_line"], data["end_col"], data["payload"], fix)
-
-
 _SCOPES = (cst.FunctionDef, cst.Lambda)
 
 

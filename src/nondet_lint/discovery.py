@@ -40,6 +40,21 @@ def is_checkable(name: str) -> bool:
     return name.endswith(PYTHON_SUFFIXES) or is_requirements_file(name) or is_cuda_source(name)
 
 
+def module_name_for(path: str) -> Tuple[str, bool]:
+    """Dotted module name from the package folders (those with ``__init__.py``) around it."""
+    absolute = os.path.abspath(path)
+    folder, filename = os.path.split(absolute)
+    stem = os.path.splitext(filename)[0]
+    is_package = stem == "__init__"
+    parts = [] if is_package else [stem]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, name = os.path.split(folder)
+        parts.insert(0, name)
+        if not name:
+            break
+    return ".".join(p for p in parts if p), is_package
+
+
 @dataclass(frozen=True)
 class WalkError:
     path: str
