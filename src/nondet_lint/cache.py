@@ -23,6 +23,7 @@ only the ``KEEP`` newest settings folders are kept.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -74,12 +75,26 @@ def settings_digest(config: Any, rules: Iterable[Any], enabled: FrozenSet[str]) 
         FORMAT,
         code_digest(),
         sys.version,
-        _dist_version("libcst"),  # not libcst.__version__: a warm run never imports libcst
+        _libcst_version(),
         config.fingerprint(),
         ",".join(sorted(enabled)),
         rules_digest(rules),
     ]
     return hashlib.blake2b("\0".join(parts).encode(), digest_size=16).hexdigest()
+
+
+def _libcst_version() -> str:
+    """libcst's version without importing libcst (a quarter second that a warm run never
+    pays otherwise) or ``importlib.metadata`` (30 ms): the text of its generated
+    ``_version.py``, else the version of its distribution."""
+    try:
+        spec = importlib.util.find_spec("libcst")
+        if spec is not None and spec.origin:
+            with open(os.path.join(os.path.dirname(spec.origin), "_version.py"), "rb") as handle:
+                return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+    except (ImportError, OSError, ValueError):
+        pass
+    return _dist_version("libcst")
 
 
 def _dist_version(name: str) -> str:
@@ -144,7 +159,7 @@ class Cache:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         findings = decide()
-        self._write(name, json.dumps({"key": key, "findings": [f.to_dict() for f in findings]}))
+        self._write(name, json.dumps({"key": key, "findings": [f.to_dict() for f in findings]}).encode("utf-8"))
         return findings
 
     def _entry(self, path: str) -> str:
@@ -154,36 +169,40 @@ class Cache:
     def get(self, path: str, module_name: str, is_package: bool, digest: str) -> Optional[str]:
         """The cached pass-1 result (``FileResult.to_text()``), or None."""
         try:
-            with open(self._entry(path), "r", encoding="utf-8") as handle:
+            with open(self._entry(path), "rb") as handle:
                 head = json.loads(handle.readline())
                 result = handle.read()
-        except (OSError, ValueError):
+            if (
+                not isinstance(head, dict)
+                or head.get("path") != path
+                or head.get("content") != digest
+                or head.get("module") != [module_name, is_package]
+                or head.get("result") != _bytes_digest(result)
+            ):
+                return None
+            return result.decode("utf-8")
+        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
             return None
-        if (
-            not isinstance(head, dict)
-            or head.get("path") != path
-            or head.get("content") != digest
-            or head.get("module") != [module_name, is_package]
-            or head.get("result") != _text_digest(result)
-        ):
-            return None
-        return result
 
     def put(self, path: str, module_name: str, is_package: bool, digest: str, result_text: str) -> None:
         if not self.writable:
             return
-        head = {"path": path, "content": digest, "module": [module_name, is_package], "result": _text_digest(result_text)}
-        self._write(self._entry(path), json.dumps(head) + "\n" + result_text)
+        try:
+            result = result_text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a path undecodable as UTF-8): not stored
+            return
+        head = {"path": path, "content": digest, "module": [module_name, is_package], "result": _bytes_digest(result)}
+        self._write(self._entry(path), json.dumps(head).encode("utf-8") + b"\n" + result)
 
-    def _write(self, target: str, text: str) -> None:
+    def _write(self, target: str, data: bytes) -> None:
         if not self.writable:
             return
         try:
             self._prepare()
             fd, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
                 os.replace(temporary, target)
             except BaseException:
                 _remove(temporary)
@@ -217,8 +236,8 @@ class Cache:
                 shutil.rmtree(old, ignore_errors=True)
 
 
-def _text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+def _bytes_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _write_small(path: str, text: str) -> None:
