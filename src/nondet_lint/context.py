@@ -17,6 +17,7 @@ from nondet_lint.facts import FileFacts
 from nondet_lint.libcst_shim import code_for
 from nondet_lint.names import ImportBindings, ImportMap, dotted_name
 from nondet_lint.ruledata import RuleSet
+from nondet_lint.types import Deferred as Deferred  # its home is types (no libcst); still importable here
 from nondet_lint.types import Edit, Fix
 from nondet_lint.walk import ModuleIndex, calls_in, nodes_in
 

@@ -21,6 +21,7 @@ from nondet_lint.analysis.packaging import metadata_requirements
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.versions import compare, parse_version, target_version
+from nondet_lint.context import Deferred
 from nondet_lint.families.seeding.events import EventKind, Trained
 from nondet_lint.families.seeding.facts import NO_SEEDING, Origin, OriginKind
 from nondet_lint.families.seeding.program import ClassTarget, Program, Uncovered
@@ -29,7 +30,7 @@ from nondet_lint.families.seeding.payloads import (
 )
 from nondet_lint.families.seeding.state import MAIN
 from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
-from nondet_lint.types import Deferred, Finding, Fix
+from nondet_lint.types import Fix, Finding
 
 RNG_CODES = ("ND101", "ND102", "ND104", "ND105")
 _PROGRAM_KEY = "_nondet_lint_seeding_program"
