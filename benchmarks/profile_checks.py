@@ -19,11 +19,11 @@ from typing import Callable, Dict
 
 import libcst as cst
 
-from nondet_lint import engine, fileanalysis, nesting
+from nondet_lint import engine, nesting
 from nondet_lint.families.registry import all_checks
 from nondet_lint.config import DEFAULT_EXCLUDE, Config
 from nondet_lint.context import FileContext, NodeEdit
-from nondet_lint.discovery import discover
+from nondet_lint.discovery import discover, module_name_for
 from nondet_lint.parallel import settle_heap
 from nondet_lint.positions import node_spans
 from nondet_lint.prefilter import active_checks
@@ -55,7 +55,7 @@ def main() -> int:
     costs: Dict[str, float] = collections.defaultdict(float)
     for path in files:
         text = open(path, encoding="utf-8", errors="replace").read()
-        module_name, is_package = fileanalysis.module_name_for(path)
+        module_name, is_package = module_name_for(path)
         clock = time.process_time()
         try:
             nesting.check_nesting(text)

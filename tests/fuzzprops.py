@@ -46,10 +46,11 @@ def check_analysis_never_raises(text: str, name: str = "generated.py") -> None:
     except Exception:  # undecodable text is the reader's business (ND000), tested elsewhere
         return
     result = fileanalysis.analyze_source(name, source, config, rules, enabled, "generated")
-    # what the cache and the workers carry: JSON text, read back the same every time
-    text = json.dumps(result.to_dict())
-    again = FileResult.from_dict(json.loads(text))
-    assert json.dumps(again.to_dict()) == text
+    # what the cache and the workers carry: text of JSON lines, read back the same every time
+    text = result.to_text()
+    again = FileResult.from_text(text)
+    assert again.to_text() == text
+    assert json.dumps(again.to_dict()) == json.dumps(result.to_dict())
     engine.resolve_project([again], config, rules, enabled)
 
 

@@ -3,6 +3,7 @@ and never able to break a run (damaged entries, unwritable folders, concurrent w
 
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -99,7 +100,19 @@ def test_changed_tool_code_is_a_miss(tmp_path, monkeypatch, analyzed):
 
 def entries(cache_dir: Path):
     """The per-file entries (not the run entries of pass 2)."""
-    return sorted(path for path in cache_dir.glob("v1/*/*.json") if not path.name.startswith("run-"))
+    return sorted(path for path in cache_dir.glob(f"{cache_module.FORMAT}/*/*.json") if not path.name.startswith("run-"))
+
+
+def read_entry(entry: Path):
+    """(the JSON line naming the file, the text of its result)."""
+    head, _, result = entry.read_text(encoding="utf-8").partition("\n")
+    return json.loads(head), result
+
+
+def write_entry(entry: Path, head, result: str) -> None:
+    """An entry as a hostile checkout could write it: the digest of the result matches."""
+    head = {**head, "result": hashlib.blake2b(result.encode("utf-8"), digest_size=16).hexdigest()}
+    entry.write_text(json.dumps(head) + "\n" + result, encoding="utf-8")
 
 
 @pytest.mark.parametrize("damage", [
@@ -115,27 +128,45 @@ def test_damaged_entries_are_misses(tmp_path, damage, analyzed):
     assert len(analyzed) == 4
 
 
+@pytest.mark.parametrize("cut", [1, 20])
+def test_a_truncated_entry_is_a_miss(tmp_path, cut, analyzed):
+    # the facts are not decoded when an entry is read: the digest of the result catches a
+    # cut or damaged one, so that pass 2 never meets text that does not decode
+    write_project(tmp_path / "p", {"train.py": BENCH})
+    first = lint(tmp_path / "p", tmp_path / "c")
+    (entry,) = entries(tmp_path / "c")
+    entry.write_bytes(entry.read_bytes()[:-cut])
+    analyzed.clear()
+    assert lint(tmp_path / "p", tmp_path / "c") == first
+    assert analyzed == ["train.py"]
+
+
 def test_entry_of_other_content_is_not_used(tmp_path, analyzed):
     # an entry whose result was edited (as a hostile checkout could) but whose content
     # digest no longer matches the file is ignored
     write_project(tmp_path / "p", {"train.py": BENCH})
     lint(tmp_path / "p", tmp_path / "c")
     (entry,) = entries(tmp_path / "c")
-    data = json.loads(entry.read_text())
-    data["content"] = "0" * 40
-    data["result"]["findings"] = []
-    entry.write_text(json.dumps(data))
+    head, result = read_entry(entry)
+    first_line, _, facts = result.partition("\n")
+    edited = {**json.loads(first_line), "findings": []}
+    write_entry(entry, {**head, "content": "0" * 40}, json.dumps(edited) + "\n" + facts)
     assert [f["code"] for f in lint(tmp_path / "p", tmp_path / "c")] == ["ND201"]
 
 
-def test_entries_are_plain_json_with_a_gitignore_and_tag(tmp_path):
+def test_entries_are_plain_json_lines_with_a_gitignore_and_tag(tmp_path):
     write_project(tmp_path / "p", PROJECT)
     lint(tmp_path / "p", tmp_path / "c")
     found = entries(tmp_path / "c")
     assert len(found) == 4
     for entry in found:
-        data = json.loads(entry.read_text(encoding="utf-8"))
-        assert set(data) == {"path", "content", "module", "result"}
+        head, result = read_entry(entry)
+        assert set(head) == {"path", "content", "module", "result"}
+        first_line, *facts = result.split("\n")
+        assert set(json.loads(first_line)) >= {"path", "findings", "deferred", "suppressions"}
+        for line in facts if facts != [""] else []:  # a kind of fact, a tab and its JSON form
+            key, value = line.split("\t")
+            assert key.isidentifier() and isinstance(json.loads(value), dict)
     assert (tmp_path / "c" / ".gitignore").read_text().splitlines()[-1] == "*"
     assert (tmp_path / "c" / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
     assert not list((tmp_path / "c").rglob(".tmp-*"))
@@ -164,7 +195,7 @@ def test_old_settings_folders_are_pruned(tmp_path, monkeypatch):
     for number in range(cache_module.KEEP + 3):
         monkeypatch.setattr(cache_module, "code_digest", lambda n=number: f"build {n}")
         lint(tmp_path / "p", tmp_path / "c")
-    assert len(list((tmp_path / "c" / "v1").iterdir())) == cache_module.KEEP
+    assert len(list((tmp_path / "c" / cache_module.FORMAT).iterdir())) == cache_module.KEEP
 
 
 def _hammer(directory: str, worker: int) -> None:
@@ -185,12 +216,13 @@ def test_concurrent_writers_never_leave_a_partial_entry(tmp_path):
         for worker in (1, 2, 3):
             entry = reader.get("same.py", "same", False, f"digest{worker}")
             if entry is not None:  # a complete entry of that writer, or none
-                assert entry["worker"] == worker and len(entry["pad"]) == worker * 5000
+                data = json.loads(entry)
+                assert data["worker"] == worker and len(data["pad"]) == worker * 5000
                 seen.add(worker)
     for process in writers:
         process.join()
         assert process.exitcode == 0
-    assert json.loads((entries_of(tmp_path)[0]).read_text())["result"]["round"] == 149
+    assert json.loads(read_entry(entries_of(tmp_path)[0])[1])["round"] == 149
     assert not list(tmp_path.rglob(".tmp-*"))
 
 
@@ -289,7 +321,7 @@ def test_runs_reporting_other_paths_do_not_share_pass_2(tmp_path):
 def test_a_tampered_run_entry_is_ignored(tmp_path, decided):
     write_project(tmp_path / "p", PROJECT)
     first = lint(tmp_path / "p", tmp_path / "c")
-    (run_entry,) = (tmp_path / "c").glob("v1/*/run-*.json")
+    (run_entry,) = (tmp_path / "c").glob(f"{cache_module.FORMAT}/*/run-*.json")
     data = json.loads(run_entry.read_text())
     data["key"] = "0" * 40
     data["findings"] = []

@@ -18,6 +18,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from nondet_lint.cache import FORMAT
 from nondet_lint.docs import explain
 from nondet_lint.ruledata import load_rules
 from nondet_lint.server.ruledocs import docs_folder
@@ -421,7 +422,7 @@ async def test_the_first_index_runs_in_worker_processes_and_fills_the_cache(clie
     await start(client_with_workers, tmp_path)
     uri = open_file(client_with_workers, tmp_path / "train.py")
     assert codes(await wait_for(client_with_workers, uri, lambda d: len(d) == 2)) == ["ND201", "ND104"]
-    entries = list((tmp_path / ".nondet_lint_cache" / "v1").glob("*/*.json"))
+    entries = list((tmp_path / ".nondet_lint_cache" / FORMAT).glob("*/*.json"))
     assert len(entries) == 22  # every Python file of the project, analyzed by the helper's workers
     assert [m.message for m in client_with_workers.log_messages if m.type != types.MessageType.Log][:1] == [
         f"nondet-lint: indexed 23 files of {tmp_path} in {m.message.split(' in ')[-1]}"

@@ -1,6 +1,6 @@
 """Pass-1 results cached on disk, keyed by file content, so an unchanged file is not parsed again.
 
-Layout (like ruff's ``.ruff_cache``): ``<cache dir>/v1/<settings>/<entry>.json``.
+Layout (like ruff's ``.ruff_cache``): ``<cache dir>/v2/<settings>/<entry>.json``.
 ``settings`` digests everything besides the file that can change pass 1: the tool's
 version and the text of its own code, the Python and libcst versions, the config
 (``Config.fingerprint()``), the enabled codes and the rule data (bundled and extra rule
@@ -8,8 +8,12 @@ files). ``entry`` digests the path as reported; an entry holds the file's module
 and content digest and is used only when all three still match, so each file keeps one
 entry that is overwritten when it changes (the cache does not grow with edits).
 
-Entries are plain JSON, never pickle (the cache sits inside the scanned tree; reading it
-cannot run code), and a damaged or foreign entry is a miss. Writes go to a temporary
+Entries are plain text, never pickle (the cache sits inside the scanned tree; reading it
+cannot run code): a JSON line naming the file (path, content digest, module) and the
+digest of the rest, then the result as ``FileResult.to_text`` writes it, whose facts are
+decoded only when pass 2 asks for them (a warm run never does).  A damaged or foreign
+entry is a miss: the digest of the rest is checked on reading, since the facts are not
+decoded then. Writes go to a temporary
 file renamed into place, so concurrent runs (pre-commit runs hooks in parallel) never
 see half an entry; a cache that cannot be written (read-only checkout, full disk) is
 silently skipped. The folder carries a ``.gitignore`` of ``*`` and a ``CACHEDIR.TAG``;
@@ -19,6 +23,7 @@ only the ``KEEP`` newest settings folders are kept.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -26,9 +31,9 @@ import sys
 import tempfile
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-FORMAT = "v1"
+FORMAT = "v2"
 KEEP = 4  # settings folders kept (several configs, e.g. a pre-commit hook and CI, may alternate)
 ENV_DIR = "NONDET_LINT_CACHE_DIR"
 CACHEDIR_TAG = (
@@ -66,18 +71,30 @@ def rules_digest(rules: Iterable[Any]) -> str:
 
 
 def settings_digest(config: Any, rules: Iterable[Any], enabled: FrozenSet[str]) -> str:
-    import libcst
-
     parts = [
         FORMAT,
         code_digest(),
         sys.version,
-        getattr(libcst, "__version__", None) or _dist_version("libcst"),
+        _libcst_version(),
         config.fingerprint(),
         ",".join(sorted(enabled)),
         rules_digest(rules),
     ]
     return hashlib.blake2b("\0".join(parts).encode(), digest_size=16).hexdigest()
+
+
+def _libcst_version() -> str:
+    """libcst's version without importing libcst (a quarter second that a warm run never
+    pays otherwise) or ``importlib.metadata`` (30 ms): the text of its generated
+    ``_version.py``, else the version of its distribution."""
+    try:
+        spec = importlib.util.find_spec("libcst")
+        if spec is not None and spec.origin:
+            with open(os.path.join(os.path.dirname(spec.origin), "_version.py"), "rb") as handle:
+                return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+    except (ImportError, OSError, ValueError):
+        pass
+    return _dist_version("libcst")
 
 
 def _dist_version(name: str) -> str:
@@ -142,47 +159,50 @@ class Cache:
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             pass
         findings = decide()
-        self._write(name, json.dumps({"key": key, "findings": [f.to_dict() for f in findings]}))
+        self._write(name, json.dumps({"key": key, "findings": [f.to_dict() for f in findings]}).encode("utf-8"))
         return findings
 
     def _entry(self, path: str) -> str:
         name = hashlib.blake2b(path.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
         return os.path.join(self.folder, name + ".json")
 
-    def get(self, path: str, module_name: str, is_package: bool, digest: str) -> Optional[Dict[str, Any]]:
-        """The cached pass-1 result (``FileResult.to_dict()`` data), or None."""
+    def get(self, path: str, module_name: str, is_package: bool, digest: str) -> Optional[str]:
+        """The cached pass-1 result (``FileResult.to_text()``), or None."""
         try:
-            with open(self._entry(path), "r", encoding="utf-8") as handle:
-                entry = json.load(handle)
-        except (OSError, ValueError):
+            with open(self._entry(path), "rb") as handle:
+                head = json.loads(handle.readline())
+                result = handle.read()
+            if (
+                not isinstance(head, dict)
+                or head.get("path") != path
+                or head.get("content") != digest
+                or head.get("module") != [module_name, is_package]
+                or head.get("result") != _bytes_digest(result)
+            ):
+                return None
+            return result.decode("utf-8")
+        except (OSError, ValueError):  # UnicodeDecodeError is a ValueError
             return None
-        if not isinstance(entry, dict):
-            return None
-        if (
-            entry.get("path") != path
-            or entry.get("content") != digest
-            or entry.get("module") != [module_name, is_package]
-            or not isinstance(entry.get("result"), dict)
-        ):
-            return None
-        result: Dict[str, Any] = entry["result"]
-        return result
 
-    def put(self, path: str, module_name: str, is_package: bool, digest: str, result_json: str) -> None:
+    def put(self, path: str, module_name: str, is_package: bool, digest: str, result_text: str) -> None:
         if not self.writable:
             return
-        head = json.dumps({"path": path, "content": digest, "module": [module_name, is_package]})
-        self._write(self._entry(path), head[:-1] + ', "result": ' + result_json + "}")
+        try:
+            result = result_text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a path undecodable as UTF-8): not stored
+            return
+        head = {"path": path, "content": digest, "module": [module_name, is_package], "result": _bytes_digest(result)}
+        self._write(self._entry(path), json.dumps(head).encode("utf-8") + b"\n" + result)
 
-    def _write(self, target: str, text: str) -> None:
+    def _write(self, target: str, data: bytes) -> None:
         if not self.writable:
             return
         try:
             self._prepare()
             fd, temporary = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.folder)
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
                 os.replace(temporary, target)
             except BaseException:
                 _remove(temporary)
@@ -214,6 +234,10 @@ class Cache:
         for old in folders[KEEP:]:
             if old != self.folder:
                 shutil.rmtree(old, ignore_errors=True)
+
+
+def _bytes_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _write_small(path: str, text: str) -> None:

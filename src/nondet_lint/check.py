@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, ClassVar, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from nondet_lint.context import Deferred, FileContext
+from nondet_lint.context import FileContext
 from nondet_lint.ruledata import RuleSet
-from nondet_lint.types import Finding
+from nondet_lint.types import Deferred, Finding
 
 
 class Check:

@@ -17,6 +17,7 @@ from nondet_lint.facts import FileFacts
 from nondet_lint.libcst_shim import code_for
 from nondet_lint.names import ImportBindings, ImportMap, dotted_name
 from nondet_lint.ruledata import RuleSet
+from nondet_lint.types import Deferred as Deferred  # its home is types (no libcst); still importable here
 from nondet_lint.types import Edit, Fix
 from nondet_lint.walk import ModuleIndex, calls_in, nodes_in
 
@@ -50,32 +51,6 @@ class Pending:
     fix: Optional[PendingFix]
     deferred: bool
     payload: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class Deferred:
-    """A candidate finding that needs project-wide facts to be decided (plain data only)."""
-
-    path: str
-    code: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    payload: Mapping[str, Any]
-    fix: Optional[Fix] = None  # what ``resolve`` puts on the finding it makes
-
-    def to_dict(self) -> Dict[str, Any]:
-        return {
-            "path": self.path, "code": self.code, "line": self.line, "col": self.col,
-            "end_line": self.end_line, "end_col": self.end_col, "payload": dict(self.payload),
-            "fix": self.fix.to_dict() if self.fix else None,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Deferred":
-        fix = Fix.from_dict(data["fix"]) if data.get("fix") else None
-        return cls(data["path"], data["code"], data["line"], data["col"], data["end_line"], data["end_col"], data["payload"], fix)
 
 
 _SCOPES = (cst.FunctionDef, cst.Lambda)

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import PurePath
 from typing import Callable, List, Optional, Sequence, Set, Tuple
 
@@ -40,21 +42,43 @@ def is_checkable(name: str) -> bool:
     return name.endswith(PYTHON_SUFFIXES) or is_requirements_file(name) or is_cuda_source(name)
 
 
+def module_name_for(path: str) -> Tuple[str, bool]:
+    """Dotted module name from the package folders (those with ``__init__.py``) around it."""
+    absolute = os.path.abspath(path)
+    folder, filename = os.path.split(absolute)
+    stem = os.path.splitext(filename)[0]
+    is_package = stem == "__init__"
+    parts = [] if is_package else [stem]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, name = os.path.split(folder)
+        parts.insert(0, name)
+        if not name:
+            break
+    return ".".join(p for p in parts if p), is_package
+
+
 @dataclass(frozen=True)
 class WalkError:
     path: str
     reason: str
 
 
-def _excluded(rel: str, name: str, patterns: Sequence[str]) -> bool:
-    for pattern in patterns:
-        pattern = pattern.rstrip("/")
-        if "/" in pattern:
-            if fnmatch.fnmatchcase(rel, pattern) or rel.startswith(pattern + "/") or fnmatch.fnmatchcase(rel, pattern + "/*"):
-                return True
-        elif fnmatch.fnmatchcase(name, pattern):
-            return True
-    return False
+@lru_cache(maxsize=16)
+def _exclusion(patterns: Tuple[str, ...]) -> Tuple[Optional["re.Pattern[str]"], Tuple[str, ...]]:
+    """The patterns that match a file or folder name, as one regular expression (one
+    match per entry instead of one ``fnmatch`` per pattern: the walk's main cost on a
+    warm run), and those that match a path relative to the walk's top."""
+    stripped = [pattern.rstrip("/") for pattern in patterns]
+    names = [pattern for pattern in stripped if "/" not in pattern]
+    regex = re.compile("|".join(f"(?:{fnmatch.translate(pattern)})" for pattern in names)) if names else None
+    return regex, tuple(pattern for pattern in stripped if "/" in pattern)
+
+
+def _path_excluded(rel: str, paths: Sequence[str]) -> bool:
+    return any(
+        fnmatch.fnmatchcase(rel, pattern) or rel.startswith(pattern + "/") or fnmatch.fnmatchcase(rel, pattern + "/*")
+        for pattern in paths
+    )
 
 
 def _is_virtualenv(path: str) -> bool:
@@ -132,6 +156,7 @@ def _walk(
     """Walk ``top``; ``ignore`` holds the gitignore layers from above it (None: ignore
     files are not read)."""
     visited: Set[Tuple[int, int]] = set()
+    names, paths = _exclusion(tuple(exclude))
     stack = [(top, ignore)]
     while stack:
         folder, rules = stack.pop()
@@ -156,8 +181,9 @@ def _walk(
         subfolders = []
         for entry in listing:
             path = os.path.join(folder, entry.name)
-            rel = _display(os.path.relpath(path, top))
-            if _excluded(rel, entry.name, exclude):
+            if names is not None and names.match(entry.name):
+                continue
+            if paths and _path_excluded(_display(os.path.relpath(path, top)), paths):
                 continue
             try:
                 is_dir = entry.is_dir()

@@ -9,22 +9,22 @@ apply suppressions and per-file ignores, sort.
 
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple, Type
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple, Type
 
-from nondet_lint import fileanalysis, notebooks
-from nondet_lint.analysis.project import ModuleRecord, Project
+from nondet_lint import notebooks
 from nondet_lint.cache import open_cache
-from nondet_lint.check import Check
 from nondet_lint.config import Config
-from nondet_lint.context import Deferred
 from nondet_lint.discovery import WalkError, discover, project_files
 from nondet_lint.facts import FileFacts
-from nondet_lint.families import registry
 from nondet_lint.parallel import analyze_files, collector_paused
 from nondet_lint.results import FileResult, RunResult
 from nondet_lint.ruledata import RuleSet, load_rules
 from nondet_lint.selection import enabled_codes, ignored_for_path, is_ignored
-from nondet_lint.types import Finding
+from nondet_lint.types import Deferred, Finding
+
+if TYPE_CHECKING:  # pass 2 imports them where it runs: a warm run takes it from the cache
+    from nondet_lint.analysis.project import Project
+    from nondet_lint.check import Check
 
 
 def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSet, enabled: FrozenSet[str]) -> List[Finding]:
@@ -40,6 +40,8 @@ def resolve_project(results: Sequence[FileResult], config: Config, rules: RuleSe
 def build_project(results: Sequence[FileResult], config: Config, earlier: Optional[Mapping[str, Any]] = None) -> Project:
     """The project index of pass 2: every parsed module's facts (``earlier``: the analyses
     of the last project over the same files, ``Project.earlier``)."""
+    from nondet_lint.analysis.project import ModuleRecord, Project
+
     return Project(
         root=config.root,
         config=config,
@@ -53,6 +55,8 @@ def build_project(results: Sequence[FileResult], config: Config, earlier: Option
 
 def deferred_by_check(results: Sequence[FileResult]) -> List[Tuple[Type[Check], List[Deferred]]]:
     """The deferred candidates grouped by the check that decides them, in a fixed order."""
+    from nondet_lint.families import registry
+
     grouped: Dict[Type[Check], List[Deferred]] = {}
     owners = registry.deciders(registry.all_checks())
     for result in results:
@@ -135,7 +139,9 @@ def run(
     if stdin is not None:
         errors: List[WalkError] = []
         files = [stdin_filename or "-"]
-        results = [fileanalysis.analyze_file(files[0], config, rules, enabled, stdin)]
+        from nondet_lint.fileanalysis import analyze_file
+
+        results = [analyze_file(files[0], config, rules, enabled, stdin)]
     else:
         files, errors = discover(paths, exclude, config.respect_gitignore)
         if progress:

@@ -9,7 +9,6 @@ file's ``noqa`` comments.
 from __future__ import annotations
 
 import ast
-import os
 import re
 from dataclasses import replace
 from typing import FrozenSet, Optional, Tuple
@@ -19,36 +18,22 @@ import libcst as cst
 from nondet_lint import notebooks
 from nondet_lint.analysis.moduleview import ModuleView
 from nondet_lint.config import Config
-from nondet_lint.context import Deferred, FileContext, NodeEdit, to_edits
+from nondet_lint.context import FileContext, NodeEdit, to_edits
+from nondet_lint.discovery import module_name_for
 from nondet_lint.families import registry
 from nondet_lint.libcst_shim import parse_module
 from nondet_lint.nesting import NestingError, check_nesting
-from nondet_lint.nonpython import analyze_other_file
+from nondet_lint.nonpython import analyze_other_path
 from nondet_lint.positions import node_spans
 from nondet_lint.prefilter import active_checks
 from nondet_lint.results import FileResult
 from nondet_lint.ruledata import RuleSet
 from nondet_lint.source import SourceError, SourceFile, read_source
 from nondet_lint.suppression import parse_suppressions
-from nondet_lint.types import Finding
+from nondet_lint.types import Deferred, Finding
 from nondet_lint.walk import Dispatch, walk
 
 PY2_HINT = re.compile(r"^\s*(print\s+[^\s(=.]|exec\s+[\"']|raise\s+\w+\s*,)")
-
-
-def module_name_for(path: str) -> Tuple[str, bool]:
-    """Dotted module name from the package folders (those with ``__init__.py``) around it."""
-    absolute = os.path.abspath(path)
-    folder, filename = os.path.split(absolute)
-    stem = os.path.splitext(filename)[0]
-    is_package = stem == "__init__"
-    parts = [] if is_package else [stem]
-    while os.path.isfile(os.path.join(folder, "__init__.py")):
-        folder, name = os.path.split(folder)
-        parts.insert(0, name)
-        if not name:
-            break
-    return ".".join(p for p in parts if p), is_package
 
 
 def cpython_syntax_error(text: str) -> Optional[Tuple[int, int, str]]:
@@ -151,9 +136,7 @@ def analyze_file(path: str, config: Config, rules: RuleSet, enabled: FrozenSet[s
     if path.endswith(notebooks.SUFFIX):
         return analyze_notebook(path, config, rules, enabled, module_name, is_package, stdin)
     if not path.endswith(".py") and stdin is None:
-        result = FileResult(path, module_name, is_package)
-        analyze_other_file(result, config, rules, enabled)  # requirement files (ND401)
-        return result
+        return analyze_other_path(path, config, rules, enabled)  # requirement files (ND401), CUDA sources
     try:
         source = read_source(path, stdin)
     except SourceError as exc:

@@ -21,9 +21,9 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 from nondet_lint import __version__
 from nondet_lint.cache import open_cache, resolve_dir
 from nondet_lint.config import Config, discover_config
-from nondet_lint.discovery import discover
+from nondet_lint.discovery import discover, module_name_for
 from nondet_lint.engine import resolve_project, selected_codes
-from nondet_lint.fileanalysis import analyze_source, module_name_for
+from nondet_lint.fileanalysis import analyze_source
 from nondet_lint.parallel import analyze_files
 from nondet_lint.results import FileResult
 from nondet_lint.ruledata import RuleSet, load_rules

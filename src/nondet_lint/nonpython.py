@@ -13,11 +13,20 @@ from __future__ import annotations
 import os
 from typing import Any, FrozenSet
 
-from nondet_lint.discovery import is_cuda_source
+from nondet_lint.discovery import is_cuda_source, module_name_for
 from nondet_lint.families.environment.requirements import read_text
-from nondet_lint.families.registry import FILE_CHECKERS
+from nondet_lint.families.files import FILE_CHECKERS
+from nondet_lint.results import FileResult
 from nondet_lint.suppression import parse_suppressions
 from nondet_lint.types import Finding
+
+def analyze_other_path(path: str, config: Any, rules: Any, enabled: FrozenSet[str]) -> FileResult:
+    """Pass 1 for a non-Python file on disk (without libcst: ``FILE_CHECKERS``)."""
+    module_name, is_package = module_name_for(path)
+    result = FileResult(path, module_name, is_package)
+    analyze_other_file(result, config, rules, enabled)
+    return result
+
 
 def analyze_other_file(result: Any, config: Any, rules: Any, enabled: FrozenSet[str]) -> None:
     """Fill ``result`` (an engine ``FileResult``) for a non-Python file, if one checker reads it."""

@@ -9,15 +9,17 @@
   retried one per process; one that kills its process again is reported as ND000.
 - The number of workers grows with the files to parse (``FILES_PER_WORKER`` each), so a
   pre-commit run with one changed file forks one worker, not one per core.
-- Results travel as JSON text and are read back with ``FileResult.from_dict`` in every
-  mode (in process, in workers, from the cache), so pass 2 sees the same data whatever
-  the worker count or cache state, and the output is byte-identical.
+- Results travel as text (``FileResult.to_text``) and are read back with
+  ``FileResult.from_text`` in every mode (in process, in workers, from the cache), so
+  pass 2 sees the same data whatever the worker count or cache state, and the output is
+  byte-identical.
+- libcst and the checks are imported only where a file is analyzed: a warm run, every
+  file a cache hit, never pays for importing them.
 """
 
 from __future__ import annotations
 
 import gc
-import json
 import multiprocessing
 import os
 import signal
@@ -30,8 +32,9 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple, cast
 
-from nondet_lint import fileanalysis
 from nondet_lint.cache import Cache, content_digest
+from nondet_lint.discovery import module_name_for
+from nondet_lint.nonpython import analyze_other_path
 from nondet_lint.results import FileResult
 from nondet_lint.source import SourceError
 from nondet_lint.types import Finding
@@ -95,11 +98,11 @@ def analyze_files(
     jobs: List[Job] = []
     for index, path in enumerate(paths):
         if not path.endswith(CONTENT_SUFFIXES):  # requirement files: small, read by their checker
-            results[index] = _normalized(fileanalysis.analyze_file(path, config, rules, enabled))
+            results[index] = _normalized(analyze_other_path(path, config, rules, enabled))
             if cache:
                 cache.record(path, "", False, _digest_of(path))
             continue
-        module_name, is_package = fileanalysis.module_name_for(path)
+        module_name, is_package = module_name_for(path)
         try:
             raw = read_regular(path)
         except SourceError as exc:
@@ -108,7 +111,7 @@ def analyze_files(
                 cache.record(path, module_name, is_package, None)
             continue
         except OSError:
-            results[index] = _normalized(fileanalysis.analyze_file(path, config, rules, enabled))  # reports why
+            results[index] = _normalized(_analyze_file(path, config, rules, enabled))  # reports why
             if cache:
                 cache.record(path, module_name, is_package, None)
             continue
@@ -118,17 +121,19 @@ def analyze_files(
         cached = cache.get(path, module_name, is_package, digest) if cache else None
         if cached is not None:
             try:
-                results[index] = FileResult.from_dict(cached)
+                results[index] = FileResult.from_text(cached)
                 continue
             except (KeyError, TypeError, ValueError, AttributeError):
                 pass  # an entry of another shape: analyze again
         jobs.append(Job(index, path, module_name, is_package, raw, digest))
     done(len(paths) - len(jobs))
+    if jobs:
+        _load_analysis()
     count = worker_count(workers, len(jobs))
     outcomes = _in_workers(jobs, count, config, rules, enabled, cache) if count else _in_process(jobs, config, rules, enabled, cache)
     for job, text in outcomes:
         with collector_paused():
-            results[job.index] = FileResult.from_dict(json.loads(text))
+            results[job.index] = FileResult.from_text(text)
         job.raw = b""  # analyzed: its bytes are not needed again (a retry is for files not done)
         done(1)
     if cache:
@@ -162,28 +167,41 @@ def _unreadable(path: str, module_name: str, is_package: bool, exc: SourceError,
 
 
 def _normalized(result: FileResult) -> FileResult:
-    return FileResult.from_dict(json.loads(to_json(result)))
+    return FileResult.from_text(result.to_text())
 
 
-def to_json(result: FileResult) -> str:
-    return json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":"))
+def _load_analysis() -> None:
+    """Import libcst and the checks before workers fork: each inherits them, and the import
+    is paid once, in this process (and frozen with the rest where ``settle_heap`` ran)."""
+    import nondet_lint.fileanalysis  # noqa: F401
+
+    if _pausing:
+        gc.freeze()
+
+
+def _analyze_file(path: str, config: Any, rules: Any, enabled: FrozenSet[str], stdin: Optional[bytes] = None) -> FileResult:
+    from nondet_lint.fileanalysis import analyze_file  # libcst and every check: only where a file is analyzed
+
+    return analyze_file(path, config, rules, enabled, stdin)
 
 
 def analyze_job(job: Job, config: Any, rules: Any, enabled: FrozenSet[str]) -> Tuple[str, bool]:
-    """(JSON text of the file's ``FileResult``, whether it may be cached)."""
+    """(text of the file's ``FileResult``, whether it may be cached)."""
     try:
         with collector_paused():
-            return to_json(fileanalysis.analyze_file(job.path, config, rules, enabled, stdin=job.raw)), True
+            return _analyze_file(job.path, config, rules, enabled, stdin=job.raw).to_text(), True
     except RecursionError:
         # the file parsed (``analyze_source`` reports a parse that recurses too deeply):
         # libcst's code generation or one of our analyses recursed past Python's limit
-        reason, cacheable = fileanalysis.ANALYSIS_TOO_DEEP, True
+        from nondet_lint.fileanalysis import ANALYSIS_TOO_DEEP
+
+        reason, cacheable = ANALYSIS_TOO_DEEP, True
     except MemoryError:
         reason, cacheable = "cannot parse: not enough memory", False
     result = FileResult(job.path, job.module_name, job.is_package)
     if "ND000" in enabled:
         result.findings.append(Finding(job.path, 1, 0, "ND000", reason))
-    return to_json(result), cacheable
+    return result.to_text(), cacheable
 
 
 def _in_process(jobs: Sequence[Job], config: Any, rules: Any, enabled: FrozenSet[str], cache: Optional[Cache]) -> Iterator[Tuple[Job, str]]:
@@ -402,7 +420,7 @@ def _alone(job: Job, context: Any, config: Any, rules: Any, enabled: FrozenSet[s
     result = FileResult(job.path, job.module_name, job.is_package)
     if "ND000" in enabled:
         result.findings.append(Finding(job.path, 1, 0, "ND000", f"cannot parse: the parser crashed on this file ({_signal_name(process.exitcode)})"))
-    return to_json(result)
+    return result.to_text()
 
 
 def _signal_name(exitcode: Optional[int]) -> str:

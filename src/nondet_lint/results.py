@@ -6,13 +6,13 @@ can name them without importing the engine.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping
 
-from nondet_lint.context import Deferred
 from nondet_lint.facts import FileFacts
 from nondet_lint.suppression import Suppressions
-from nondet_lint.types import Finding
+from nondet_lint.types import Deferred, Finding
 
 
 @dataclass
@@ -50,13 +50,38 @@ class FileResult:
             "cells": self.cells,
         }
 
+    def to_text(self) -> str:
+        """The form workers send and the cache stores: a JSON line of everything but the
+        facts, then the facts' lines (``FileFacts.to_text``), which a reader decodes kind
+        by kind when pass 2 asks (a warm run never does).  ``from_text`` reads it back in
+        every mode, so pass 2 sees the same data whatever the worker count or cache state."""
+        head = self.to_dict()
+        del head["facts"]
+        facts = self.facts.to_text()
+        text = json.dumps(head, ensure_ascii=False, separators=(",", ":"))
+        return f"{text}\n{facts}" if facts else text
+
+    @classmethod
+    def from_text(cls, text: str) -> "FileResult":
+        """The result of ``to_text``; damaged text raises ``ValueError``, ``KeyError``,
+        ``TypeError`` or ``AttributeError`` (a line of facts is checked only for its key)."""
+        head, _, facts = text.partition("\n")
+        data = json.loads(head)
+        if not isinstance(data, dict):
+            raise TypeError("a result is a JSON object")
+        return cls._from_parts(data, FileFacts.from_text(facts))
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "FileResult":
+        return cls._from_parts(data, FileFacts.from_json(data["facts"]))
+
+    @classmethod
+    def _from_parts(cls, data: Mapping[str, Any], facts: FileFacts) -> "FileResult":
         return cls(
             data["path"], data["module_name"], data["is_package"],
             [Finding.from_dict(f) for f in data["findings"]],
             [Deferred.from_dict(d) for d in data["deferred"]],
-            FileFacts.from_json(data["facts"]), Suppressions.from_dict(data["suppressions"]), data["parsed"],
+            facts, Suppressions.from_dict(data["suppressions"]), data["parsed"],
             data.get("cells", []),
         )
 

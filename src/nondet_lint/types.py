@@ -1,4 +1,4 @@
-"""Plain values shared by every layer: findings, fixes and text edits.
+"""Plain values shared by every layer: findings, deferred candidates, fixes and text edits.
 
 Everything here is immutable and made of plain data, so results can be sorted,
 compared, cached on disk and sent between worker processes.
@@ -7,7 +7,7 @@ compared, cached on disk and sent between worker processes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 SAFE = "safe"
 UNSAFE = "unsafe"
@@ -69,6 +69,32 @@ class Fix:
     @classmethod
     def from_dict(cls, data: Dict[str, Any]) -> "Fix":
         return cls(data["title"], data["applicability"], tuple(Edit.from_dict(e) for e in data["edits"]))
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """A candidate finding that needs project-wide facts to be decided (plain data only)."""
+
+    path: str
+    code: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    payload: Mapping[str, Any]
+    fix: Optional[Fix] = None  # what ``resolve`` puts on the finding it makes
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "path": self.path, "code": self.code, "line": self.line, "col": self.col,
+            "end_line": self.end_line, "end_col": self.end_col, "payload": dict(self.payload),
+            "fix": self.fix.to_dict() if self.fix else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Deferred":
+        fix = Fix.from_dict(data["fix"]) if data.get("fix") else None
+        return cls(data["path"], data["code"], data["line"], data["col"], data["end_line"], data["end_col"], data["payload"], fix)
 
 
 @dataclass(frozen=True)

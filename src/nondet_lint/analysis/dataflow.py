@@ -80,7 +80,8 @@ def statement_of(node: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst
 class ScopeIndex:
     """Source-ordered bindings and reads of the names of one scope."""
 
-    def __init__(self, scope: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
+    def __init__(self, scope: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+                 bindings_only: bool = False) -> None:
         self.scope = scope
         self.parent = parent
         self.order: Dict[int, int] = {}
@@ -88,7 +89,10 @@ class ScopeIndex:
         self.loads: Dict[str, List[cst.Name]] = {}
         self.bindings: Dict[str, List[Binding]] = {}
         self.calls: List[cst.Call] = []
-        self._index(scope)
+        if bindings_only:
+            self._index_bindings(scope)
+        else:
+            self._index(scope)
 
     # ---- building -----------------------------------------------------------------
     def _bind(self, name: cst.Name, value: Optional[cst.BaseExpression], statement: cst.CSTNode, kind: str) -> None:
@@ -102,9 +106,7 @@ class ScopeIndex:
                 inner = elements[index].value
             self._bind(name, inner, statement, kind)
 
-    def _index(self, scope: cst.CSTNode) -> None:
-        counter = 0
-        stores: Set[int] = set()
+    def _bind_parameters(self, scope: cst.CSTNode, stores: Set[int]) -> None:
         if isinstance(scope, cst.FunctionDef):
             params = scope.params
             for param in (*params.posonly_params, *params.params, *params.kwonly_params):
@@ -114,6 +116,31 @@ class ScopeIndex:
                 if isinstance(star, cst.Param):
                     self._bind(star.name, None, scope, "param")
                     stores.add(id(star.name))
+
+    def _index_bindings(self, scope: cst.CSTNode) -> None:
+        """Only ``bindings``, in the order ``_index`` finds them (what ``ScopeBindings``
+        asks for): the same walk without positions, reads and calls, at half its cost."""
+        stores: Set[int] = set()
+        self._bind_parameters(scope, stores)
+        body_root = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef)) else scope
+        stack: List[cst.CSTNode] = [body_root]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in _BINDING_TYPES:
+                self._record(node, stores)
+            if (kind in _NESTED_TYPES and node is not body_root) or kind in _NOT_READ_TYPES:
+                stack.extend(d.decorator for d in reversed(getattr(node, "decorators", ())))
+                continue
+            if kind is cst.Attribute or kind is cst.Arg:
+                stack.append(cast(_ValueHolder, node).value)
+            else:
+                stack.extend(reversed(children(node)))
+
+    def _index(self, scope: cst.CSTNode) -> None:
+        counter = 0
+        stores: Set[int] = set()
+        self._bind_parameters(scope, stores)
         body_root = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef)) else scope
         stack: List[Tuple[cst.CSTNode, bool]] = [(body_root, False)]
         comprehension_names: List[Set[str]] = []  # names local to the comprehensions we are in
@@ -1455,8 +1482,9 @@ def literal_strings(node: cst.CSTNode) -> Iterator[str]:
 class ScopeBindings:
     """The bindings a name read at the node being walked may hold: those of the innermost
     function (or class body, or module) around it that binds the name, each scope indexed
-    once per file.  A name a ``lambda`` around it takes as a parameter has no known
-    binding."""
+    once per file, for its bindings only (``ScopeIndex(bindings_only=True)``: half the
+    cost of a full index, and GPU facts ask about names in most functions).  A name a
+    ``lambda`` around it takes as a parameter has no known binding."""
 
     def __init__(self, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> None:
         self.parent = parent
@@ -1465,7 +1493,7 @@ class ScopeBindings:
     def _index(self, scope: cst.CSTNode) -> ScopeIndex:
         found = self.indexes.get(id(scope))
         if found is None or found[0] is not scope:
-            found = self.indexes[id(scope)] = (scope, ScopeIndex(scope, self.parent))
+            found = self.indexes[id(scope)] = (scope, ScopeIndex(scope, self.parent, bindings_only=True))
         return found[1]
 
     def values(self, name: str, ancestors: Sequence[cst.CSTNode]) -> Optional[List[cst.BaseExpression]]:

@@ -11,6 +11,7 @@ from typing import Dict, List, Mapping, Sequence, Type
 
 from nondet_lint.analysis import entrypoints
 from nondet_lint.check import Check, FileChecker
+from nondet_lint.families import files
 from nondet_lint.families.data import hashsplit, order, pinning, split, tfds, urls
 from nondet_lint.families.environment import check as environment
 from nondet_lint.families.environment import setuppy
@@ -32,7 +33,7 @@ CHECKS: List[Type[Check]] = [
 ]
 
 # non-Python files some family reads (requirement files: ND401; CUDA sources: ND207)
-FILE_CHECKERS: Sequence[FileChecker] = [*environment.FILE_CHECKERS, *cudafiles.FILE_CHECKERS]
+FILE_CHECKERS: Sequence[FileChecker] = files.FILE_CHECKERS
 
 
 def all_checks() -> List[Type[Check]]:

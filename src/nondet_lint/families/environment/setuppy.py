@@ -20,7 +20,7 @@ import libcst as cst
 
 from nondet_lint.check import Check
 from nondet_lint.context import FileContext
-from nondet_lint.families.environment.check import CODE, RequirementCandidate, is_tracked, tracked_patterns
+from nondet_lint.families.environment.candidates import CODE, RequirementCandidate, is_tracked, tracked_patterns
 from nondet_lint.families.environment.requirements import parse_requirement
 
 KIND = "setup.py"

@@ -42,7 +42,7 @@ from nondet_lint.callargs import ABSENT, UNKNOWN, find_arg, has_star_args, liter
 from nondet_lint.check import Check
 from nondet_lint.analysis.dataflow import ScopeBindings, ScopeIndex
 from nondet_lint.analysis.switches import QualName
-from nondet_lint.context import Deferred, FileContext
+from nondet_lint.context import FileContext
 from nondet_lint.facts import ModuleFact
 from nondet_lint.families.kernels import pipeline
 from nondet_lint.families.kernels.cpuside import CpuSide, CpuSideCollector, carries_no_gradient
@@ -57,7 +57,7 @@ from nondet_lint.families.kernels.gradientfree import (
 from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.families.kernels.scatters import BasicIndex, FlagFacts, FlagValues, IntegerArrays, ScatterFacts, at_receiver
 from nondet_lint.names import dotted_name
-from nondet_lint.types import Finding
+from nondet_lint.types import Deferred, Finding
 from nondet_lint.walk import visit_tree
 from nondet_lint.ruledata import RuleSet
 

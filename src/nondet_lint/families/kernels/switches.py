@@ -19,7 +19,7 @@ from nondet_lint.versions import Version, format_version, in_range
 from nondet_lint.callargs import UNKNOWN, find_arg, literal_value
 from nondet_lint.names import dotted_name, resolve_relative
 from nondet_lint.check import Check
-from nondet_lint.context import Deferred, FileContext, NodeEdit
+from nondet_lint.context import FileContext, NodeEdit
 from nondet_lint.facts import FileFacts, ModuleFact
 from nondet_lint.families.kernels import ops as kernel_ops
 from nondet_lint.families.kernels.gpu import DATA_RULE, GpuSelectionAnchor, ProgramView, program_view, unit_of
@@ -27,7 +27,7 @@ from nondet_lint.families.kernels.reach import MODULE_UNIT
 from nondet_lint.families.kernels.ops import ImplicitOp, KernelOps, OpTable, op_table, status_for
 from nondet_lint.fixes.builders import insert_after_imports, name_for, top_level
 from nondet_lint.ruledata import RuleSet
-from nondet_lint.types import UNSAFE, Finding, Fix, Related
+from nondet_lint.types import Deferred, Finding, Fix, Related, UNSAFE
 from nondet_lint.walk import calls_in, nodes_in
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any, Iterable, List, Sequence
 
 from nondet_lint.check import Check
-from nondet_lint.context import Deferred, FileContext
+from nondet_lint.context import FileContext
 from nondet_lint.families.seeding.collect import Collector
 from nondet_lint.families.seeding.report import seeding_findings
-from nondet_lint.types import Finding
+from nondet_lint.types import Deferred, Finding
 from nondet_lint.ruledata import RuleSet
 
 

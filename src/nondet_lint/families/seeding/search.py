@@ -29,11 +29,11 @@ import libcst as cst
 from nondet_lint.analysis.seedoption import seed_option
 from nondet_lint.callargs import find_arg, has_star_args, literal_value
 from nondet_lint.check import Check
-from nondet_lint.context import Deferred, PendingFix
+from nondet_lint.context import PendingFix
 from nondet_lint.facts import ModuleFact
 from nondet_lint.fixes.builders import insert_after_imports, name_for, set_keyword_argument, top_level
 from nondet_lint.ruledata import RuleSet
-from nondet_lint.types import Finding
+from nondet_lint.types import Deferred, Finding
 from nondet_lint.walk import calls_in
 
 CODE = "ND111"
