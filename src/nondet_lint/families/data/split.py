@@ -14,13 +14,13 @@ before it there covers it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import ScopeBindings, last_name, statement_of
-from nondet_lint.analysis.entrypoints import is_main_guard
+from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.hfdatasets import hf_datasets
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, method_of, spellings
 from nondet_lint.analysis.seeds import seed_helpers
@@ -153,6 +153,52 @@ def project_seeding(project: Any) -> Tuple[Set[str], bool]:
         seeded.update(fact.seeded)
         determinism = determinism or fact.tf_determinism
     return seeded, determinism
+
+
+def _program_closures(project: Any) -> Dict[str, FrozenSet[str]]:
+    """Each entry point outside test code with the project modules its program runs: the
+    modules it imports, transitively (spec "Program")."""
+    closures: Dict[str, FrozenSet[str]] = {}
+    for record in project:
+        if not is_entry_point(record.facts) or project.is_test_code(record.path):
+            continue
+        todo, done = [record], {record.path}
+        while todo:
+            current = todo.pop()
+            imports = current.facts.get(EntryFacts)
+            for dotted in imports.imports if imports is not None else ():
+                found = project.module_near(dotted, current.path)
+                if found is not None and found.path not in done:
+                    done.add(found.path)
+                    todo.append(found)
+        closures[record.path] = frozenset(done)
+    return closures
+
+
+def unseeded_program_runs(project: Any, path: str, rng: str) -> bool:
+    """Whether a program that runs the module at ``path`` never seeds ``rng``: no module of
+    it seeds that RNG (a seed in another program does not count for this one, spec
+    "Program").  False when no entry point's program runs the module (library code, whose
+    callers are not known and may seed)."""
+    if project is None:
+        return False
+    closures = project.analysis("data_program_closures", lambda earlier: _program_closures(project))
+    seeds: Dict[str, bool] = {}
+    for modules in closures.values():
+        if path not in modules:
+            continue
+        if not any(_seeds(project, module, rng, seeds) for module in modules):
+            return True
+    return False
+
+
+def _seeds(project: Any, path: str, rng: str, memo: Dict[str, bool]) -> bool:
+    found = memo.get(path)
+    if found is None:
+        record = project.modules.get(path)
+        fact = record.facts.get(DataSeedingFacts) if record is not None else None
+        found = memo[path] = fact is not None and rng in fact.seeded
+    return found
 
 
 # ---- ND305: scikit-learn splitters -------------------------------------------------------
@@ -871,8 +917,8 @@ class TfDataOrder(Check):
         rule = rules["ND307"]
         for item in deferred:
             candidate = TfDataOrderCandidate.from_json(item.payload)
-            if candidate.global_seed_helps and "tf" in seeded:
-                continue
+            if candidate.global_seed_helps and "tf" in seeded and not unseeded_program_runs(project, item.path, "tf"):
+                continue  # every program that runs it sets a global seed (or none is known to run it)
             message = rule.format_message(what=candidate.what, advice=candidate.advice)
             yield Finding(item.path, item.line, item.col, "ND307", message, item.end_line, item.end_col, getattr(item, "fix", None))
 
