@@ -199,6 +199,25 @@ def test_a_global_tf_seed_counts_only_for_the_programs_that_set_it(lint):
     assert at(lint({"pipeline.py": pipeline, "other.py": other}, SELECT), "ND307") == []
 
 
+def test_list_files_shuffled_whenever_the_program_trains(lint):
+    """``list_files(pattern, shuffle=is_training)`` shuffles with no seed in every training
+    run.  Near misses: a flag that does not name training, and a seed."""
+    source = """
+        import tensorflow as tf
+        def train_files(pattern, is_training):
+            return tf.data.Dataset.list_files(pattern, shuffle=is_training)
+        def other_files(pattern, randomize):
+            return tf.data.Dataset.list_files(pattern, shuffle=randomize)
+        def seeded_files(pattern, is_training):
+            return tf.data.Dataset.list_files(pattern, shuffle=is_training, seed=7)
+        """
+    findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND307"]
+    assert [(f.line, f.col + 1) for f in findings] == [(3, 12)]
+    assert findings[0].message.startswith(
+        "`Dataset.list_files` returns the files in a new random order every run (`shuffle=is_training` in training, no `seed=`)")
+    assert fix_of(findings, "ND307", source).splitlines()[2].endswith("list_files(pattern, shuffle=is_training, seed=0)")
+
+
 def test_deterministic_false_only_on_tf_data(lint):
     source = """
         import tensorflow as tf

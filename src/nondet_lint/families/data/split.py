@@ -845,11 +845,13 @@ class TfDataOrder(Check):
         if name in self.list_files:
             shuffle = _arg_value(node, {"pos": 1, "kw": "shuffle"})
             seed = _arg_value(node, {"pos": 2, "kw": "seed"})
-            if (shuffle is None or _literal_bool(shuffle) is True) and (seed is None or is_none(seed)):
+            flag = self._training_flag(shuffle) if shuffle is not None else None
+            if (shuffle is None or _literal_bool(shuffle) is True or flag is not None) and (seed is None or is_none(seed)):
                 edits = set_keyword_argument(self.ctx, node, "seed", str(self.ctx.config.seed))
                 fix = self.ctx.fix("ND307", edits, seed=self.ctx.config.seed) if edits else None
+                how = "its default `shuffle`" if shuffle is None else f"`shuffle={flag}` in training" if flag is not None else "`shuffle=True`"
                 self.ctx.defer(node, "ND307", fix=fix,
-                               **TfDataOrderCandidate("`Dataset.list_files` returns the files in a new random order every run (its default `shuffle`, no `seed=`)",
+                               **TfDataOrderCandidate(f"`Dataset.list_files` returns the files in a new random order every run ({how}, no `seed=`)",
                                                      "pass `seed=` (or `shuffle=False` and shuffle with a seed later)", global_seed_helps=True).to_json())
         elif name in self.sloppy:
             flag = _arg_value(node, {"kw": "sloppy"})
@@ -892,6 +894,12 @@ class TfDataOrder(Check):
                     self.ctx.defer(assign, "ND307", fix=fix,
                                    **TfDataOrderCandidate(f"`options.{attribute.attr.value} = {value} lets every parallel `tf.data` step yield elements in the order they finish",
                                                          "set it to True", global_seed_helps=False).to_json())
+
+    def _training_flag(self, value: cst.BaseExpression) -> Optional[str]:
+        """``shuffle=is_training`` (``self.training``): a value that is True whenever the
+        program trains, named by ``[ND307.data] training_flags``; the flag as written."""
+        name = value.value if isinstance(value, cst.Name) else value.attr.value if isinstance(value, cst.Attribute) else None
+        return self.ctx.code_for(value) if name in self.training_flags else None
 
     def _off_in_training(self, value: cst.BaseExpression) -> Optional[str]:
         """``not is_training`` (or ``not self.training``): a value that is False whenever the
