@@ -845,11 +845,11 @@ class TfDataOrder(Check):
         if name in self.list_files:
             shuffle = _arg_value(node, {"pos": 1, "kw": "shuffle"})
             seed = _arg_value(node, {"pos": 2, "kw": "seed"})
-            flag = self._training_flag(shuffle) if shuffle is not None else None
-            if (shuffle is None or _literal_bool(shuffle) is True or flag is not None) and (seed is None or is_none(seed)):
+            trains = self._training_flag(shuffle) if shuffle is not None else None
+            if (shuffle is None or _literal_bool(shuffle) is True or trains is not None) and (seed is None or is_none(seed)):
                 edits = set_keyword_argument(self.ctx, node, "seed", str(self.ctx.config.seed))
                 fix = self.ctx.fix("ND307", edits, seed=self.ctx.config.seed) if edits else None
-                how = "its default `shuffle`" if shuffle is None else f"`shuffle={flag}` in training" if flag is not None else "`shuffle=True`"
+                how = "its default `shuffle`" if shuffle is None else f"`shuffle={trains}` in training" if trains is not None else "`shuffle=True`"
                 self.ctx.defer(node, "ND307", fix=fix,
                                **TfDataOrderCandidate(f"`Dataset.list_files` returns the files in a new random order every run ({how}, no `seed=`)",
                                                      "pass `seed=` (or `shuffle=False` and shuffle with a seed later)", global_seed_helps=True).to_json())
