@@ -199,6 +199,20 @@ def test_a_global_tf_seed_counts_only_for_the_programs_that_set_it(lint):
     assert at(lint({"pipeline.py": pipeline, "other.py": other}, SELECT), "ND307") == []
 
 
+def test_op_determinism_counts_only_for_the_programs_that_turn_it_on(lint):
+    pipeline = "import tensorflow as tf\ndef read(ds):\n    return ds.interleave(tf.data.TFRecordDataset, deterministic=False)\n"
+    train = "import pipeline\nif __name__ == '__main__':\n    pipeline.read(None)\n"
+    test = "import tensorflow as tf\ndef test_same():\n    tf.config.experimental.enable_op_determinism()\n"
+    # a test that turns determinism on does not run in train.py's program
+    findings = [f for f in lint({"pipeline.py": pipeline, "train.py": train, "tests/test_same.py": test}, SELECT) if f.code == "ND307"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("pipeline.py", 3, 15)]
+    assert findings[0].message.startswith("`interleave(deterministic=False)` yields elements in the order they finish")
+    # near misses: the program turns it on; no program runs the pipeline (library code)
+    on = train.replace("import pipeline\n", "import pipeline\nimport tensorflow as tf\ntf.config.experimental.enable_op_determinism()\n")
+    assert at(lint({"pipeline.py": pipeline, "train.py": on}, SELECT), "ND307") == []
+    assert at(lint({"pipeline.py": pipeline, "tests/test_same.py": test}, SELECT), "ND307") == []
+
+
 def test_list_files_shuffled_whenever_the_program_trains(lint):
     """``list_files(pattern, shuffle=is_training)`` shuffles with no seed in every training
     run.  Near misses: a flag that does not name training, and a seed."""

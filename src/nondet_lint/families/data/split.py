@@ -175,29 +175,23 @@ def _program_closures(project: Any) -> Dict[str, FrozenSet[str]]:
     return closures
 
 
-def unseeded_program_runs(project: Any, path: str, rng: str) -> bool:
-    """Whether a program that runs the module at ``path`` never seeds ``rng``: no module of
-    it seeds that RNG (a seed in another program does not count for this one, spec
-    "Program").  False when no entry point's program runs the module (library code, whose
-    callers are not known and may seed)."""
+def programs_running(project: Any, path: str) -> List[FrozenSet[str]]:
+    """The modules of each program (outside test code) that runs the module at ``path``;
+    empty for library code that no entry point of the project runs."""
     if project is None:
-        return False
+        return []
     closures = project.analysis("data_program_closures", lambda earlier: _program_closures(project))
-    seeds: Dict[str, bool] = {}
-    for modules in closures.values():
-        if path not in modules:
-            continue
-        if not any(_seeds(project, module, rng, seeds) for module in modules):
-            return True
-    return False
+    return [modules for modules in closures.values() if path in modules]
 
 
-def _seeds(project: Any, path: str, rng: str, memo: Dict[str, bool]) -> bool:
+def _tf_order_fixed(project: Any, path: str, global_seed_helps: bool, memo: Dict[str, bool]) -> bool:
+    """Whether the module at ``path`` turns on TensorFlow op determinism or, where a global
+    seed helps, sets TensorFlow's global seed."""
     found = memo.get(path)
     if found is None:
         record = project.modules.get(path)
         fact = record.facts.get(DataSeedingFacts) if record is not None else None
-        found = memo[path] = fact is not None and rng in fact.seeded
+        found = memo[path] = fact is not None and (fact.tf_determinism or (global_seed_helps and "tf" in fact.seeded))
     return found
 
 
@@ -919,14 +913,22 @@ class TfDataOrder(Check):
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
+        """Op determinism (and, for ``list_files``, a global seed) counts for the programs
+        that turn it on (spec "Program": a test's or another program's switch does not run
+        in this one); a module no entry point runs is library code, whose callers may turn
+        it on: there any module of the project counts."""
         seeded, determinism = project_seeding(project)
-        if determinism:
-            return
         rule = rules["ND307"]
+        memos: Dict[bool, Dict[str, bool]] = {False: {}, True: {}}
         for item in deferred:
             candidate = TfDataOrderCandidate.from_json(item.payload)
-            if candidate.global_seed_helps and "tf" in seeded and not unseeded_program_runs(project, item.path, "tf"):
-                continue  # every program that runs it sets a global seed (or none is known to run it)
+            helps = candidate.global_seed_helps
+            programs = programs_running(project, item.path)
+            if programs:
+                if all(any(_tf_order_fixed(project, module, helps, memos[helps]) for module in modules) for modules in programs):
+                    continue  # every program that runs it fixes the order
+            elif determinism or (helps and "tf" in seeded):
+                continue
             message = rule.format_message(what=candidate.what, advice=candidate.advice)
             yield Finding(item.path, item.line, item.col, "ND307", message, item.end_line, item.end_col, getattr(item, "fix", None))
 
