@@ -224,9 +224,13 @@ def test_list_files_shuffled_whenever_the_program_trains(lint):
             return tf.data.Dataset.list_files(pattern, shuffle=randomize)
         def seeded_files(pattern, is_training):
             return tf.data.Dataset.list_files(pattern, shuffle=is_training, seed=7)
+        class Reader:
+            def read(self):
+                return tf.data.Dataset.list_files(self._pattern, shuffle=self._is_training)
         """
     findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND307"]
-    assert [(f.line, f.col + 1) for f in findings] == [(3, 12)]
+    assert [(f.line, f.col + 1) for f in findings] == [(3, 12), (10, 16)]
+    assert "(`shuffle=self._is_training` in training, no `seed=`)" in findings[1].message
     assert findings[0].message.startswith(
         "`Dataset.list_files` returns the files in a new random order every run (`shuffle=is_training` in training, no `seed=`)")
     assert fix_of(findings, "ND307", source).splitlines()[2].endswith("list_files(pattern, shuffle=is_training, seed=0)")

@@ -893,7 +893,7 @@ class TfDataOrder(Check):
         """``shuffle=is_training`` (``self.training``): a value that is True whenever the
         program trains, named by ``[ND307.data] training_flags``; the flag as written."""
         name = value.value if isinstance(value, cst.Name) else value.attr.value if isinstance(value, cst.Attribute) else None
-        return self.ctx.code_for(value) if name in self.training_flags else None
+        return self.ctx.code_for(value) if name is not None and name.lstrip("_") in self.training_flags else None
 
     def _off_in_training(self, value: cst.BaseExpression) -> Optional[str]:
         """``not is_training`` (or ``not self.training``): a value that is False whenever the
@@ -902,7 +902,7 @@ class TfDataOrder(Check):
             return None
         flag = value.expression
         name = flag.value if isinstance(flag, cst.Name) else flag.attr.value if isinstance(flag, cst.Attribute) else None
-        return self.ctx.code_for(flag) if name in self.training_flags else None
+        return self.ctx.code_for(flag) if name is not None and name.lstrip("_") in self.training_flags else None
 
     def _is_options(self, dctx: DataContext, expr: cst.BaseExpression) -> bool:
         value: Optional[cst.BaseExpression] = expr
