@@ -646,12 +646,12 @@ def test_first_match_of_a_search_loop(lint):
         from pathlib import Path
         def find(root):
             for entry in Path(root).iterdir():
-                if entry.suffix == ".csv":
+                if entry.suffix == ".ckpt":
                     return entry
         def find_name(root):
             found = None
             for name in os.listdir(root):
-                if name.endswith(".csv"):
+                if name.startswith("events"):
                     found = name
                     break
             return found
@@ -986,3 +986,49 @@ def test_a_listing_shown_in_a_formatted_message_keeps_no_order(lint):
             return "".join(os.listdir(local_dir)).strip()
         """
     assert messages(lint, source) == [(8, 20, "joined into a string): sort it")]
+
+
+def test_the_first_file_of_a_kind_found_by_a_loop_is_a_lookup(lint):
+    # the loop form of ``glob(os.path.join(d, "*.jpg"))[0]``: one file of a kind, read for
+    # what like files share; a kind a folder holds several of (.ckpt) and a test of
+    # anything but the extension are still an order kept (near misses)
+    source = """
+        import os
+        import cv2
+        from pathlib import Path
+        def resolution(image_dir, n):
+            for i in os.listdir(image_dir):
+                if i.lower().endswith((".jpg", ".png", ".jpeg")):
+                    im = cv2.imread(os.path.join(image_dir, i))
+                    return im.shape[0] * im.shape[1] // n
+            raise ValueError("no images")
+        def table(root):
+            for entry in Path(root).iterdir():
+                if entry.suffix in (".csv", ".tsv"):
+                    return entry
+        def first_frame(root):
+            found = None
+            for name in os.listdir(root):
+                if name.endswith(".png"):
+                    found = name
+                    break
+            return found
+        def weights(root):
+            for name in os.listdir(root):
+                if name.endswith(".ckpt"):
+                    return name
+        def camera(root):
+            for name in os.listdir(root):
+                if name.endswith("_cam.png"):
+                    return name
+        def nested(root):
+            for dirpath, _, names in os.walk(root):
+                for name in names:
+                    if name.endswith(".png"):
+                        return os.path.join(dirpath, name)
+        """
+    assert messages(lint, source) == [
+        (22, 17, "searched in a loop that returns the first match): sort it"),
+        (26, 17, "searched in a loop that returns the first match): sort it"),
+        (30, 30, "searched in a loop that returns the first match): sort it"),
+    ]

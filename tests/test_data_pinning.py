@@ -553,6 +553,8 @@ def test_a_download_given_a_digest_to_check_pins_the_folder_it_fills(lint, md5, 
         "        self.files = sorted(glob.glob(os.path.join(self.root, 'images', '*.tif')))\n"
         "    def _download(self):\n"
         f"        download_and_extract_archive(self.url, self.root, {md5})\n"
+        "def default_tiles():\n"
+        "    return Tiles()\n"  # a creation that relies on the default folder
     )
     files = {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/tiles.py": source}
     found = at(lint(files, SELECT), "ND304")
@@ -573,6 +575,7 @@ def test_a_folder_stored_in_init_by_unpacking_or_annotation_is_judged_by_its_def
         "    def __init__(self, root='data', pair=None):\n"
         f"        {store}\n"
         "        self.files = sorted(glob.glob(os.path.join(self.root, 'images', '*.tif')))\n"
+        "tiles = Tiles()\n"
     )
     assert at(lint({"m.py": source}, SELECT), "ND304") == ([("m.py", 7, 29)] if reported else [])
 
@@ -596,6 +599,7 @@ def test_a_digest_of_an_archive_covers_the_folders_it_unpacks(lint, checked, rep
                 if not check_integrity(archive, self.md5):
                     raise RuntimeError(archive)
                 self.files = sorted(glob.glob(os.path.join(self.root, self.data_dir, "Images", "*.JPG")))
+        larch = Larch()
         """
     assert at(lint({"m.py": source}, SELECT), "ND304") == ([("m.py", 12, 29)] if reported else [])
 
@@ -622,6 +626,48 @@ def test_a_re_exported_digest_check_is_judged_by_its_test_not_its_error(lint, ch
         "        if self.checksum and not check_integrity(filepath, self.md5s[self.split]):\n"
         "            raise RuntimeError('Dataset found, but corrupted.')\n"
         "        extract_archive(filepath)\n"
+        "def default_aid():\n"
+        "    return Aid()\n"
     )
     files = {"pkg/__init__.py": "", "pkg/utils.py": utils, "pkg/aid.py": source}
     assert at(lint(files, SELECT), "ND304") == ([("aid.py", 10, 29)] if reported else [])
+
+
+@pytest.mark.parametrize("creation, found", [
+    ("", []),  # a library's dataset class: the folder is its caller's, the default a placeholder
+    ("tiles = Tiles()\n", [("tiles.py", 7, 29)]),  # near miss: a creation here relies on the default
+    ("tiles = Tiles('/data/tiles')\n", [("tiles.py", 8, 9)]),  # judged at the creation that gives it
+    ("a = Tiles('/data/tiles_v2')\nb = Tiles()\n", [("tiles.py", 7, 29)]),  # one relies on the default
+])
+def test_a_dataset_class_no_call_creates_leaves_its_folder_to_its_callers(lint, creation, found):
+    source = (
+        "import glob\n"
+        "import os\n"
+        "from torch.utils.data import Dataset\n"
+        "class Tiles(Dataset):\n"
+        "    def __init__(self, root='data'):\n"
+        "        self.root = root\n"
+        "        self.files = sorted(glob.glob(os.path.join(self.root, 'images', '*.tif')))\n"
+        f"{creation}"
+    )
+    findings = [f for f in lint({"pkg/__init__.py": "", "pkg/tiles.py": source}, SELECT) if f.code == "ND304"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == found
+    if found:
+        shown = "\"'/data/tiles'\"" if "'/data/tiles'" in creation else "`os.path.join(self.root, 'images', '*.tif')`"
+        assert shown.strip('"') in findings[0].message
+
+
+def test_a_library_dataset_class_is_judged_where_another_module_gives_its_folder(lint):
+    source = (
+        "import glob\n"
+        "import os\n"
+        "from torch.utils.data import Dataset\n"
+        "class Tiles(Dataset):\n"
+        "    def __init__(self, root='data'):\n"
+        "        self.root = root\n"
+        "        self.files = sorted(glob.glob(os.path.join(self.root, 'images', '*.tif')))\n"
+    )
+    train = "from pkg.tiles import Tiles\ntrain = Tiles('/mnt/tiles')\nversioned = Tiles('/mnt/tiles_v3')\n"
+    findings = [f for f in lint({"pkg/__init__.py": "", "pkg/tiles.py": source, "train.py": train}, SELECT) if f.code == "ND304"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("train.py", 2, 9)]
+    assert findings[0].message.startswith("`Tiles -> glob.glob` builds the dataset from whatever files `'/mnt/tiles'` holds")

@@ -178,10 +178,62 @@ def test_list_files_seed_and_op_determinism(lint):
     findings = lint({"m.py": source}, SELECT)
     assert at(findings, "ND307") == [("m.py", 2, 9)]
     assert fix_of(findings, "ND307", source).endswith("list_files('*.tfrecord', seed=0)\n")
-    seeded = {"m.py": source, "main.py": "import keras\nkeras.utils.set_random_seed(1)\n"}
+    seeded = {"m.py": source, "main.py": "import keras\nimport m\nkeras.utils.set_random_seed(1)\n"}
     assert at(lint(seeded, SELECT), "ND307") == []
     determinism = {"m.py": source, "main.py": "import os\nos.environ['TF_DETERMINISTIC_OPS'] = '1'\n"}
     assert at(lint(determinism, SELECT), "ND307") == []
+
+
+def test_a_global_tf_seed_counts_only_for_the_programs_that_set_it(lint):
+    pipeline = "import tensorflow as tf\ndef files(pattern):\n    return tf.data.Dataset.list_files(pattern)\n"
+    train = "import pipeline\nif __name__ == '__main__':\n    pipeline.files('/data/*.tfrecord')\n"
+    other = "import tensorflow as tf\nif __name__ == '__main__':\n    tf.random.set_seed(0)\n"
+    # another program's seed does not run in train.py's program
+    findings = [f for f in lint({"pipeline.py": pipeline, "train.py": train, "other.py": other}, SELECT) if f.code == "ND307"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("pipeline.py", 3, 12)]
+    assert findings[0].message.startswith("`Dataset.list_files` returns the files in a new random order every run")
+    # near misses: the program that runs the pipeline seeds; no program runs it (library
+    # code, whose callers may seed) while the project seeds somewhere
+    seeding = train.replace("import pipeline\n", "import pipeline\nimport tensorflow as tf\ntf.random.set_seed(0)\n")
+    assert at(lint({"pipeline.py": pipeline, "train.py": seeding, "other.py": other}, SELECT), "ND307") == []
+    assert at(lint({"pipeline.py": pipeline, "other.py": other}, SELECT), "ND307") == []
+
+
+def test_op_determinism_counts_only_for_the_programs_that_turn_it_on(lint):
+    pipeline = "import tensorflow as tf\ndef read(ds):\n    return ds.interleave(tf.data.TFRecordDataset, deterministic=False)\n"
+    train = "import pipeline\nif __name__ == '__main__':\n    pipeline.read(None)\n"
+    test = "import tensorflow as tf\ndef test_same():\n    tf.config.experimental.enable_op_determinism()\n"
+    # a test that turns determinism on does not run in train.py's program
+    findings = [f for f in lint({"pipeline.py": pipeline, "train.py": train, "tests/test_same.py": test}, SELECT) if f.code == "ND307"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("pipeline.py", 3, 15)]
+    assert findings[0].message.startswith("`interleave(deterministic=False)` yields elements in the order they finish")
+    # near misses: the program turns it on; no program runs the pipeline (library code)
+    on = train.replace("import pipeline\n", "import pipeline\nimport tensorflow as tf\ntf.config.experimental.enable_op_determinism()\n")
+    assert at(lint({"pipeline.py": pipeline, "train.py": on}, SELECT), "ND307") == []
+    assert at(lint({"pipeline.py": pipeline, "tests/test_same.py": test}, SELECT), "ND307") == []
+
+
+def test_list_files_shuffled_whenever_the_program_trains(lint):
+    """``list_files(pattern, shuffle=is_training)`` shuffles with no seed in every training
+    run.  Near misses: a flag that does not name training, and a seed."""
+    source = """
+        import tensorflow as tf
+        def train_files(pattern, is_training):
+            return tf.data.Dataset.list_files(pattern, shuffle=is_training)
+        def other_files(pattern, randomize):
+            return tf.data.Dataset.list_files(pattern, shuffle=randomize)
+        def seeded_files(pattern, is_training):
+            return tf.data.Dataset.list_files(pattern, shuffle=is_training, seed=7)
+        class Reader:
+            def read(self):
+                return tf.data.Dataset.list_files(self._pattern, shuffle=self._is_training)
+        """
+    findings = [f for f in lint({"m.py": source}, SELECT) if f.code == "ND307"]
+    assert [(f.line, f.col + 1) for f in findings] == [(3, 12), (10, 16)]
+    assert "(`shuffle=self._is_training` in training, no `seed=`)" in findings[1].message
+    assert findings[0].message.startswith(
+        "`Dataset.list_files` returns the files in a new random order every run (`shuffle=is_training` in training, no `seed=`)")
+    assert fix_of(findings, "ND307", source).splitlines()[2].endswith("list_files(pattern, shuffle=is_training, seed=0)")
 
 
 def test_deterministic_false_only_on_tf_data(lint):

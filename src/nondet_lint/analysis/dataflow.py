@@ -392,6 +392,7 @@ class FlowTables:
     key_sorts: FrozenSet[str] = frozenset()  # ``np.argsort(keys)``: positions in the order of their keys
     split_names: FrozenSet[str] = frozenset()  # ``"train" in folder``: a data split's folder, one per dataset root
     separators: FrozenSet[str] = frozenset()  # ``os.sep``: a pattern ending in one lists folders
+    kept_first_picks: FrozenSet[str] = frozenset()  # ``.ckpt``: a kind a folder holds several of, picked in order
 
     @classmethod
     def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
@@ -399,7 +400,7 @@ class FlowTables:
             "order_free", "order_keeping", "order_sensitive", "order_sensitive_suffixes", "set_makers", "accumulate_methods", "output_methods",
             "neutral_methods", "set_methods", "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "archive_types",
             "length_asserts", "basename_calls", "name_attributes", "folder_listings", "pattern_listings", "key_sorts",
-            "split_names", "separators",
+            "split_names", "separators", "kept_first_picks",
         )))
 
     def disposes(self, name: Optional[str]) -> bool:
@@ -1142,9 +1143,12 @@ class OrderFlow:
         items = {name.value for name, _ in _target_names(loop.target)}
         derived = self._derived(loop, items, index)
         chosen = self._chosen_by_name(loop, items, index)
+        kinds = self._chosen_by_kind(loop, items, index)
         for node in index.nodes_within(loop.body, (cst.Call, cst.Yield, cst.Assign, cst.AugAssign, cst.Return, cst.Break)):
             if any(index.contains(branch.body, node) for branch in chosen):
                 continue  # runs for at most one entry: the one with that name
+            if isinstance(node, (cst.Return, cst.Break)) and any(index.contains(branch.body, node) for branch in kinds):
+                continue  # the first file of a kind: ``glob("*.jpg")[0]`` written as a loop
             if isinstance(node, cst.Yield):
                 how = self._yielded(node, depth, seen)
                 if how is not None:
@@ -1210,6 +1214,49 @@ class OrderFlow:
                 elif one_folder and self._base_name(other, items):
                     found.append(branch)
         return found
+
+    def _chosen_by_kind(self, loop: cst.For, items: Set[str], index: ScopeIndex) -> List[cst.If]:
+        """The ``if`` statements of a loop over one folder that test only an entry's
+        extension (``if name.lower().endswith((".jpg", ".png")):``, ``if p.suffix ==
+        ".csv":``): a return or break in them takes the first file of a kind, the loop
+        form of ``glob(os.path.join(d, "*.jpg"))[0]``, which is a lookup (ND301's docs),
+        unless the kind is one a folder holds several of, picked in order (``.ckpt``)."""
+        if not self._lists_one_folder(loop.iter, index):
+            return []
+        found = []
+        for branch in index.nodes_within(loop.body, (cst.If,)):
+            suffixes = self._extension_test(branch.test, items)
+            if suffixes and not any(word in suffix.lower() for suffix in suffixes for word in self.tables.kept_first_picks):
+                found.append(branch)
+        return found
+
+    def _extension_test(self, test: cst.BaseExpression, items: Set[str]) -> List[str]:
+        """The extensions a test compares an entry's name with (``entry.endswith(".jpg")``,
+        also lower-cased, of ``entry.name``; ``entry.suffix in (".png", ".jpg")``); empty
+        when it tests anything else."""
+        def entry(node: cst.BaseExpression) -> bool:
+            if isinstance(node, cst.Call) and not node.args and isinstance(node.func, cst.Attribute) and node.func.attr.value in ("lower", "casefold"):
+                node = node.func.value
+            if isinstance(node, cst.Attribute) and node.attr.value in self.tables.name_attributes:
+                node = node.value
+            return isinstance(node, cst.Name) and node.value in items
+
+        def extensions(node: cst.BaseExpression) -> List[str]:
+            literals = [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List, cst.Set)) else [node]
+            texts = [str(lit.evaluated_value) for lit in literals if isinstance(lit, cst.SimpleString)]
+            if len(texts) != len(literals) or not texts:
+                return []
+            return texts if all(t.startswith(".") and len(t) > 1 and not re.search(r"[/\\*?\[]", t) for t in texts) else []
+
+        if isinstance(test, cst.Call) and isinstance(test.func, cst.Attribute) and test.func.attr.value == "endswith" and len(test.args) == 1:
+            return extensions(test.args[0].value) if entry(test.func.value) else []
+        if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, (cst.Equal, cst.In)):
+            left = test.left
+            if isinstance(left, cst.Call) and not left.args and isinstance(left.func, cst.Attribute) and left.func.attr.value in ("lower", "casefold"):
+                left = left.func.value
+            if isinstance(left, cst.Attribute) and left.attr.value == "suffix" and isinstance(left.value, cst.Name) and left.value.value in items:
+                return extensions(test.comparisons[0].comparator)
+        return []
 
     def _names_split(self, test: cst.BaseExpression, names: Set[str]) -> bool:
         """``"train" in folder`` (or ``folder.lower()``): an entry tested for the name of a
@@ -1281,6 +1328,8 @@ class OrderFlow:
         name = self.qualname(iterable.func)
         if name in self.tables.folder_listings:
             return True
+        if name is None and isinstance(iterable.func, cst.Attribute) and iterable.func.attr.value == "iterdir" and not iterable.args:
+            return True  # ``Path(root).iterdir()``: the entries of one folder
         if name in self.tables.pattern_listings and iterable.args:
             return last_part_wildcards(iterable.args[0].value)
         return False

@@ -14,7 +14,8 @@ from nondet_lint.context import FileContext
 class DataContext(ModuleView):
     def __init__(self, ctx: FileContext) -> None:
         super().__init__(ctx)
-        flow = ctx.rules["ND301"].data.get("flow", {}) if "ND301" in ctx.rules else {}
+        data = ctx.rules["ND301"].data if "ND301" in ctx.rules else {}
+        flow = {**data.get("flow", {}), "kept_first_picks": data.get("kept_first_picks", ())}
         self.flow = OrderFlow(FlowTables.from_data(flow), self.qualname, ctx.parent, self.index_for, self.call_sites)
         text = dict(ctx.rules["ND302"].data.get("types", {})) if "ND302" in ctx.rules else {}
         text.setdefault("set_makers", flow.get("set_makers", ()))

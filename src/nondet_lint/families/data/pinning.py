@@ -635,14 +635,28 @@ class DirectoryDataset(Check):
 
     def _judged_at_creation(self, dctx: DataContext, values: Values, init: cst.FunctionDef, call: cst.Call,
                             api: str, value: cst.Name) -> bool:
-        """``Data("/mnt/x")``: the calls of the class in this module that give the folder."""
-        sites = [site for site in dctx.call_sites(init) if call_arg(site, _position(init, value.value), value.value) is not None]
+        """``Data("/mnt/x")``: the calls of the class in this module that give the folder
+        are judged at those calls; True unless a call relies on the parameter's default
+        (``Data()``), which is then the folder judged at the listing.  A class that no
+        call of this module creates (a library's dataset class) leaves its folder to its
+        callers, like a function's parameter: its default is a placeholder the caller
+        overrides, not a dataset the class fixes; the callers in other modules that give
+        a folder are judged in pass 2 (``DataFolderParams``)."""
+        position = _position(init, value.value)
+        every = dctx.call_sites(init)
+        sites = [site for site in every if call_arg(site, position, value.value) is not None]
         block = self.ctx.parent(init)
         owner = self.ctx.parent(block) if block is not None else None
+        if not every:
+            if isinstance(owner, cst.ClassDef) and self._top_level(owner):
+                known = self.ctx.facts.get(DataFolderParams)
+                param = FolderParam(value.value, position, api)
+                self.ctx.facts.put(DataFolderParams({**(known.params if known is not None else {}), owner.name.value: param}))
+            return True
         for site in sites:
-            given = call_arg(site, _position(init, value.value), value.value)
+            given = call_arg(site, position, value.value)
             self._decide(dctx, values, site, api, given.value, through=owner.name.value)  # type: ignore[union-attr]
-        return bool(sites)
+        return len(sites) == len(every)
 
     def _report_unpinned(self) -> None:
         """Report the folders no checksum or manifest of this module names: evidence

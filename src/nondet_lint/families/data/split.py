@@ -14,13 +14,13 @@ before it there covers it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import ScopeBindings, last_name, statement_of
-from nondet_lint.analysis.entrypoints import is_main_guard
+from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
 from nondet_lint.analysis.hfdatasets import hf_datasets
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, method_of, spellings
 from nondet_lint.analysis.seeds import seed_helpers
@@ -153,6 +153,46 @@ def project_seeding(project: Any) -> Tuple[Set[str], bool]:
         seeded.update(fact.seeded)
         determinism = determinism or fact.tf_determinism
     return seeded, determinism
+
+
+def _program_closures(project: Any) -> Dict[str, FrozenSet[str]]:
+    """Each entry point outside test code with the project modules its program runs: the
+    modules it imports, transitively (spec "Program")."""
+    closures: Dict[str, FrozenSet[str]] = {}
+    for record in project:
+        if not is_entry_point(record.facts) or project.is_test_code(record.path):
+            continue
+        todo, done = [record], {record.path}
+        while todo:
+            current = todo.pop()
+            imports = current.facts.get(EntryFacts)
+            for dotted in imports.imports if imports is not None else ():
+                found = project.module_near(dotted, current.path)
+                if found is not None and found.path not in done:
+                    done.add(found.path)
+                    todo.append(found)
+        closures[record.path] = frozenset(done)
+    return closures
+
+
+def programs_running(project: Any, path: str) -> List[FrozenSet[str]]:
+    """The modules of each program (outside test code) that runs the module at ``path``;
+    empty for library code that no entry point of the project runs."""
+    if project is None:
+        return []
+    closures = project.analysis("data_program_closures", lambda earlier: _program_closures(project))
+    return [modules for modules in closures.values() if path in modules]
+
+
+def _tf_order_fixed(project: Any, path: str, global_seed_helps: bool, memo: Dict[str, bool]) -> bool:
+    """Whether the module at ``path`` turns on TensorFlow op determinism or, where a global
+    seed helps, sets TensorFlow's global seed."""
+    found = memo.get(path)
+    if found is None:
+        record = project.modules.get(path)
+        fact = record.facts.get(DataSeedingFacts) if record is not None else None
+        found = memo[path] = fact is not None and (fact.tf_determinism or (global_seed_helps and "tf" in fact.seeded))
+    return found
 
 
 # ---- ND305: scikit-learn splitters -------------------------------------------------------
@@ -799,11 +839,13 @@ class TfDataOrder(Check):
         if name in self.list_files:
             shuffle = _arg_value(node, {"pos": 1, "kw": "shuffle"})
             seed = _arg_value(node, {"pos": 2, "kw": "seed"})
-            if (shuffle is None or _literal_bool(shuffle) is True) and (seed is None or is_none(seed)):
+            trains = self._training_flag(shuffle) if shuffle is not None else None
+            if (shuffle is None or _literal_bool(shuffle) is True or trains is not None) and (seed is None or is_none(seed)):
                 edits = set_keyword_argument(self.ctx, node, "seed", str(self.ctx.config.seed))
                 fix = self.ctx.fix("ND307", edits, seed=self.ctx.config.seed) if edits else None
+                how = "its default `shuffle`" if shuffle is None else f"`shuffle={trains}` in training" if trains is not None else "`shuffle=True`"
                 self.ctx.defer(node, "ND307", fix=fix,
-                               **TfDataOrderCandidate("`Dataset.list_files` returns the files in a new random order every run (its default `shuffle`, no `seed=`)",
+                               **TfDataOrderCandidate(f"`Dataset.list_files` returns the files in a new random order every run ({how}, no `seed=`)",
                                                      "pass `seed=` (or `shuffle=False` and shuffle with a seed later)", global_seed_helps=True).to_json())
         elif name in self.sloppy:
             flag = _arg_value(node, {"kw": "sloppy"})
@@ -847,6 +889,12 @@ class TfDataOrder(Check):
                                    **TfDataOrderCandidate(f"`options.{attribute.attr.value} = {value} lets every parallel `tf.data` step yield elements in the order they finish",
                                                          "set it to True", global_seed_helps=False).to_json())
 
+    def _training_flag(self, value: cst.BaseExpression) -> Optional[str]:
+        """``shuffle=is_training`` (``self.training``): a value that is True whenever the
+        program trains, named by ``[ND307.data] training_flags``; the flag as written."""
+        name = value.value if isinstance(value, cst.Name) else value.attr.value if isinstance(value, cst.Attribute) else None
+        return self.ctx.code_for(value) if name is not None and name.lstrip("_") in self.training_flags else None
+
     def _off_in_training(self, value: cst.BaseExpression) -> Optional[str]:
         """``not is_training`` (or ``not self.training``): a value that is False whenever the
         program trains, named by ``[ND307.data] training_flags``; the flag as written."""
@@ -854,7 +902,7 @@ class TfDataOrder(Check):
             return None
         flag = value.expression
         name = flag.value if isinstance(flag, cst.Name) else flag.attr.value if isinstance(flag, cst.Attribute) else None
-        return self.ctx.code_for(flag) if name in self.training_flags else None
+        return self.ctx.code_for(flag) if name is not None and name.lstrip("_") in self.training_flags else None
 
     def _is_options(self, dctx: DataContext, expr: cst.BaseExpression) -> bool:
         value: Optional[cst.BaseExpression] = expr
@@ -865,13 +913,21 @@ class TfDataOrder(Check):
 
     @classmethod
     def resolve(cls, project: Any, deferred: List[Any], rules: RuleSet) -> Iterable[Finding]:
+        """Op determinism (and, for ``list_files``, a global seed) counts for the programs
+        that turn it on (spec "Program": a test's or another program's switch does not run
+        in this one); a module no entry point runs is library code, whose callers may turn
+        it on: there any module of the project counts."""
         seeded, determinism = project_seeding(project)
-        if determinism:
-            return
         rule = rules["ND307"]
+        memos: Dict[bool, Dict[str, bool]] = {False: {}, True: {}}
         for item in deferred:
             candidate = TfDataOrderCandidate.from_json(item.payload)
-            if candidate.global_seed_helps and "tf" in seeded:
+            helps = candidate.global_seed_helps
+            programs = programs_running(project, item.path)
+            if programs:
+                if all(any(_tf_order_fixed(project, module, helps, memos[helps]) for module in modules) for modules in programs):
+                    continue  # every program that runs it fixes the order
+            elif determinism or (helps and "tf" in seeded):
                 continue
             message = rule.format_message(what=candidate.what, advice=candidate.advice)
             yield Finding(item.path, item.line, item.col, "ND307", message, item.end_line, item.end_col, getattr(item, "fix", None))
