@@ -31,6 +31,29 @@ def test_listing_kept_through_assignments_is_reported_at_the_call(lint):
     assert found(lint, source, "ND301") == [(3, 13)]
 
 
+def test_listing_kept_through_a_long_chain_of_copies_is_reported(lint):
+    """Two listings copied with ``list()``, each turned into parallel lists by
+    comprehensions that are concatenated and stored in records the function returns (a
+    dataset class's file table): the chain is deeper than a few steps and still keeps the
+    order; sorting both listings (near miss) leaves nothing."""
+    source = """
+        import glob
+        def load_files(root):
+            flat = list(
+                glob.glob(root + "/*/*.jpg")
+            )
+            nested = list(
+                glob.glob(root + "/*/*/*.jpg")
+            )
+            scenes = [p.split("/")[-2] for p in flat] + [p.split("/")[-3] for p in nested]
+            images = flat + nested
+            files = [dict(image=i, scene=s) for i, s in zip(images, scenes)]
+            return files
+        """
+    assert found(lint, source, "ND301") == [(4, 9), (7, 9)]
+    assert found(lint, source.replace("glob.glob(root", "sorted(glob.glob(root").replace('.jpg")\n', '.jpg"))\n'), "ND301") == []
+
+
 def test_sort_later_in_the_function_is_enough(lint):
     source = """
         import glob

@@ -412,7 +412,7 @@ class FlowTables:
 class OrderFlow:
     """Follows a value whose order is arbitrary to the first place that keeps its order."""
 
-    MAX_DEPTH = 8
+    MAX_DEPTH = 12  # steps of a chain it follows (listing -> list() -> name -> + -> name -> comprehension -> return: 7)
 
     def __init__(self, tables: FlowTables, qualname: Callable[[cst.BaseExpression], Optional[str]],
                  parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]], index_for: Callable[[cst.CSTNode], ScopeIndex],
