@@ -129,8 +129,16 @@ def _block_code(ctx: Any, tables: Tables, rngs: Sequence[str], value: str) -> Op
 def _writes_legacy_api(ctx: Any, hint_rule: str) -> bool:
     """Whether the module spells a name that exists only in TensorFlow 1's main namespace
     (``tf.Session``, ``tf.placeholder``: the ``code_hint`` of ``hint_rule``'s framework
-    data), not through ``tf.compat.v1``: it runs on TensorFlow 1, where ``tf.random.set_seed`` does not exist, so the fix
-    seeds with ``tf.set_random_seed``, which every TensorFlow 1 has."""
+    data), not through ``tf.compat.v1``: it runs on TensorFlow 1, where
+    ``tf.random.set_seed`` does not exist, so the fix seeds with ``tf.set_random_seed``,
+    which every TensorFlow 1 has."""
+    known = ctx.shared.get("writes_legacy_tensorflow")
+    if known is None:  # asked once per block of RNGs: walk the module once
+        known = ctx.shared["writes_legacy_tensorflow"] = _spells_legacy_names(ctx, hint_rule)
+    return bool(known)
+
+
+def _spells_legacy_names(ctx: Any, hint_rule: str) -> bool:
     rule = ctx.rules[hint_rule] if hint_rule in ctx.rules else None
     hint = (rule.data.get("frameworks", {}).get("tensorflow", {}).get("code_hint") if rule is not None else None) or {}
     names = tuple(hint.get("names", ()))
