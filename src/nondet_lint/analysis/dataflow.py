@@ -256,8 +256,12 @@ class ScopeIndex:
 
     def _dominates(self, rebinding: Binding, original: cst.CSTNode) -> bool:
         """Whether a later binding replaces the value on every path (same or outer block)."""
-        block = self.block_of(rebinding.statement)
-        current = self.block_of(original)
+        return self.block_holds(rebinding.statement, original)
+
+    def block_holds(self, statement: cst.CSTNode, node: cst.CSTNode) -> bool:
+        """Whether the block of ``statement`` holds ``node`` (directly or in an inner block)."""
+        block = self.block_of(statement)
+        current = self.block_of(node)
         while current is not None:
             if current is block:
                 return True
@@ -337,6 +341,20 @@ class ScopeIndex:
             if isinstance(node, _NESTED):
                 continue
             stack.extend(reversed(children(node)))
+
+
+def read_in_nested(scope: cst.CSTNode, name: str) -> bool:
+    """Whether a function, lambda or class inside ``scope`` mentions ``name`` (a closure
+    may read it whenever it is called)."""
+    body = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef)) else scope
+    stack: List[Tuple[cst.CSTNode, bool]] = [(body, False)]
+    while stack:
+        node, nested = stack.pop()
+        if nested and isinstance(node, cst.Name) and node.value == name:
+            return True
+        inner = nested or isinstance(node, _NESTED)
+        stack.extend((kid, inner) for kid in children(node))
+    return False
 
 
 def enclosing_scope(node: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]]) -> cst.CSTNode:

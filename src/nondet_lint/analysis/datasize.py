@@ -292,7 +292,7 @@ class DataSizes:
             binding = index.reaching(binding.target)  # ``X -= X.mean()``: in place, the same shape
         if binding is None or binding.kind not in ("assign",):
             return None
-        if not _dominates(index, binding.statement, load):
+        if not index.block_holds(binding.statement, load):
             return None  # bound in a branch the read may not follow
         for loop in _loops_around(load, self.parent, index.scope):
             if any(b is not binding and index.contains(loop, b.statement) for b in bindings):
@@ -577,17 +577,6 @@ def _position_in(target: Union[cst.Tuple, cst.List], name: str) -> Optional[int]
         if isinstance(element.value, cst.Name) and element.value.value == name:
             return position
     return None
-
-
-def _dominates(index: ScopeIndex, statement: cst.CSTNode, load: cst.CSTNode) -> bool:
-    """The binding's block holds the read (directly or in an inner block)."""
-    block = index.block_of(statement)
-    current = index.block_of(load)
-    while current is not None:
-        if current is block:
-            return True
-        current = index.block_of(current)
-    return False
 
 
 def _loops_around(node: cst.CSTNode, parent: Callable[[cst.CSTNode], Optional[cst.CSTNode]],

@@ -51,7 +51,7 @@ from nondet_lint.families.kernels.callers import (
     Gate, GivenArguments, GivenArgumentsCounter, gate_never_opened, parameter_gate, used_name,
 )
 from nondet_lint.families.kernels.gradientfree import (
-    Argument, GradientFreeArguments, GradientFreeArgumentsCounter, GradientFreeUseCounter, GradientFreeUses, NameUses,
+    Argument, GradientFreeArgumentsCounter, GradientFreeUseCounter, GradientFreeUses, NameUses,
     argument_without_gradient, layer_used_only_without_gradient, used_only_without_gradient,
 )
 from nondet_lint.families.kernels.reach import MODULE_UNIT

@@ -21,7 +21,7 @@ the finding.  Which constructors, casts and dtypes count is rule data
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, FrozenSet, List, Mapping, Optional, Sequence, Tuple
 
 import libcst as cst
 

@@ -22,15 +22,13 @@ from typing import Any, Callable, FrozenSet, List, Mapping, Optional, Sequence, 
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import ScopeIndex
+from nondet_lint.analysis.dataflow import ScopeIndex, read_in_nested
 from nondet_lint.analysis.datasize import DataSizes, Extent, Shape
 from nondet_lint.callargs import find_arg
 from nondet_lint.families.seeding.conditions import arguments_hold
-from nondet_lint.walk import children
 
 MAX_DEPTH = 6  # names passed on to names passed on ...
 ANY_VERSION = "*"
-_NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 _BOUND = re.compile(r"^\s*(\w+)\s*(<=|>=)\s*(?:(\d+(?:\.\d+)?)\s*\*\s*)?(\w+|\d+(?:\.\d+)?)\s*$")
 
 
@@ -284,7 +282,7 @@ class FittedOn:
         """The reads of the value bound here; None when a nested function or class may
         read the name (it runs at a time this walk does not know)."""
         index = self.index_for(target)
-        if _read_in_nested(index.scope, target.value):
+        if read_in_nested(index.scope, target.value):
             return None
         if isinstance(index.scope, cst.Module) or isinstance(index.scope, cst.FunctionDef):
             return index.reads_after(target.value, statement)
@@ -297,18 +295,6 @@ def _position(call: cst.Call, arg: cst.Arg) -> Optional[int]:
         return None
     positional = [a for a in call.args if a.keyword is None]
     return next((i for i, a in enumerate(positional) if a is arg), None)
-
-
-def _read_in_nested(scope: cst.CSTNode, name: str) -> bool:
-    body = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef)) else scope
-    stack: List[Tuple[cst.CSTNode, bool]] = [(body, False)]
-    while stack:
-        node, nested = stack.pop()
-        if nested and isinstance(node, cst.Name) and node.value == name:
-            return True
-        inner = nested or isinstance(node, _NESTED)
-        stack.extend((kid, inner) for kid in children(node))
-    return False
 
 
 # ---- judging a call on the sizes it is fitted on ------------------------------------

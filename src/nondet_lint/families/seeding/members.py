@@ -25,13 +25,11 @@ from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequ
 
 import libcst as cst
 
-from nondet_lint.analysis.dataflow import ScopeIndex
+from nondet_lint.analysis.dataflow import ScopeIndex, read_in_nested
 from nondet_lint.callargs import find_arg, literal_value
-from nondet_lint.walk import children
 
 MAX_DEPTH = 4  # names passed on to names passed on ...
 _CONTAINERS = (cst.List, cst.Tuple, cst.Set)
-_NESTED = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
 
 
 @dataclass(frozen=True)
@@ -182,7 +180,7 @@ class MemberTemplates:
     def _reads_reach(self, index: ScopeIndex, scope: cst.CSTNode, name: str, depth: int) -> bool:
         """Every read of ``name`` in its scope reaches a member argument or only inspects
         it, at least one does, and no nested function or class reads it."""
-        if _read_in_nested(scope, name):
+        if read_in_nested(scope, name):
             return False
         found = False
         for load in index.loads.get(name, ()):
@@ -212,16 +210,3 @@ def _argnames(node: Optional[cst.BaseExpression]) -> List[str]:
         names = [e.value.evaluated_value for e in node.elements if isinstance(e.value, cst.SimpleString)]
         return [n for n in names if isinstance(n, str)] if len(names) == len(node.elements) else []
     return []
-
-
-def _read_in_nested(scope: cst.CSTNode, name: str) -> bool:
-    """Whether a function, lambda or class inside ``scope`` mentions ``name``."""
-    body = scope.body if isinstance(scope, (cst.FunctionDef, cst.ClassDef)) else scope
-    stack: List[Tuple[cst.CSTNode, bool]] = [(body, False)]
-    while stack:
-        node, nested = stack.pop()
-        if nested and isinstance(node, cst.Name) and node.value == name:
-            return True
-        inner = nested or isinstance(node, _NESTED)
-        stack.extend((kid, inner) for kid in children(node))
-    return False
