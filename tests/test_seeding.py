@@ -267,6 +267,32 @@ def test_an_unseeded_numpy_generator_in_test_code_is_not_reported_unless_test_co
     ]
 
 
+def test_a_clock_seed_in_test_code_is_not_reported_unless_test_code_is_checked(lint):
+    """A test that seeds from the clock (to hunt flaky failures) decides whether that test
+    passes, not what a training run learns: ND107 skips test code by default like the
+    other seeding rules; the same seed in a training script (near miss) is reported, and
+    the test's with ``test-code = "check"``."""
+    body = """
+        import time
+        import torch
+        def run():
+            torch.manual_seed(int(time.time()))
+            return torch.rand(3)
+        """
+    main = "\n        if __name__ == '__main__':\n            run()\n"
+    files = {"tests/test_fit.py": body, "train.py": body + main}
+    findings = [f for f in lint(files, {"select": ["ND107"]}) if f.code == "ND107"]
+    assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("train.py", 4, 27)]
+    assert findings[0].message == (
+        "`time.time()` changes from run to run and is used as a seed, so the seed itself differs every run;"
+        " use a fixed value (log it if it varies on purpose)"
+    )
+    checked = lint(files, {"select": ["ND107"], "test-code": "check"})
+    assert sorted((f.path.rsplit("/", 1)[-1], f.line) for f in checked if f.code == "ND107") == [
+        ("test_fit.py", 4), ("train.py", 4)
+    ]
+
+
 def test_an_unseeded_search_sampler_in_test_code_is_not_reported_unless_test_code_is_checked(lint):
     """What a test's hyper-parameter search tries decides whether that test passes, not
     which model a training run keeps (contract "Test code"): ND111 skips test code by
