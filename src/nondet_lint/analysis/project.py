@@ -197,6 +197,21 @@ class Project:
             found.setdefault(stem, record)
         return found
 
+    def import_closure(self, record: ModuleRecord) -> List[ModuleRecord]:
+        """``record`` and the project modules it imports, transitively, in the order an
+        import walk meets them (a program's modules, spec "Program")."""
+        todo, done, out = [record], {record.path}, [record]
+        while todo:
+            current = todo.pop()
+            imports = current.facts.get(EntryFacts)
+            for dotted in imports.imports if imports is not None else ():
+                found = self.module_near(dotted, current.path)
+                if found is not None and found.path not in done:
+                    done.add(found.path)
+                    todo.append(found)
+                    out.append(found)
+        return out
+
     def module_near(self, dotted: str, near: str) -> Optional[ModuleRecord]:
         """The module an import of ``dotted`` in the module at ``near`` finds.  A script's
         folder comes first on ``sys.path``, so a neighbour (``import train`` beside

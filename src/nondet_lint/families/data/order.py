@@ -503,18 +503,10 @@ def _program_never_seeds(project: Any, path: str, rngs: Sequence[str]) -> bool:
     entry = record.facts.get(EntryFacts) if record is not None else None
     if record is None or entry is None or not is_entry_point(record.facts) or entry.imported or entry.console:
         return False
-    todo, done = [record], {record.path}
-    while todo:
-        current = todo.pop()
-        fact = current.facts.get(DataSeedingFacts)
+    for module in project.import_closure(record):
+        fact = module.facts.get(DataSeedingFacts)
         if fact is not None and set(fact.seeded) & set(rngs):
             return False
-        imports = current.facts.get(EntryFacts)
-        for dotted in imports.imports if imports is not None else ():
-            found = project.module_near(dotted, current.path)
-            if found is not None and found.path not in done:
-                done.add(found.path)
-                todo.append(found)
     return True
 
 

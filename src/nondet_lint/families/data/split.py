@@ -20,7 +20,7 @@ import libcst as cst
 
 from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.dataflow import ScopeBindings, last_name, statement_of
-from nondet_lint.analysis.entrypoints import EntryFacts, is_entry_point, is_main_guard
+from nondet_lint.analysis.entrypoints import is_entry_point, is_main_guard
 from nondet_lint.analysis.hfdatasets import hf_datasets
 from nondet_lint.analysis.moduleview import call_arg, has_double_star, is_none, method_of, spellings
 from nondet_lint.analysis.seeds import seed_helpers
@@ -162,16 +162,7 @@ def _program_closures(project: Any) -> Dict[str, FrozenSet[str]]:
     for record in project:
         if not is_entry_point(record.facts) or project.is_test_code(record.path):
             continue
-        todo, done = [record], {record.path}
-        while todo:
-            current = todo.pop()
-            imports = current.facts.get(EntryFacts)
-            for dotted in imports.imports if imports is not None else ():
-                found = project.module_near(dotted, current.path)
-                if found is not None and found.path not in done:
-                    done.add(found.path)
-                    todo.append(found)
-        closures[record.path] = frozenset(done)
+        closures[record.path] = frozenset(module.path for module in project.import_closure(record))
     return closures
 
 
