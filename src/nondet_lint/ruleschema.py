@@ -155,7 +155,7 @@ DATA: Dict[str, Table] = {
         })),
     }), "fits": Table({
         "fit_methods": NAMES, "returns_self": NAMES, "unknown_methods": NAMES, "pipelines": NAMES, "unions": NAMES,
-        "columns": NAMES, "cross_fits": NAMES, "reads": NAMES, "searchers": NAMES,
+        "columns": NAMES, "cross_fits": NAMES, "reads": NAMES, "searchers": NAMES, "step_lists": NAMES,
     })}),
     "ND109": Table({
         "generator": ARG, "loaders": NAMES, "num_workers": ARG, "shuffle": ARG, "torch_versions": NAMES,

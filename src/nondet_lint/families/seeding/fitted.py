@@ -80,6 +80,7 @@ class FitTables:
     cross_fits: FrozenSet[str]  # fit the estimator on parts of the rows of their ``X``
     reads: FrozenSet[str]  # read an estimator, never fit it (``print``, ``from_estimator``)
     searchers: FrozenSet[str]  # fit clones with parameters from a grid: only never fitting them is known
+    step_lists: Tuple[str, ...] = ()  # the first parameter of those that takes the list of steps or parts
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> "FitTables":
@@ -87,7 +88,8 @@ class FitTables:
             "fit_methods", "returns_self", "unknown_methods", "pipelines", "unions", "columns", "cross_fits", "reads",
             "searchers")}
         return cls(names["fit_methods"], names["returns_self"], names["unknown_methods"], names["pipelines"],
-                   names["unions"], names["columns"], names["cross_fits"], names["reads"], names["searchers"])
+                   names["unions"], names["columns"], names["cross_fits"], names["reads"], names["searchers"],
+                   tuple(data.get("step_lists", ())))
 
 
 @dataclass(frozen=True)
@@ -245,34 +247,31 @@ class FittedOn:
         parent = self.parent(value)
         if isinstance(parent, cst.Arg) and parent.value is value:
             call = self.parent(parent)
-            if not isinstance(call, cst.Call) or find_arg(call, "steps", 0) is not value and find_arg(call, "transformer_list", 0) is not value and find_arg(call, "transformers", 0) is not value:
+            if not isinstance(call, cst.Call) or all(find_arg(call, name, 0) is not value for name in self.t.step_lists):
                 return None
             return self._argument(parent, feed, depth, step=(steps, position))
         if isinstance(parent, cst.Assign) and parent.value is value and len(parent.targets) == 1 and depth < MAX_DEPTH:
             target = parent.targets[0].target
             if not isinstance(target, cst.Name):
                 return None
-            reads = self._reads(target, parent)
-            if reads is None:
-                return None
-            out: List[Tuple[_Feed, Optional[Shape]]] = []
-            for read in reads:
-                found = self._steps(steps, read, position, feed, depth + 1)
-                if found is None:
-                    return None
-                out.extend(found)
-            return out
+            return self._each_read(target, parent, lambda read: self._steps(steps, read, position, feed, depth + 1))
         return None
 
     def _name(self, target: cst.Name, statement: cst.Assign, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
         if depth >= MAX_DEPTH:
             return None
+        return self._each_read(target, statement, lambda read: self._follow(read, feed, depth + 1))
+
+    def _each_read(self, target: cst.Name, statement: cst.Assign,
+                   follow: Callable[[cst.Name], Optional[List[Tuple[_Feed, Optional[Shape]]]]]) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
+        """What ``follow`` finds from every read of the name ``statement`` binds; None when
+        the reads are not all known or one of them leads nowhere known."""
         reads = self._reads(target, statement)
         if reads is None:
             return None
         out: List[Tuple[_Feed, Optional[Shape]]] = []
         for read in reads:
-            found = self._follow(read, feed, depth + 1)
+            found = follow(read)
             if found is None:
                 return None
             out.extend(found)
