@@ -16,7 +16,7 @@ test, CI and docs requirements) are not reported: ``purpose`` tells them apart.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, List, Set
+from typing import Any, Dict, Iterable, List, Set, Tuple
 
 from nondet_lint.check import Check
 from nondet_lint.families.environment.candidates import CODE, METADATA_KINDS, RequirementCandidate
@@ -61,6 +61,7 @@ class UnpinnedFramework(Check):
         lock_cache: Dict[str, bool] = {}
         purposes = Purposes(project.root, rules[CODE].data.get("tooling_words", ()))
         timing = BenchmarkFolders(project)
+        on_line: Dict[Tuple[str, int], List[Tuple[Deferred, RequirementCandidate]]] = {}
         for item, candidate in candidates:
             if candidate.pinned:
                 continue
@@ -76,6 +77,22 @@ class UnpinnedFramework(Check):
                 continue
             if candidate.kind in METADATA_KINDS and candidate.package in environment_pins:
                 continue
-            message = rules[CODE].format_message(package=candidate.package, requirement=candidate.requirement)
-            yield Finding(item.path, item.line, item.col, CODE, message, item.end_line, item.end_col)
+            on_line.setdefault((item.path, item.line), []).append((item, candidate))
+        for unpinned in on_line.values():
+            yield _finding(unpinned, rules)
+
+
+def _finding(unpinned: List[Tuple[Deferred, RequirementCandidate]], rules: RuleSet) -> Finding:
+    """One finding per line: an inline list (``dependencies = ["torch>=2", "numpy"]``) names
+    every unpinned package of the line in one message, at the first one."""
+    first, _ = unpinned[0]
+    packages = [candidate.package for _, candidate in unpinned]
+    package = packages[0] if len(packages) == 1 else ", ".join(packages[:-1]) + " and " + packages[-1]
+    message = rules[CODE].format_message(
+        package=package,
+        verb="is" if len(packages) == 1 else "are",
+        requirement=", ".join(f"`{candidate.requirement}`" for _, candidate in unpinned),
+    )
+    last, _ = unpinned[-1]
+    return Finding(first.path, first.line, first.col, CODE, message, last.end_line, last.end_col)
 
