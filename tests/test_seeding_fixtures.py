@@ -104,3 +104,48 @@ def test_an_option_default_answers_only_programs_that_load_its_declaration(tmp_p
         ("seeding.py", 5, 5, "ND107", f"this seed call is given None by default ({none}): it seeds from OS entropy, so it covers nothing; "
                                       "use a fixed value (log it if it varies on purpose)"),
     )}
+
+
+GUARDED_HELPER = (
+    "import argparse\n"
+    "import random\n"
+    "import torch\n"
+    "\n"
+    "def set_seed(seed):\n"
+    "    random.seed(seed)\n"
+    "    torch.manual_seed(seed)\n"
+    "\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    "    parser.add_argument('--seed', type=int, default=None)\n"
+    "    args = parser.parse_args()\n"
+    "    if args.seed is not None:\n"
+    "        set_seed(args.seed)\n"
+    "    print(random.random(), torch.randn(3))\n"
+    "\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n"
+)
+
+
+def test_a_seed_helper_called_under_a_none_check_is_not_given_none(lint):
+    """``if args.seed is not None: set_seed(args.seed)`` (PyTorch's ImageNet example's shape):
+    the guard rules the None out, so ``random.seed(seed)`` in the helper is no ND107; the
+    seeding is off in the default run (ND106) and the uses say so, not "seeds it only later"."""
+    findings = lint({"train.py": GUARDED_HELPER}, {"select": ["ND1"]})
+    none = "`--seed` defaults to None"
+    assert [(f.line, f.col + 1, f.code, f.message) for f in findings] == [
+        (13, 8, "ND106", f"the seeding under this condition does not run by default ({none}), "
+                         "so the run people launch is unseeded; give the option a constant default"),
+        (15, 11, "ND101", "Python `random` module RNG used here with no `random.seed` before it (this program seeds it "
+                          f"only when an option is set: {none} (train.py:13))"),
+        (15, 28, "ND104", "PyTorch global RNG used here with no `torch.manual_seed` before it (this program seeds it "
+                          f"only when an option is set: {none} (train.py:13))"),
+    ]
+
+
+def test_a_seed_helper_called_unguarded_with_a_none_default_is_nd107(lint):
+    source = GUARDED_HELPER.replace("    if args.seed is not None:\n        set_seed(args.seed)\n", "    set_seed(args.seed)\n")
+    findings = [f for f in lint({"train.py": source}, {"select": ["ND1"]}) if f.code == "ND107"]
+    assert [(f.line, f.col + 1) for f in findings] == [(6, 5)]
+    assert findings[0].message.startswith("this seed call is given None by default (`seed` is None by default)")

@@ -138,25 +138,33 @@ class Frame:
     code called only under an option that is off by default (``off_by_default``:
     ``if args.random_transform: effects = effect_generator()``): the default run does
     not run it.  ``receiver``: in a class method, the class it was called on
-    (``Net.from_config(...)`` run as ``Base.from_config``: its ``cls(...)`` makes a ``Net``)."""
+    (``Net.from_config(...)`` run as ``Base.from_config``: its ``cls(...)`` makes a ``Net``).
+    ``guarded``: called under a guard that is false with the defaults it reads but whose
+    values are filled in at run time (``if args.seed is not None: set_seed(args.seed)``):
+    its uses still count, but its seeds are the caller's seeds under that guard, and a
+    seed value that is None by default is what the guard rules out."""
 
     via_import: Optional[str] = None
     deferred: bool = False
     off_by_default: bool = False
     receiver: Optional[Tuple[str, str]] = None
+    guarded: bool = False
 
     @property
     def speculative(self) -> bool:
         return (self.via_import is not None and self.deferred) or self.off_by_default
 
     def later(self) -> "Frame":
-        return Frame(self.via_import, True, self.off_by_default, self.receiver)
+        return replace(self, deferred=True)
 
     def importing(self, module: str) -> "Frame":
-        return Frame(self.via_import or module, self.deferred, self.off_by_default, self.receiver)
+        return replace(self, via_import=self.via_import or module)
 
     def switched_off(self) -> "Frame":
-        return Frame(self.via_import, self.deferred, True, self.receiver)
+        return replace(self, off_by_default=True)
+
+    def under_guard(self) -> "Frame":
+        return replace(self, guarded=True)
 
 
 VisitKey = Tuple[FnKey, FrozenSet[str], Binding, bool, Frame]  # (function, state, binding, entry mode, frame)
@@ -183,6 +191,20 @@ class NoneSeed:
     path: str
     anchor: int
     why: str  # why the value is None: ``--seed`` defaults to None
+
+
+def _reads_an_option(guard: Guard) -> bool:
+    """The guard reads a value the run fills in (an option, a config field, the
+    environment), not only parameters: ``if seed is None: return`` in a library method is
+    its "use the caller's RNG" convention, not a choice of the run."""
+    return any(desc.source is not ValueSource.PARAMETER for desc in described_names(guard.cond))
+
+
+def filled_in(binding: Binding) -> Binding:
+    """A call's binding under a guard that is false with the defaults it reads: the run
+    that takes the guard has filled in what was None by default (``if args.seed is not
+    None: set_seed(args.seed)``), so a None here is a value set at run time."""
+    return tuple((name, UNKNOWN if value is None else value) for name, value in binding)
 
 
 class _Held(NamedTuple):
@@ -1470,6 +1492,12 @@ class Program:
                 if guard is not None:
                     self._record(run, self.off_by_default(key, guard, frozenset(event.rngs), values))
                     continue
+                if frame.off_by_default or frame.guarded:
+                    # called only under a guard that is off by default (``if args.seed:
+                    # set_seed(args.seed)``): the caller records it as such, and the None
+                    # bound here is what the guard rules out
+                    state = state | frozenset(event.rngs)
+                    continue
                 if event.value and event.without == "entropy" and self.value(event.value, key, values) is None:
                     self._record(run, NoneSeed(key[0], event.cid, self.why_none(event.value, key, values)))
                     self._record(run, _Reseeded(frozenset(event.rngs)))
@@ -1482,7 +1510,8 @@ class Program:
             elif kind is EventKind.CALL:
                 guard = self.guards_off(event.guards, key, values)
                 dead = guard is not None and self.dead(event.guards, key, values)
-                inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else frame
+                inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else \
+                    frame.under_guard() if guard is not None and _reads_an_option(guard) else frame
                 for callee, bound, cls in self.callees_in(event.target, key, frame):
                     if callee[0] in run.registered and not dead:
                         self._look_up(callee, state, run, later, imported, depth)
@@ -1492,7 +1521,7 @@ class Program:
                     into = inner if called_on == inner.receiver else replace(inner, receiver=called_on)
                     after = state if dead else self.visit(callee, state, sub, run, into, imported, depth + 1)
                     if guard is not None:
-                        seeded = self.seeds_of(callee, sub)
+                        seeded = self.seeds_of(callee, filled_in(sub) if inner.guarded else sub)
                         if seeded:
                             self._record(run, self.off_by_default(key, guard, seeded, values))
                     else:
