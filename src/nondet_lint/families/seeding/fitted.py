@@ -81,6 +81,8 @@ class FitTables:
     reads: FrozenSet[str]  # read an estimator, never fit it (``print``, ``from_estimator``)
     searchers: FrozenSet[str]  # fit clones with parameters from a grid: only never fitting them is known
     step_lists: Tuple[str, ...] = ()  # the first parameter of those that takes the list of steps or parts
+    # hand an estimator (or a list of them) to scikit-learn's estimator checks: a test suite, not a fit
+    test_suites: FrozenSet[str] = frozenset()
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> "FitTables":
@@ -89,7 +91,7 @@ class FitTables:
             "searchers")}
         return cls(names["fit_methods"], names["returns_self"], names["unknown_methods"], names["pipelines"],
                    names["unions"], names["columns"], names["cross_fits"], names["reads"], names["searchers"],
-                   tuple(data.get("step_lists", ())))
+                   tuple(data.get("step_lists", ())), frozenset(data.get("test_suites", ())))
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,10 @@ class _Feed:
         return _Feed(self.subset or other.subset, self.new_columns or other.new_columns)
 
     def apply(self, shape: Optional[Shape]) -> Optional[Shape]:
-        if shape is None or len(shape.dims) != 2:
+        cols = shape.cols if shape is not None else None
+        if shape is None or shape.rows is None or cols is None:
             return None
+        shape = Shape((shape.rows, cols))  # ``fit`` takes 2-D data
         if self.subset:
             shape = shape.fewer_rows()
         if self.new_columns:
@@ -190,13 +194,15 @@ class FittedOn:
         name = self.qualname(call.func)
         if name is None:
             return None
-        if name in self.t.reads:
+        if name in self.t.reads or name in self.t.test_suites:
             return [SHOWN]
         if name in self.t.cross_fits:
             if find_arg(call, "estimator", 0) is not arg.value:
                 return None
             data = find_arg(call, "X", 1)
-            return [(feed.then(_Feed(subset=True)), self.sizes.shape_of(data) if data is not None else None)]
+            # each fit is on the training part of a fold: fewer rows, at most a splitter's bound
+            part = self.sizes.training_part(self.sizes.shape_of(data) if data is not None else None, find_arg(call, "cv", None))
+            return [(feed, part)]
         if name in self.t.searchers:
             if find_arg(call, "estimator", 0) is not arg.value:
                 return None
@@ -234,6 +240,8 @@ class FittedOn:
         """``("pca", PCA(2))`` in a list of steps: the list goes to a pipeline or union,
         directly or through a name."""
         pair = self.parent(element)
+        if isinstance(pair, cst.List) and self._given_to_suite(pair):
+            return [SHOWN]  # ``parametrize_with_checks([LogisticRegression(), ...])``
         if not isinstance(pair, cst.Tuple) or len(pair.elements) < 2 or pair.elements[1] is not element:
             return None
         holder = self.parent(pair)
@@ -242,6 +250,11 @@ class FittedOn:
             return None
         position = next(i for i, e in enumerate(steps.elements) if e is holder)
         return self._steps(steps, steps, position, feed, depth)
+
+    def _given_to_suite(self, listing: cst.List) -> bool:
+        arg = self.parent(listing)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) and arg.value is listing and not arg.star else None
+        return isinstance(call, cst.Call) and self.qualname(call.func) in self.t.test_suites
 
     def _steps(self, steps: cst.List, value: cst.CSTNode, position: int, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
         parent = self.parent(value)
