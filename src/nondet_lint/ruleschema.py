@@ -161,6 +161,7 @@ DATA: Dict[str, Table] = {
         "fit_methods": NAMES, "returns_self": NAMES, "unknown_methods": NAMES, "pipelines": NAMES, "unions": NAMES,
         "columns": NAMES, "cross_fits": NAMES, "reads": NAMES, "searchers": NAMES, "step_lists": NAMES,
         "test_suites": NAMES,
+        "containers": Table({"items": NAMES, "pairs": NAMES, "keys": NAMES, "key_reads": NAMES, "orderings": NAMES}),
     })}),
     "ND109": Table({
         "generator": ARG, "loaders": NAMES, "num_workers": ARG, "shuffle": ARG, "torch_versions": NAMES,
