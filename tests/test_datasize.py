@@ -387,6 +387,7 @@ E = Extent.exactly
     ("i = np.zeros(30)\nload()[i, :]", Shape((Extent(0, 30), Extent()), more=True)),
     ("i = np.zeros(30)\nload().iloc[i]", Shape((Extent(0, 30),), more=True)),
     ("i = np.zeros(30)\nload()[i]", None),
+    ("X = load()\nnp.c_[X[:, 0], X[:, 1]]", None),
     ("X, y = make_blobs(n_features=3)\nX", Shape((E(100), E(3)))),
     ("X, y = make_blobs(centers=[[0, 1]])\nX", None),
     ("X = np.array([0, 1, 2]).reshape(-1, 1)\nX", Shape((E(3), E(1)))),

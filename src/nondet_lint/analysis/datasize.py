@@ -696,7 +696,7 @@ class DataSizes:
             if not isinstance(element.slice, cst.Index):
                 return None
             shape = self.shape_of_at(element.slice.value, depth)
-            if shape is None or len(shape.dims) not in (1, 2):
+            if shape is None or shape.more or len(shape.dims) not in (1, 2):
                 return None
             rows = shape.dims[0] if rows is None else Extent(max(rows.lo, shape.dims[0].lo), _min_hi(rows.hi, shape.dims[0].hi))
             cols = cols.plus(shape.dims[1] if len(shape.dims) == 2 else Extent.exactly(1))
