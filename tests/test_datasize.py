@@ -206,6 +206,134 @@ if __name__ == "__main__":
     assert [(line, col) for line, col, _ in _found(lint, source)] == [(10, 5), (11, 5)]
 
 
+def test_time_series_folds_bound_the_training_rows(lint):
+    """``TimeSeriesSplit(max_train_size=N)`` trains on at most N rows, whatever the data's
+    size: through ``cv=`` of a cross-validation, and through the index pairs of
+    ``split()`` (an item of the list, or a loop's variables) picking rows with
+    ``X[train, :]`` or ``X.iloc[train]``.  Near misses: a bound above 10,000, no bound, a
+    frame's own ``X[train]`` (it picks columns), and data of unknown size fitted whole."""
+    source = """
+from sklearn.datasets import fetch_openml
+from sklearn.ensemble import HistGradientBoostingRegressor
+from sklearn.model_selection import TimeSeriesSplit, cross_validate
+
+if __name__ == "__main__":
+    X, y = fetch_openml("bikes", return_X_y=True)
+    ts_cv = TimeSeriesSplit(n_splits=3, max_train_size=10000, test_size=3000)
+    train_idx, test_idx = list(ts_cv.split(X, y))[0]
+    X_train, X_test = X[train_idx, :], X[test_idx, :]
+    HistGradientBoostingRegressor().fit(X_train, y[train_idx])
+    for loss in ["poisson", "absolute_error"]:
+        model = HistGradientBoostingRegressor(loss=loss)
+        cross_validate(model, X, y, cv=ts_cv)
+    for train, test in ts_cv.split(X):
+        HistGradientBoostingRegressor().fit(X.iloc[train], y.iloc[train])
+    wide = TimeSeriesSplit(max_train_size=20000)
+    cross_validate(HistGradientBoostingRegressor(), X, y, cv=wide)
+    cross_validate(HistGradientBoostingRegressor(), X, y, cv=TimeSeriesSplit(n_splits=3))
+    HistGradientBoostingRegressor().fit(X[train_idx], y[train_idx])
+    HistGradientBoostingRegressor().fit(X, y)
+"""
+    message = _message("sklearn.ensemble.HistGradientBoostingRegressor", HGB_WHY)
+    assert _found(lint, source) == [(17, 20, message), (18, 20, message), (19, 5, message), (20, 5, message)]
+
+
+def test_one_feature_through_atleast_2d_and_transpose(lint):
+    """``np.atleast_2d(x).T`` of 1-D data is one column: gradient boosting with
+    ``subsample=1.0`` has no tie to break; the same of 2-D data (near miss) keeps its
+    features."""
+    source = """
+import numpy as np
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.model_selection import train_test_split
+
+if __name__ == "__main__":
+    rng = np.random.RandomState(42)
+    X = np.atleast_2d(rng.uniform(0, 10.0, size=1000)).T
+    X_train, X_test, y_train, y_test = train_test_split(X, X.ravel(), random_state=0)
+    GradientBoostingRegressor(loss="quantile").fit(X_train, y_train)
+    wide = np.atleast_2d(rng.uniform(0, 10.0, size=(1000, 3))).T
+    GradientBoostingRegressor().fit(wide, wide[:, 0])
+"""
+    assert _found(lint, source) == [(11, 5, _message("sklearn.ensemble.GradientBoostingRegressor", TREE_WHY))]
+
+
+def test_train_test_split_keeps_a_lower_bound_on_the_rows(lint):
+    """The train part of 5,000 rows is 3,750 (``test_size`` 0.25 by default): at least 10
+    samples per feature of 300, so scikit-learn 1.5's 'covariance_eigh'; with
+    ``test_size=0.5`` (near miss) 2,500 rows are too few, and more than 500 rows take the
+    randomized solver."""
+    source = """
+from sklearn.datasets import make_classification
+from sklearn.decomposition import PCA
+from sklearn.model_selection import train_test_split
+
+if __name__ == "__main__":
+    X, y = make_classification(n_samples=5000, n_features=300, random_state=0)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
+    PCA(n_components=2).fit(X_train)
+    A_train, A_test = train_test_split(X, test_size=0.5, random_state=0)
+    PCA(n_components=2).fit(A_train)
+"""
+    assert _found(lint, source, {"target-versions": {"scikit-learn": "1.5.2"}}) == [
+        (10, 5, _message("sklearn.decomposition.PCA", PCA_WHY))]
+
+
+def test_an_estimator_given_to_the_estimator_checks_is_tested_not_fitted(lint):
+    """``parametrize_with_checks`` and ``check_estimator`` run scikit-learn's test suite on
+    the estimator; the same list printed (near miss) is not a test and the tree, given to
+    nothing known, stays reported."""
+    source = """
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.utils.estimator_checks import check_estimator, parametrize_with_checks
+
+@parametrize_with_checks([DecisionTreeRegressor()])
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)
+
+if __name__ == "__main__":
+    check_estimator(DecisionTreeRegressor())
+    keep([DecisionTreeRegressor()])
+"""
+    assert _found(lint, source) == [(10, 11, _message("sklearn.tree.DecisionTreeRegressor", TREE_WHY))]
+
+
+def test_estimators_kept_in_a_dict_are_followed_through_its_reads(lint):
+    """A fitted estimator stored in a dict (an item assignment, a dict comprehension) is
+    followed through the dict's item reads and loops over its items: only ``predict``
+    there.  Near misses: an item fitted again on wider data, the dict handed to a
+    function, an item read fitted on 20,000 rows."""
+    source = """
+import numpy as np
+from sklearn.ensemble import GradientBoostingRegressor, HistGradientBoostingRegressor
+
+if __name__ == "__main__":
+    X = np.linspace(0, 10, num=2000).reshape(-1, 1)
+    y = X.ravel()
+    models = {}
+    for alpha in [0.05, 0.5]:
+        gbr = GradientBoostingRegressor(loss="quantile", alpha=alpha)
+        models["q %1.2f" % alpha] = gbr.fit(X, y)
+    models["mse"] = GradientBoostingRegressor().fit(X, y)
+    print(models["mse"].predict(X), len(models))
+    for name, gbr in sorted(models.items()):
+        gbr.predict(X)
+    hist = {q: HistGradientBoostingRegressor(quantile=q).fit(X, y) for q in [0.1, 0.9]}
+    for h in hist.values():
+        h.predict(X)
+    refitted = {"a": GradientBoostingRegressor().fit(X, y)}
+    for name, est in refitted.items():
+        est.fit(np.c_[X, X], y)
+    handed = {"a": GradientBoostingRegressor().fit(X, y)}
+    keep(handed)
+    grown = {q: HistGradientBoostingRegressor(quantile=q).fit(X, y) for q in [0.1, 0.9]}
+    grown[0.1].fit(np.zeros((20000, 1)), np.zeros(20000))
+"""
+    tree = _message("sklearn.ensemble.GradientBoostingRegressor", TREE_WHY)
+    assert _found(lint, source) == [
+        (18, 22, tree), (21, 20, tree), (23, 17, _message("sklearn.ensemble.HistGradientBoostingRegressor", HGB_WHY))]
+
+
 # ---- the size analysis itself ---------------------------------------------------------
 
 def _shape(source, expr_line):
@@ -246,7 +374,20 @@ E = Extent.exactly
     ("n = 4\nnp.zeros((n * 10, n))", Shape((E(40), E(4)))),
     ("X, y = load_iris(return_X_y=True)\nX", Shape((E(150), E(4)))),
     ("X, y = load_iris(return_X_y=True)\ntrain_test_split(X, y)[0]", None),
-    ("a, b, c, d = train_test_split(load_iris().data, [])\na", Shape((Extent(0, 150), E(4)))),
+    # the train part: 150 - ceil(0.25 * 150) rows; the test part ceil(0.2 * 150); 40 rows
+    ("a, b, c, d = train_test_split(load_iris().data, [])\na", Shape((E(112), E(4)))),
+    ("a, b = train_test_split(load_iris().data, test_size=0.2)\nb", Shape((E(30), E(4)))),
+    ("a, b = train_test_split(load_iris().data, train_size=40)\nb", Shape((E(110), E(4)))),
+    ("a, b = train_test_split(load_iris().data, test_size=size)\na", Shape((Extent(0, 150), E(4)))),
+    ("a, b = train_test_split(unknown(), test_size=100)\nb", None),
+    ("X = np.random.rand(80, 3)\nX.T", Shape((E(3), E(80)))),
+    ("np.atleast_2d(np.linspace(0, 1, 7)).T", Shape((E(7), E(1)))),
+    ("X, y = load_iris().data, load_iris().target\ny", Shape((E(150),))),
+    # rows picked by an index array, of data of unknown shape (a frame's ``X[i]`` picks columns)
+    ("i = np.zeros(30)\nload()[i, :]", Shape((Extent(0, 30), Extent()), more=True)),
+    ("i = np.zeros(30)\nload().iloc[i]", Shape((Extent(0, 30),), more=True)),
+    ("i = np.zeros(30)\nload()[i]", None),
+    ("X = load()\nnp.c_[X[:, 0], X[:, 1]]", None),
     ("X, y = make_blobs(n_features=3)\nX", Shape((E(100), E(3)))),
     ("X, y = make_blobs(centers=[[0, 1]])\nX", None),
     ("X = np.array([0, 1, 2]).reshape(-1, 1)\nX", Shape((E(3), E(1)))),

@@ -145,6 +145,10 @@ DATA: Dict[str, Table] = {
         "dims_calls": NAMES, "dims_methods": NAMES, "generators": NAMES, "keep": NAMES, "keep_methods": NAMES,
         "column_stacks": NAMES, "new_axis": NAMES, "subsets": NAMES, "keep_transformers": NAMES,
         "transform_methods": NAMES, "literal_arrays": NAMES, "self_methods": NAMES,
+        "subset_sizes": Table({"test": str, "train": str, "default_test": float}),
+        "split_methods": NAMES, "atleast_2d": NAMES, "transposes": NAMES, "transpose_attributes": NAMES,
+        "positional_indexers": NAMES,
+        "splitters": Tables(Table({"names": NAMES, "train": Table({"kw": str, "pos": int}), "test": Table({"kw": str, "pos": int})})),
         "shape_calls": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int})),
         "shape_methods": Tables(Table({"names": NAMES, "kw": str, "pos": int, "default": int,
                                        "trailing": Table({"kw": str, "pos": int})})),
@@ -156,6 +160,8 @@ DATA: Dict[str, Table] = {
     }), "fits": Table({
         "fit_methods": NAMES, "returns_self": NAMES, "unknown_methods": NAMES, "pipelines": NAMES, "unions": NAMES,
         "columns": NAMES, "cross_fits": NAMES, "reads": NAMES, "searchers": NAMES, "step_lists": NAMES,
+        "test_suites": NAMES,
+        "containers": Table({"items": NAMES, "pairs": NAMES, "keys": NAMES, "key_reads": NAMES, "orderings": NAMES}),
     })}),
     "ND109": Table({
         "generator": ARG, "loaders": NAMES, "num_workers": ARG, "shuffle": ARG, "torch_versions": NAMES,

@@ -20,7 +20,8 @@ when the function does not bind the name): a name whose reaching binding is not 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -59,9 +60,12 @@ class Extent:
 
 @dataclass(frozen=True)
 class Shape:
-    """An array's dimensions (rows first)."""
+    """An array's dimensions (rows first).  ``more``: further dimensions may follow
+    ``dims``, how many and of what size not known (``X[train, :]`` of data of unknown
+    shape: the rows are known, not the rest)."""
 
     dims: Tuple[Extent, ...]
+    more: bool = False
 
     @property
     def rows(self) -> Optional[Extent]:
@@ -69,18 +73,26 @@ class Shape:
 
     @property
     def cols(self) -> Optional[Extent]:
-        """The number of features of data given to ``fit``: the second dimension of a 2-D
-        array; None for any other number of dimensions."""
+        """The number of features of data given to ``fit`` (which takes 2-D data only): the
+        second dimension of a 2-D array, not known (``Extent()``) where the dimensions
+        after the known ones are not; None for any other number of dimensions."""
+        if self.more:
+            return self.dims[1] if len(self.dims) == 2 else Extent() if len(self.dims) == 1 else None
         return self.dims[1] if len(self.dims) == 2 else None
 
     def total(self) -> Extent:
+        if self.more:
+            return Extent()
         out = Extent.exactly(1)
         for dim in self.dims:
             out = out.times(dim)
         return out
 
     def fewer_rows(self) -> "Shape":
-        return Shape((self.dims[0].at_most(), *self.dims[1:])) if self.dims else self
+        return self.with_rows(self.dims[0].at_most()) if self.dims else self
+
+    def with_rows(self, rows: Extent) -> "Shape":
+        return Shape((rows, *self.dims[1:]), self.more) if self.dims else self
 
 
 @dataclass(frozen=True)
@@ -100,7 +112,24 @@ class Parts:
     items: Tuple[Optional["Size"], ...]
 
 
-Size = Union[Shape, Record, Parts]
+@dataclass(frozen=True)
+class Folds:
+    """A cross-validation splitter whose folds have bounded sizes
+    (``TimeSeriesSplit(max_train_size=10000)``): the rows of each training and test part."""
+
+    train: Extent
+    test: Extent
+
+
+@dataclass(frozen=True)
+class Each:
+    """A sequence whose every item has one size (the ``(train, test)`` index pairs a
+    splitter's ``split`` gives); None: not known."""
+
+    item: Optional["Size"]
+
+
+Size = Union[Shape, Record, Parts, Folds, Each]
 
 
 # ---- rule data ----------------------------------------------------------------------
@@ -161,6 +190,15 @@ class SizeTables:
     # ``rng.multivariate_normal(mean, cov, size)``: rows from ``size``, one more dimension
     # as long as the literal list this argument holds
     trailing: Mapping[str, Count]
+    # ``train_test_split``'s size arguments: (test, train, the default test fraction)
+    subset_sizes: Tuple[str, str, float] = ("test_size", "train_size", 0.25)
+    # splitters whose folds have bounded sizes: (the train bound, the test bound) arguments
+    splitters: Mapping[str, Tuple[Count, Count]] = field(default_factory=dict)
+    split_methods: FrozenSet[str] = frozenset()  # ``cv.split(X)``: the (train, test) index pairs
+    atleast_2d: FrozenSet[str] = frozenset()  # ``numpy.atleast_2d``: a 1-D array becomes one row
+    transposes: FrozenSet[str] = frozenset()  # ``numpy.transpose(a)``: the dimensions reversed
+    transpose_attributes: FrozenSet[str] = frozenset()  # ``a.T``
+    positional_indexers: FrozenSet[str] = frozenset()  # ``frame.iloc[rows]``: rows by position
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> "SizeTables":
@@ -182,10 +220,20 @@ class SizeTables:
             if "trailing" in entry:
                 for name in entry["names"]:
                     trailing[name] = Count.from_data(entry["trailing"])
+        splitters: Dict[str, Tuple[Count, Count]] = {}
+        for entry in data.get("splitters", ()):
+            for name in entry["names"]:
+                splitters[name] = (Count.from_data(entry.get("train", {})), Count.from_data(entry.get("test", {})))
+        sizes = data.get("subset_sizes", {})
+        subset_sizes = (sizes.get("test", "test_size"), sizes.get("train", "train_size"), float(sizes.get("default_test", 0.25)))
+        more = {key: frozenset(data.get(key, ())) for key in (
+            "split_methods", "atleast_2d", "transposes", "transpose_attributes", "positional_indexers")}
         return cls(sources, names["dims_calls"], names["dims_methods"], counts["shape_calls"], counts["shape_methods"],
                    names["generators"], counts["length_calls"], names["keep"], names["keep_methods"], names["column_stacks"],
                    names["subsets"], names["keep_transformers"], names["transform_methods"], names["new_axis"],
-                   names["literal_arrays"], names["self_methods"], trailing)
+                   names["literal_arrays"], names["self_methods"], trailing, subset_sizes, splitters,
+                   more["split_methods"], more["atleast_2d"], more["transposes"], more["transpose_attributes"],
+                   more["positional_indexers"])
 
 
 # ---- the analysis -------------------------------------------------------------------
@@ -218,7 +266,13 @@ class DataSizes:
             return self._call(expr, depth)
         if isinstance(expr, cst.Attribute):
             owner = self.size_of(expr.value, depth + 1)
+            if isinstance(owner, Shape) and expr.attr.value in self.t.transpose_attributes:
+                return _transposed(owner)
             return owner.field(expr.attr.value) if isinstance(owner, Record) else None
+        if isinstance(expr, cst.Tuple):  # ``X, y = iris.data, iris.target``
+            if any(isinstance(e, cst.StarredElement) for e in expr.elements):
+                return None
+            return Parts(tuple(self.size_of(e.value, depth + 1) for e in expr.elements))
         if isinstance(expr, cst.Subscript):
             return self._subscript(expr, depth)
         if isinstance(expr, cst.BinaryOperation):
@@ -290,7 +344,7 @@ class DataSizes:
         binding = index.reaching(load)
         while binding is not None and binding.kind == "augassign" and isinstance(binding.target, cst.Name):
             binding = index.reaching(binding.target)  # ``X -= X.mean()``: in place, the same shape
-        if binding is None or binding.kind not in ("assign",):
+        if binding is None or binding.kind not in ("assign", "for"):
             return None
         if not index.block_holds(binding.statement, load):
             return None  # bound in a branch the read may not follow
@@ -317,15 +371,15 @@ class DataSizes:
         if binding is None:
             return None
         statement = binding.statement
+        if binding.kind == "for":  # ``for train, test in cv.split(X)``: an item of the sequence
+            if not isinstance(statement, cst.For) or not self.index_for(load).contains(statement.body, load):
+                return None
+            items = self.size_of(statement.iter, depth + 1)
+            return _unpacked(statement.target, load.value, items.item) if isinstance(items, Each) else None
         if binding.value is not None:
             return self.size_of(binding.value, depth + 1)
         if isinstance(statement, cst.Assign) and len(statement.targets) == 1:
-            target = statement.targets[0].target
-            if isinstance(target, (cst.Tuple, cst.List)):
-                position = _position_in(target, load.value)
-                whole = self.size_of(statement.value, depth + 1)
-                if position is not None and isinstance(whole, Parts) and len(whole.items) == len(target.elements):
-                    return whole.items[position]
+            return _unpacked(statement.targets[0].target, load.value, self.size_of(statement.value, depth + 1))
         return None
 
     # ---- calls ----------------------------------------------------------------------
@@ -347,6 +401,14 @@ class DataSizes:
                 return self.size_of(call.args[0].value, depth + 1)
             if name in self.t.subsets:
                 return self._subsets(call, depth)
+            if name in self.t.atleast_2d and len(call.args) == 1:
+                return _at_least_2d(self.shape_of_at(call.args[0].value, depth))
+            if name in self.t.transposes and len(call.args) == 1:
+                shape = self.shape_of_at(call.args[0].value, depth)
+                return _transposed(shape) if shape is not None else None
+            if name in self.t.splitters:
+                train, test = self.t.splitters[name]
+                return Folds(self._bound(call, train, depth), self._bound(call, test, depth))
         if isinstance(call.func, cst.Attribute):
             return self._method(call, call.func, depth)
         return None
@@ -400,18 +462,67 @@ class DataSizes:
         value = self.number(given, depth + 1)
         return Shape((Extent.exactly(value),)) if value is not None and value >= 0 else None
 
+    def _bound(self, call: cst.Call, count: Count, depth: int) -> Extent:
+        """At most the argument's count of items (a positive number), else not known."""
+        given = find_arg(call, count.kw, count.pos) if count.kw is not None or count.pos is not None else None
+        value = self.number(given, depth + 1) if given is not None else None
+        return Extent(0, value) if value is not None and value > 0 else Extent()
+
     def _subsets(self, call: cst.Call, depth: int) -> Optional[Parts]:
-        """``train_test_split(X, y, ...)``: a part of each array, in the order given."""
+        """``train_test_split(X, y, ...)``: a train and a test part of each array, in the
+        order given."""
         items: List[Optional[Size]] = []
+        sizes = self._split_sizes(call)
         for arg in call.args:
             if arg.star:
                 return None
             if arg.keyword is not None:
                 continue
             shape = self.shape_of(arg.value) if depth <= MAX_DEPTH else None
-            part = shape.fewer_rows() if shape is not None else None
-            items.extend((part, part))
+            if shape is None or not shape.dims:
+                items.extend((None, None))
+                continue
+            rows = shape.dims[0]
+            if sizes is None:
+                items.extend((shape.fewer_rows(), shape.fewer_rows()))
+                continue
+            items.extend((shape.with_rows(_apply(sizes[0], rows)), shape.with_rows(_apply(sizes[1], rows))))
         return Parts(tuple(items)) if items else None
+
+    def _split_sizes(self, call: cst.Call) -> Optional[Tuple[Callable[[int], int], Callable[[int], int]]]:
+        """How many rows of ``n`` the train and the test part get (scikit-learn's
+        ``_validate_shuffle_split``: a fraction ``t`` of the test part is ``ceil(t * n)``,
+        of the train part ``floor(t * n)``, a number is that many; the part not given is
+        the rest; neither given: ``default_test``); None when a size is not a literal."""
+        test_kw, train_kw, default_test = self.t.subset_sizes
+        values = []
+        for keyword in (test_kw, train_kw):
+            given = find_arg(call, keyword, None)
+            value = literal_value(given, self.qualname) if given is not None else None
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                return None
+            values.append(value)
+        test, train = values
+        if test is None and train is None:
+            test = default_test
+
+        def part(size: Optional[float], rounding: Callable[[float], int]) -> Optional[Callable[[int], int]]:
+            if size is None:
+                return None
+            if isinstance(size, float):
+                return lambda n: rounding(size * n)
+            return lambda n: int(size)
+
+        n_test, n_train = part(test, math.ceil), part(train, math.floor)
+        if n_train is None and n_test is not None:
+            test_of = n_test
+            n_train = lambda n: n - test_of(n)  # noqa: E731
+        elif n_test is None and n_train is not None:
+            train_of = n_train
+            n_test = lambda n: n - train_of(n)  # noqa: E731
+        if n_train is None or n_test is None:
+            return None
+        return n_train, n_test
 
     def _method(self, call: cst.Call, func: cst.Attribute, depth: int) -> Optional[Size]:
         method = func.attr.value
@@ -431,6 +542,11 @@ class DataSizes:
             return None
         if method in self.t.keep_methods:
             return self.size_of(owner, depth + 1)
+        if method in self.t.split_methods:
+            folds = self.size_of(owner, depth + 1)
+            if isinstance(folds, Folds):
+                return Each(Parts((Shape((folds.train,)), Shape((folds.test,)))))
+            return None
         if method == "reshape":
             return self._reshape(call, owner, depth)
         if method == "ravel" and not call.args:
@@ -439,6 +555,17 @@ class DataSizes:
         if method in self.t.transform_methods and call.args and self.keeps_shape(owner):
             return self.size_of(call.args[0].value, depth + 1)
         return None
+
+    def training_part(self, shape: Optional[Shape], cv: Optional[cst.BaseExpression]) -> Optional[Shape]:
+        """The data a cross-validation fits on, given its data's shape and its ``cv``: fewer
+        rows, at most a splitter's bound on its training part (``TimeSeriesSplit(
+        max_train_size=N)``) whatever the data's size."""
+        folds = self.size_of(cv) if cv is not None else None
+        bound = folds.train.hi if isinstance(folds, Folds) else None
+        if bound is None:
+            return shape.fewer_rows() if shape is not None else None
+        base = shape if shape is not None else Shape((Extent(),), more=True)
+        return base.with_rows(base.dims[0].at_most(bound)) if base.dims else None
 
     def shape_of_at(self, expr: cst.BaseExpression, depth: int) -> Optional[Shape]:
         size = self.size_of(expr, depth + 1)
@@ -490,23 +617,39 @@ class DataSizes:
         return Shape(tuple(free if n == -1 else Extent.exactly(n) for n in known))
 
     # ---- indexing -------------------------------------------------------------------
-    def _subscript(self, expr: cst.Subscript, depth: int) -> Optional[Shape]:
+    def _subscript(self, expr: cst.Subscript, depth: int) -> Optional[Size]:
         if self.qualname(expr.value) in self.t.column_stacks:
             return self._column_stack(expr, depth)
-        shape = self.shape_of_at(expr.value, depth)
+        value = expr.value
+        by_position = isinstance(value, cst.Attribute) and value.attr.value in self.t.positional_indexers
+        whole = self.size_of(value.value if isinstance(value, cst.Attribute) and by_position else value, depth + 1)
+        if isinstance(whole, Each):  # ``list(cv.split(X))[0]``: one item
+            if len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index) \
+                    and self.number(expr.slice[0].slice.value, depth + 1) is not None:
+                return whole.item
+            return None
+        if whole is not None and not isinstance(whole, Shape):
+            return None
+        # rows picked by an index array: ``X[train, :]`` (NumPy, polars; a data frame's
+        # ``X[train]`` would pick columns), ``X.iloc[train]``: of data of any shape
+        picks = len(expr.slice) > 1 or by_position
+        shape = whole if whole is not None else Shape((), more=True) if picks else None
         if shape is None:
             return None
         dims: List[Extent] = []
         rest = list(shape.dims)
-        for element in expr.slice:
+        for position, element in enumerate(expr.slice):
             index = element.slice
             if isinstance(index, cst.Index) and self._is_new_axis(index.value):
                 dims.append(Extent.exactly(1))
                 continue
-            if not rest:
+            if not rest and not shape.more:
                 return None
-            dim = rest.pop(0)
-            if isinstance(index, cst.Slice):
+            dim = rest.pop(0) if rest else Extent()
+            picked = self._index_array(index, depth) if position == 0 and picks else None
+            if picked is not None:
+                dims.append(Extent(0, picked.hi))  # as many rows as the index has (a mask: fewer)
+            elif isinstance(index, cst.Slice):
                 dims.append(self._sliced(dim, index, depth))
             elif isinstance(index, cst.Index) and self.number(index.value, depth + 1) is not None:
                 continue  # one position: the dimension goes
@@ -520,7 +663,16 @@ class DataSizes:
                 return Shape((shape.dims[0], Extent.exactly(len(index.value.elements))))
             else:
                 return None
-        return Shape((*dims, *rest))
+        return Shape((*dims, *rest), shape.more)
+
+    def _index_array(self, index: cst.BaseSlice, depth: int) -> Optional[Extent]:
+        """The length of a 1-D array of positions or a mask used as an index."""
+        if not isinstance(index, cst.Index) or not isinstance(index.value, cst.Name):
+            return None
+        shape = self.shape_of_at(index.value, depth)
+        if shape is None or shape.more or len(shape.dims) != 1 or shape.dims[0].hi is None:
+            return None
+        return shape.dims[0]
 
     def _sliced(self, dim: Extent, index: cst.Slice, depth: int) -> Extent:
         """A slice keeps at most ``stop - start`` items, all of them when it has no bounds
@@ -544,11 +696,43 @@ class DataSizes:
             if not isinstance(element.slice, cst.Index):
                 return None
             shape = self.shape_of_at(element.slice.value, depth)
-            if shape is None or len(shape.dims) not in (1, 2):
+            if shape is None or shape.more or len(shape.dims) not in (1, 2):
                 return None
             rows = shape.dims[0] if rows is None else Extent(max(rows.lo, shape.dims[0].lo), _min_hi(rows.hi, shape.dims[0].hi))
             cols = cols.plus(shape.dims[1] if len(shape.dims) == 2 else Extent.exactly(1))
         return Shape((rows, cols)) if rows is not None else None
+
+
+def _apply(part: Callable[[int], int], rows: Extent) -> Extent:
+    """A part's rows of data with ``rows`` rows (the part's size grows with the data's)."""
+    low = max(part(rows.lo), 0)
+    return Extent(low, max(part(rows.hi), low) if rows.hi is not None else None)
+
+
+def _transposed(shape: Shape) -> Optional[Shape]:
+    return Shape(tuple(reversed(shape.dims))) if not shape.more else None
+
+
+def _at_least_2d(shape: Optional[Shape]) -> Optional[Shape]:
+    """``numpy.atleast_2d``: a scalar is 1x1, a 1-D array one row, the rest as they are."""
+    if shape is None or shape.more:
+        return None
+    if len(shape.dims) == 0:
+        return Shape((Extent.exactly(1), Extent.exactly(1)))
+    if len(shape.dims) == 1:
+        return Shape((Extent.exactly(1), shape.dims[0]))
+    return shape
+
+
+def _unpacked(target: cst.BaseExpression, name: str, whole: Optional[Size]) -> Optional[Size]:
+    """The size ``name`` gets where ``target`` takes a value of size ``whole``."""
+    if isinstance(target, cst.Name):
+        return whole if target.value == name else None
+    if isinstance(target, (cst.Tuple, cst.List)):
+        position = _position_in(target, name)
+        if position is not None and isinstance(whole, Parts) and len(whole.items) == len(target.elements):
+            return whole.items[position]
+    return None
 
 
 def _min_hi(a: Optional[int], b: Optional[int]) -> Optional[int]:

@@ -81,34 +81,47 @@ class FitTables:
     reads: FrozenSet[str]  # read an estimator, never fit it (``print``, ``from_estimator``)
     searchers: FrozenSet[str]  # fit clones with parameters from a grid: only never fitting them is known
     step_lists: Tuple[str, ...] = ()  # the first parameter of those that takes the list of steps or parts
+    # hand an estimator (or a list of them) to scikit-learn's estimator checks: a test suite, not a fit
+    test_suites: FrozenSet[str] = frozenset()
+    # a dict or list the estimator is stored in (``models[name] = est.fit(X)``): methods that
+    # give its items (``values``), its (key, item) pairs (``items``), its keys only (``keys``),
+    # calls that read only its length or keys (``len``), and calls that give its items in
+    # another order (``sorted``)
+    item_views: FrozenSet[str] = frozenset()
+    pair_views: FrozenSet[str] = frozenset()
+    key_views: FrozenSet[str] = frozenset()
+    key_reads: FrozenSet[str] = frozenset()
+    orderings: FrozenSet[str] = frozenset()
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> "FitTables":
         names = {key: frozenset(data.get(key, ())) for key in (
             "fit_methods", "returns_self", "unknown_methods", "pipelines", "unions", "columns", "cross_fits", "reads",
-            "searchers")}
+            "searchers", "test_suites")}
+        stored = data.get("containers", {})
+        views = {key: frozenset(stored.get(key, ())) for key in ("items", "pairs", "keys", "key_reads", "orderings")}
         return cls(names["fit_methods"], names["returns_self"], names["unknown_methods"], names["pipelines"],
                    names["unions"], names["columns"], names["cross_fits"], names["reads"], names["searchers"],
-                   tuple(data.get("step_lists", ())))
+                   tuple(data.get("step_lists", ())), names["test_suites"], views["items"], views["pairs"],
+                   views["keys"], views["key_reads"], views["orderings"])
 
 
 @dataclass(frozen=True)
 class _Feed:
-    """How the data given to an outer fit reaches the estimator: a part of its rows
-    (cross-validation), other columns (after a step that changes them)."""
+    """How the data given to an outer fit reaches the estimator: other columns (after a
+    step that changes them)."""
 
-    subset: bool = False
     new_columns: bool = False
     shown: bool = False  # not a fit: the estimator is displayed or printed here
 
     def then(self, other: "_Feed") -> "_Feed":
-        return _Feed(self.subset or other.subset, self.new_columns or other.new_columns)
+        return _Feed(self.new_columns or other.new_columns)
 
     def apply(self, shape: Optional[Shape]) -> Optional[Shape]:
-        if shape is None or len(shape.dims) != 2:
+        cols = shape.cols if shape is not None else None
+        if shape is None or shape.rows is None or cols is None:
             return None
-        if self.subset:
-            shape = shape.fewer_rows()
+        shape = Shape((shape.rows, cols))  # ``fit`` takes 2-D data
         if self.new_columns:
             shape = Shape((shape.dims[0], Extent()))
         return shape
@@ -164,7 +177,87 @@ class FittedOn:
             target = parent.targets[0].target
             if isinstance(target, cst.Name):
                 return self._name(target, parent, feed, depth)
+            if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+                return self._stored(target.value, feed, depth)  # ``models[name] = est.fit(X)``
+            return None
+        if (isinstance(parent, cst.DictComp) and parent.value is value) or (isinstance(parent, cst.ListComp) and parent.elt is value):
+            holder = self.parent(parent)  # ``models = {q: Est(q).fit(X) for q in qs}``
+            if isinstance(holder, cst.Assign) and holder.value is parent and len(holder.targets) == 1 \
+                    and isinstance(holder.targets[0].target, cst.Name) and depth < MAX_DEPTH:
+                target = holder.targets[0].target
+                return self._each_read(target, holder, lambda read: self._container_read(read, feed, depth + 1))
         return None
+
+    # ---- an estimator kept in a dict or a list ---------------------------------------
+    def _stored(self, container: cst.Name, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
+        """Stored as an item of the container a local name holds: every read of that name
+        after its binding must lead to known fits or to none."""
+        binding = self.index_for(container).reaching(container)
+        statement = binding.statement if binding is not None and binding.kind == "assign" else None
+        if not isinstance(statement, cst.Assign) or binding is None or not isinstance(binding.target, cst.Name) \
+                or depth >= MAX_DEPTH:
+            return None
+        target = binding.target
+        return self._each_read(target, statement, lambda read: self._container_read(read, feed, depth + 1))
+
+    def _container_read(self, read: cst.Name, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
+        """One read of a container that may hold the estimator: an item read is followed as
+        the estimator, another item stored adds nothing, its keys or length fit nothing,
+        and a loop over its items or (key, item) pairs follows the loop variable."""
+        parent = self.parent(read)
+        if isinstance(parent, cst.Subscript) and parent.value is read:
+            holder = self.parent(parent)
+            if isinstance(holder, cst.AssignTarget) and holder.target is parent:
+                return []
+            return self._follow(parent, feed, depth)
+        if isinstance(parent, cst.Arg) and parent.value is read:
+            call = self.parent(parent)
+            return [] if isinstance(call, cst.Call) and self.qualname(call.func) in self.t.key_reads else None
+        if not isinstance(parent, cst.Attribute) or parent.value is not read:
+            return None
+        call = self.parent(parent)
+        if not isinstance(call, cst.Call) or call.func is not parent:
+            return None
+        method = parent.attr.value
+        if method in self.t.key_views:
+            return []
+        if method in self.t.item_views or method in self.t.pair_views:
+            return self._loop_over(call, method in self.t.pair_views, feed, depth)
+        return None
+
+    def _loop_over(self, view: cst.Call, pairs: bool, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
+        """``for name, est in sorted(models.items()):``: the reads of the loop variable
+        that takes the items, in the loop and after it."""
+        node: cst.CSTNode = view
+        while True:
+            arg = self.parent(node)
+            call = self.parent(arg) if isinstance(arg, cst.Arg) and arg.value is node and arg.keyword is None else None
+            if not isinstance(call, cst.Call) or self.qualname(call.func) not in self.t.orderings or call.args[0] is not arg:
+                break
+            node = call
+        loop = self.parent(node)
+        if not isinstance(loop, cst.For) or loop.iter is not node:
+            return None
+        bound: cst.BaseExpression = loop.target
+        if pairs:
+            if not isinstance(bound, (cst.Tuple, cst.List)) or len(bound.elements) != 2:
+                return None
+            bound = bound.elements[1].value
+        if not isinstance(bound, cst.Name):
+            return None
+        target = bound
+        index = self.index_for(target)
+        if read_in_nested(index.scope, target.value):
+            return None
+        reads = [r for r in index.loads.get(target.value, ()) if index.contains(loop.body, r)]
+        reads += index.reads_after(target.value, loop)
+        out: List[Tuple[_Feed, Optional[Shape]]] = []
+        for read in reads:
+            found = self._follow(read, feed, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
 
     def _method(self, attribute: cst.Attribute, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
         method = attribute.attr.value
@@ -190,13 +283,15 @@ class FittedOn:
         name = self.qualname(call.func)
         if name is None:
             return None
-        if name in self.t.reads:
+        if name in self.t.reads or name in self.t.test_suites:
             return [SHOWN]
         if name in self.t.cross_fits:
             if find_arg(call, "estimator", 0) is not arg.value:
                 return None
             data = find_arg(call, "X", 1)
-            return [(feed.then(_Feed(subset=True)), self.sizes.shape_of(data) if data is not None else None)]
+            # each fit is on the training part of a fold: fewer rows, at most a splitter's bound
+            part = self.sizes.training_part(self.sizes.shape_of(data) if data is not None else None, find_arg(call, "cv", None))
+            return [(feed, part)]
         if name in self.t.searchers:
             if find_arg(call, "estimator", 0) is not arg.value:
                 return None
@@ -234,6 +329,8 @@ class FittedOn:
         """``("pca", PCA(2))`` in a list of steps: the list goes to a pipeline or union,
         directly or through a name."""
         pair = self.parent(element)
+        if isinstance(pair, cst.List) and self._given_to_suite(pair):
+            return [SHOWN]  # ``parametrize_with_checks([LogisticRegression(), ...])``
         if not isinstance(pair, cst.Tuple) or len(pair.elements) < 2 or pair.elements[1] is not element:
             return None
         holder = self.parent(pair)
@@ -242,6 +339,11 @@ class FittedOn:
             return None
         position = next(i for i, e in enumerate(steps.elements) if e is holder)
         return self._steps(steps, steps, position, feed, depth)
+
+    def _given_to_suite(self, listing: cst.List) -> bool:
+        arg = self.parent(listing)
+        call = self.parent(arg) if isinstance(arg, cst.Arg) and arg.value is listing and not arg.star else None
+        return isinstance(call, cst.Call) and self.qualname(call.func) in self.t.test_suites
 
     def _steps(self, steps: cst.List, value: cst.CSTNode, position: int, feed: _Feed, depth: int) -> Optional[List[Tuple[_Feed, Optional[Shape]]]]:
         parent = self.parent(value)
