@@ -7,6 +7,11 @@ Pass 1's budget is about half a parse for everything besides the parse (see the 
 Performance section); this shows where it goes: the nesting guard, import collection,
 the bare walk, each check's handlers (``visit_*``, ``leave_*`` and ``finish``), and the
 positions of reported nodes. CPU time of this process, so other load matters little.
+
+``--pass2`` also runs pass 1 as the CLI does (``parallel.analyze_files``) and shows what
+follows the walk: the text form of each result (``FileResult.to_text``, what a worker
+sends), reading it back, and pass 2 (``engine.decide``), its decoding of the facts it
+asks for (``FileFacts`` decodes a kind on first use) apart from the rest.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import argparse
 import collections
 import sys
 import time
-from typing import Callable, Dict
+from typing import Callable, Dict, FrozenSet, List
 
 import libcst as cst
 
@@ -24,7 +29,10 @@ from nondet_lint.families.registry import all_checks
 from nondet_lint.config import DEFAULT_EXCLUDE, Config
 from nondet_lint.context import FileContext, NodeEdit
 from nondet_lint.discovery import discover, module_name_for
-from nondet_lint.parallel import settle_heap
+from nondet_lint.facts import FileFacts
+from nondet_lint.parallel import analyze_files, settle_heap
+from nondet_lint.results import FileResult
+from nondet_lint.ruledata import RuleSet
 from nondet_lint.positions import node_spans
 from nondet_lint.prefilter import active_checks
 from nondet_lint.walk import Dispatch, walk
@@ -41,10 +49,25 @@ def timed(costs: Dict[str, float], key: str, function: Callable) -> Callable:
     return wrapper
 
 
+def after_walk(files: List[str], config: Config, rules: RuleSet, enabled: FrozenSet[str], costs: Dict[str, float]) -> None:
+    """The costs of pass 1's results once the checks are done: their text form and its
+    reading back, then pass 2 with the facts it decodes counted apart."""
+    FileResult.to_text = timed(costs, "(result to text)", FileResult.to_text)  # type: ignore[method-assign]
+    FileResult.from_text = timed(costs, "(result from text)", FileResult.from_text)  # type: ignore[method-assign]
+    decode = timed(costs, "(pass 2: facts decoded)", FileFacts._built)
+    FileFacts._built = decode  # type: ignore[method-assign]
+    results = analyze_files(files, config, rules, enabled)
+    clock = time.process_time()
+    before = costs["(pass 2: facts decoded)"]
+    engine.decide(results, [], [], config, rules, enabled)
+    costs["(pass 2: the rest)"] += time.process_time() - clock - (costs["(pass 2: facts decoded)"] - before)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--limit", type=int, default=0, help="only the first N files")
+    parser.add_argument("--pass2", action="store_true", help="also the result text round trip and pass 2 (runs pass 1 again)")
     args = parser.parse_args()
     files = [path for path in discover([args.path], DEFAULT_EXCLUDE)[0] if path.endswith(".py")]
     files = files[: args.limit] if args.limit else files
@@ -104,6 +127,8 @@ def main() -> int:
         if nodes:
             node_spans(module, nodes, text, ctx.parents)
         costs["(positions)"] += time.process_time() - clock
+    if args.pass2:
+        after_walk(files, config, rules, enabled, costs)
     parse = costs["(parse)"] or 1e-9
     print(f"{len(files)} files; parse {parse:.2f} s CPU")
     print("| part | CPU | x parse |\n|---|---|---|")
