@@ -246,6 +246,7 @@ DATA: Dict[str, Table] = {
             "outside_methods": NAMES,
         }),
         "io_only": Map(NAMES),
+        "layers": Table({"namespaces": NAMES, "runs": NAMES, "unnamed": NAMES, "containers": NAMES}),
         "package_aliases": Map(str),
         "raising": Map(str),
         "raising_fix_title": Map(str),

@@ -1006,6 +1006,7 @@ class GpuFacts(Check):
         self.property_decorators = frozenset(methods.get("property_decorators", ()))
         self.class_level_decorators = frozenset(methods.get("class_level_decorators", ()))
         self.value_types = frozenset(methods.get("value_types", ()))
+        self.layer_runs = frozenset(data.get("layers", {}).get("runs", ()))
         # what a parameter or a local name is annotated with, or gets from a function of
         # this module that declares what it returns, in the function being walked
         self.returns = _declared_returns(ctx)
@@ -1303,13 +1304,15 @@ class GpuFacts(Check):
             (isinstance(value, cst.Name) and value.value == self.receiver) or _is_super_call(value)
         ):
             self.unit.self_reads.add(attr)
+            if not self._read_without_running(node):
+                self.unit.self_applied.add(attr)
             return
         kind = self.annotations[-1].get(value.value) if isinstance(value, cst.Name) else None
         if kind in self.value_types:
             return
         if kind is not None:
             self.unit.typed_reads.add(f"{kind}:{attr}")
-        elif _read_as_data(node, self.ctx.parent(node)):
+        elif self._read_without_running(node):
             self.unit.data_reads.add(attr)
         else:
             if self.device_scopes or self.unit.outside is not None:
@@ -1321,6 +1324,15 @@ class GpuFacts(Check):
                 self.unit.returned_reads.add(f"{value.func.attr.value}:{attr}")  # type: ignore[attr-defined]
             else:
                 self.unit.reads.add(attr)
+
+    def _read_without_running(self, node: cst.Attribute) -> bool:
+        """``x.device.type``, ``self.bag.weight``, ``self.bag is None``: the value is read as
+        data, neither called nor handed on; not ``self.bag.forward(x)``, whose method runs
+        the value (rule data ``layers.runs``)."""
+        parent = self.ctx.parent(node)
+        if type(parent) is cst.Attribute and parent.attr.value in self.layer_runs:
+            return False
+        return _read_as_data(node, parent)
 
     def _built_by(self, name: str) -> Optional[str]:
         """The callee every binding of the local ``name`` calls to make its value
@@ -2245,6 +2257,32 @@ class ProgramView:
                 if unit is not None:
                     names.update(unit.sets)
             found = cache[entry] = frozenset(names)
+        return found
+
+    def names_applied(self, entry: str) -> Optional[FrozenSet[str]]:
+        """The attribute names the code the program of ``entry`` runs may apply: calls or
+        hands on (``self.bag(x)``, ``model.bag(x)``, ``nn.Sequential(self.bag)``), reads to
+        call a method that runs the value (``self.bag.forward(x)``), by name whatever the
+        object; not a read as data (``self.bag.weight``, ``self.bag is None``).  A layer a
+        method binds to ``self.bag`` runs its kernels only where ``bag`` is among them.
+        None where that code reaches a module's children without naming them (rule data
+        ``layers.unnamed``: ``self.children()``): any layer may run."""
+        cache: Dict[str, Optional[FrozenSet[str]]] = self.memo.setdefault("names_applied", {})
+        if entry in cache:
+            return cache[entry]
+        unnamed = frozenset(self.data.get("layers", {}).get("unnamed", ()))
+        names: Set[str] = set()
+        for key in self.reached_units(entry):
+            unit = self.reach.unit(key)
+            if unit is None:
+                continue
+            if unnamed.intersection(unit.called, unit.self_reads, unit.data_reads):
+                cache[entry] = None  # ``self.children()``, ``self._modules.values()``
+                return None
+            names.update(unit.called)
+            names.update(read.rpartition(":")[2] for read in unit.typed_reads)
+            names.update(set(unit.self_reads).difference(unit.self_data))
+        found = cache[entry] = frozenset(names)
         return found
 
     def unit_selects(self, key: UnitKey, entry: str) -> Optional[str]:
