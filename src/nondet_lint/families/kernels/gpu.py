@@ -2276,7 +2276,7 @@ class ProgramView:
             unit = self.reach.unit(key)
             if unit is None:
                 continue
-            if unnamed.intersection(unit.called, unit.self_reads, unit.data_reads):
+            if any(name in unnamed for name in (*unit.called, *unit.self_reads, *unit.data_reads)):
                 cache[entry] = None  # ``self.children()``, ``self._modules.values()``
                 return None
             names.update(unit.called)
