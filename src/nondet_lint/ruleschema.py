@@ -77,7 +77,7 @@ INTEGER_ARRAYS = Table({
     "casts": Tables(Table({"methods": NAMES, "pos": int})), "methods": NAMES, "keep": NAMES, "like_methods": NAMES,
     "device_strings": NAMES, "device_words": NAMES, "device_calls": NAMES,
 })
-KINDS = Table({"raises": str, "switch": str, "unfixed": str})
+KINDS = Table({"raises": str, "switch": str, "unfixed": str, "switch_cpu": str})
 CODE_FIX = Table({"imports": NAMES, "statements": str})
 RNG_DATA: Dict[str, Schema] = {"consumers": NAMES, "rng": str}
 

@@ -1013,8 +1013,9 @@ class OpCheck(Check):
                 continue
             if kind == "raises" and cls.raises_need_switch_off and switch_on:
                 continue
+            problem = kinds_text.get(f"{kind}_{entry.get('device')}", kinds_text.get(kind, kind))  # ``switch_cpu``
             message = rule.format_message(
-                api=entry["api"], problem=kinds_text.get(kind, kind), advice=status.get("advice", entry.get("advice", "")),
+                api=entry["api"], problem=problem, advice=status.get("advice", entry.get("advice", "")),
             )
             finding = Finding(item.path, item.line, item.col, cls.code, message, item.end_line, item.end_col)
             key = (item.path, item.line, item.col)
@@ -1183,8 +1184,48 @@ class TorchOps(OpCheck):
         subject = self._subject(node)
         super().consider(node, [
             (entry, shift) for entry, shift in candidates
-            if entry["api"].rsplit(".", 1)[-1][:1].isupper() or subject is None or not self._is_on_cpu(subject)
+            if (entry["api"].rsplit(".", 1)[-1][:1].isupper() or subject is None or not self._is_on_cpu(subject))
+            and not (entry.get("device") == "cpu" and subject is not None and self._may_be_on_gpu(subject))
         ])
+
+    def _may_be_on_gpu(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """A tensor the code may have put on a GPU: ``x.cuda()``, ``x.to(device)`` (any move
+        but to the CPU), a torch constructor given a ``device`` other than the CPU
+        (``torch.zeros(n, device=device)``), an index or method chain of one, or a name the
+        file assigns one.  An entry whose non-determinism is its CPU kernel's
+        (``index_put_(..., accumulate=True)``: its CUDA kernel sorts the indices and adds in
+        order) is not reported on it."""
+        while depth < 8:  # (``type() is``: none of these classes has subclasses)
+            depth += 1
+            if type(node) is cst.Call:
+                call = node
+                if type(call.func) is cst.Attribute:
+                    method = call.func.attr.value
+                    if method in self.cpu_methods:
+                        return False
+                    if method in self.move_methods and method != "type":
+                        return not self._moves_to_cpu(call)
+                name = self.ctx.qualname(call.func)
+                if name is not None and name.startswith("torch."):
+                    device = find_arg(call, "device", None)
+                    if device is None:
+                        return False
+                    if isinstance(device, cst.Call) and self.ctx.qualname(device.func) in self.device_calls:
+                        device = find_arg(device, "type", 0)
+                    return not (isinstance(device, cst.SimpleString) and device.evaluated_value in self.cpu_devices)
+                if type(call.func) is not cst.Attribute:
+                    return False
+                node = call.func.value
+            elif type(node) is cst.Subscript:
+                node = node.value
+            elif type(node) is cst.Name:
+                value = self.values.get(node.value)
+                if value is None or value is node:
+                    return False
+                node = value
+            else:
+                return False
+        return False
 
     def _subject(self, node: cst.Call) -> Optional[cst.BaseExpression]:
         """The tensor an op works on: a tensor method's receiver, else its first argument."""
