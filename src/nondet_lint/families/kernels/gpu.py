@@ -2552,7 +2552,8 @@ class ProgramView:
         if selection is not None and selection[0] == entry:
             return True
         own = [u for u in (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
-        if any(u.serves or u.saves_model for u in own) and not self.trains_or_seeds_in_own_code(entry):
+        serving = any(u.serves for u in own) or any(u.serves for u in self.constructors_made(entry))
+        if (serving or any(u.saves_model for u in own)) and not self.trains_or_seeds_in_own_code(entry):
             # a viewer (it serves a page or a GUI, renders an environment) or a converter (it
             # writes a model out): what its own code does is not training, whatever the
             # library code it reaches could do in another mode
@@ -2566,6 +2567,25 @@ class ProgramView:
         # a program that loads a model and only writes it out again (``model.save(out)``)
         # converts it; one that loads it and writes no model predicts with it
         return summary.evaluates or (summary.loads_model and not summary.saves_loaded)
+
+    def constructors_made(self, entry: str) -> List[UnitFacts]:
+        """The constructors (``__init__``, ``__post_init__``, ...: rule data
+        ``program.methods.with_class``) of the project classes the module of ``entry`` names
+        in the code the program runs, and of their project bases: what making one runs
+        (``ViewerState(config, pipeline=pipeline)`` whose ``__init__`` starts the web server)
+        is the module's own doing, as a function it calls is."""
+        constructors = frozenset(self.data.get("program", {}).get("methods", {}).get("with_class", ()))
+        found: List[UnitFacts] = []
+        seen: Set[UnitKey] = set()
+        for key in self.reached_units(entry):
+            unit = self.reach.unit(key) if key[0] == entry else None
+            for ref in unit.refs if unit is not None else ():
+                target = self.reach.target(ref, entry)
+                if target is None or "." in target[1] or target in seen:
+                    continue
+                seen.add(target)
+                found.extend(self.reach.lineage_methods(target, constructors))
+        return found
 
     def profiles_cost(self, entry: str) -> bool:
         """The program of ``entry`` benchmarks a model's cost: its own code (its module, or
@@ -2584,17 +2604,20 @@ class ProgramView:
     def writes_model_outputs(self, entry: str) -> bool:
         """The program of ``entry`` is a converter of data: it runs models only forward and
         writes what they compute out as arrays (features, waveforms, embeddings) or writes
-        a model out.  Its own code (its module, or a function of another module it runs)
-        writes arrays in the default run (``writes_arrays``) or a model (``saves_model``)
+        a model out.  Its own code (its module, or a function of another module that code
+        calls, ``own_code``) writes arrays in the default run (``writes_arrays``) or a model (``saves_model``)
         and names no evaluation function; no code it runs trains, no class it reaches has a training hook a trainer outside
         the project may call, and its own code seeds nothing (``seeds_in_own_code``: a seed
         says it wants repeatable runs)."""
         if self.reached_summary(entry).differentiates or self.seeds_in_own_code(entry):
             return False
-        own = self.own_units(entry)
-        if not any(unit.writes_arrays or unit.saves_model for unit in own):
+        # the writes of its own code (``own_code``: its module, and the functions that code
+        # calls), not of any function of the project a method it reaches calls (a viewer's
+        # helper encoding an image into a buffer)
+        written = [unit for unit in map(self.reach.unit, self.own_code(entry)) if unit is not None]
+        if not any(unit.writes_arrays or unit.saves_model for unit in written):
             return False
-        if self._names_an_evaluation(own):
+        if self._names_an_evaluation(self.own_units(entry)):
             return False  # it evaluates a model and keeps the results (``evaluate_fold`` saving losses)
         return not self.hooks_differentiate(entry)
 

@@ -765,6 +765,18 @@ class Reachability:
                              if unit not in (MODULE_UNIT, MAIN_UNIT) and "." not in unit)
         return found
 
+    def target(self, ref: str, path: str) -> Optional[UnitKey]:
+        """The unit a reference of a unit of ``path`` names (``.name``: of that module)."""
+        return self._target(ref, path)
+
+    def lineage_methods(self, cls: UnitKey, names: Iterable[str]) -> List[UnitFacts]:
+        """The methods named ``names`` that ``cls`` or a project base of it defines."""
+        wanted = tuple(names)
+        return [
+            method for ancestor in self._mro(cls) for name in wanted
+            for method in (self.unit((ancestor[0], f"{ancestor[1]}.{name}")),) if method is not None
+        ]
+
     def _target(self, ref: str, path: str) -> Optional[UnitKey]:
         if ref.startswith(LOCAL):
             return (path, ref[1:]) if ref[1:] in self.units.get(path, {}) else None
