@@ -244,7 +244,7 @@ def test_a_viewer_a_project_class_constructor_serves_does_not_matter(tmp_path):
     found = findings("viewer_classes", tmp_path)
     assert [f[:4] for f in found] == [("model.py", 8, 21, "ND104"), ("show.py", 3, 1, "ND205"), ("train.py", 8, 13, "ND205")]
     assert found[1][4].startswith(
-        "this program runs on a GPU (`.cuda()` in `model.py` at line 15) but never turns on `torch.use_deterministic_algorithms(True)`"
+        "this program runs on a GPU (`.cuda()` in `model.py` at line 17) but never turns on `torch.use_deterministic_algorithms(True)`"
     )
 
 
