@@ -920,3 +920,98 @@ def test_training_called_under_a_cpu_device_scope_runs_on_the_cpu(tmp_path):
             " its results from run to run; it runs `tf.gather` (lib/agent.py:11); turn it on (deterministic kernels can be slower)"
         ))] if reported else []
         assert found == expected, name
+
+
+# ---------------------------------------------------------------- layers applied --------
+# a layer runs its kernels where it is applied, not where it is made: one a method binds to
+# its instance (``self.bag = nn.EmbeddingBag(...)``) counts only where code applies ``bag``
+LAYERS = """import torch
+import torch.nn as nn
+
+
+class Net({base}):
+    def __init__(self):
+        super().__init__()
+        self.bag = nn.EmbeddingBag(10, 4)
+        self.emb = nn.Embedding(10, 4)
+        nn.init.normal_(self.bag.weight)
+        if self.bag is None:
+            raise ValueError("no bag")
+
+    def forward(self, x):
+{forward}
+"""
+LAYERS_TRAIN = """import torch
+from net import Net
+
+if __name__ == "__main__":
+    model = Net().cuda()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.zeros(3, dtype=torch.long).cuda()
+    model(x).sum().backward(){more}
+    opt.step()
+"""
+
+
+def _layers(base: str = "nn.Module", forward: str = "        return self.emb(x)", more: str = "") -> dict:
+    return {"net.py": LAYERS.format(base=base, forward=forward), "train.py": LAYERS_TRAIN.format(more=more)}
+
+
+def test_a_layer_made_but_never_applied_is_not_listed(tmp_path):
+    [(path, code, line, col, message)] = lint(tmp_path, _layers())
+    assert (path, code, line, col) == ("train.py", "ND205", 5, 13)  # `Net().cuda()`
+    assert message.endswith(
+        "can change its results from run to run; it runs `torch.nn.Embedding` (net.py:9); turn it on (deterministic kernels can be slower)"
+    )
+
+
+def test_a_layer_the_program_applies_is_listed(tmp_path):
+    applied = {
+        "self": "        return self.emb(x) + self.bag(x.view(1, -1))",
+        "forward": "        return self.emb(x) + self.bag.forward(x.view(1, -1))",
+        "handed": "        return nn.Sequential(self.bag)(x.view(1, -1)) + self.emb(x)",
+        "children": "        return [layer(x) for layer in self.children()]",
+    }
+    for name, forward in applied.items():
+        [finding] = lint(tmp_path / name, _layers(forward=forward))
+        assert "it runs `torch.nn.functional.embedding_bag` (net.py:8), `torch.nn.Embedding` (net.py:9);" in finding[4], name
+
+
+def test_a_layer_another_module_applies_by_name_is_listed(tmp_path):
+    [finding] = lint(tmp_path, _layers(more="\n    model.bag(x.view(1, -1))"))
+    assert "it runs `torch.nn.functional.embedding_bag` (net.py:8), `torch.nn.Embedding` (net.py:9);" in finding[4]
+
+
+def test_a_layer_of_a_container_class_runs_with_it(tmp_path):
+    forward = "        return super().forward(x)"
+    [finding] = lint(tmp_path, _layers(base="nn.Sequential", forward=forward))
+    assert "it runs `torch.nn.functional.embedding_bag` (net.py:8), `torch.nn.Embedding` (net.py:9);" in finding[4]
+
+
+INFERENCE_LSTM = """import torch
+import torch.nn as nn
+
+
+class Tagger(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(4, 4)
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        return self.head({use})
+
+
+if __name__ == "__main__":
+    model = Tagger().cuda()
+    with torch.no_grad():
+        print(model(torch.ones(2, 3, 4).cuda()).argmax(-1))
+"""
+
+
+def test_an_inference_program_runs_only_the_layers_it_applies(tmp_path):
+    # an LSTM's cuDNN forward is one the switch changes: a program that evaluates needs it only where it applies it
+    assert lint(tmp_path / "unused", {"infer.py": INFERENCE_LSTM.format(use="x")}) == []
+    [finding] = lint(tmp_path / "used", {"infer.py": INFERENCE_LSTM.format(use="self.rnn(x)[0]")})
+    assert finding[:4] == ("infer.py", "ND205", 16, 13)
+    assert "it runs `torch.nn.LSTM` (infer.py:8);" in finding[4]

@@ -179,3 +179,66 @@ def test_nd208_near_misses_of_zeros_and_ones_are_reported(lint):
     assert reported(lint({"m.py": source}), "ND208") == [
         (9, 9, SEGMENT_SUM), (10, 9, SEGMENT_SUM), (11, 9, SEGMENT_SUM), (12, 9, SEGMENT_SUM), (13, 9, AT_ADD),
     ]
+
+
+# ---------------------------------------------------------------- index_put accumulate --
+# ``index_put_(..., accumulate=True)`` adds in parallel on a CPU tensor only: on CUDA it sorts
+# its indices and adds in order (torch.use_deterministic_algorithms lists it "when called on
+# a CPU tensor"; source torch_index_put_cuda), and so does the backward of advanced indexing
+INDEX_PUT_CPU = (
+    "`torch.Tensor.index_put_(accumulate=True)` adds in parallel on a CPU tensor, so its result changes from run to run "
+    "while `torch.use_deterministic_algorithms(True)` is off (on a CUDA tensor it adds in a fixed order); "
+    "turn on `torch.use_deterministic_algorithms(True)` (deterministic kernels can be slower)"
+)
+
+
+def test_nd203_index_put_accumulate_is_reported_on_a_cpu_tensor(lint):
+    source = TORCH + (
+        "def bins(ids, values):\n"
+        "    a = torch.zeros(10)\n"
+        "    a.index_put_((ids,), values, accumulate=True)\n"
+        "    return a\n"
+    )
+    assert reported(lint({"train.py": source}), "ND203") == [(5, 5, INDEX_PUT_CPU)]
+
+
+def test_nd203_index_put_accumulate_is_not_reported_on_a_gpu_tensor(lint):
+    source = TORCH + (
+        "def bins(ids, values, device):\n"
+        "    a = torch.zeros(10, device=device)\n"
+        "    a.index_put_((ids,), values, accumulate=True)\n"
+        "    b = torch.zeros(10).cuda()\n"
+        "    b.index_put_((ids,), values, True)\n"
+        "    torch.zeros(10, device=torch.device('cuda')).index_put_((ids,), values, accumulate=True)\n"
+        "    c = torch.zeros(10).to(device)\n"
+        "    c[ids] += values\n"
+        "    c.index_put_((ids,), values, accumulate=True)\n"
+        "    return a, b, c\n"
+    )
+    assert reported(lint({"train.py": source}), "ND203") == []
+
+
+DQN = """import numpy as np
+import torch
+
+device = torch.device("cuda")
+q_net = torch.nn.Linear(4, 2).to(device)
+opt = torch.optim.Adam(q_net.parameters())
+obs = torch.ones(8, 4, device=device)
+actions = np.zeros(8, dtype=np.int64)
+q = {gather}
+loss = (q - 1.0).pow(2).mean()
+loss.backward()
+opt.step()
+"""
+
+
+def test_nd205_lists_gather_backward_but_not_the_backward_of_advanced_indexing(lint):
+    # ``q_net(obs)[np.arange(8), actions]``'s backward is ``index_put_(accumulate=True)``:
+    # deterministic on CUDA, so the program runs nothing the switch changes
+    indexed = DQN.format(gather="q_net(obs)[np.arange(8), actions]")
+    assert [f for f in lint({"train.py": indexed}) if f.code in ("ND203", "ND205")] == []
+    gathered = DQN.format(gather="q_net(obs).gather(1, torch.as_tensor(actions, device=device)[:, None]).squeeze(1)")
+    [finding] = [f for f in lint({"dqn/train.py": gathered}) if f.code == "ND205"]
+    assert codes_at([finding]) == [("ND205", 4, 23)]
+    assert "; it runs `torch.gather` (dqn/train.py:9); turn it on" in finding.message

@@ -225,7 +225,10 @@ def test_nd205_message_names_the_gpu_line_and_implicit_ops(tmp_path):
             "opt = torch.optim.SGD(emb.parameters(), lr=0.1)\n"
             "loss = net(emb(torch.tensor([[1, 2]], device=device))).sum()\nloss.backward()\nopt.step()\n"
         ),
-        "model.py": "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.conv = torch.nn.Conv2d(1, 1, 3)\n",
+        "model.py": (
+            "import torch\n\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.conv = torch.nn.Conv2d(1, 1, 3)\n"
+            "\n    def forward(self, x):\n        return self.conv(x)\n"
+        ),
     }
     findings = lint_files(tmp_path, files, {"select": ["ND205"]})
     assert [(f.code, f.line) for f in findings] == [("ND205", 5)]

@@ -228,8 +228,8 @@ def test_viewers_and_converters_whose_own_code_does_not_train_do_not_matter(tmp_
 def test_a_program_that_only_writes_model_outputs_as_arrays_converts_data(tmp_path):
     found = findings("feature_writers", tmp_path)
     assert [f[:4] for f in found] == [
-        ("evaluate.py", 13, 13, "ND205"), ("evaluate_fold.py", 12, 23, "ND205"), ("seeded_extract.py", 9, 13, "ND205"),
-        ("train.py", 8, 13, "ND205"),
+        ("evaluate.py", 13, 13, "ND205"), ("evaluate_fold.py", 12, 23, "ND205"), ("report.py", 9, 13, "ND205"),
+        ("seeded_extract.py", 9, 13, "ND205"), ("train.py", 8, 13, "ND205"),
     ]
     for path, line, _, _, message in found:
         assert message == (
@@ -238,6 +238,14 @@ def test_a_program_that_only_writes_model_outputs_as_arrays_converts_data(tmp_pa
             "kernels can change its results from run to run; it runs `torch.Tensor.index_copy_` (model.py:11); "
             "turn it on (deterministic kernels can be slower)"
         )
+
+
+def test_a_viewer_a_project_class_constructor_serves_does_not_matter(tmp_path):
+    found = findings("viewer_classes", tmp_path)
+    assert [f[:4] for f in found] == [("model.py", 8, 21, "ND104"), ("show.py", 3, 1, "ND205"), ("train.py", 8, 13, "ND205")]
+    assert found[1][4].startswith(
+        "this program runs on a GPU (`.cuda()` in `model.py` at line 17) but never turns on `torch.use_deterministic_algorithms(True)`"
+    )
 
 
 def test_a_function_stored_under_a_field_runs_where_the_field_is_read(tmp_path):

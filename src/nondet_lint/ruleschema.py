@@ -77,7 +77,7 @@ INTEGER_ARRAYS = Table({
     "casts": Tables(Table({"methods": NAMES, "pos": int})), "methods": NAMES, "keep": NAMES, "like_methods": NAMES,
     "device_strings": NAMES, "device_words": NAMES, "device_calls": NAMES,
 })
-KINDS = Table({"raises": str, "switch": str, "unfixed": str})
+KINDS = Table({"raises": str, "switch": str, "unfixed": str, "switch_cpu": str})
 CODE_FIX = Table({"imports": NAMES, "statements": str})
 RNG_DATA: Dict[str, Schema] = {"consumers": NAMES, "rng": str}
 
@@ -252,6 +252,7 @@ DATA: Dict[str, Table] = {
             "outside_methods": NAMES,
         }),
         "io_only": Map(NAMES),
+        "layers": Table({"namespaces": NAMES, "runs": NAMES, "unnamed": NAMES, "containers": NAMES}),
         "package_aliases": Map(str),
         "raising": Map(str),
         "raising_fix_title": Map(str),

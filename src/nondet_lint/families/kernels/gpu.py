@@ -1006,6 +1006,7 @@ class GpuFacts(Check):
         self.property_decorators = frozenset(methods.get("property_decorators", ()))
         self.class_level_decorators = frozenset(methods.get("class_level_decorators", ()))
         self.value_types = frozenset(methods.get("value_types", ()))
+        self.layer_runs = frozenset(data.get("layers", {}).get("runs", ()))
         # what a parameter or a local name is annotated with, or gets from a function of
         # this module that declares what it returns, in the function being walked
         self.returns = _declared_returns(ctx)
@@ -1303,13 +1304,15 @@ class GpuFacts(Check):
             (isinstance(value, cst.Name) and value.value == self.receiver) or _is_super_call(value)
         ):
             self.unit.self_reads.add(attr)
+            if not self._read_without_running(node):
+                self.unit.self_applied.add(attr)
             return
         kind = self.annotations[-1].get(value.value) if isinstance(value, cst.Name) else None
         if kind in self.value_types:
             return
         if kind is not None:
             self.unit.typed_reads.add(f"{kind}:{attr}")
-        elif _read_as_data(node, self.ctx.parent(node)):
+        elif self._read_without_running(node):
             self.unit.data_reads.add(attr)
         else:
             if self.device_scopes or self.unit.outside is not None:
@@ -1321,6 +1324,15 @@ class GpuFacts(Check):
                 self.unit.returned_reads.add(f"{value.func.attr.value}:{attr}")  # type: ignore[attr-defined]
             else:
                 self.unit.reads.add(attr)
+
+    def _read_without_running(self, node: cst.Attribute) -> bool:
+        """``x.device.type``, ``self.bag.weight``, ``self.bag is None``: the value is read as
+        data, neither called nor handed on; not ``self.bag.forward(x)``, whose method runs
+        the value (rule data ``layers.runs``)."""
+        parent = self.ctx.parent(node)
+        if type(parent) is cst.Attribute and parent.attr.value in self.layer_runs:
+            return False
+        return _read_as_data(node, parent)
 
     def _built_by(self, name: str) -> Optional[str]:
         """The callee every binding of the local ``name`` calls to make its value
@@ -2247,6 +2259,32 @@ class ProgramView:
             found = cache[entry] = frozenset(names)
         return found
 
+    def names_applied(self, entry: str) -> Optional[FrozenSet[str]]:
+        """The attribute names the code the program of ``entry`` runs may apply: calls or
+        hands on (``self.bag(x)``, ``model.bag(x)``, ``nn.Sequential(self.bag)``), reads to
+        call a method that runs the value (``self.bag.forward(x)``), by name whatever the
+        object; not a read as data (``self.bag.weight``, ``self.bag is None``).  A layer a
+        method binds to ``self.bag`` runs its kernels only where ``bag`` is among them.
+        None where that code reaches a module's children without naming them (rule data
+        ``layers.unnamed``: ``self.children()``): any layer may run."""
+        cache: Dict[str, Optional[FrozenSet[str]]] = self.memo.setdefault("names_applied", {})
+        if entry in cache:
+            return cache[entry]
+        unnamed = frozenset(self.data.get("layers", {}).get("unnamed", ()))
+        names: Set[str] = set()
+        for key in self.reached_units(entry):
+            unit = self.reach.unit(key)
+            if unit is None:
+                continue
+            if any(name in unnamed for name in (*unit.called, *unit.self_reads, *unit.data_reads)):
+                cache[entry] = None  # ``self.children()``, ``self._modules.values()``
+                return None
+            names.update(unit.called)
+            names.update(read.rpartition(":")[2] for read in unit.typed_reads)
+            names.update(set(unit.self_reads).difference(unit.self_data))
+        found = cache[entry] = frozenset(names)
+        return found
+
     def unit_selects(self, key: UnitKey, entry: str) -> Optional[str]:
         """How a unit selects the GPU in the program of ``entry`` (a version-dependent
         default counts where the target version has it), or None."""
@@ -2514,7 +2552,8 @@ class ProgramView:
         if selection is not None and selection[0] == entry:
             return True
         own = [u for u in (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
-        if any(u.serves or u.saves_model for u in own) and not self.trains_or_seeds_in_own_code(entry):
+        serving = any(u.serves for u in own) or any(u.serves for u in self.constructors_made(entry))
+        if (serving or any(u.saves_model for u in own)) and not self.trains_or_seeds_in_own_code(entry):
             # a viewer (it serves a page or a GUI, renders an environment) or a converter (it
             # writes a model out): what its own code does is not training, whatever the
             # library code it reaches could do in another mode
@@ -2528,6 +2567,25 @@ class ProgramView:
         # a program that loads a model and only writes it out again (``model.save(out)``)
         # converts it; one that loads it and writes no model predicts with it
         return summary.evaluates or (summary.loads_model and not summary.saves_loaded)
+
+    def constructors_made(self, entry: str) -> List[UnitFacts]:
+        """The constructors (``__init__``, ``__post_init__``, ...: rule data
+        ``program.methods.with_class``) of the project classes the module of ``entry`` names
+        in the code the program runs, and of their project bases: what making one runs
+        (``ViewerState(config, pipeline=pipeline)`` whose ``__init__`` starts the web server)
+        is the module's own doing, as a function it calls is."""
+        constructors = frozenset(self.data.get("program", {}).get("methods", {}).get("with_class", ()))
+        found: List[UnitFacts] = []
+        seen: Set[UnitKey] = set()
+        for key in self.reached_units(entry):
+            unit = self.reach.unit(key) if key[0] == entry else None
+            for ref in unit.refs if unit is not None else ():
+                target = self.reach.target(ref, entry)
+                if target is None or "." in target[1] or target in seen:
+                    continue
+                seen.add(target)
+                found.extend(self.reach.lineage_methods(target, constructors))
+        return found
 
     def profiles_cost(self, entry: str) -> bool:
         """The program of ``entry`` benchmarks a model's cost: its own code (its module, or
@@ -2546,17 +2604,20 @@ class ProgramView:
     def writes_model_outputs(self, entry: str) -> bool:
         """The program of ``entry`` is a converter of data: it runs models only forward and
         writes what they compute out as arrays (features, waveforms, embeddings) or writes
-        a model out.  Its own code (its module, or a function of another module it runs)
-        writes arrays in the default run (``writes_arrays``) or a model (``saves_model``)
+        a model out.  Its own code (its module, or a function of another module that code
+        calls, ``own_code``) writes arrays in the default run (``writes_arrays``) or a model (``saves_model``)
         and names no evaluation function; no code it runs trains, no class it reaches has a training hook a trainer outside
         the project may call, and its own code seeds nothing (``seeds_in_own_code``: a seed
         says it wants repeatable runs)."""
         if self.reached_summary(entry).differentiates or self.seeds_in_own_code(entry):
             return False
-        own = self.own_units(entry)
-        if not any(unit.writes_arrays or unit.saves_model for unit in own):
+        # the writes of its own code (``own_code``: its module, and the functions that code
+        # calls), not of any function of the project a method it reaches calls (a viewer's
+        # helper encoding an image into a buffer)
+        written = [unit for unit in map(self.reach.unit, self.own_code(entry)) if unit is not None]
+        if not any(unit.writes_arrays or unit.saves_model for unit in written):
             return False
-        if self._names_an_evaluation(own):
+        if self._names_an_evaluation(self.own_units(entry)):
             return False  # it evaluates a model and keeps the results (``evaluate_fold`` saving losses)
         return not self.hooks_differentiate(entry)
 

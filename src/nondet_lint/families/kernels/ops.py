@@ -79,6 +79,10 @@ class KernelOps(ModuleFact):
     # calls under ``if self.x is not None:``: rule code -> op id -> [(unit, the attributes
     # the branches require set)]; they count only where the program gives those a value
     gated: Mapping[str, Mapping[str, Tuple[Tuple[str, Tuple[str, ...]], ...]]] = field(default_factory=dict)
+    # layers a method makes and binds to an attribute of its instance (``self.bag =
+    # nn.EmbeddingBag(...)``): rule code -> op id -> [(unit, the attribute)]; they count only
+    # where the program's code applies that attribute (``ProgramView.names_applied``)
+    applied: Mapping[str, Mapping[str, Tuple[Tuple[str, str], ...]]] = field(default_factory=dict)
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {
@@ -88,6 +92,9 @@ class KernelOps(ModuleFact):
         if self.gated:
             out["gated"] = {code: {op: [[unit, list(gate)] for unit, gate in where] for op, where in ops.items()}
                             for code, ops in self.gated.items()}
+        if self.applied:
+            out["applied"] = {code: {op: [list(pair) for pair in where] for op, where in ops.items()}
+                              for code, ops in self.applied.items()}
         return out
 
     @classmethod
@@ -97,15 +104,25 @@ class KernelOps(ModuleFact):
             {code: {op: tuple(units) for op, units in ops.items()} for code, ops in data.get("units", {}).items()},
             {code: {op: tuple((unit, tuple(gate)) for unit, gate in where) for op, where in ops.items()}
              for code, ops in data.get("gated", {}).items()},
+            {code: {op: tuple((str(unit), str(name)) for unit, name in where) for op, where in ops.items()}
+             for code, ops in data.get("applied", {}).items()},
         )
 
-    def ops_in(self, code: str, units: Iterable[str], given: Optional[AbstractSet[str]] = None) -> List[str]:
+    def ops_in(
+        self, code: str, units: Iterable[str], given: Optional[AbstractSet[str]] = None,
+        applied: Optional[AbstractSet[str]] = None,
+    ) -> List[str]:
         """The op ids of ``code``'s table called in one of ``units``; with ``given`` (the
-        names the program's code sets), also those under a gate whose attributes it sets."""
+        names the program's code sets), also those under a gate whose attributes it sets;
+        a layer bound to an attribute, where ``applied`` (the attribute names the program's
+        code applies; None: any) has that attribute."""
         wanted = frozenset(units)
         found = {op for op, where in self.units.get(code, {}).items() if wanted.intersection(where)}
         for op, gated in self.gated.get(code, {}).items():
             if any(unit in wanted and (given is None or all(name in given for name in gate)) for unit, gate in gated):
+                found.add(op)
+        for op, bound in self.applied.get(code, {}).items():
+            if any(unit in wanted and (applied is None or name in applied) for unit, name in bound):
                 found.add(op)
         return sorted(found)
 
@@ -575,18 +592,26 @@ class ImplicitOp:
     op_code: str
     unit: str
     gate: Tuple[str, ...] = ()  # attributes of its object that must be set for it to run (``attribute_gate``)
+    # a layer made and bound to this attribute of the method's instance (``self.bag =
+    # nn.EmbeddingBag(...)``): it runs where the program's code applies that name
+    applied_as: str = ""
 
     def to_json(self) -> Dict[str, Any]:
         out: Dict[str, Any] = {"implicit_op": self.op, "op_code": self.op_code, "unit": self.unit}
         if self.gate:
             out["gate"] = list(self.gate)
+        if self.applied_as:
+            out["applied_as"] = self.applied_as
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Optional["ImplicitOp"]:
         if "implicit_op" not in data:
             return None
-        return cls(data["implicit_op"], data.get("op_code", ""), data.get("unit", MODULE_UNIT), tuple(data.get("gate", ())))
+        return cls(
+            data["implicit_op"], data.get("op_code", ""), data.get("unit", MODULE_UNIT), tuple(data.get("gate", ())),
+            str(data.get("applied_as", "")),
+        )
 
 
 class OpCheck(Check):
@@ -617,6 +642,10 @@ class OpCheck(Check):
         self.matched: Set[str] = set()
         self.matched_in: Dict[str, Set[str]] = {}  # op id -> the units that call it
         self.gated_in: Dict[str, Set[Tuple[str, Tuple[str, ...]]]] = {}  # op id -> (unit, gate) of gated calls
+        self.applied_in: Dict[str, Set[Tuple[str, str]]] = {}  # op id -> (unit, attribute) of layers bound to one
+        layers = ctx.rules["ND205"].data.get("layers", {})
+        self.layer_namespaces = tuple(layers.get("namespaces", ()))
+        self.layer_containers = frozenset(layers.get("containers", ()))
         self.gradient_free_uses = GradientFreeUseCounter()
         self.gradient_free_arguments = GradientFreeArgumentsCounter()
         self.given_arguments = GivenArgumentsCounter()
@@ -792,8 +821,11 @@ class OpCheck(Check):
                 continue
             self.matched.add(entry["id"])
             gate = attribute_gate(self.ctx.ancestors, self.optional_attributes)
+            applied_as = "" if gate else self.bound_layer(node)
             if gate:
                 self.gated_in.setdefault(entry["id"], set()).add((self.units.unit(), gate))
+            elif applied_as:
+                self.applied_in.setdefault(entry["id"], set()).add((self.units.unit(), applied_as))
             else:
                 self.matched_in.setdefault(entry["id"], set()).add(self.units.unit())
             if entry.get("device", "cuda") == "mps":
@@ -815,7 +847,41 @@ class OpCheck(Check):
                     self.ctx.defer(node, self.code, **candidate.to_json())
             if covered_by_switch(entry):
                 # where the program runs it: ND205's message lists it, with its line
-                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, self.units.unit(), gate).to_json())
+                self.ctx.defer(node, "ND205", **ImplicitOp(entry["id"], self.code, self.units.unit(), gate, applied_as).to_json())
+
+    def bound_layer(self, call: cst.Call) -> str:
+        """The attribute a method binds a layer it makes to on its own instance (``self.bag =
+        nn.EmbeddingBag(...)``, rule data ``layers``), or "": a layer runs where it is applied.
+        Not in a class derived from a container whose forward runs every child
+        (``nn.Sequential``)."""
+        name = self.ctx.qualname(call.func)
+        if name is None:
+            return ""
+        name = canonical(name, self.table.aliases)
+        last = name.rpartition(".")[2]
+        if not last[:1].isupper() or not any(name.startswith(prefix) for prefix in self.layer_namespaces):
+            return ""
+        parent = self.ctx.parent(call)
+        if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
+            target: cst.BaseExpression = parent.targets[0].target
+        elif isinstance(parent, cst.AnnAssign) and parent.value is call:
+            target = parent.target
+        else:
+            return ""
+        around = self.units.around
+        if len(around) < 2 or not isinstance(around[-1], cst.FunctionDef) or not isinstance(around[-2], cst.ClassDef):
+            return ""
+        method, owner = around[-1], around[-2]
+        params = method.params.params
+        if not params or not isinstance(target, cst.Attribute) or not isinstance(target.value, cst.Name):
+            return ""
+        if target.value.value != params[0].name.value:
+            return ""
+        for base in owner.bases:
+            base_name = self.ctx.qualname(base.value)
+            if base_name is not None and canonical(base_name, self.table.aliases) in self.layer_containers:
+                return ""
+        return target.attr.value
 
     def module_layer(self, call: cst.Call) -> Optional[str]:
         """The name module-level code binds a layer it makes to (``pool = nn.AvgPool3d(2)``)."""
@@ -888,7 +954,10 @@ class OpCheck(Check):
             gated = {**(known.gated if known is not None else {})}
             if self.gated_in:
                 gated[self.code] = {op: tuple(sorted(where)) for op, where in sorted(self.gated_in.items())}
-            self.ctx.facts.put(KernelOps(by_code, units, gated))
+            applied = {**(known.applied if known is not None else {})}
+            if self.applied_in:
+                applied[self.code] = {op: tuple(sorted(where)) for op, where in sorted(self.applied_in.items())}
+            self.ctx.facts.put(KernelOps(by_code, units, gated, applied))
         uses = self.gradient_free_uses.fact(self.ctx.facts.get(GradientFreeUses))
         if uses is not None:
             self.ctx.facts.put(uses)
@@ -944,8 +1013,9 @@ class OpCheck(Check):
                 continue
             if kind == "raises" and cls.raises_need_switch_off and switch_on:
                 continue
+            problem = kinds_text.get(f"{kind}_{entry.get('device')}", kinds_text.get(kind, kind))  # ``switch_cpu``
             message = rule.format_message(
-                api=entry["api"], problem=kinds_text.get(kind, kind), advice=status.get("advice", entry.get("advice", "")),
+                api=entry["api"], problem=problem, advice=status.get("advice", entry.get("advice", "")),
             )
             finding = Finding(item.path, item.line, item.col, cls.code, message, item.end_line, item.end_col)
             key = (item.path, item.line, item.col)
@@ -1114,8 +1184,48 @@ class TorchOps(OpCheck):
         subject = self._subject(node)
         super().consider(node, [
             (entry, shift) for entry, shift in candidates
-            if entry["api"].rsplit(".", 1)[-1][:1].isupper() or subject is None or not self._is_on_cpu(subject)
+            if (entry["api"].rsplit(".", 1)[-1][:1].isupper() or subject is None or not self._is_on_cpu(subject))
+            and not (entry.get("device") == "cpu" and subject is not None and self._may_be_on_gpu(subject))
         ])
+
+    def _may_be_on_gpu(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """A tensor the code may have put on a GPU: ``x.cuda()``, ``x.to(device)`` (any move
+        but to the CPU), a torch constructor given a ``device`` other than the CPU
+        (``torch.zeros(n, device=device)``), an index or method chain of one, or a name the
+        file assigns one.  An entry whose non-determinism is its CPU kernel's
+        (``index_put_(..., accumulate=True)``: its CUDA kernel sorts the indices and adds in
+        order) is not reported on it."""
+        while depth < 8:  # (``type() is``: none of these classes has subclasses)
+            depth += 1
+            if type(node) is cst.Call:
+                call = node
+                if type(call.func) is cst.Attribute:
+                    method = call.func.attr.value
+                    if method in self.cpu_methods:
+                        return False
+                    if method in self.move_methods and method != "type":
+                        return not self._moves_to_cpu(call)
+                name = self.ctx.qualname(call.func)
+                if name is not None and name.startswith("torch."):
+                    device = find_arg(call, "device", None)
+                    if device is None:
+                        return False
+                    if isinstance(device, cst.Call) and self.ctx.qualname(device.func) in self.device_calls:
+                        device = find_arg(device, "type", 0)
+                    return not (isinstance(device, cst.SimpleString) and device.evaluated_value in self.cpu_devices)
+                if type(call.func) is not cst.Attribute:
+                    return False
+                node = call.func.value
+            elif type(node) is cst.Subscript:
+                node = node.value
+            elif type(node) is cst.Name:
+                value = self.values.get(node.value)
+                if value is None or value is node:
+                    return False
+                node = value
+            else:
+                return False
+        return False
 
     def _subject(self, node: cst.Call) -> Optional[cst.BaseExpression]:
         """The tensor an op works on: a tensor method's receiver, else its first argument."""

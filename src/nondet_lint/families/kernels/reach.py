@@ -185,6 +185,10 @@ class UnitFacts:
     # it takes a gradient that feeds no update (``torch.autograd.grad`` of a field's density
     # for normals, a Jacobian): a backward pass runs (backward-only kernels run), nothing trains
     backward: bool = False
+    # names a method reads on its own instance only as data, never calling nor handing on
+    # the value (``self.bag.weight``, ``self.bag is None``): a layer bound to ``self.bag``
+    # does not run there (``ProgramView.names_applied``)
+    self_data: Tuple[str, ...] = ()
 
     @property
     def called(self) -> Tuple[str, ...]:
@@ -205,7 +209,7 @@ class UnitFacts:
             out["self_reads"] = list(self.self_reads)
         if self.bases:
             out["bases"] = list(self.bases)
-        for key in ("listed", "data_reads", "typed_reads", "built_reads", "returned_reads", "lookups", "lookup_calls", "uses_registries", "sets"):
+        for key in ("listed", "data_reads", "typed_reads", "built_reads", "returned_reads", "lookups", "lookup_calls", "uses_registries", "sets", "self_data"):
             if getattr(self, key):
                 out[key] = list(getattr(self, key))
         for key in ("cpu_refs", "cpu_reads"):
@@ -268,6 +272,7 @@ class UnitFacts:
             tuple((ref, framework) for ref, framework in data.get("cpu_refs", ())),
             tuple((read, framework) for read, framework in data.get("cpu_reads", ())),
             str(data.get("returns", "")), tuple(data.get("returned_reads", ())), bool(data.get("backward")),
+            tuple(data.get("self_data", ())),
         )
 
 
@@ -302,6 +307,7 @@ class UnitBuilder:
         self.reads: Set[str] = set()
         self.implicit: Set[Implicit] = set()
         self.self_reads: Set[str] = set()
+        self.self_applied: Set[str] = set()  # names read on its own instance so that the value may run
         self.bases: List[str] = []  # qualified names, or bare names of this module
         self.listed: Set[str] = set()  # qualified names only listed as values
         self.listed_bare: Set[str] = set()  # unresolved names only listed as values
@@ -363,6 +369,7 @@ class UnitBuilder:
             tuple(sorted((read, framework) for read, framework in self.cpu_reads.items()
                          if self.outside is None or READ + read not in self.outside)),
             self.returns, tuple(sorted(self.returned_reads)), self.backward and not self.differentiates,
+            tuple(sorted(self.self_reads - self.self_applied)),
         )
 
     def note_name(self, name: str, cpu_framework: Optional[str]) -> None:
@@ -757,6 +764,18 @@ class Reachability:
                 found.extend((record.path, unit) for unit in self.units.get(record.path, {})
                              if unit not in (MODULE_UNIT, MAIN_UNIT) and "." not in unit)
         return found
+
+    def target(self, ref: str, path: str) -> Optional[UnitKey]:
+        """The unit a reference of a unit of ``path`` names (``.name``: of that module)."""
+        return self._target(ref, path)
+
+    def lineage_methods(self, cls: UnitKey, names: Iterable[str]) -> List[UnitFacts]:
+        """The methods named ``names`` that ``cls`` or a project base of it defines."""
+        wanted = tuple(names)
+        return [
+            method for ancestor in self._mro(cls) for name in wanted
+            for method in (self.unit((ancestor[0], f"{ancestor[1]}.{name}")),) if method is not None
+        ]
 
     def _target(self, ref: str, path: str) -> Optional[UnitKey]:
         if ref.startswith(LOCAL):

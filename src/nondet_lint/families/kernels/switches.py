@@ -669,7 +669,7 @@ def reached_switch_ops(
     for path, units in sorted(by_module.items()):
         record = view.records.get(path)
         kernel_ops = record.facts.get(KernelOps) if record is not None else None
-        for op_id in kernel_ops.ops_in(check.code, units, view.names_set(entry)) if kernel_ops is not None else ():
+        for op_id in kernel_ops.ops_in(check.code, units, view.names_set(entry), view.names_applied(entry)) if kernel_ops is not None else ():
             op = table.by_id.get(op_id)
             if op is None or op.get("device") in ("mps", "cpu"):
                 continue
@@ -862,6 +862,8 @@ def implicit_ops(
                 continue
             if anchor.gate and not view.names_set(entry).issuperset(anchor.gate):
                 continue  # ``if self.active_dims is not None:`` with no code setting ``active_dims``
+            if anchor.applied_as and not _applied(view, entry, anchor.applied_as):
+                continue  # ``self.bag = nn.EmbeddingBag(...)`` that no code of the program calls
             table = op_table(rules[check.code].data)
             entry_data = table.by_id.get(anchor.op)
             if entry_data is not None and entry_data.get("phase") == "backward" and not differentiates:
@@ -874,6 +876,12 @@ def implicit_ops(
                 seen.add(entry_data["api"])
                 out.append((entry_data["api"], item))
     return out
+
+
+def _applied(view: ProgramView, entry: str, name: str) -> bool:
+    """Whether the code the program of ``entry`` runs may apply the attribute ``name``."""
+    applied = view.names_applied(entry)
+    return applied is None or name in applied
 
 
 def ops_text(view: ProgramView, ops: List[Tuple[str, Deferred]], limit: int = 3) -> str:
