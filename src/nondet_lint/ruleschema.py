@@ -319,6 +319,7 @@ DATA: Dict[str, Table] = {
             "checksum_calls", "checksum_prefixes", "data_extensions", "dataset_bases", "dataset_calls",
             "dataset_suffixes", "dvc_calls", "manifest_words", "not_data_extensions", "not_data_names",
             "not_data_words", "output_makers", "output_methods", "unpack_calls", "unpack_methods", "evidence_words",
+            "command_line",
         )},
         "checksum_arguments": Tables(Table({"names": NAMES, "arg": str, "pos": int})),
         "directory_datasets": Tables(Table({"names": NAMES, "path": ARG, "name": ARG, "other_prefixes": NAMES}, frozenset({"names", "path"}))),
