@@ -286,7 +286,7 @@ DATA: Dict[str, Table] = {
             "order_sensitive_suffixes", "output_methods", "set_makers", "set_methods", "archive_types",
             "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "length_asserts",
             "basename_calls", "name_attributes", "folder_listings", "pattern_listings", "key_sorts",
-            "split_names", "separators",
+            "split_names", "separators", "openers",
         )}),
         "functions": NAMES, "keyed_builders": NAMES, "packaging_calls": NAMES, "wrapper_names": NAMES, "item_getters": Tables(Table({"names": NAMES, "kw": str})),
         "display": Map(str), "path_methods": NAMES, "path_only_methods": NAMES, "path_returning_methods": NAMES,

@@ -411,6 +411,7 @@ class FlowTables:
     split_names: FrozenSet[str] = frozenset()  # ``"train" in folder``: a data split's folder, one per dataset root
     separators: FrozenSet[str] = frozenset()  # ``os.sep``: a pattern ending in one lists folders
     kept_first_picks: FrozenSet[str] = frozenset()  # ``.ckpt``: a kind a folder holds several of, picked in order
+    openers: FrozenSet[str] = frozenset()  # ``open(path, "w")``: a stream of the file at its first argument
 
     @classmethod
     def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
@@ -418,7 +419,7 @@ class FlowTables:
             "order_free", "order_keeping", "order_sensitive", "order_sensitive_suffixes", "set_makers", "accumulate_methods", "output_methods",
             "neutral_methods", "set_methods", "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "archive_types",
             "length_asserts", "basename_calls", "name_attributes", "folder_listings", "pattern_listings", "key_sorts",
-            "split_names", "separators", "kept_first_picks",
+            "split_names", "separators", "kept_first_picks", "openers",
         )))
 
     def disposes(self, name: Optional[str]) -> bool:
@@ -1454,9 +1455,18 @@ class OrderFlow:
         return any(isinstance(arg.value, cst.Name) and arg.value.value in items for arg in call.args)
 
     def _bound_in(self, receiver: cst.CSTNode, loop: cst.For, index: ScopeIndex) -> bool:
-        """A file or list opened anew in each iteration: writing to it keeps no order."""
+        """A file or list opened anew in each iteration: writing to it keeps no order.
+        Also a stream made where it is written (``csv.writer(open(path, "w")).writerows(rows)``)
+        whose file (the first argument of the ``openers`` call inside, through the first
+        argument of the calls around it) is a name bound in the loop: one file per entry."""
         while isinstance(receiver, cst.Attribute):
             receiver = receiver.value
+        if isinstance(receiver, cst.Call):
+            while isinstance(receiver, cst.Call) and self.qualname(receiver.func) not in self.tables.openers and receiver.args:
+                receiver = receiver.args[0].value
+            if not (isinstance(receiver, cst.Call) and self.qualname(receiver.func) in self.tables.openers and receiver.args):
+                return False
+            receiver = receiver.args[0].value
         if not isinstance(receiver, cst.Name):
             return False
         binding = index.reaching(receiver)
