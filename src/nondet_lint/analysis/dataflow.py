@@ -953,8 +953,8 @@ class OrderFlow:
                             return found
             return None
         if isinstance(holder, cst.Return) and kind == SEQ:
-            position = (list(container.elements).index(element), len(container.elements))
-            return self._returned(element.value, holder, convert, depth, seen, position)
+            place = (list(container.elements).index(element), len(container.elements))
+            return self._returned(element.value, holder, convert, depth, seen, place)
         if isinstance(holder, cst.Yield) and kind == SEQ:
             how = self._yielded(holder, depth, seen)
             return OrderUse(element.value, how, convert) if how is not None else None
