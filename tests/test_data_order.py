@@ -1055,3 +1055,154 @@ def test_the_first_file_of_a_kind_found_by_a_loop_is_a_lookup(lint):
         (26, 17, "searched in a loop that returns the first match): sort it"),
         (30, 30, "searched in a loop that returns the first match): sort it"),
     ]
+
+
+# ---- ND301: a value passed into a module function goes on in that call's result ------
+def test_listing_returned_from_the_function_it_was_passed_to_goes_on_in_the_call_result(lint):
+    """``directions = [...]`` from a listing, passed to ``load(root, directions)`` which
+    returns ``(index, pairs)``: the caller unpacks the result, keys a dict by name with
+    one element and never reads the other; the order reaches nothing (it used to be
+    reported as "returned" from inside ``load``).  Near miss: the caller keeps the
+    unpacked list (returns it), and the message says how."""
+    source = """
+        import glob, os
+        def load(root, directions):
+            pairs = [(d, os.path.join(root, d)) for d in directions]
+            index = {}
+            for name, path in pairs:
+                index[name] = path
+            return index, pairs
+        def main(root):
+            directions = [os.path.split(f)[-1].split(".")[1] for f in glob.glob(f"{root}/train*")]
+            index, pairs = load(root, directions)
+            print("loaded", len(pairs))
+            return index
+        """
+    assert messages(lint, source) == []
+    kept = source.replace("            return index\n", "            return pairs\n")
+    assert messages(lint, kept) == [
+        (9, 63, "passed to `load()`, where it is returned into the call's result, which is returned): sort it"),
+    ]
+
+
+def test_listing_returned_from_a_function_it_was_passed_to_is_followed_to_the_one_call(lint):
+    """The same function called twice: the listing given at the first call is followed to
+    that call's result only (dropped by ``sorted``); the second call keeps its own
+    result's order, and the listing it was given is reported with the whole chain.
+    Unpacking a returned tuple into a starred target, or into a different number of
+    names, follows the whole result (near miss: kept as stored)."""
+    source = """
+        import os
+        def prefixed(root, names):
+            return [os.path.join(root, n) for n in names]
+        def main(root, other):
+            first = sorted(prefixed(root, os.listdir(root)))
+            second = prefixed(other, os.listdir(other))
+            return first, second[0]
+        """
+    assert messages(lint, source) == [
+        (6, 30, "passed to `prefixed()`, where it is returned into the call's result, which is indexed or sliced by position): sort it"),
+    ]
+    text, kind = fixed(lint, source, "ND301")
+    assert "second = prefixed(other, sorted(os.listdir(other)))" in text and kind == "safe"
+    unpacked = """
+        import os
+        def split(root):
+            names = os.listdir(root)
+            return names, len(names)
+        class Holder:
+            def load(self, root):
+                self.names, count = split(root)
+                return count
+        """
+    assert messages(lint, unpacked) == [(3, 13, "returned by `split()` and stored): sort it")]
+    dropped = unpacked.replace("self.names, count", "names, count")
+    assert messages(lint, dropped) == []
+
+
+def test_listing_yielded_by_a_generator_it_was_passed_to_goes_on_in_that_call(lint):
+    """``stream(files)`` yields each file's lines: when the caller of that call only counts
+    them, no order is kept; when it collects them (near miss), it is reported through
+    the generator."""
+    source = """
+        import glob
+        def stream(files):
+            for name in files:
+                for line in open(name):
+                    yield line
+        def count(root):
+            total = 0
+            for line in stream(glob.glob(root + "/*.txt")):
+                total += 1
+            return total
+        """
+    assert messages(lint, source) == []
+    collected = source.replace("                total += 1\n            return total", "                lines.append(line)\n            return lines").replace(
+        "total = 0", "lines = []")
+    assert messages(lint, collected) == [
+        (8, 24, "passed to `stream()`, where it is yielded item by item in a loop by `stream()` and "
+                "collected into `lines` in a loop, which is returned): sort it"),
+    ]
+
+
+# ---- ND301: what a loop writes, and a progress bar --------------------------------------
+def test_a_stream_opened_where_it_is_written_from_the_loops_own_path_keeps_no_order(lint):
+    """``csv.writer(open(out, "w")).writerows(rows)`` with ``out`` named from the entry in
+    the loop writes a file per entry; the progress bar the loop runs under only shows
+    text (``bar.set_postfix``).  Near misses: a writer around a stream opened before the
+    loop, and a stream opened in the loop on a path that is not the loop's, are one
+    shared output written in listing order."""
+    source = """
+        import csv, os, tqdm
+        def convert(root):
+            with tqdm.tqdm(os.listdir(root)) as bar:
+                for name in bar:
+                    bar.set_postfix(file=name)
+                    out = os.path.join(root, name + ".csv")
+                    csv.writer(open(out, "w")).writerows([[name]])
+        """
+    assert messages(lint, source) == []
+    shared = """
+        import csv, os
+        def merge(root, out):
+            handle = open(out, "w")
+            for name in os.listdir(root):
+                csv.writer(handle).writerows([[name]])
+        def append(root, out):
+            for name in os.listdir(root):
+                csv.writer(open(out, "a")).writerows([[name]])
+        """
+    assert messages(lint, shared) == [
+        (4, 17, "written out item by item in a loop): sort it"),
+        (7, 17, "written out item by item in a loop): sort it"),
+    ]
+
+
+def test_listings_deleted_counted_or_tested_for_membership_are_not_reported(lint):
+    """Issue 16: a loop that deletes each entry, a loop that counts, ``len(...)``, a
+    membership test and a truth test keep no order; a loop that returns at the first
+    match (near miss) keeps it, and its fix sorts the listing."""
+    source = """
+        import glob, os
+        def clean(d):
+            for f in os.listdir(d):
+                os.remove(os.path.join(d, f))
+        def count(d):
+            n = 0
+            for f in glob.glob(d + "/*.png"):
+                n += 1
+            return n, len(os.listdir(d))
+        def member(d, name):
+            return name in os.listdir(d) or not os.listdir(d)
+        """
+    assert messages(lint, source) == []
+    first = """
+        import os
+        def first(d):
+            for f in os.listdir(d):
+                if f.startswith("events"):
+                    return f
+        """
+    assert messages(lint, first) == [(3, 14, "searched in a loop that returns the first match): sort it")]
+    text, kind = fixed(lint, first, "ND301")
+    assert "    for f in sorted(os.listdir(d)):\n" in text and kind == "safe"

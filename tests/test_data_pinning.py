@@ -671,3 +671,28 @@ def test_a_library_dataset_class_is_judged_where_another_module_gives_its_folder
     findings = [f for f in lint({"pkg/__init__.py": "", "pkg/tiles.py": source, "train.py": train}, SELECT) if f.code == "ND304"]
     assert [(f.path.rsplit("/", 1)[-1], f.line, f.col + 1) for f in findings] == [("train.py", 2, 9)]
     assert findings[0].message.startswith("`Tiles -> glob.glob` builds the dataset from whatever files `'/mnt/tiles'` holds")
+
+
+def test_a_folder_read_from_the_command_line_arguments_is_not_reported(lint):
+    """``merge(sys.argv[-1])`` into a function that lists the folder, a name bound to
+    ``sys.argv[1]``, and a folder below one (``Path(sys.argv[2]) / "wav"``): a
+    command-line argument has no default, so the user names the folder at each run, like
+    an option with no default (the rule's docs).  Near miss: the same listings of a
+    folder the code names are reported, at the call that hands it on and at the listing."""
+    source = """
+        import glob, os, sys
+        from pathlib import Path
+        def merge(rootdir):
+            return sorted(glob.glob(os.path.join(rootdir, "*.csv")))
+        if __name__ == "__main__":
+            merge(sys.argv[-1])
+            root = sys.argv[1]
+            images = sorted(glob.glob(os.path.join(root, "*.png")))
+            clips = sorted((Path(sys.argv[2]) / "wav").glob("*.wav"))
+        """
+    assert at(lint({"m.py": source}, SELECT), "ND304") == []
+    named = source.replace("sys.argv[-1]", '"/data/runs"').replace("sys.argv[1]", '"/data/images"').replace("sys.argv[2]", '"/data/audio"')
+    findings = [f for f in lint({"m.py": named}, SELECT) if f.code == "ND304"]
+    assert [(f.line, f.col + 1) for f in findings] == [(6, 5), (8, 21), (9, 20)]
+    assert findings[0].message.startswith('`merge -> glob.glob` builds the dataset from whatever files `"/data/runs"` holds')
+    assert findings[1].message.startswith('`glob.glob` builds the dataset from whatever files `os.path.join(root, "*.png")` holds')

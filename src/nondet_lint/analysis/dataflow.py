@@ -411,6 +411,7 @@ class FlowTables:
     split_names: FrozenSet[str] = frozenset()  # ``"train" in folder``: a data split's folder, one per dataset root
     separators: FrozenSet[str] = frozenset()  # ``os.sep``: a pattern ending in one lists folders
     kept_first_picks: FrozenSet[str] = frozenset()  # ``.ckpt``: a kind a folder holds several of, picked in order
+    openers: FrozenSet[str] = frozenset()  # ``open(path, "w")``: a stream of the file at its first argument
 
     @classmethod
     def from_data(cls, data: Mapping[str, Sequence[str]]) -> "FlowTables":
@@ -418,7 +419,7 @@ class FlowTables:
             "order_free", "order_keeping", "order_sensitive", "order_sensitive_suffixes", "set_makers", "accumulate_methods", "output_methods",
             "neutral_methods", "set_methods", "key_reducers", "resorting_methods", "disposal_calls", "disposal_methods", "archive_types",
             "length_asserts", "basename_calls", "name_attributes", "folder_listings", "pattern_listings", "key_sorts",
-            "split_names", "separators", "kept_first_picks",
+            "split_names", "separators", "kept_first_picks", "openers",
         )))
 
     def disposes(self, name: Optional[str]) -> bool:
@@ -441,6 +442,9 @@ class OrderFlow:
         self.index_for = index_for
         self.call_sites = call_sites
         self._active: Set[int] = set()  # functions whose callers are being followed
+        # functions entered through a parameter (``_into_function``) and the call that
+        # entered them: what they return or yield goes to that call's result
+        self._entered: Dict[int, cst.Call] = {}
         # ``first_use_if_uncalled_drop``: top-level functions with no call in the module,
         # taken to hand their result to nobody, and the ones that were
         self._uncalled_drop = False
@@ -533,11 +537,21 @@ class OrderFlow:
         self._assumed_uncalled.add(function.name.value)
         return True
 
-    def _returned(self, expr: cst.CSTNode, statement: cst.CSTNode, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
+    def _returned(self, expr: cst.CSTNode, statement: cst.CSTNode, convert: Optional[cst.CSTNode], depth: int, seen: Set[int],
+                  position: Optional[Tuple[int, int]] = None) -> Optional[OrderUse]:
         """A returned value, followed into the calls of its function in this module: when
-        every caller drops the order (sorts it, takes its length), it is not kept."""
+        every caller drops the order (sorts it, takes its length), it is not kept.  In a
+        function the value was passed into (``_into_function``), it goes to the result of
+        that call alone.  ``position`` (index, size) says which element of a returned tuple
+        it is, for a caller that unpacks the result (``a, b = f(files)``)."""
         function = self._function_of(statement)
-        if function is None or id(function) in self._active:
+        if function is None:
+            return OrderUse(expr, "returned", convert)
+        entered = self._entered.get(id(function))
+        if entered is not None:
+            found = self._result_use(entered, position, depth + 1, seen)
+            return OrderUse(expr, f"returned into the call's result, which is {found.reason}", convert) if found is not None else None
+        if id(function) in self._active:
             return OrderUse(expr, "returned", convert)
         sites = self.call_sites(function)
         if not sites:
@@ -545,12 +559,28 @@ class OrderFlow:
         self._active.add(id(function))
         try:
             for site in sites:
-                found = self._follow(site, SEQ, None, depth + 1, seen)
+                found = self._result_use(site, position, depth + 1, seen)
                 if found is not None:
                     return OrderUse(expr, f"returned by `{function.name.value}()` and {found.reason}", convert)
         finally:
             self._active.discard(id(function))
         return None
+
+    def _result_use(self, site: cst.Call, position: Optional[Tuple[int, int]], depth: int, seen: Set[int]) -> Optional[OrderUse]:
+        """Where a call's result keeps the order of what its function returned: the whole
+        result, or, for an element of a returned tuple that the caller unpacks into as
+        many names (``a, b = f(files)``), the name at its position."""
+        holder = self.parent(site)
+        if position is not None and isinstance(holder, cst.Assign) and holder.value is site and len(holder.targets) == 1:
+            target = holder.targets[0].target
+            index, size = position
+            if (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == size
+                    and not any(isinstance(e, cst.StarredElement) for e in target.elements)):
+                inner = target.elements[index].value
+                if isinstance(inner, cst.Name):
+                    return self._follow_name(inner.value, holder, SEQ, None, depth, seen)
+                return OrderUse(site, "stored")
+        return self._follow(site, SEQ, None, depth, seen)
 
     def _yielded(self, statement: cst.CSTNode, depth: int, seen: Set[int]) -> Optional[str]:
         """A value a generator yields, followed into the calls of the generator in this
@@ -562,9 +592,10 @@ class OrderFlow:
         function is a stream of data consumed in its order (a dataset writer), unlike a
         list, which may only be copied or deleted."""
         function = self._function_of(statement)
-        if function is None or id(function) in self._active:
+        entered = self._entered.get(id(function)) if function is not None else None
+        if function is None or entered is None and id(function) in self._active:
             return "yielded"
-        sites = self.call_sites(function)
+        sites = [entered] if entered is not None else self.call_sites(function)
         if not sites:
             return None if self._to_nobody(function) else "yielded"
         self._active.add(id(function))
@@ -584,7 +615,8 @@ class OrderFlow:
                     continue  # a loop over it whose body keeps no order (counts, sums)
                 return f"yielded by `{function.name.value}()` and {found.reason}" if found is not None else "yielded"
         finally:
-            self._active.discard(id(function))
+            if entered is None:
+                self._active.discard(id(function))
         return None
 
     def _drops_order_at_once(self, call: cst.Call) -> bool:
@@ -863,14 +895,19 @@ class OrderFlow:
             param = params[position].name.value if position < len(params) else None
         if param is None:
             return None
-        found = self._parameter_use(function, param, convert, depth, seen)
+        found = self._parameter_use(function, param, convert, depth, seen, call)
         return OrderUse(found.node, f"passed to `{function.name.value}()`, where it is {found.reason}", found.convert) if found else None
 
-    def _parameter_use(self, function: cst.FunctionDef, param: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int]) -> Optional[OrderUse]:
+    def _parameter_use(self, function: cst.FunctionDef, param: str, convert: Optional[cst.CSTNode], depth: int, seen: Set[int],
+                       call: Optional[cst.Call] = None) -> Optional[OrderUse]:
+        """Where ``function`` keeps the order of ``param``; entered from ``call``, what it
+        returns or yields of it goes on in that call's result."""
         if id(function) in self._active:
             return None
         index = self.index_for(function.body)
         self._active.add(id(function))
+        if call is not None:
+            self._entered[id(function)] = call
         try:
             for load in self.reads_until_sorted(index, param, function):
                 found = self._follow(load, SEQ, convert, depth + 1, seen)
@@ -878,6 +915,7 @@ class OrderFlow:
                     return found
         finally:
             self._active.discard(id(function))
+            self._entered.pop(id(function), None)
         return None
 
     def _module_function(self, call: cst.Call) -> Optional[cst.FunctionDef]:
@@ -915,7 +953,8 @@ class OrderFlow:
                             return found
             return None
         if isinstance(holder, cst.Return) and kind == SEQ:
-            return self._returned(element.value, holder, convert, depth, seen)
+            place = (list(container.elements).index(element), len(container.elements))
+            return self._returned(element.value, holder, convert, depth, seen, place)
         if isinstance(holder, cst.Yield) and kind == SEQ:
             how = self._yielded(holder, depth, seen)
             return OrderUse(element.value, how, convert) if how is not None else None
@@ -1416,9 +1455,18 @@ class OrderFlow:
         return any(isinstance(arg.value, cst.Name) and arg.value.value in items for arg in call.args)
 
     def _bound_in(self, receiver: cst.CSTNode, loop: cst.For, index: ScopeIndex) -> bool:
-        """A file or list opened anew in each iteration: writing to it keeps no order."""
+        """A file or list opened anew in each iteration: writing to it keeps no order.
+        Also a stream made where it is written (``csv.writer(open(path, "w")).writerows(rows)``)
+        whose file (the first argument of the ``openers`` call inside, through the first
+        argument of the calls around it) is a name bound in the loop: one file per entry."""
         while isinstance(receiver, cst.Attribute):
             receiver = receiver.value
+        if isinstance(receiver, cst.Call):
+            while isinstance(receiver, cst.Call) and self.qualname(receiver.func) not in self.tables.openers and receiver.args:
+                receiver = receiver.args[0].value
+            if not (isinstance(receiver, cst.Call) and self.qualname(receiver.func) in self.tables.openers and receiver.args):
+                return False
+            receiver = receiver.args[0].value
         if not isinstance(receiver, cst.Name):
             return False
         binding = index.reaching(receiver)

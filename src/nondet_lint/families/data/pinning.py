@@ -530,7 +530,7 @@ class DirectoryDataset(Check):
         """Report unless the folder is pinned.  A folder the function is given (a
         parameter, ``self.root``) is its caller's choice: the calls of that function in
         this module are judged instead, at the call."""
-        if self._output_folder(dctx, expr) or self._option_without_default(values, expr):
+        if self._output_folder(dctx, expr) or self._option_without_default(values, expr) or self._from_command_line(dctx, expr):
             return
         if self._working_folder(values, expr) or self._unpacked_here(dctx, call, expr):
             return
@@ -753,6 +753,29 @@ class DirectoryDataset(Check):
             ):
                 return True
         return False
+
+    def _from_command_line(self, dctx: DataContext, expr: Optional[cst.BaseExpression], depth: int = 0) -> bool:
+        """``sys.argv[1]`` (also below it, ``os.path.join(sys.argv[1], "x")``, or through a
+        name every binding of which is one): a command-line argument, which has no default;
+        the user names the folder at each run, like an option with no default."""
+        if expr is None or depth > 4:
+            return False
+        if isinstance(expr, cst.Subscript):
+            return dctx.qualname(expr.value) in frozenset(self.data("ND304").get("command_line", ()))
+        if isinstance(expr, cst.Name):
+            bindings = dctx.index(expr).bindings_of(expr.value)
+            return bool(bindings) and all(
+                b.kind == "assign" and b.value is not None and self._from_command_line(dctx, b.value, depth + 1) for b in bindings
+            )
+        if isinstance(expr, cst.Call):
+            parts: List[cst.BaseExpression] = [arg.value for arg in expr.args]
+        elif isinstance(expr, cst.BinaryOperation):
+            parts = [expr.left, expr.right]
+        elif isinstance(expr, cst.FormattedString):
+            parts = [part.expression for part in expr.parts if isinstance(part, cst.FormattedStringExpression)]
+        else:
+            return False
+        return any(self._from_command_line(dctx, part, depth + 1) for part in parts)
 
     def _given_by_caller(self, dctx: DataContext, expr: cst.BaseExpression, depth: int = 0, active: FrozenSet[str] = frozenset()) -> Optional[str]:
         """The parameter a folder expression is made from, when the function is given its
