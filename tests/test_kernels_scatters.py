@@ -179,3 +179,26 @@ def test_nd208_near_misses_of_zeros_and_ones_are_reported(lint):
     assert reported(lint({"m.py": source}), "ND208") == [
         (9, 9, SEGMENT_SUM), (10, 9, SEGMENT_SUM), (11, 9, SEGMENT_SUM), (12, 9, SEGMENT_SUM), (13, 9, AT_ADD),
     ]
+
+
+def test_nd203_scatter_adds_of_0_1_flags_are_counts(lint):
+    """A comparison cast to float (``(pred == target).float()``), one minus such flags, or a
+    name last assigned one adds 0 or 1 per update: every addend is the same, so the float
+    count is the same in any order. Other differences, numbers that are not flags and a
+    parameter stay reported."""
+    source = TORCH + (
+        "def stat_scores(pred, target, num_classes, weights):\n"
+        "    pred = pred.view((-1, )).long()\n"
+        "    target = target.view((-1, )).long()\n"
+        "    tps = torch.zeros((num_classes + 1, ), device=pred.device)\n"
+        "    match_true = (pred == target).float()\n"
+        "    match_false = 1 - match_true\n"
+        "    tps.scatter_add_(0, pred, match_true)\n"
+        "    tps.scatter_add_(0, target, match_false)\n"
+        "    tps.index_add_(0, pred, (pred != target).to(tps))\n"
+        "    tps.scatter_add_(0, pred, 2 - match_true)\n"
+        "    tps.scatter_add_(0, pred, pred.float())\n"
+        "    tps.scatter_add_(0, pred, weights)\n"
+        "    tps.scatter_add_(0, pred, match_true * weights)\n"
+    )
+    assert reported(lint({"train.py": source}), "ND203") == [(12, 5, SCATTER_ADD), (13, 5, SCATTER_ADD), (14, 5, SCATTER_ADD), (15, 5, SCATTER_ADD)]
