@@ -166,3 +166,35 @@ def test_requirements_of_a_folder_of_speed_benchmarks_are_not_an_environment(tmp
         "benchmarks/accuracy/requirements.txt": requirements, "benchmarks/accuracy/mnist.py": no_clock,
     }, select)
     assert nd401(untimed) == [("requirements.txt", 1, 1), ("requirements.txt", 2, 1)]
+
+
+SETUP_WITH_HELPER = """\
+import os
+from setuptools import find_packages, setup
+from mylib import setup_tools
+
+_PATH_ROOT = os.path.dirname(os.path.abspath(__file__))
+_PATH_REQUIRE = os.path.join(_PATH_ROOT, "requirements")
+
+setup(
+    name="mylib",
+    packages=find_packages(),
+    install_requires=setup_tools._load_requirements({given}),
+)
+"""
+
+
+def test_a_helper_given_the_packaging_folder_reads_its_requirements_txt(lint):
+    """``install_requires=helper(_PATH_ROOT)`` in a setup.py that ships packages: the
+    helper reads the folder's requirements.txt (the name such helpers default to), the
+    library's own range, not reported. Given another folder, or in a setup.py that ships
+    nothing, the file stays an environment."""
+    helper = "def _load_requirements(path_dir, file_name='requirements.txt'):\n    return []\n"
+    files = {"requirements.txt": "torch>=1.4\n", "mylib/setup_tools.py": helper, "mylib/__init__.py": ""}
+    assert nd401(lint({**files, "setup.py": SETUP_WITH_HELPER.format(given="_PATH_ROOT")})) == []
+    pathlib_setup = SETUP_WITH_HELPER.format(given="path_dir=Path(__file__).resolve().parent").replace(
+        "import os\n", "import os\nfrom pathlib import Path\n")
+    assert nd401(lint({**files, "setup.py": pathlib_setup})) == []
+    assert nd401(lint({**files, "setup.py": SETUP_WITH_HELPER.format(given="_PATH_REQUIRE")})) == [("requirements.txt", 1, 1)]
+    ships_nothing = SETUP_WITH_HELPER.format(given="_PATH_ROOT").replace("    packages=find_packages(),\n", "")
+    assert nd401(lint({**files, "setup.py": ships_nothing})) == [("requirements.txt", 1, 1)]

@@ -242,3 +242,26 @@ def test_nd205_lists_gather_backward_but_not_the_backward_of_advanced_indexing(l
     [finding] = [f for f in lint({"dqn/train.py": gathered}) if f.code == "ND205"]
     assert codes_at([finding]) == [("ND205", 4, 23)]
     assert "; it runs `torch.gather` (dqn/train.py:9); turn it on" in finding.message
+
+
+def test_nd203_scatter_adds_of_0_1_flags_are_counts(lint):
+    """A comparison cast to float (``(pred == target).float()``), one minus such flags, or a
+    name last assigned one adds 0 or 1 per update: every addend is the same, so the float
+    count is the same in any order. Other differences, numbers that are not flags and a
+    parameter stay reported."""
+    source = TORCH + (
+        "def stat_scores(pred, target, num_classes, weights):\n"
+        "    pred = pred.view((-1, )).long()\n"
+        "    target = target.view((-1, )).long()\n"
+        "    tps = torch.zeros((num_classes + 1, ), device=pred.device)\n"
+        "    match_true = (pred == target).float()\n"
+        "    match_false = 1 - match_true\n"
+        "    tps.scatter_add_(0, pred, match_true)\n"
+        "    tps.scatter_add_(0, target, match_false)\n"
+        "    tps.index_add_(0, pred, (pred != target).to(tps))\n"
+        "    tps.scatter_add_(0, pred, 2 - match_true)\n"
+        "    tps.scatter_add_(0, pred, pred.float())\n"
+        "    tps.scatter_add_(0, pred, weights)\n"
+        "    tps.scatter_add_(0, pred, match_true * weights)\n"
+    )
+    assert reported(lint({"train.py": source}), "ND203") == [(12, 5, SCATTER_ADD), (13, 5, SCATTER_ADD), (14, 5, SCATTER_ADD), (15, 5, SCATTER_ADD)]

@@ -383,3 +383,99 @@ def test_keywords_spread_from_a_dict_decide_whether_data_of_a_known_size_draws(t
     """)
     findings = lint_files(tmp_path, {"train.py": source}, {"select": ["ND108"]})
     assert [(f.line, f.col + 1) for f in findings] == [(11, 5)]
+
+
+def test_a_random_state_set_through_set_params_before_any_use_counts_as_given(tmp_path):
+    """``est.set_params(random_state=rng)`` right after the constructor (the estimator's
+    first use, on every path from it) gives the same ``random_state`` as the constructor
+    would: the binding in one branch of an ``if`` counts. A conditional ``set_params``, one
+    after a fit, and ``random_state=None`` keep the finding."""
+    source = textwrap.dedent("""\
+        from sklearn.ensemble import GradientBoostingRegressor
+
+
+        def surrogate(X, y, rng, base=None):
+            if base is None:
+                est = GradientBoostingRegressor(loss="quantile")
+            else:
+                est = base
+                if not isinstance(est, GradientBoostingRegressor):
+                    raise ValueError(est.loss)
+            est.set_params(random_state=rng)
+            return est.fit(X, y)
+
+
+        def conditional(X, y, flag):
+            est = GradientBoostingRegressor(loss="quantile")
+            if flag:
+                est.set_params(random_state=0)
+            est.fit(X, y)
+
+
+        def after_the_fit(X, y):
+            est = GradientBoostingRegressor()
+            est.fit(X, y)
+            est.set_params(random_state=0)
+
+
+        def set_to_none(X, y):
+            est = GradientBoostingRegressor()
+            est.set_params(random_state=None)
+            est.fit(X, y)
+
+
+        if __name__ == "__main__":
+            surrogate([[0.0]], [0.0], 3)
+    """)
+    findings = lint_files(tmp_path, {"train.py": source}, {"select": ["ND108"]})
+    assert [(f.line, f.col + 1) for f in findings] == [(16, 11), (23, 11), (29, 11)]
+    assert findings[0].message == (
+        "`sklearn.ensemble.GradientBoostingRegressor` is random (features are permuted at random at each split, which decides"
+        " between tied splits) and its `random_state` is omitted, so it draws from NumPy's global RNG, which nothing seeds"
+        " before it (no entry point of this project reaches it, so nothing seeds it first); pass random_state"
+    )
+
+
+def test_a_generator_whose_draws_only_become_text_seeds_nothing(tmp_path):
+    """A draw that seeds a generator used only to spell a run id (``"".join(gen.choice(...))``,
+    an f-string, ``str()``) changes the name, not a result: neither ND107 nor ND102. A
+    generator whose draws are also kept as numbers keeps its seed reported, and a draw that
+    also seeds the global RNG stays ND107."""
+    source = textwrap.dedent("""\
+        import numpy as np
+
+
+        def run_id():
+            seed = np.random.randint(0, 2**31 - 1)
+            gen = np.random.default_rng(seed)
+            return "".join(gen.choice(list("abcdefghijklmnopqrstuvwxyz0123456789"), 8))
+
+
+        def tag():
+            gen = np.random.default_rng(np.random.randint(1000))
+            return f"run-{gen.integers(1000)}-{str(gen.integers(10))}"
+
+
+        def weights():
+            seed = np.random.randint(0, 2**31 - 1)
+            gen = np.random.default_rng(seed)
+            name = "".join(gen.choice(list("abc"), 8))
+            return name, gen.normal(size=3)
+
+
+        def also_seeds():
+            seed = np.random.randint(0, 2**31 - 1)
+            gen = np.random.default_rng(seed)
+            np.random.seed(seed)
+            return "".join(gen.choice(list("abc"), 8))
+
+
+        if __name__ == "__main__":
+            print(run_id(), tag(), weights(), also_seeds())
+    """)
+    findings = lint_files(tmp_path, {"train.py": source}, {"select": ["ND102", "ND107"]})
+    assert [(f.line, f.col + 1, f.code) for f in findings] == [(16, 12, "ND107"), (23, 12, "ND107")]
+    assert findings[0].message == (
+        "this draw from the NumPy global RNG runs before anything seeds that RNG, and its result is used as a seed;"
+        " use a fixed value (log it if it varies on purpose)"
+    )

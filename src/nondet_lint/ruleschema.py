@@ -59,7 +59,7 @@ OP_WHEN = Tables(Table({
     "arg": str, "pos": int, "default": (bool, str), "in": List(SCALAR), "is": bool, "present": bool,
     "negate": bool, "if_unknown": bool, "exact": Table({
         "calls": NAMES, "methods": NAMES, "casts": NAMES, "integer_dtypes": NAMES, "keep": NAMES,
-        "fills": Tables(Table({"names": NAMES, "kw": str, "pos": int})),
+        "fills": Tables(Table({"names": NAMES, "kw": str, "pos": int})), "flags": bool,
     }),
     "unique": Table({
         "calls": NAMES, "methods": NAMES, "keep": NAMES, "single_arg_calls": NAMES, "keep_calls": NAMES, "stack_calls": NAMES,

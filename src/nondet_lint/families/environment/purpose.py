@@ -6,7 +6,9 @@ not that environment, and pinning them exactly would be wrong:
 - a **distributed library's own metadata**: the ``[project]`` table of a
   ``pyproject.toml`` that has a ``[build-system]``, a ``setup.py`` / ``setup.cfg`` that
   ships packages (``packages=``, ``py_modules=``), and the requirement files that such
-  packaging reads (``install_requires=_parse("requirements.txt")``).  They state the
+  packaging reads (``install_requires=_parse("requirements.txt")``; a helper given only
+  the packaging's own folder, ``install_requires=load_requirements(HERE)``, reads that
+  folder's ``requirements.txt``, the one name such helpers default to).  They state the
   range of versions the package accepts when others install it next to their own
   dependencies;
 - **tooling requirements**: files and dependency groups for development, tests, CI,
@@ -22,16 +24,18 @@ no ``[build-system]``, ``environment.yml``) is an environment.  Files are read i
 
 from __future__ import annotations
 
+import ast
 import configparser
 import os
 import re
-from typing import Any, Dict, FrozenSet, Iterable, List, Set
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set
 
 from nondet_lint import _toml
 from nondet_lint.analysis.entrypoints import is_entry_point, is_speed_benchmark
 from nondet_lint.families.environment.requirements import read_text
 
 PACKAGING_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+DEFAULT_REQUIREMENTS = "requirements.txt"  # what a helper given only a folder reads there
 _SHIPS = re.compile(r"\b(packages|py_modules|package_dir)\s*=")
 _QUOTED = re.compile(r"""["']([^"'\n]{1,200})["']""")
 _WORD = re.compile(r"[^a-z0-9]+")
@@ -68,14 +72,18 @@ class Purposes:
 
     def _named_files(self, folder: str) -> Set[str]:
         """Requirement files that the packaging of ``folder`` names: a quoted relative path,
-        or a quoted file name whose folder (below ``folder``) is named too."""
+        or a quoted file name whose folder (below ``folder``) is named too; and the
+        folder's ``requirements.txt`` when ``setup.py`` builds ``install_requires`` with a
+        helper given only its own folder."""
         if folder not in self._read_by:
             quoted: Set[str] = set()
+            named: Set[str] = set()
             for name in PACKAGING_FILES:
                 text = read_text(os.path.join(folder, name)) or ""
                 quoted.update(q.strip() for q in _QUOTED.findall(text))
                 quoted.update(_file_references(text))
-            named: Set[str] = set()
+                if name == "setup.py" and _requires_from_own_folder(text):
+                    named.add(os.path.join(folder, DEFAULT_REQUIREMENTS))
             for value in quoted:
                 if "/" in value or value.endswith((".txt", ".in")):
                     named.add(os.path.normpath(os.path.join(folder, value)))
@@ -163,6 +171,67 @@ def _file_references(text: str) -> List[str]:
     for match in re.finditer(r"file\s*:\s*([^\n]+)", text):
         found.extend(part.strip() for part in match.group(1).split(",") if part.strip())
     return found
+
+
+def _requires_from_own_folder(text: str) -> bool:
+    """``install_requires=helper(HERE)`` in a ``setup.py``: a call whose one argument is the
+    setup script's own folder (``os.path.dirname(__file__)``, ``Path(__file__).parent``, or
+    a top-level name bound to one), no file name given.  Such helpers
+    (``_load_requirements(path_dir, file_name="requirements.txt")``) read the folder's
+    ``requirements.txt``; a helper given a file name is read from the quoted name."""
+    if "install_requires" not in text:
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return False
+    folders: Set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and _own_folder(statement.value, folders):
+            folders.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "install_requires" and isinstance(node.value, ast.Call):
+            given = [*node.value.args, *(k.value for k in node.value.keywords)]
+            if len(given) == 1 and _own_folder(given[0], folders):
+                return True
+    return False
+
+
+def _own_folder(node: ast.expr, folders: Set[str]) -> bool:
+    """The folder of ``__file__``: ``os.path.dirname(__file__)`` (of its ``abspath`` or
+    ``realpath``, or made absolute), ``Path(__file__).parent`` (``.resolve()`` or
+    ``.absolute()`` on either side), or a name bound to one."""
+    if isinstance(node, ast.Name):
+        return node.id in folders
+    if isinstance(node, ast.Attribute) and node.attr == "parent":
+        return _the_file(node.value)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        name = _called_name(node)
+        if name == "dirname":
+            return _the_file(node.args[0])
+        if name in ("abspath", "realpath"):
+            return _own_folder(node.args[0], folders)
+    if isinstance(node, ast.Call) and not node.args and _called_name(node) in ("resolve", "absolute"):
+        return isinstance(node.func, ast.Attribute) and _own_folder(node.func.value, folders)
+    return False
+
+
+def _the_file(node: ast.expr) -> bool:
+    """``__file__``, made absolute or wrapped in a ``Path``."""
+    if isinstance(node, ast.Name):
+        return node.id == "__file__"
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and _called_name(node) in ("abspath", "realpath", "Path"):
+        return _the_file(node.args[0])
+    if isinstance(node, ast.Call) and not node.args and _called_name(node) in ("resolve", "absolute"):
+        return isinstance(node.func, ast.Attribute) and _the_file(node.func.value)
+    return False
+
+
+def _called_name(call: ast.Call) -> Optional[str]:
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else None
 
 
 def folders_up_to(path: str, root: str) -> List[str]:

@@ -205,7 +205,7 @@ def condition_holds(
         if "exact" in cond:
             # ``counts.index_add_(0, idx, torch.ones(n))``: integer-valued floats add
             # exactly in any order
-            if _evidently_exact(assigned, cond["exact"], qualname):
+            if _evidently_exact(assigned, cond["exact"], qualname, value_of):
                 return False
             continue
         if "unique" in cond:
@@ -234,16 +234,20 @@ def condition_holds(
     return True
 
 
-def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname: QualName) -> bool:
+def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname: QualName,
+                     value_of: Values = _same) -> bool:
     """An integer literal, a call the data lists as making integer-valued tensors, a fill
     with an integer or bool literal (``fills``: ``tf.fill(shape, True)``), or one
     that makes an integer tensor (``dtype=tf.int32``, ``tf.cast(x, tf.int32)``), possibly
-    moved or converted (``torch.ones(n).to(counts)``: ones stay ones)."""
+    moved or converted (``torch.ones(n).to(counts)``: ones stay ones); with ``flags``,
+    also 0/1 flags (``_evidently_flags``)."""
     while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("keep", []):
         node = node.func.value
     if node is None:
         return False
     if isinstance(node, cst.Integer):
+        return True
+    if exact.get("flags") and _evidently_flags(node, exact, qualname, value_of):
         return True
     if not isinstance(node, cst.Call):
         return False
@@ -263,6 +267,31 @@ def _evidently_exact(node: Optional[cst.BaseExpression], exact: Mapping[str, Any
     if not isinstance(spelled, str):
         spelled = qualname(dtype) or ""
     return spelled.rsplit(".", 1)[-1] in integer_dtypes
+
+
+def _evidently_flags(node: Optional[cst.BaseExpression], exact: Mapping[str, Any], qualname: QualName,
+                     value_of: Values, depth: int = 0) -> bool:
+    """0s and 1s: a comparison (a boolean tensor), converted by the ``keep`` methods
+    (``(pred == target).float()``), one minus such flags (``1 - match``), or a name last
+    assigned one of those.  Each update then adds 0 (nothing) or 1: a float count is the
+    same in any order (every addend is the same), as integer-valued ``ones`` are."""
+    while isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value in exact.get("keep", []):
+        node = node.func.value
+    if node is None or depth > _FLAG_DEPTH:
+        return False
+    if isinstance(node, cst.Comparison):
+        return True
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Subtract):
+        return literal_value(node.left, qualname) == 1 and _evidently_flags(node.right, exact, qualname, value_of, depth + 1)
+    if isinstance(node, cst.Name):
+        assigned = value_of(node)
+        return assigned is not node and _evidently_flags(assigned, exact, qualname, value_of, depth + 1)
+    if isinstance(node, cst.Call):
+        return _evidently_exact(node, {**exact, "flags": False}, qualname)  # ``torch.ones_like(match)``
+    return False
+
+
+_FLAG_DEPTH = 6
 
 
 def _evidently_unique(

@@ -30,6 +30,7 @@ from nondet_lint.families.seeding.fitted import ANY_VERSION, FittedOn, SizeJudge
 from nondet_lint.families.seeding.facts import OptionFacts
 from nondet_lint.families.seeding.members import MemberTemplates
 from nondet_lint.families.seeding.payloads import LoaderCall, LoaderFactoryCall, RandomStateCall, SamplerCall
+from nondet_lint.families.seeding.setlater import SetLater
 from nondet_lint.families.seeding.state import Candidates, WalkPosition
 from nondet_lint.families.seeding.tables import Tables, short_name
 from nondet_lint.families.seeding.values import ValueFlow
@@ -209,20 +210,23 @@ class CallSites:
 
     def drop_unused_results(self) -> None:
         """At the end of the module (every parent known): an ND108 call whose value only
-        becomes the member template of an ensemble that seeds its members, or only feeds
-        code a test expects to raise, is no finding."""
+        becomes the member template of an ensemble that seeds its members, only feeds
+        code a test expects to raise, or gets its ``random_state`` from a ``set_params``
+        before any other use, is no finding."""
         if not self.sklearn_cids:
             return
         index_for = self.ctx.shared.setdefault("seeding_scope_index", scope_index_factory(self.ctx.parent))
         templates = MemberTemplates(self.t.sklearn_members, self.t.reports_unseeded, self.ctx.qualname, self.ctx.parent, index_for)
         expected = ExpectedRaises(self.t.expected_raises, self.t.expected_raises_methods, self.ctx.qualname, self.ctx.parent, index_for)
         sizes = DataSizes(self.t.sizes, self.ctx.qualname, self.ctx.parent, index_for, self.ctx.module) if self.t.sizes else None
+        later = SetLater(self.ctx.qualname, self.ctx.parent, index_for)
         for cid, q in self.sklearn_cids:
             item = self.candidates.items[cid]
             node = item.node
             if not isinstance(node, cst.Call):
                 continue
-            if (self.t.sklearn_members.ensembles and templates.seeded_by_ensemble(node)) or expected.only_feeds_raising_code(node):
+            if (self.t.sklearn_members.ensembles and templates.seeded_by_ensemble(node)) or expected.only_feeds_raising_code(node) \
+                    or later.seeded_later(node):
                 self.candidates.drop(cid)
                 continue
             if sizes is None or self.t.fits is None or not isinstance(item.values, RandomStateCall):

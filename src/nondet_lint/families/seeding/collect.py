@@ -38,6 +38,7 @@ from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
 from nondet_lint.families.seeding.payloads import Draw, GeneratorCall, RandomBefore, SeedingPayload
 from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, Scope
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
+from nondet_lint.families.seeding.textonly import only_makes_text
 from nondet_lint.families.seeding.values import ValueFlow
 from nondet_lint.names import dotted_name, resolve_relative
 
@@ -918,7 +919,10 @@ class Collector:
             pos, kw = t.constructors[q]
             if not self._generator_seed_held(node, q, find_arg(node, kw, pos), root):
                 self.calls.constructor(node, q, pos, kw)
-            self.flow.sink(find_arg(node, kw, pos))
+            if only_makes_text(node, self.ctx.ancestors, self.ctx.qualname):  # a run id's letters seed nothing
+                self.flow.seeds_text(find_arg(node, kw, pos))
+            else:
+                self.flow.sink(find_arg(node, kw, pos))
             return True
         if q in t.sklearn:
             self.calls.sklearn(node, q, t.sklearn[q], root)
@@ -1208,6 +1212,10 @@ class Collector:
             found = self.flow.origin_ids.get(id(self.candidates.items[cid].node))
             origin = self.flow.origins[found] if found is not None else None
             if origin is None or not (origin.sunk or origin.flows):
+                self.candidates.drop(cid)
+        for cid in self.flow.text_seeds:  # a draw that seeds only a generator of text, and nothing else
+            found = self.flow.origin_ids.get(id(self.candidates.items[cid].node))
+            if found is None:
                 self.candidates.drop(cid)
         self.scopes = [self.module_scope]
         for name in self.flow.sunk_globals:

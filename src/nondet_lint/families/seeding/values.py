@@ -39,6 +39,7 @@ class ValueFlow:
         self.origin_ids: Dict[int, int] = {}
         self.sunk_options: Set[str] = set()  # command-line options used as seeds
         self.sunk_globals: Set[str] = set()  # module names used as seeds
+        self.text_seeds: Set[int] = set()  # draws that seed a generator whose draws only become text
 
     def mark(self, node: cst.Call, what: Tuple[Any, ...]) -> None:
         """``node`` makes a value that varies per run (a source: ``("src", what)``)."""
@@ -136,6 +137,15 @@ class ValueFlow:
         self.origin_ids[mark] = origin.id
         self.origins.append(origin)
         return origin
+
+    def seeds_text(self, value: Optional[cst.BaseExpression]) -> None:
+        """``value`` seeds a generator whose draws only become text (``textonly``): not a
+        seed of any result.  A draw from a global RNG that makes it is no use of that RNG
+        either, unless its value also reaches a seed or a call (an origin is made)."""
+        mark = self.value_mark(value) if value is not None else None
+        kind = self.marks.get(mark, ()) if mark is not None else ()
+        if kind and kind[0] == "draw":
+            self.text_seeds.add(kind[2])
 
     def sink(self, value: Optional[cst.BaseExpression]) -> None:
         """``value`` is used as a seed."""
