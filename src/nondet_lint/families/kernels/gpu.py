@@ -2791,13 +2791,10 @@ class ProgramView:
 def read_pins(root: str) -> Dict[str, str]:
     """``{package: specifier}`` the project declares (I/O: pass 2 only)."""
     try:
-        from nondet_lint.families.environment.requirements import project_pins
+        from nondet_lint.families.environment.requirements import declared_versions
     except ImportError:  # pragma: no cover - the requirement parser is optional
         return {}
-    try:
-        return project_pins(root)
-    except (OSError, ValueError):
-        return {}
+    return declared_versions(root)
 
 
 def requirement_files(root: str) -> List[str]:
