@@ -1015,3 +1015,74 @@ def test_an_inference_program_runs_only_the_layers_it_applies(tmp_path):
     [finding] = lint(tmp_path / "used", {"infer.py": INFERENCE_LSTM.format(use="self.rnn(x)[0]")})
     assert finding[:4] == ("infer.py", "ND205", 16, 13)
     assert "it runs `torch.nn.LSTM` (infer.py:8);" in finding[4]
+
+# ---------------------------------------------------------------- GPUs hidden from a framework -
+HIDDEN = """import jax
+import jax.numpy as jnp
+import optax
+import tensorflow as tf
+
+
+def batches():
+    return tf.data.Dataset.range(8).batch(2).as_numpy_iterator()
+
+
+def main():
+    tf.config.experimental.set_visible_devices([], "GPU")
+    params = jnp.zeros(3)
+    tx = optax.sgd(0.1)
+    state = tx.init(params)
+    for batch in batches():
+        grads = jax.grad(lambda p: jnp.sum(p * jnp.asarray(batch).sum()))(params)
+        updates, state = tx.update(grads, state)
+        params = optax.apply_updates(params, updates)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_framework_whose_gpus_the_program_hides_needs_no_switch(tmp_path):
+    """Flax's examples read their data with ``tf.data`` and hide the GPUs from TensorFlow:
+    only JAX computes on the GPU, so only its switch is asked for, at its import."""
+    found = lint(tmp_path, {"train.py": HIDDEN, "requirements.txt": "tensorflow==2.16.1\njax==0.4.38\n"}, ("ND205",))
+    assert where(found) == [("train.py", "ND205", 1, 1)]
+    assert "never turns on `XLA_FLAGS=--xla_gpu_deterministic_ops=true`, so" in found[0][4]
+    assert "enable_op_determinism" not in found[0][4]
+
+
+def test_gpus_hidden_only_under_a_condition_still_count(tmp_path):
+    source = HIDDEN.replace('    tf.config.experimental.set_visible_devices([], "GPU")\n',
+                            '    if jax.process_index() == 0:\n        tf.config.experimental.set_visible_devices([], "GPU")\n')
+    found = lint(tmp_path, {"train.py": source, "requirements.txt": "tensorflow==2.16.1\njax==0.4.38\n"}, ("ND205",))
+    assert where(found) == [("train.py", "ND205", 4, 1)]
+    assert "op determinism (`tf.config.experimental.enable_op_determinism()`) and `XLA_FLAGS=" in found[0][4]
+
+
+def test_hiding_one_gpu_of_several_hides_nothing(tmp_path):
+    source = HIDDEN.replace('set_visible_devices([], "GPU")', 'set_visible_devices(tf.config.list_physical_devices("GPU")[:1], "GPU")')
+    found = lint(tmp_path, {"train.py": source, "requirements.txt": "tensorflow==2.16.1\njax==0.4.38\n"}, ("ND205",))
+    assert "enable_op_determinism" in found[0][4] and "XLA_FLAGS" in found[0][4]
+
+
+def test_a_tensorflow_program_that_hides_its_gpus_is_no_gpu_program(tmp_path):
+    source = (
+        "import tensorflow as tf\n\n"
+        "tf.config.set_visible_devices([], 'GPU')\n"
+        "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+        "model.compile('sgd', 'mse')\n"
+        "model.fit(tf.zeros((4, 2)), tf.zeros((4, 1)))\n"
+    )
+    assert lint(tmp_path, {"train.py": source, "requirements.txt": "tensorflow==2.16.1\n"}, ("ND205",)) == []
+    shown = source.replace("tf.config.set_visible_devices([], 'GPU')\n", "")
+    assert where(lint(tmp_path / "shown", {"train.py": shown, "requirements.txt": "tensorflow==2.16.1\n"}, ("ND205",))) == [
+        ("train.py", "ND205", 1, 1)]
+
+
+def test_jax_platforms_set_to_the_cpu_hide_its_gpus(tmp_path):
+    source = "import os\nos.environ['JAX_PLATFORMS'] = 'cpu'\n" + HIDDEN.replace(
+        '    tf.config.experimental.set_visible_devices([], "GPU")\n', "")
+    found = lint(tmp_path, {"train.py": source, "requirements.txt": "tensorflow==2.16.1\njax==0.4.38\n"}, ("ND205",))
+    assert where(found) == [("train.py", "ND205", 6, 1)]
+    assert "never turns on op determinism (`tf.config.experimental.enable_op_determinism()`), so" in found[0][4]

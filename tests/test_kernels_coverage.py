@@ -158,6 +158,41 @@ def test_pyg_global_add_pool_and_scatter_sum_are_scatter_adds(lint):
     )
 
 
+GNN = """import torch
+import torch.nn.functional as F
+from torch_geometric.nn import GCNConv, global_max_pool
+
+device = torch.device("cuda")
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = GCNConv(16, 4)
+
+    def forward(self, x, edge_index):
+        return F.relu(self.conv(x, edge_index))
+
+
+model = Net().to(device)
+opt = torch.optim.Adam(model.parameters())
+loss = model(torch.ones(3, 16, device=device), torch.zeros(2, 4, dtype=torch.long, device=device)).sum()
+loss.backward()
+opt.step()
+"""
+
+
+def test_pyg_message_passing_layers_are_listed_in_nd205(lint):
+    """A GCN's neighbour aggregation is a scatter-add on CUDA: ND205 names it (once per
+    program) and ND203 does not report the layer itself."""
+    findings = lint({"train.py": GNN, "requirements.txt": "torch==2.3.0\n"})
+    assert [(f.code, f.line, f.col + 1) for f in findings] == [("ND205", 5, 23)]
+    assert "; it runs `torch_geometric.nn.MessagePassing` (train.py:11); turn it on" in findings[0].message
+    pooled = GNN.replace("GCNConv(16, 4)", "torch.nn.Linear(16, 4)").replace("self.conv(x, edge_index)", "global_max_pool(self.conv(x), edge_index[0])")
+    findings = lint({"train.py": pooled, "requirements.txt": "torch==2.3.0\n"})
+    assert all("MessagePassing" not in f.message for f in findings)
+
+
 def test_torch_scatter_ignores_the_switch(lint):
     source = (
         "import torch\n"

@@ -616,3 +616,44 @@ def test_metadata_requirements_prefer_pkg_info_and_tolerate_none(tmp_path):
     assert metadata_requirements(str(tmp_path)) == {}
     (tmp_path / "PKG-INFO").write_text("Name: demo\nRequires-Dist: torch>=2.1\n", encoding="utf-8")
     assert metadata_requirements(str(tmp_path)) == {"torch": ">=2.1"}
+
+
+def test_an_sdist_without_requires_dist_declares_its_requirements_in_egg_info(tmp_path):
+    """setuptools writes an old source distribution's requirements to
+    ``*.egg-info/requires.txt``, not to ``PKG-INFO``: the unconditional ones (before the
+    first ``[extra]`` section) are its target versions."""
+    from nondet_lint.analysis.packaging import metadata_requirements
+
+    (tmp_path / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: demo\nVersion: 0.8\n", encoding="utf-8")
+    (tmp_path / "demo.egg-info").mkdir()
+    (tmp_path / "demo.egg-info" / "requires.txt").write_text(
+        "numpy~=1.21\ntensorflow~=2.4\nscikit-learn==1.*,>=1.0\n\n[dev]\ntorch>=2\n", encoding="utf-8")
+    assert metadata_requirements(str(tmp_path)) == {"numpy": "~=1.21", "tensorflow": "~=2.4", "scikit-learn": "==1.*,>=1.0"}
+
+
+ESTIMATOR = """import tensorflow as tf
+
+
+def main():
+    optimizer = tf.train.MomentumOptimizer(learning_rate=0.1, momentum=0.9)
+    loss = tf.reduce_sum(tf.Variable([1.0]))
+    optimizer.minimize(loss)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_every_rule_reads_the_same_target_versions_from_built_metadata(tmp_path):
+    """A TF1-era call (``tf.train.MomentumOptimizer``) implies TensorFlow 1 only where
+    nothing declares the version; an sdist's ``requires.txt`` saying ``tensorflow~=2.4``
+    does, so ND205 gives TensorFlow 2's switch."""
+    files = {"train.py": ESTIMATOR, "PKG-INFO": "Metadata-Version: 2.1\nName: demo\nVersion: 0.8\n"}
+    found = lint_files(tmp_path / "bare", files, {"select": ["ND205"]})
+    assert [(f.line, f.code) for f in found] == [(1, "ND205")]
+    assert "cuDNN determinism (`TF_CUDNN_DETERMINISTIC=1`" in found[0].message
+    files["demo.egg-info/requires.txt"] = "tensorflow~=2.4\n"
+    found = lint_files(tmp_path / "declared", files, {"select": ["ND205"]})
+    assert [(f.line, f.code) for f in found] == [(1, "ND205")]
+    assert "never turns on op determinism (`tf.config.experimental.enable_op_determinism()`)" in found[0].message

@@ -217,6 +217,7 @@ DATA: Dict[str, Table] = {
             "switch_texts": Tables(Table({"versions": str, "text": str})),
             "code_hint": Table({"versions": str, "names": NAMES}),
             "cpu_scope": Table({"calls": NAMES, "device": str, "objects": NAMES}),
+            "hidden_by": str,
             "switch_code": Tables(Table({
                 "versions": str, "imports": NAMES, "statements": str, "warn_only_statements": str, "names": Map(str),
             })),
@@ -259,7 +260,10 @@ DATA: Dict[str, Table] = {
         "cublas_fix_title": str,
         "switches": Table({
             "attributes": Tables(Table({"names": NAMES, "on": List(SCALAR), "sets": NAMES})),
-            "calls": Tables(Table({"names": NAMES, "arg": Table({"name": str, "pos": int, "key": str}), "on": List(SCALAR), "sets": NAMES})),
+            "calls": Tables(Table({
+                "names": NAMES, "arg": Table({"name": str, "pos": int, "key": str, "empty": bool}), "on": List(SCALAR),
+                "sets": NAMES,
+            })),
             "env": Tables(Table({"var": str, "patterns": Tables(Table({"pattern": str, "sets": NAMES}))})),
         }),
     }),

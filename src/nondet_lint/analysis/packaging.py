@@ -6,7 +6,8 @@ is a program even with no main block.  Read from ``[project.scripts]`` /
 and of ``setup.py`` (literal strings only: the file is read, never run).
 
 A project unpacked from a source or wheel distribution carries its requirements in its
-built metadata (``PKG-INFO``, ``*.dist-info/METADATA``: ``Requires-Dist`` lines), which
+built metadata (``PKG-INFO``, ``*.dist-info/METADATA``: ``Requires-Dist`` lines; a setuptools
+source distribution's ``*.egg-info/requires.txt``), which
 say its target versions where no requirement file does (``metadata_requirements``); the
 metadata's own ``Name`` and ``Version`` say which version of that package the project is
 (``own_distribution``: scikit-learn's examples run on that scikit-learn).
@@ -60,7 +61,35 @@ def metadata_requirements(root: str) -> Dict[str, str]:
             match = _REQUIRES.match(line.strip())
             if match:
                 found[match.group(1).lower().replace("_", "-")] = match.group(2).replace(" ", "")
-        return found
+        if found:
+            return found
+    return _egg_info_requirements(root)
+
+
+# ``tensorflow~=2.4`` / ``numpy (>=1.20)`` in an ``*.egg-info/requires.txt``
+_REQUIRES_LINE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._\-]*)\s*(?:\[[^\]]*\])?\s*\(?([^;()]*)\)?\s*$")
+
+
+def _egg_info_requirements(root: str) -> Dict[str, str]:
+    """The unconditional requirements of a setuptools source distribution, whose
+    ``PKG-INFO`` (metadata 2.1 and older) often lists none: its ``*.egg-info/requires.txt``
+    holds them, before the first ``[extra]`` or ``[:marker]`` section."""
+    try:
+        folders = sorted(name for name in os.listdir(root) if name.endswith(".egg-info"))
+    except OSError:
+        return {}
+    for folder in folders:
+        text = _read(os.path.join(root, folder, "requires.txt"))
+        found: Dict[str, str] = {}
+        for line in text.splitlines():
+            line = line.strip()
+            if line.startswith("["):
+                break
+            match = _REQUIRES_LINE.match(line)
+            if match:
+                found[match.group(1).lower().replace("_", "-")] = match.group(2).replace(" ", "")
+        if found:
+            return found
     return {}
 
 

@@ -157,6 +157,8 @@ def call_switch_state(call: cst.Call, entry: Mapping[str, Any], qualname: QualNa
     if arg is None:
         return ON
     given = find_arg(call, arg.get("name"), arg.get("pos"))
+    if arg.get("empty"):  # on when given an empty list or tuple (``set_visible_devices([], "GPU")``)
+        return ON if isinstance(given, (cst.List, cst.Tuple)) and not given.elements else None
     if given is not None and "key" in arg:
         entry_value = _dict_entry(given, arg["key"])
         if entry_value is given:

@@ -16,6 +16,8 @@ Public API:
 - ``read_requirements(path)``: one file from disk, following ``-r`` / ``-c`` includes
   (``read_parsed`` / ``with_includes``: the same, file by file).
 - ``project_pins(root)``: ``{name: specifier}`` for the whole project.
+- ``declared_versions(root)``: the project's target versions (docs/contract.md "Target
+  versions"): its pins, else its built metadata's requirements, else its own version.
 - ``normalize_name``, ``pinned_version``, ``LOCK_FILE_NAMES``.
 
 Nothing here raises on bad input: a file that cannot be read or parsed yields no
@@ -30,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from nondet_lint import _toml
+from nondet_lint.analysis.packaging import metadata_requirements, own_distribution
 from nondet_lint.discovery import is_requirements_file
 
 # Lock files: a project that commits one installs exactly what it records.
@@ -631,3 +634,15 @@ def project_pins(root: str, files: Optional[Sequence[str]] = None) -> Dict[str, 
                 ):
                     best[requirement.name] = requirement
     return {name: best[name].specifier for name in sorted(best)}
+
+
+def declared_versions(root: str) -> Dict[str, str]:
+    """``{name: specifier}`` of the versions the project runs on, one answer for every rule
+    (docs/contract.md "Target versions"): its requirement and lock files, then the built
+    metadata of a distribution (``Requires-Dist``, an sdist's ``requires.txt``), then the
+    version that metadata gives the project itself (pass 2 only: it reads files)."""
+    declared = {**own_distribution(root), **metadata_requirements(root)}
+    try:
+        return {**declared, **project_pins(root)}
+    except (OSError, ValueError):
+        return declared

@@ -30,7 +30,7 @@ from nondet_lint.analysis.entrypoints import LAUNCHERS, EntryFacts, is_entry_poi
 from nondet_lint.analysis.fieldsettings import LocalValues, names_assigned, names_given
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seeds import seed_helpers
-from nondet_lint.analysis.switches import ON, SWITCH_RULE, SwitchState, regex, value_in
+from nondet_lint.analysis.switches import MAYBE, ON, SWITCH_RULE, SwitchState, regex, value_in
 from nondet_lint.families.kernels.modes import (
     EstimatorModes, ProgramValues, passed_by_assignment, passed_by_call, training_gate, training_runs,
 )
@@ -759,6 +759,7 @@ def _names_a_choice(node: cst.BaseExpression) -> bool:
 # isinstance(), whose ABC checks cost much in handlers that run for every name)
 _IMPORT_PARTS = frozenset({cst.ImportAlias, cst.AsName, cst.Import, cst.ImportFrom})
 _DEFINITIONS = frozenset({cst.FunctionDef, cst.ClassDef})
+_CONDITIONAL = frozenset({cst.If, cst.Else, cst.IfExp, cst.For, cst.While, cst.BooleanOperation, cst.Match})
 
 @dataclass(frozen=True)
 class GradientUpdates:
@@ -1038,6 +1039,9 @@ class GpuFacts(Check):
         # an option of that function: ``def main(cuda=0)`` called as ``main()``)
         self.parameter_defaults: Dict[str, Dict[str, Tuple[Optional[int], Any]]] = {}
         self.bare_calls: Dict[str, List[Tuple[str, cst.Call]]] = {}
+        self.hiding_switches = frozenset(
+            str(spec["hidden_by"]) for spec in self.frameworks.values() if "hidden_by" in spec
+        )
         # device scope calls -> the framework whose scope they open (``tf.device``), and the
         # training calls that only make an object whose methods compute (an optimizer, a tape)
         self.cpu_scopes = {
@@ -1499,11 +1503,26 @@ class GpuFacts(Check):
         return None
 
     def _switched(self, before: Mapping[str, str]) -> None:
-        """Credit the switches the last statement set to the unit that sets them."""
+        """Credit the switches the last statement set to the unit that sets them.  A
+        setting that hides a framework's GPUs counts as made only where it runs whenever
+        its unit does: under a condition or in a loop it may not run (``MAYBE``)."""
         if self.switches.state != before:
             for switch, state in self.switches.state.items():
                 if before.get(switch) != state and self.unit.switches.get(switch) != ON:
+                    if state == ON and switch in self.hiding_switches and self._conditional():
+                        state = MAYBE
                     self.unit.switches[switch] = state
+
+    def _conditional(self) -> bool:
+        """The current node runs only on some paths of its unit (an ``if``, a loop, a
+        conditional expression or a short-circuit operand between it and its function)."""
+        for ancestor in reversed(self.ctx.ancestors):
+            kind = type(ancestor)
+            if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Module:
+                return False
+            if kind in _CONDITIONAL:
+                return True
+        return False
 
     def visitors(self) -> Sequence[object]:
         return (self, self._bindings)
@@ -2155,9 +2174,23 @@ class ProgramView:
         found = cache.get(entry)
         if found is None:
             program = self.closures.get(entry, frozenset({entry}))
-            computing = self.frameworks(program) - self.io_only_frameworks(entry) - self.cpu_trained_frameworks(entry)
+            computing = self.frameworks(program) - self.io_only_frameworks(entry) - self.cpu_trained_frameworks(entry) \
+                - self.gpus_hidden_from(entry)
             found = cache[entry] = self.gpu_selection(entry) is not None or self._gpu_by_default(computing)
         return found
+
+    def gpus_hidden_from(self, entry: str) -> FrozenSet[str]:
+        """The frameworks whose GPUs code the program of ``entry`` runs hides, wherever that
+        code runs (not under a condition): ``tf.config.set_visible_devices([], "GPU")`` in a
+        JAX program that reads its data with ``tf.data``, ``JAX_PLATFORMS=cpu``.  Their work
+        runs on the CPU; a setting in a module no program reaches hides nothing."""
+        hidden = {
+            switch for unit in (self.reach.unit(key) for key in self.reached_units(entry)) if unit is not None
+            for switch, state in unit.switches.items() if state == ON
+        }
+        return frozenset(
+            name for name, spec in self.data["frameworks"].items() if spec.get("hidden_by") in hidden
+        )
 
     def cpu_trained_frameworks(self, entry: str) -> FrozenSet[str]:
         """The frameworks whose device scope puts every training call of the program of
@@ -2819,13 +2852,10 @@ class ProgramView:
 def read_pins(root: str) -> Dict[str, str]:
     """``{package: specifier}`` the project declares (I/O: pass 2 only)."""
     try:
-        from nondet_lint.families.environment.requirements import project_pins
+        from nondet_lint.families.environment.requirements import declared_versions
     except ImportError:  # pragma: no cover - the requirement parser is optional
         return {}
-    try:
-        return project_pins(root)
-    except (OSError, ValueError):
-        return {}
+    return declared_versions(root)
 
 
 def requirement_files(root: str) -> List[str]:

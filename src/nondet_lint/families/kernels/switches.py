@@ -448,7 +448,7 @@ class ProgramSwitches(Check):
         if not items and where is None:
             return []
         frameworks = view.data["frameworks"]
-        used = view.entry_frameworks(path) - view.io_only_frameworks(path)
+        used = view.entry_frameworks(path) - view.io_only_frameworks(path) - view.gpus_hidden_from(path)
         missing = [
             fw for fw in frameworks  # data order: torch, tensorflow, jax
             if fw in used and not view.entry_switch_on(path, frameworks[fw]["switch"])

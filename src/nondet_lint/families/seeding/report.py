@@ -17,7 +17,6 @@ import os
 from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from nondet_lint.analysis.packaging import metadata_requirements, own_distribution
 from nondet_lint.analysis.project import Project
 from nondet_lint.analysis.seedoption import ConfigNeed
 from nondet_lint.versions import allowed_versions, canonical_package, compare, in_range, parse_version, target_version
@@ -67,16 +66,10 @@ def module_names(project: Project) -> Dict[str, List[str]]:
 
 
 def _pins(root: str) -> Dict[str, str]:
-    """The project's declared versions (reads requirement files, then the built metadata
-    of a distribution, then the version that metadata gives the project itself: pass 2
-    only)."""
-    declared = {**own_distribution(root), **metadata_requirements(root)}
-    try:
-        from nondet_lint.families.environment.requirements import project_pins
+    """The project's declared versions (``declared_versions``: pass 2 only)."""
+    from nondet_lint.families.environment.requirements import declared_versions
 
-        return {**declared, **project_pins(root)}
-    except (ImportError, OSError, ValueError):
-        return declared
+    return declared_versions(root)
 
 
 @dataclass(frozen=True)
