@@ -33,8 +33,8 @@ from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import (BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, describe_test, negate, parse_guard,
                                                      plain)
 from nondet_lint.families.seeding.events import FORWARDED_KEYWORDS, MARKED_TARGETS, NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
-from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
-from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
+from nondet_lint.families.seeding.facts import NO_FUNCTION, CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
+from nondet_lint.families.seeding.seedblock import option_blocks, seed_apis, seed_blocks
 from nondet_lint.families.seeding.payloads import Draw, GeneratorCall, RandomBefore, SeedingPayload
 from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, Scope
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
@@ -1228,8 +1228,9 @@ class Collector:
             origins=tuple(o for o in self.flow.origins if o.sunk or o.flows or o.kind is OriginKind.SOURCE),
             sunk_options=sorted(self.flow.sunk_options),
             aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
-            blocks=seed_blocks(self.ctx, self.t, fns) if is_entry else {},
+            blocks=seed_blocks(self.ctx, self.t, fns, self._first_draw(fns)) if is_entry else {},
             option_blocks=option_blocks(self.ctx, self.t, fns) if is_entry else None,
+            seed_apis=seed_apis(self.ctx, self.t) if is_entry else {},
             config_seeds=config_seeds(self.ctx),
             fields=self.fields,
             settings=self.settings.to_json(),
@@ -1238,6 +1239,22 @@ class Collector:
         )
         self.ctx.facts.put(facts)
         self._emit()
+
+    def _first_draw(self, fns: Mapping[str, FunctionFacts]) -> int:
+        """The first top-level statement that draws from an RNG as the module runs (its
+        body and main block), or -1."""
+        tops = {id(stmt): index for index, stmt in enumerate(self.ctx.module.body)}
+        first = -1
+        for name in (MODULE, MAIN):
+            for event in fns.get(name, NO_FUNCTION).events:
+                if event.kind is not EventKind.USE or event.cid < 0:
+                    continue
+                node: Optional[cst.CSTNode] = self.candidates.items[event.cid].node
+                while node is not None and id(node) not in tops:
+                    node = self.ctx.parent(node)
+                if node is not None and (first < 0 or tops[id(node)] < first):
+                    first = tops[id(node)]
+        return first
 
     def _live(self, events: Sequence[SeedingEvent]) -> Tuple[SeedingEvent, ...]:
         """Events without the uses whose candidate was dropped after its scope ended."""

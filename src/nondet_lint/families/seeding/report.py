@@ -261,7 +261,7 @@ class Report:
             more = len(items) - 1
             message = self.rules[first.code].format_message(
                 rng=info.get("label", rng),
-                seed_api=info.get("seed_api", "a seed"),
+                seed_api=self.seed_api(rng, where),
                 evidence=self.evidence(path, rng, where),
                 more=f"; {more} more unseeded use{'s' if more > 1 else ''} in this module" if more else "",
             )
@@ -296,6 +296,12 @@ class Report:
                 edits = tuple(replace(edit, path=where.entry) for edit in fix.edits)
                 out[index] = replace(finding, fix=Fix(fix.title, fix.applicability, edits))
         return out
+
+    def seed_api(self, rng: str, where: Uncovered) -> str:
+        """The seed call a message names: the one the block of the program's entry point
+        inserts (``tf.set_random_seed`` in a TensorFlow 1 program), else the rule data's."""
+        entry = self.program.facts.get(where.entry, NO_SEEDING).seed_apis.get(rng) if where.entry in self.program.runs else None
+        return entry or self.t.rngs.get(rng, {}).get("seed_api", "a seed")
 
     def built_later(self, key: Key, where: Uncovered) -> bool:
         """A TF-Keras 2 layer or initializer a library module makes at import time: it
