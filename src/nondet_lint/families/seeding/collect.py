@@ -96,6 +96,13 @@ class Collector:
         self.last_read: Dict[str, int] = {}
         self.holding = 0  # how many locals the open scopes hold (``Scope.held``)
         self.call_events: Dict[int, Tuple[Scope, int]] = {}  # id(call) -> where its CALL event is
+        # graph constructors (``tf.Graph``) -> the RNGs whose seed is the graph's (rule data ``graphs``)
+        self.graph_makers: Dict[str, Tuple[str, ...]] = {}
+        for rng, info in self.t.rngs.items():
+            for maker in info.get("graphs", ()):
+                self.graph_makers[maker] = (*self.graph_makers.get(maker, ()), rng)
+        self.new_graphs: Dict[int, Tuple[str, ...]] = {}  # id(With) entering a new graph -> its RNGs
+        self.entered_graphs: Set[Tuple[int, str]] = set()  # (id(scope), local) graphs entered once already
 
     def _text_types(self) -> TextTypes:
         """Whether a value is a str (``hash()`` of one varies per run), with ND302's tables."""
@@ -244,6 +251,40 @@ class Collector:
             cond = self._guard_cond(node)
             if cond is not None:  # ``if seed is None: return``: the rest runs when not
                 self.scope.after.append({"c": negate(cond), "node": node.test})
+
+    def visit_With(self, node: cst.With) -> None:
+        if self.graph_makers and self.mentions_tf:
+            rngs = self._new_graph(node)
+            if rngs:
+                self.new_graphs[id(node)] = rngs
+                self.scope.add(SeedingEvent(EventKind.GRAPH, rngs=rngs))
+
+    def leave_With(self, node: cst.With) -> None:
+        rngs = self.new_graphs.pop(id(node), None)
+        if rngs:
+            self.scope.add(SeedingEvent(EventKind.GRAPH_END, rngs=rngs))
+
+    def _new_graph(self, node: cst.With) -> Tuple[str, ...]:
+        """The RNGs a ``with`` leaves unseeded as it makes a new graph the default: the graph
+        made there (``tf.Graph().as_default()``), or one a local of this function holds
+        (``g = tf.Graph()``) entered for the first time.  A graph kept elsewhere (``self.graph``)
+        may be one the program seeded before: not a new one."""
+        for item in node.items:
+            call = item.item
+            if not (type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value == "as_default"):
+                continue
+            receiver = call.func.value
+            if type(receiver) is cst.Call:
+                made = self.ctx.qualname(receiver.func)
+                if made in self.graph_makers:
+                    return self.graph_makers[made]
+            elif type(receiver) is cst.Name:
+                made = self.scope.types.get(receiver.value)
+                entered = (id(self.scope), receiver.value)
+                if made in self.graph_makers and entered not in self.entered_graphs and receiver.value in self.scope.assigned:
+                    self.entered_graphs.add(entered)
+                    return self.graph_makers[made]
+        return ()
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self.pushed.get(id(node)) == -1:

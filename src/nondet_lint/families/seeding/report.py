@@ -215,6 +215,9 @@ class Report:
         late = ""
         if where.via_import and where.via_import != where.entry and not own:
             late = f"; it runs when {self.show(where.entry)} imports {self.show(where.via_import)}"
+        if where.new_graph:
+            return (f"{program} runs it in a graph it makes and enters (`with tf.Graph().as_default():`), which no "
+                    f"graph-level seed set outside that block reaches; set the seed inside the block{late}")
         first = run.first_seed.get(rng)
         if first is not None:
             return f"{program} seeds it only later, at {self.at(*first)}{late}"
@@ -363,6 +366,8 @@ class Report:
         enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
         if not enabled or enabled & run.reseeded:
             return None  # a seed at the top would be undone by the reseed from entropy (ND107)
+        if enabled & run.new_graphs:
+            return None  # drawn in a graph the program makes later: a seed at the top does not reach it
         facts = self.program.facts.get(path, NO_SEEDING)
         by_option = facts.option_blocks
         if by_option is not None and self.offered(by_option.needs) and self.after_option(path, by_option.function or MAIN, enabled):

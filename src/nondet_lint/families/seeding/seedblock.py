@@ -137,6 +137,9 @@ def block_edits(ctx: Any, tables: Tables, rngs: Sequence[str], first_draw: int =
         edits = insert_after_imports(ctx.module, "\n".join(rest), [i for rng, i in imports if rng not in graph], top)
         if not edits:
             return []
+    there = {ctx.module.code_for_node(stmt).strip() for stmt in switch.body.body[switch.index + 1:]}
+    if any(s in there for rng, s in statements if rng in graph):
+        return []  # it is there already: the seed does not reach what is drawn (a repeat would not either)
     spans = node_spans(ctx.module, [switch.body.body[switch.index]], ctx.module.code, ctx.parents)
     inside = insert_in_block(ctx.module, switch.body, switch.index, [s for rng, s in statements if rng in graph],
                              [i for rng, i in imports if rng in graph], spans, top)
