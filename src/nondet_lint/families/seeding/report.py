@@ -29,7 +29,7 @@ from nondet_lint.families.seeding.payloads import (
     Draw, GeneratorCall, LoaderCall, LoaderFactoryCall, RandomBefore, RandomStateCall, SamplerCall, SeedingPayload,
 )
 from nondet_lint.families.seeding.state import MAIN
-from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
+from nondet_lint.families.seeding.tables import Tables, rng_root, short_name, tables_for
 from nondet_lint.types import Fix, Finding
 
 RNG_CODES = ("ND101", "ND102", "ND104", "ND105")
@@ -302,9 +302,45 @@ class Report:
 
     def seed_api(self, rng: str, where: Uncovered) -> str:
         """The seed call a message names: the one the block of the program's entry point
-        inserts (``tf.set_random_seed`` in a TensorFlow 1 program), else the rule data's."""
-        entry = self.program.facts.get(where.entry, NO_SEEDING).seed_apis.get(rng) if where.entry in self.program.runs else None
-        return entry or self.t.rngs.get(rng, {}).get("seed_api", "a seed")
+        inserts (``tf.set_random_seed`` in a TensorFlow 1 program), else the rule data's;
+        where the project's TensorFlow lacks that call, one it has."""
+        entry = where.entry if where.entry in self.program.runs else None
+        call, api = self.block_call(entry, rng)
+        if self.call_runs(rng, call):
+            return api
+        info = self.t.rngs.get(rng, {})
+        for spec in (info.get("legacy_seed_call"), info.get("graph_seed_call")):
+            if spec and self.call_runs(rng, spec["call"]):
+                return str(spec["seed_api"])
+        return api
+
+    def block_call(self, entry: Optional[str], rng: str) -> Tuple[str, str]:
+        """(qualified name, as messages spell it) of the seed call the blocks of ``entry``
+        insert for ``rng`` (``seedblock.seed_apis``)."""
+        info = self.t.rngs.get(rng, {})
+        api = self.program.facts.get(entry, NO_SEEDING).seed_apis.get(rng) if entry is not None else None
+        for spec in (info.get("legacy_seed_call"), info.get("graph_seed_call")):
+            if spec and api is not None and spec["seed_api"] == api:
+                return str(spec["call"]), api
+        return str(info.get("seed_call", "")), str(info.get("seed_api", "a seed"))
+
+    def call_runs(self, rng: str, call: str) -> bool:
+        """Whether every release of the RNG's framework the project may run on has
+        ``call`` (its ``call_versions``): judged only where the project configures or pins
+        that framework (docs/contract.md "Target versions")."""
+        info = self.t.rngs.get(rng, {})
+        spec = info.get("call_versions", {}).get(call)
+        package = rng_root(self.t, rng)
+        if spec is None or not package:
+            return True
+        aliases = self.rules["ND205"].data.get("package_aliases", {}) if "ND205" in self.rules else {}
+        configured = self.project.config.target_versions
+        declared = {**self._pins(), **configured}
+        if not any(canonical_package(name, aliases) == package for name in declared):
+            return True
+        pins = self._pins() if not any(canonical_package(k, aliases) == package for k in configured) else {}
+        versions = allowed_versions(package, configured, pins, list(info.get("known_versions", ())), aliases)
+        return all(in_range(version, str(spec)) for version in versions)
 
     def built_later(self, key: Key, where: Uncovered) -> bool:
         """A TF-Keras 2 layer or initializer a library module makes at import time: it
@@ -379,7 +415,10 @@ class Report:
         options = [(len(key.split("+")), key) for key in blocks if enabled <= set(key.split("+"))]
         if not options:
             return None
-        edits = blocks[min(options)[1]]
+        chosen = min(options)[1]
+        if not all(self.call_runs(rng, self.block_call(path, rng)[0]) for rng in chosen.split("+")):
+            return None  # the project's TensorFlow lacks the call the module's spelling chose
+        edits = blocks[chosen]
         return Fix(title, "safe", tuple(sorted(edits, key=lambda e: (e.line, e.col))))
 
     def offered(self, need: Optional[ConfigNeed]) -> bool:
