@@ -1510,7 +1510,8 @@ class Program:
                     continue
                 if not frame.deferred:  # a worker_init_fn seeds the workers, not the program
                     for rng in event.rngs:
-                        self._record(run, _Seeded(rng, (key[0], event.cid)))
+                        if NEW_GRAPH + rng not in state:  # one in a new graph seeds that graph only
+                            self._record(run, _Seeded(rng, (key[0], event.cid)))
                 state = state | frozenset(event.rngs)
             elif kind is EventKind.CALL:
                 guard = self.guards_off(event.guards, key, values)
