@@ -339,7 +339,11 @@ class Report:
         if not any(canonical_package(name, aliases) == package for name in declared):
             return True
         pins = self._pins() if not any(canonical_package(k, aliases) == package for k in configured) else {}
-        versions = allowed_versions(package, configured, pins, list(info.get("known_versions", ())), aliases)
+        known = list(info.get("known_versions", ()))
+        versions = allowed_versions(package, configured, pins, known, aliases)
+        target = target_version(package, configured, pins, known, aliases)
+        if target is not None and target not in versions:
+            versions = [target]  # a range no known release is in (``~=2.15.0``): its lower bound
         return all(in_range(version, str(spec)) for version in versions)
 
     def built_later(self, key: Key, where: Uncovered) -> bool:
