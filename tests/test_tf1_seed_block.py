@@ -283,7 +283,7 @@ def _graph_program(body: str, after: str = "") -> str:
         "    return tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(w))\n"
         "\n"
         "\n"
-        "def main(_):\n"
+        "def main(_, fresh=False):\n"
         f"{body}"
         f"{after}"
         "\n"
@@ -295,15 +295,17 @@ def _graph_program(body: str, after: str = "") -> str:
 
 
 NEW_GRAPH = (
-    "TensorFlow global seed used here with no `tf.compat.v1.set_random_seed` before it (this program runs it in a "
-    "graph it makes and enters (`with tf.Graph().as_default():`), which no graph-level seed set outside that block "
-    "reaches; set the seed inside the block)"
+    "TensorFlow global seed used here with no `tf.compat.v1.set_random_seed` before it (this program builds it in a "
+    "new graph (`with tf.Graph().as_default():`, `tf.reset_default_graph()`), which no graph-level seed set before "
+    "reaches; set the seed once that graph is the default)"
 )
 
 
 @pytest.mark.parametrize("body", [
     "    tf.set_random_seed(0)\n    with tf.Graph().as_default():\n        build()\n",
     "    tf.set_random_seed(0)\n    g = tf.Graph()\n    with g.as_default():\n        build()\n",
+    # magenta's latent_transfer: the seed, then a new default graph
+    "    tf.set_random_seed(0)\n    tf.reset_default_graph()\n    build()\n",
 ])
 def test_a_seed_set_outside_a_new_graph_does_not_reach_it(tmp_path, body):
     findings = lint_files(tmp_path, {"train.py": _graph_program(body)}, ND105)
@@ -317,6 +319,9 @@ def test_a_seed_set_outside_a_new_graph_does_not_reach_it(tmp_path, body):
     "    g = tf.Graph()\n    with g.as_default():\n        tf.set_random_seed(0)\n        build()\n",
     # a graph kept in an attribute may be one the program seeded before (stable-baselines)
     "    tf.set_random_seed(0)\n    with self_graph.graph.as_default():\n        build()\n",
+    "    tf.reset_default_graph()\n    tf.set_random_seed(0)\n    build()\n",
+    # a reset that runs only with an option set is not part of the default run
+    "    tf.set_random_seed(0)\n    if fresh:\n        tf.reset_default_graph()\n    build()\n",
 ])
 def test_a_seed_set_in_the_graph_the_ops_are_built_in_covers_them(tmp_path, body):
     assert lint_files(tmp_path, {"train.py": _graph_program(body)}, ND105) == []

@@ -102,6 +102,11 @@ class Collector:
             for maker in info.get("graphs", ()):
                 self.graph_makers[maker] = (*self.graph_makers.get(maker, ()), rng)
         self.new_graphs: Dict[int, Tuple[str, ...]] = {}  # id(With) entering a new graph -> its RNGs
+        # calls that make a new default graph (``tf.reset_default_graph``) -> the RNGs they unseed
+        self.graph_resets: Dict[str, Tuple[str, ...]] = {}
+        for rng, info in self.t.rngs.items():
+            for reset in info.get("graph_resets", ()):
+                self.graph_resets[reset] = (*self.graph_resets.get(reset, ()), rng)
         self.entered_graphs: Set[Tuple[int, str]] = set()  # (id(scope), local) graphs entered once already
 
     def _text_types(self) -> TextTypes:
@@ -941,6 +946,9 @@ class Collector:
         t = self.t
         if q in t.restorers:
             self.scope.add(SeedingEvent(EventKind.RESTORE, rngs=tuple(t.restorers[q])), root)
+            return True
+        if q in self.graph_resets:
+            self.scope.add(SeedingEvent(EventKind.GRAPH_RESET, rngs=self.graph_resets[q], guards=tuple(self.guards())), root)
             return True
         consumer = t.consumers.get(q)
         if consumer is not None:

@@ -118,7 +118,8 @@ class Record:
 
 
 # in a run's state, beside the seeded RNGs: ``NEW_GRAPH + rng``, the code runs in a graph made
-# and entered since (``EventKind.GRAPH``), where no seed set before it reaches
+# and entered, or made the default, since (``EventKind.GRAPH``, ``GRAPH_RESET``), where no seed
+# set before it reaches
 NEW_GRAPH = "new-graph:"
 
 
@@ -1084,6 +1085,10 @@ class Program:
                 if kind is EventKind.GRAPH_END:
                     seeded = (seeded - set(event.rngs)) | (graphs.pop() if graphs else set())
                     continue
+                if kind is EventKind.GRAPH_RESET:
+                    if not self.guards_off(event.guards, key, values):
+                        seeded -= set(event.rngs)
+                    continue
                 if kind is EventKind.SEED:
                     if self._seed_counts(event, key, values):
                         seeded.update(event.rngs)
@@ -1483,6 +1488,10 @@ class Program:
                 continue
             if kind is EventKind.GRAPH_END:  # the graph before it is the default again
                 state = (state - _graph_scoped(event.rngs)) | (graphs.pop() if graphs else frozenset())
+                continue
+            if kind is EventKind.GRAPH_RESET:  # a new default graph, for good
+                if self.guards_off(event.guards, key, values) is None:
+                    state = (state - _graph_scoped(event.rngs)) | frozenset(NEW_GRAPH + rng for rng in event.rngs)
                 continue
             if (kind is EventKind.USE or kind is EventKind.WORKERS) and self.dead(event.guards, key, values):
                 continue  # not in this call: ``if is_train:`` with is_train=False passed in

@@ -216,8 +216,8 @@ class Report:
         if where.via_import and where.via_import != where.entry and not own:
             late = f"; it runs when {self.show(where.entry)} imports {self.show(where.via_import)}"
         if where.new_graph:
-            return (f"{program} runs it in a graph it makes and enters (`with tf.Graph().as_default():`), which no "
-                    f"graph-level seed set outside that block reaches; set the seed inside the block{late}")
+            return (f"{program} builds it in a new graph (`with tf.Graph().as_default():`, `tf.reset_default_graph()`), "
+                    f"which no graph-level seed set before reaches; set the seed once that graph is the default{late}")
         first = run.first_seed.get(rng)
         if first is not None:
             return f"{program} seeds it only later, at {self.at(*first)}{late}"
