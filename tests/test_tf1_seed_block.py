@@ -334,3 +334,30 @@ def test_a_seed_set_inside_a_new_graph_does_not_seed_what_runs_after_the_block(t
     assert findings[0].message == _message("tf.compat.v1.set_random_seed")
     fixed = _fixed(tmp_path, {"train.py": _graph_program(body, "    build()\n")}, ND105)["train.py"]
     assert fixed.endswith("    tf.disable_v2_behavior()\n    tf.set_random_seed(0)\n    tf.app.run(main)\n")
+
+
+def test_the_other_rngs_are_still_seeded_where_tensorflow_draws_in_a_new_graph(tmp_path):
+    """The block cannot seed a graph made later, but it still seeds NumPy: on NumPy's finding."""
+    source = (
+        "import numpy as np\n"
+        "import tensorflow.compat.v1 as tf\n"
+        "\n"
+        "\n"
+        "def main(_):\n"
+        "    with tf.Graph().as_default():\n"
+        "        w = tf.Variable(tf.random_normal([3, 1]))\n"
+        "        idx = np.random.permutation(3)\n"
+        "        opt = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(tf.gather(w, idx)))\n"
+        "        with tf.Session() as sess:\n"
+        "            sess.run(opt)\n"
+        "\n"
+        "\n"
+        "if __name__ == '__main__':\n"
+        "    tf.disable_v2_behavior()\n"
+        "    tf.app.run(main)\n"
+    )
+    findings = lint_files(tmp_path, {"train.py": source}, SEEDS)
+    assert codes_at(findings) == [("ND105", 7, 25), ("ND102", 8, 15)]
+    assert findings[0].fix is None
+    assert findings[1].fix is not None
+    assert [e.content for e in findings[1].fix.edits] == ["\nnp.random.seed(0)\n"]

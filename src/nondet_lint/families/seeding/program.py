@@ -1258,7 +1258,7 @@ class Program:
             state = self.visit((path, MODULE), frozenset(), (), run, Frame(), imported, 0, entry_mode=True)
             for name in self.console[path]:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
-            run.final = state
+            run.final = frozenset(rng for rng in state if not rng.startswith(NEW_GRAPH))  # the RNGs seeded at the end
         self._enter(None)
         self._charge()
 

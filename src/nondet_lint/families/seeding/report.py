@@ -282,12 +282,13 @@ class Report:
         for path, indexes in by_path.items():
             if path not in self.program.runs or path in fixed_entries:
                 continue
-            earliest = min(indexes, key=lambda i: (out[i].line, out[i].col))
-            fix = self.seed_block(path, out[earliest].code)
-            if fix is not None:
-                old = out[earliest]
-                out[earliest] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
-                fixed_entries.add(path)
+            for earliest in sorted(indexes, key=lambda i: (out[i].line, out[i].col)):  # the first one a block fixes
+                fix = self.seed_block(path, out[earliest].code)
+                if fix is not None:
+                    old = out[earliest]
+                    out[earliest] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
+                    fixed_entries.add(path)
+                    break
         # a library module's finding carries its entry point's block (an edit of that file),
         # so that ``--fix`` clears it; not for a draw at import time, which no block precedes
         for index, finding in enumerate(out):
@@ -406,8 +407,13 @@ class Report:
         enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
         if not enabled or enabled & run.reseeded:
             return None  # a seed at the top would be undone by the reseed from entropy (ND107)
-        if enabled & run.new_graphs:
-            return None  # drawn in a graph the program makes later: a seed at the top does not reach it
+        # drawn in a graph the program makes later: a seed at the top does not reach it (the
+        # block seeds the others, on a finding of theirs)
+        if any(self.t.rngs.get(rng, {}).get("code") == code for rng in enabled & run.new_graphs):
+            return None
+        enabled -= run.new_graphs
+        if not enabled:
+            return None
         facts = self.program.facts.get(path, NO_SEEDING)
         by_option = facts.option_blocks
         if by_option is not None and self.offered(by_option.needs) and self.after_option(path, by_option.function or MAIN, enabled):
