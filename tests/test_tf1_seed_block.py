@@ -5,6 +5,7 @@ graphs made and entered with ``as_default()``.  Each case has a near miss."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Dict, Mapping, Optional
 
@@ -72,6 +73,14 @@ def test_a_module_without_the_switch_keeps_the_tf2_seed_after_the_imports(tmp_pa
     assert fixed.splitlines()[:5] == ["import tensorflow", "import tensorflow.compat.v1 as tf", "", "tensorflow.random.set_seed(0)", ""]
 
 
+# a training main that draws from TensorFlow and NumPy, spelled for ``{normal}`` and the ``{v1}`` namespace
+TRAIN_BODY = (
+    "    w = tf.Variable({normal}([3, 1]))\n"
+    "    idx = np.random.permutation(3)\n"
+    "    opt = {v1}train.AdamOptimizer(0.1).minimize(tf.reduce_sum(tf.gather(w, idx)))\n"
+    "    with {v1}Session() as sess:\n"
+    "        sess.run(opt)\n"
+)
 SPELLED_OUT = (
     "import numpy as np\n"
     "import tensorflow as tf\n"
@@ -80,27 +89,12 @@ SPELLED_OUT = (
     "\n"
     "\n"
     "def main():\n"
-    "    w = tf.Variable(tf.random.normal([3, 1]))\n"
-    "    idx = np.random.permutation(3)\n"
-    "    opt = tf.compat.v1.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(tf.gather(w, idx)))\n"
-    "    with tf.compat.v1.Session() as sess:\n"
-    "        sess.run(opt)\n"
-    "\n"
+    + TRAIN_BODY.format(normal="tf.random.normal", v1="tf.compat.v1.")
+    + "\n"
     "\n"
     "if __name__ == '__main__':\n"
     "    main()\n"
 )
-
-
-def test_a_spelled_out_compat_switch_gets_the_whole_block_after_it(tmp_path):
-    findings = lint_files(tmp_path / "a", {"train.py": SPELLED_OUT}, SEEDS)
-    assert codes_at(findings) == [("ND105", 8, 21), ("ND102", 9, 11)]
-    assert findings[0].message == _message("tf.compat.v1.set_random_seed")
-    fixed = _fixed(tmp_path / "b", {"train.py": SPELLED_OUT}, SEEDS)["train.py"]
-    assert fixed == SPELLED_OUT.replace(
-        "tf.compat.v1.disable_eager_execution()\n",
-        "tf.compat.v1.disable_eager_execution()\n\nnp.random.seed(0)\ntf.compat.v1.set_random_seed(0)\n",
-    )
 
 
 def test_no_block_where_a_draw_runs_before_the_switch(tmp_path):
@@ -134,12 +128,8 @@ CONSOLE_ENTRY = (
     "\n"
     "\n"
     "def main(_):\n"
-    "    w = tf.Variable(tf.random_normal([3, 1]))\n"
-    "    idx = np.random.permutation(3)\n"
-    "    opt = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(tf.gather(w, idx)))\n"
-    "    with tf.Session() as sess:\n"
-    "        sess.run(opt)\n"
-    "\n"
+    + TRAIN_BODY.format(normal="tf.random_normal", v1="tf.")
+    + "\n"
     "\n"
     "def console_entry_point():\n"
     "    tf.disable_v2_behavior()\n"
@@ -151,14 +141,24 @@ CONSOLE_ENTRY = (
 )
 
 
-def test_a_switch_in_a_function_gets_the_tf_seed_right_after_it(tmp_path):
-    findings = lint_files(tmp_path / "a", {"train.py": CONSOLE_ENTRY}, SEEDS)
-    assert codes_at(findings) == [("ND105", 6, 21), ("ND102", 7, 11)]
-    fixed = _fixed(tmp_path / "b", {"train.py": CONSOLE_ENTRY}, SEEDS)["train.py"]
-    assert fixed == CONSOLE_ENTRY.replace(
+@pytest.mark.parametrize("source, at, fixed", [
+    # a spelled-out compat switch at the top: the whole block after it
+    (SPELLED_OUT, [("ND105", 8, 21), ("ND102", 9, 11)], SPELLED_OUT.replace(
+        "tf.compat.v1.disable_eager_execution()\n",
+        "tf.compat.v1.disable_eager_execution()\n\nnp.random.seed(0)\ntf.compat.v1.set_random_seed(0)\n",
+    )),
+    # the switch in a function (magenta's console entry points): the TensorFlow seed right
+    # after it there, NumPy's after the imports
+    (CONSOLE_ENTRY, [("ND105", 6, 21), ("ND102", 7, 11)], CONSOLE_ENTRY.replace(
         "import tensorflow.compat.v1 as tf\n", "import tensorflow.compat.v1 as tf\n\nnp.random.seed(0)\n",
-    ).replace("    tf.disable_v2_behavior()\n", "    tf.disable_v2_behavior()\n    tf.set_random_seed(0)\n")
-    assert lint_files(tmp_path / "b", {"train.py": fixed}, SEEDS) == []
+    ).replace("    tf.disable_v2_behavior()\n", "    tf.disable_v2_behavior()\n    tf.set_random_seed(0)\n")),
+])
+def test_the_graph_seed_goes_after_the_switch(tmp_path, source, at, fixed):
+    findings = lint_files(tmp_path / "a", {"train.py": source}, SEEDS)
+    assert codes_at(findings) == at
+    assert findings[0].message == _message("tf.compat.v1.set_random_seed")
+    assert _fixed(tmp_path / "b", {"train.py": source}, SEEDS)["train.py"] == fixed
+    assert lint_files(tmp_path / "c", {"train.py": fixed}, SEEDS) == []
 
 
 # ------------------------------------------------------------ TF1 programs: the message ----
@@ -345,16 +345,8 @@ def test_the_other_rngs_are_still_seeded_where_tensorflow_draws_in_a_new_graph(t
         "\n"
         "def main(_):\n"
         "    with tf.Graph().as_default():\n"
-        "        w = tf.Variable(tf.random_normal([3, 1]))\n"
-        "        idx = np.random.permutation(3)\n"
-        "        opt = tf.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(tf.gather(w, idx)))\n"
-        "        with tf.Session() as sess:\n"
-        "            sess.run(opt)\n"
-        "\n"
-        "\n"
-        "if __name__ == '__main__':\n"
-        "    tf.disable_v2_behavior()\n"
-        "    tf.app.run(main)\n"
+        + textwrap.indent(TRAIN_BODY.format(normal="tf.random_normal", v1="tf."), "    ")
+        + "\n\nif __name__ == '__main__':\n    tf.disable_v2_behavior()\n    tf.app.run(main)\n"
     )
     findings = lint_files(tmp_path, {"train.py": source}, SEEDS)
     assert codes_at(findings) == [("ND105", 7, 25), ("ND102", 8, 15)]
