@@ -95,7 +95,9 @@ DATA: Dict[str, Table] = {
         **RNG_DATA, "label": str, "seed_api": str, "seed_call": str,
         "restorers": Map(NAMES),
         "rngs": Map(Table({"code": str, "label": str, "seed_api": str, "seed_call": str, "seed_call_aliases": NAMES,
-                           "legacy_seed_call": Table({"call": str, "hint_rule": str})})),
+                           "legacy_seed_call": Table({"call": str, "seed_api": str, "hint_rule": str}),
+                           "graph_seed_call": Table({"call": str, "seed_api": str, "after": NAMES}), "graphs": NAMES, "graph_resets": NAMES,
+                           "known_versions": NAMES, "call_versions": Map(str)})),
         "seeders": Tables(Table({
             "names": NAMES, "seeds": NAMES, "value": ARG, "without_value": str, "always_random": bool,
             "random_without_value_before": Map(str), "known_versions": NAMES,

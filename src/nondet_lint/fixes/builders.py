@@ -613,16 +613,18 @@ def _code(module: cst.Module, stmts: Sequence[cst.BaseStatement]) -> str:
 
 def insert_after_imports(
     module: cst.Module, statements: str, imports: Sequence[str] = (), top: Optional[TopLevel] = None,
+    after: int = -1,
 ) -> List[Edit]:
     """Edits inserting ``statements`` after the leading imports (see the module docs).
-    ``top``: the module's ``TopLevel`` when the caller holds it (``top_level(ctx)``)."""
+    ``top``: the module's ``TopLevel`` when the caller holds it (``top_level(ctx)``).
+    ``after``: a top-level statement the block must follow (a switch it depends on)."""
     top = top or TopLevel(module)
     block = _plan_block(top, statements, imports)
     if block is None or (not block.missing and not block.imports):
         return []
     newline = module.default_newline
     # after every import flake8 accepts at the top: none of them may follow code (E402)
-    anchor = max([top.header_end, top.imports_end, block.present_at, *block.needs.values()])
+    anchor = max([top.header_end, top.imports_end, block.present_at, after, *block.needs.values()])
     continuing = block.present_at >= 0 and anchor == block.present_at
     body_text = _code(module, block.missing)
     following = module.body[anchor + 1] if anchor + 1 < len(module.body) else None
@@ -691,6 +693,11 @@ def insert_in_block(
             edits.append(_import_edit(top, textwrap.dedent(code).strip()))
     edits.append(Edit(at, 0, at, 0, text))
     return _merged(edits)
+
+
+def merged_edits(edits: List[Edit]) -> List[Edit]:
+    """Insertions of several builders at the same place made one, in order."""
+    return _merged(sorted(edits, key=lambda e: (e.line, e.col)))
 
 
 def _merged(edits: List[Edit]) -> List[Edit]:

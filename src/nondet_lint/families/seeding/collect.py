@@ -33,8 +33,8 @@ from nondet_lint.families.seeding.callsites import NAMESPACE, CallSites
 from nondet_lint.families.seeding.conditions import (BoolOp, Cond, Plain, ValueDesc, ValueSource, any_holds, describe_test, negate, parse_guard,
                                                      plain)
 from nondet_lint.families.seeding.events import FORWARDED_KEYWORDS, MARKED_TARGETS, NO_ARGS, CallArgs, EventKind, Guard, SeedingEvent, Trained, relative
-from nondet_lint.families.seeding.facts import CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
-from nondet_lint.families.seeding.seedblock import option_blocks, seed_blocks
+from nondet_lint.families.seeding.facts import NO_FUNCTION, CallFlow, ClassFacts, FunctionFacts, ModuleSeeding, OriginKind
+from nondet_lint.families.seeding.seedblock import option_blocks, seed_apis, seed_blocks
 from nondet_lint.families.seeding.payloads import Draw, GeneratorCall, RandomBefore, SeedingPayload
 from nondet_lint.families.seeding.state import MAIN, MODULE, Candidates, Scope
 from nondet_lint.families.seeding.tables import Consumer, Tables, short_name, tables_for
@@ -97,6 +97,18 @@ class Collector:
         self.last_read: Dict[str, int] = {}
         self.holding = 0  # how many locals the open scopes hold (``Scope.held``)
         self.call_events: Dict[int, Tuple[Scope, int]] = {}  # id(call) -> where its CALL event is
+        # graph constructors (``tf.Graph``) -> the RNGs whose seed is the graph's (rule data ``graphs``)
+        self.graph_makers: Dict[str, Tuple[str, ...]] = {}
+        for rng, info in self.t.rngs.items():
+            for maker in info.get("graphs", ()):
+                self.graph_makers[maker] = (*self.graph_makers.get(maker, ()), rng)
+        self.new_graphs: Dict[int, Tuple[str, ...]] = {}  # id(With) entering a new graph -> its RNGs
+        # calls that make a new default graph (``tf.reset_default_graph``) -> the RNGs they unseed
+        self.graph_resets: Dict[str, Tuple[str, ...]] = {}
+        for rng, info in self.t.rngs.items():
+            for reset in info.get("graph_resets", ()):
+                self.graph_resets[reset] = (*self.graph_resets.get(reset, ()), rng)
+        self.entered_graphs: Set[Tuple[int, str]] = set()  # (id(scope), local) graphs entered once already
 
     def _text_types(self) -> TextTypes:
         """Whether a value is a str (``hash()`` of one varies per run), with ND302's tables."""
@@ -245,6 +257,40 @@ class Collector:
             cond = self._guard_cond(node)
             if cond is not None:  # ``if seed is None: return``: the rest runs when not
                 self.scope.after.append({"c": negate(cond), "node": node.test})
+
+    def visit_With(self, node: cst.With) -> None:
+        if self.graph_makers and self.mentions_tf:
+            rngs = self._new_graph(node)
+            if rngs:
+                self.new_graphs[id(node)] = rngs
+                self.scope.add(SeedingEvent(EventKind.GRAPH, rngs=rngs))
+
+    def leave_With(self, node: cst.With) -> None:
+        rngs = self.new_graphs.pop(id(node), None)
+        if rngs:
+            self.scope.add(SeedingEvent(EventKind.GRAPH_END, rngs=rngs))
+
+    def _new_graph(self, node: cst.With) -> Tuple[str, ...]:
+        """The RNGs a ``with`` leaves unseeded as it makes a new graph the default: the graph
+        made there (``tf.Graph().as_default()``), or one a local of this function holds
+        (``g = tf.Graph()``) entered for the first time.  A graph kept elsewhere (``self.graph``)
+        may be one the program seeded before: not a new one."""
+        for item in node.items:
+            call = item.item
+            if not (type(call) is cst.Call and type(call.func) is cst.Attribute and call.func.attr.value == "as_default"):
+                continue
+            receiver = call.func.value
+            if type(receiver) is cst.Call:
+                made = self.ctx.qualname(receiver.func)
+                if made in self.graph_makers:
+                    return self.graph_makers[made]
+            elif type(receiver) is cst.Name:
+                made = self.scope.types.get(receiver.value)
+                entered = (id(self.scope), receiver.value)
+                if made in self.graph_makers and entered not in self.entered_graphs and receiver.value in self.scope.assigned:
+                    self.entered_graphs.add(entered)
+                    return self.graph_makers[made]
+        return ()
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
         if self.pushed.get(id(node)) == -1:
@@ -902,6 +948,9 @@ class Collector:
         if q in t.restorers:
             self.scope.add(SeedingEvent(EventKind.RESTORE, rngs=tuple(t.restorers[q])), root)
             return True
+        if q in self.graph_resets:
+            self.scope.add(SeedingEvent(EventKind.GRAPH_RESET, rngs=self.graph_resets[q], guards=tuple(self.guards())), root)
+            return True
         consumer = t.consumers.get(q)
         if consumer is not None:
             self._consumer(node, consumer, root)
@@ -1236,8 +1285,9 @@ class Collector:
             origins=tuple(o for o in self.flow.origins if o.sunk or o.flows or o.kind is OriginKind.SOURCE),
             sunk_options=sorted(self.flow.sunk_options),
             aliases={k: v for k, v in self.ctx.imports.aliases.items() if "." in v},
-            blocks=seed_blocks(self.ctx, self.t, fns) if is_entry else {},
+            blocks=seed_blocks(self.ctx, self.t, fns, self._first_draw(fns)) if is_entry else {},
             option_blocks=option_blocks(self.ctx, self.t, fns) if is_entry else None,
+            seed_apis=seed_apis(self.ctx, self.t) if is_entry else {},
             config_seeds=config_seeds(self.ctx),
             fields=self.fields,
             settings=self.settings.to_json(),
@@ -1246,6 +1296,22 @@ class Collector:
         )
         self.ctx.facts.put(facts)
         self._emit()
+
+    def _first_draw(self, fns: Mapping[str, FunctionFacts]) -> int:
+        """The first top-level statement that draws from an RNG as the module runs (its
+        body and main block), or -1."""
+        tops = {id(stmt): index for index, stmt in enumerate(self.ctx.module.body)}
+        first = -1
+        for name in (MODULE, MAIN):
+            for event in fns.get(name, NO_FUNCTION).events:
+                if event.kind is not EventKind.USE or event.cid < 0:
+                    continue
+                node: Optional[cst.CSTNode] = self.candidates.items[event.cid].node
+                while node is not None and id(node) not in tops:
+                    node = self.ctx.parent(node)
+                if node is not None and (first < 0 or tops[id(node)] < first):
+                    first = tops[id(node)]
+        return first
 
     def _live(self, events: Sequence[SeedingEvent]) -> Tuple[SeedingEvent, ...]:
         """Events without the uses whose candidate was dropped after its scope ended."""

@@ -45,6 +45,14 @@ class EventKind(Enum):
     # the code reads a person's input as it runs (a game's key events, a move typed turn
     # after turn: ``[ND107.data.live_input]``), unless ``guards`` are off
     LIVE_INPUT = "p"
+    # ``with tf.Graph().as_default():``: the ops built from here on go to a new graph, which
+    # no graph-level seed set before reaches (``rngs`` unseeded) ...
+    GRAPH = "g"
+    # ... until the block ends: the graph before it is the default again, with its seed
+    GRAPH_END = "e"
+    # ``tf.compat.v1.reset_default_graph()``: a new default graph from here on, with no seed
+    # (``rngs`` unseeded), unless ``guards`` are off
+    GRAPH_RESET = "d"
 
 
 class Trained(IntEnum):
@@ -107,10 +115,10 @@ class SeedingEvent:
 
     kind: EventKind
     target: str = ""  # CALL, REFERENCE: the function; IMPORT: the module; ASSIGN: the attribute
-    rngs: Tuple[str, ...] = ()  # SEED, RESTORE, RESEED
+    rngs: Tuple[str, ...] = ()  # SEED, RESTORE, RESEED, GRAPH, GRAPH_END, GRAPH_RESET
     rng: str = ""  # USE
     cid: int = -1  # SEED: the anchor of the seed call; USE, WORKERS: the candidate
-    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, REFERENCE, RESTORES_WEIGHTS, LIVE_INPUT
+    guards: Tuple[Guard, ...] = ()  # SEED, CALL, USE, WORKERS, ASSIGN, REFERENCE, RESTORES_WEIGHTS, LIVE_INPUT, GRAPH_RESET
     args: CallArgs = NO_ARGS  # CALL
     bound: bool = False  # CALL: a method called on its object (the callee's first parameter is bound)
     # SEED: the seed value when it is not a literal; ASSIGN: the value; USE: the op's own seed
@@ -147,8 +155,10 @@ class SeedingEvent:
             return [code, self.target]
         if kind is EventKind.ASSIGN:
             return [code, self.target, _desc_json(self.value), *_trailing_guards(self.guards)]
-        if kind is EventKind.RESTORE or kind is EventKind.RESEED:
+        if kind is EventKind.RESTORE or kind is EventKind.RESEED or kind is EventKind.GRAPH or kind is EventKind.GRAPH_END:
             return [code, list(self.rngs)]
+        if kind is EventKind.GRAPH_RESET:
+            return [code, list(self.rngs), *_trailing_guards(self.guards)]
         if kind is EventKind.TRAINS and self.trained is not Trained.MODEL:
             return [code, self.trained.value]
         return [code]
@@ -178,8 +188,10 @@ class SeedingEvent:
             return cls(kind, data[1])
         if kind is EventKind.ASSIGN:
             return cls(kind, data[1], guards=guards_from_json(data[3]) if size > 3 else (), value=_desc(data[2]))
-        if kind is EventKind.RESTORE or kind is EventKind.RESEED:
+        if kind is EventKind.RESTORE or kind is EventKind.RESEED or kind is EventKind.GRAPH or kind is EventKind.GRAPH_END:
             return cls(kind, "", tuple(data[1]))
+        if kind is EventKind.GRAPH_RESET:
+            return cls(kind, "", tuple(data[1]), guards=guards_from_json(data[2]) if size > 2 else ())
         if kind is EventKind.TRAINS and size > 1:
             return cls(kind, trained=Trained(data[1]))
         return cls(kind)

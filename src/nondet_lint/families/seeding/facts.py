@@ -232,6 +232,9 @@ class ModuleSeeding(ModuleFact):
     aliases: Dict[str, str] = field(default_factory=dict)  # ``import a.b as c``: c -> a.b
     blocks: SeedBlocks = field(default_factory=dict)  # entry points: the seed blocks a fix inserts
     option_blocks: Optional[OptionSeedBlocks] = None  # entry points with a seed option: the blocks using it
+    # entry points: RNG -> the seed call their blocks insert where it is not the rule data's
+    # ``seed_api`` (``tf.set_random_seed`` in a TensorFlow 1 module), for messages
+    seed_apis: Dict[str, str] = field(default_factory=dict)
     # config classes (and, under "", an ml_collections config file) -> their seed field,
     # for other modules' seed options (``seedoption.config_seeds``)
     config_seeds: Dict[str, str] = field(default_factory=dict)
@@ -265,6 +268,8 @@ class ModuleSeeding(ModuleFact):
             out["blocks"] = _blocks_json(self.blocks)
         if self.option_blocks is not None:
             out["option_blocks"] = self.option_blocks.to_json()
+        if self.seed_apis:
+            out["seed_apis"] = self.seed_apis
         if self.config_seeds:
             out["config_seeds"] = self.config_seeds
         for key in ("fields", "settings", "registered", "registering"):
@@ -286,6 +291,7 @@ class ModuleSeeding(ModuleFact):
             aliases=data.get("aliases", {}),
             blocks=_blocks_from_json(data.get("blocks", {})),
             option_blocks=OptionSeedBlocks.from_json(data["option_blocks"]) if "option_blocks" in data else None,
+            seed_apis=data.get("seed_apis", {}),
             config_seeds=data.get("config_seeds", {}),
             fields=data.get("fields", {}),
             settings=data.get("settings", {}),

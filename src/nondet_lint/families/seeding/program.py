@@ -117,6 +117,17 @@ class Record:
     assumed: bool = False
 
 
+# in a run's state, beside the seeded RNGs: ``NEW_GRAPH + rng``, the code runs in a graph made
+# and entered, or made the default, since (``EventKind.GRAPH``, ``GRAPH_RESET``), where no seed
+# set before it reaches
+NEW_GRAPH = "new-graph:"
+
+
+def _graph_scoped(rngs: Sequence[str]) -> FrozenSet[str]:
+    """What a graph entered or left sets in a run's state: its RNGs and their marks."""
+    return frozenset((*rngs, *(NEW_GRAPH + rng for rng in rngs)))
+
+
 @dataclass
 class Uncovered:
     """The first time a use ran with its RNG unseeded."""
@@ -125,6 +136,7 @@ class Uncovered:
     via_import: Optional[str]  # path of the module whose import ran it, if at import time
     chain: Tuple[FnKey, ...] = ()  # the functions that led there, outermost first
     deferred: bool = False  # reached only through a callback or a function passed as a value
+    new_graph: bool = False  # it ran in a graph made and entered after the program's seeds (``tf.Graph().as_default()``)
 
 
 @dataclass(frozen=True)
@@ -228,6 +240,7 @@ class _Unseeded:
     via_import: Optional[str]
     chain: Tuple[FnKey, ...]
     deferred: bool
+    new_graph: bool = False
 
 
 @dataclass(frozen=True)
@@ -300,6 +313,7 @@ class EntryRun:
     final: FrozenSet[str] = frozenset()
     uncovered_rngs: Set[str] = field(default_factory=set)
     reseeded: Set[str] = field(default_factory=set)  # reseeded from entropy somewhere in the run
+    new_graphs: Set[str] = field(default_factory=set)  # RNGs it ran unseeded in a new graph (no seed at the top reaches)
     training: Trained = Trained.NOTHING  # the most the code it runs trains
     test: bool = False  # test code: not a program whose randomness matters
     restores_weights: bool = False  # it restores a model's weights in the default run
@@ -1082,9 +1096,21 @@ class Program:
     def _seeds(self, key: FnKey, binding: Binding, depth: int, entry_mode: bool) -> FrozenSet[str]:
         seeded: Set[str] = set()
         values = dict(binding)
+        graphs: List[Set[str]] = []  # what was seeded before each new graph the code is in
         if depth < _MAX_DEPTH:
             for event in self.events(key):
                 kind = event.kind
+                if kind is EventKind.GRAPH:
+                    graphs.append(seeded & set(event.rngs))
+                    seeded -= set(event.rngs)
+                    continue
+                if kind is EventKind.GRAPH_END:
+                    seeded = (seeded - set(event.rngs)) | (graphs.pop() if graphs else set())
+                    continue
+                if kind is EventKind.GRAPH_RESET:
+                    if not self.guards_off(event.guards, key, values):
+                        seeded -= set(event.rngs)
+                    continue
                 if kind is EventKind.SEED:
                     if self._seed_counts(event, key, values):
                         seeded.update(event.rngs)
@@ -1254,7 +1280,7 @@ class Program:
             state = self.visit((path, MODULE), frozenset(), (), run, Frame(), imported, 0, entry_mode=True)
             for name in self.console[path]:
                 state = self.visit((path, name), state, self.unknown((path, name)), run, Frame(), imported, 0)
-            run.final = state
+            run.final = frozenset(rng for rng in state if not rng.startswith(NEW_GRAPH))  # the RNGs seeded at the end
         self._enter(None)
         self._charge()
 
@@ -1446,7 +1472,9 @@ class Program:
     def _apply(self, run: EntryRun, effect: "Effect", prefix: Tuple[FnKey, ...]) -> None:
         if isinstance(effect, _Unseeded):
             run.uncovered_rngs.add(effect.rng)
-            found = Uncovered(run.path, effect.via_import, prefix + effect.chain, effect.deferred)
+            if effect.new_graph:
+                run.new_graphs.add(effect.rng)
+            found = Uncovered(run.path, effect.via_import, prefix + effect.chain, effect.deferred, effect.new_graph)
             use = (effect.path, effect.cid)
             before = run.unseeded.get(use)
             if before is None or self.charge_rank(run, found) < self.charge_rank(run, before):
@@ -1472,8 +1500,21 @@ class Program:
         later = frame.later()  # callbacks and functions passed as values run later
         made: Dict[Tuple[str, str], Dict[str, Any]] = {}  # class -> attributes of the object made here last
         unread: Dict[str, List[_Held]] = {}  # call target -> objects held in locals, not yet read
+        graphs: List[FrozenSet[str]] = []  # the graph-level seeds in force before each new graph entered
         for event in facts.events:
             kind = event.kind
+            if kind is EventKind.GRAPH:  # a new graph: no graph-level seed until one is set in it
+                scoped = _graph_scoped(event.rngs)
+                graphs.append(state & scoped)
+                state = (state - scoped) | frozenset(NEW_GRAPH + rng for rng in event.rngs)
+                continue
+            if kind is EventKind.GRAPH_END:  # the graph before it is the default again
+                state = (state - _graph_scoped(event.rngs)) | (graphs.pop() if graphs else frozenset())
+                continue
+            if kind is EventKind.GRAPH_RESET:  # a new default graph, for good
+                if self.guards_off(event.guards, key, values) is None:
+                    state = (state - _graph_scoped(event.rngs)) | frozenset(NEW_GRAPH + rng for rng in event.rngs)
+                continue
             if (kind is EventKind.USE or kind is EventKind.WORKERS) and self.dead(event.guards, key, values):
                 continue  # not in this call: ``if is_train:`` with is_train=False passed in
             if kind is EventKind.USE:
@@ -1484,7 +1525,8 @@ class Program:
                 if self.guards_off(event.guards, key, values) is not None:
                     continue  # runs only with an option that is off by default
                 if rng not in state and not frame.speculative:
-                    self._record(run, _Unseeded(key[0], event.cid, rng, frame.via_import, tuple(self.stack), frame.deferred))
+                    self._record(run, _Unseeded(key[0], event.cid, rng, frame.via_import, tuple(self.stack), frame.deferred,
+                                                NEW_GRAPH + rng in state))
             elif kind is EventKind.WORKERS:
                 self._reach(run, (key[0], event.cid))
             elif kind is EventKind.SEED:
@@ -1505,7 +1547,8 @@ class Program:
                     continue
                 if not frame.deferred:  # a worker_init_fn seeds the workers, not the program
                     for rng in event.rngs:
-                        self._record(run, _Seeded(rng, (key[0], event.cid)))
+                        if NEW_GRAPH + rng not in state:  # one in a new graph seeds that graph only
+                            self._record(run, _Seeded(rng, (key[0], event.cid)))
                 state = state | frozenset(event.rngs)
             elif kind is EventKind.CALL:
                 guard = self.guards_off(event.guards, key, values)

@@ -28,7 +28,7 @@ from nondet_lint.families.seeding.payloads import (
     Draw, GeneratorCall, LoaderCall, LoaderFactoryCall, RandomBefore, RandomStateCall, SamplerCall, SeedingPayload,
 )
 from nondet_lint.families.seeding.state import MAIN
-from nondet_lint.families.seeding.tables import Tables, short_name, tables_for
+from nondet_lint.families.seeding.tables import Tables, rng_root, short_name, tables_for
 from nondet_lint.types import Fix, Finding
 
 RNG_CODES = ("ND101", "ND102", "ND104", "ND105")
@@ -208,6 +208,9 @@ class Report:
         late = ""
         if where.via_import and where.via_import != where.entry and not own:
             late = f"; it runs when {self.show(where.entry)} imports {self.show(where.via_import)}"
+        if where.new_graph:
+            return (f"{program} builds it in a new graph (`with tf.Graph().as_default():`, `tf.reset_default_graph()`), "
+                    f"which no graph-level seed set before reaches; set the seed once that graph is the default{late}")
         first = run.first_seed.get(rng)
         if first is not None:
             return f"{program} seeds it only later, at {self.at(*first)}{late}"
@@ -254,7 +257,7 @@ class Report:
             more = len(items) - 1
             message = self.rules[first.code].format_message(
                 rng=info.get("label", rng),
-                seed_api=info.get("seed_api", "a seed"),
+                seed_api=self.seed_api(rng, where),
                 evidence=self.evidence(path, rng, where),
                 more=f"; {more} more unseeded use{'s' if more > 1 else ''} in this module" if more else "",
             )
@@ -272,12 +275,13 @@ class Report:
         for path, indexes in by_path.items():
             if path not in self.program.runs or path in fixed_entries:
                 continue
-            earliest = min(indexes, key=lambda i: (out[i].line, out[i].col))
-            fix = self.seed_block(path, out[earliest].code)
-            if fix is not None:
-                old = out[earliest]
-                out[earliest] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
-                fixed_entries.add(path)
+            for earliest in sorted(indexes, key=lambda i: (out[i].line, out[i].col)):  # the first one a block fixes
+                fix = self.seed_block(path, out[earliest].code)
+                if fix is not None:
+                    old = out[earliest]
+                    out[earliest] = Finding(old.path, old.line, old.col, old.code, old.message, old.end_line, old.end_col, fix)
+                    fixed_entries.add(path)
+                    break
         # a library module's finding carries its entry point's block (an edit of that file),
         # so that ``--fix`` clears it; not for a draw at import time, which no block precedes
         for index, finding in enumerate(out):
@@ -289,6 +293,52 @@ class Report:
                 edits = tuple(replace(edit, path=where.entry) for edit in fix.edits)
                 out[index] = replace(finding, fix=Fix(fix.title, fix.applicability, edits))
         return out
+
+    def seed_api(self, rng: str, where: Uncovered) -> str:
+        """The seed call a message names: the one the block of the program's entry point
+        inserts (``tf.set_random_seed`` in a TensorFlow 1 program), else the rule data's;
+        where the project's TensorFlow lacks that call, one it has."""
+        entry = where.entry if where.entry in self.program.runs else None
+        call, api = self.block_call(entry, rng)
+        if self.call_runs(rng, call):
+            return api
+        info = self.t.rngs.get(rng, {})
+        for spec in (info.get("legacy_seed_call"), info.get("graph_seed_call")):
+            if spec and self.call_runs(rng, spec["call"]):
+                return str(spec["seed_api"])
+        return api
+
+    def block_call(self, entry: Optional[str], rng: str) -> Tuple[str, str]:
+        """(qualified name, as messages spell it) of the seed call the blocks of ``entry``
+        insert for ``rng`` (``seedblock.seed_apis``)."""
+        info = self.t.rngs.get(rng, {})
+        api = self.program.facts.get(entry, NO_SEEDING).seed_apis.get(rng) if entry is not None else None
+        for spec in (info.get("legacy_seed_call"), info.get("graph_seed_call")):
+            if spec and api is not None and spec["seed_api"] == api:
+                return str(spec["call"]), api
+        return str(info.get("seed_call", "")), str(info.get("seed_api", "a seed"))
+
+    def call_runs(self, rng: str, call: str) -> bool:
+        """Whether every release of the RNG's framework the project may run on has
+        ``call`` (its ``call_versions``): judged only where the project configures or pins
+        that framework (docs/contract.md "Target versions")."""
+        info = self.t.rngs.get(rng, {})
+        spec = info.get("call_versions", {}).get(call)
+        package = rng_root(self.t, rng)
+        if spec is None or not package:
+            return True
+        aliases = self.rules["ND205"].data.get("package_aliases", {}) if "ND205" in self.rules else {}
+        configured = self.project.config.target_versions
+        declared = {**self._pins(), **configured}
+        if not any(canonical_package(name, aliases) == package for name in declared):
+            return True
+        pins = self._pins() if not any(canonical_package(k, aliases) == package for k in configured) else {}
+        known = list(info.get("known_versions", ()))
+        versions = allowed_versions(package, configured, pins, known, aliases)
+        target = target_version(package, configured, pins, known, aliases)
+        if target is not None and target not in versions:
+            versions = [target]  # a range no known release is in (``~=2.15.0``): its lower bound
+        return all(in_range(version, str(spec)) for version in versions)
 
     def built_later(self, key: Key, where: Uncovered) -> bool:
         """A TF-Keras 2 layer or initializer a library module makes at import time: it
@@ -350,6 +400,13 @@ class Report:
         enabled = {rng for rng in run.uncovered_rngs if self.t.rngs.get(rng, {}).get("code") in self.codes}
         if not enabled or enabled & run.reseeded:
             return None  # a seed at the top would be undone by the reseed from entropy (ND107)
+        # drawn in a graph the program makes later: a seed at the top does not reach it (the
+        # block seeds the others, on a finding of theirs)
+        if any(self.t.rngs.get(rng, {}).get("code") == code for rng in enabled & run.new_graphs):
+            return None
+        enabled -= run.new_graphs
+        if not enabled:
+            return None
         facts = self.program.facts.get(path, NO_SEEDING)
         by_option = facts.option_blocks
         if by_option is not None and self.offered(by_option.needs) and self.after_option(path, by_option.function or MAIN, enabled):
@@ -361,7 +418,10 @@ class Report:
         options = [(len(key.split("+")), key) for key in blocks if enabled <= set(key.split("+"))]
         if not options:
             return None
-        edits = blocks[min(options)[1]]
+        chosen = min(options)[1]
+        if not all(self.call_runs(rng, self.block_call(path, rng)[0]) for rng in chosen.split("+")):
+            return None  # the project's TensorFlow lacks the call the module's spelling chose
+        edits = blocks[chosen]
         return Fix(title, "safe", tuple(sorted(edits, key=lambda e: (e.line, e.col))))
 
     def offered(self, need: Optional[ConfigNeed]) -> bool:
