@@ -361,3 +361,13 @@ def test_a_method_called_on_a_local_built_from_a_project_class_runs_only_in_its_
             "this program runs on a GPU (`.cuda()` in `engine.py` at line 16) but never turns on "
             "`torch.use_deterministic_algorithms(True)`"
         )
+
+
+def test_equinox_gradients_train_where_they_feed_an_update(tmp_path):
+    found = findings("equinox_updates", tmp_path)
+    assert [f[:4] for f in found] == [("handwritten.py", 2, 1, "ND205"), ("train.py", 3, 1, "ND205")]
+    assert found[0][4] == JAX_SWITCH_MESSAGE
+    assert found[1][4] == (
+        JAX_SWITCH + ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
+        "it runs `jax.numpy.take` (train.py:11); turn it on (deterministic kernels can be slower)"
+    )
