@@ -371,3 +371,24 @@ def test_equinox_gradients_train_where_they_feed_an_update(tmp_path):
         JAX_SWITCH + ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
         "it runs `jax.numpy.take` (train.py:11); turn it on (deterministic kernels can be slower)"
     )
+
+
+def test_a_viewer_whose_rendering_is_in_a_project_function_it_calls_does_not_matter(tmp_path):
+    found = findings("viewer_through_helper", tmp_path)
+    assert [f[:4] for f in found] == [("evaluate.py", 4, 1, "ND205"), ("train.py", 2, 1, "ND205")]
+    tail = (
+        "but never turns on `torch.use_deterministic_algorithms(True)`, so cuDNN autotuning and atomic-add "
+        "kernels can change its results from run to run; it runs `torch.nn.LSTM` (pkg/policy.py:8); turn it on "
+        "(deterministic kernels can be slower)"
+    )
+    assert found[0][4] == "this program runs on a GPU (a `\"cuda\"` device in `pkg/evaluation.py` at line 17) " + tail
+    assert found[1][4] == "this program runs on a GPU (a `\"cuda\"` device in `pkg/training.py` at line 12) " + tail
+
+
+def test_a_class_a_function_defines_and_returns_runs_its_methods_where_it_is_used(tmp_path):
+    [(path, line, col, code, message)] = findings("class_factory", tmp_path)
+    assert (path, line, col, code) == ("train.py", 2, 1, "ND205")
+    assert message == (
+        TF_SWITCH + ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
+        "it runs `tf.nn.bias_add` (train.py:8); turn it on (deterministic kernels can be slower)"
+    )

@@ -795,6 +795,18 @@ class GradientUpdates:
         return False
 
 
+def _returns_of(function: cst.FunctionDef) -> Iterator[cst.Return]:
+    """The ``return`` statements of ``function``'s own body (not of a function or class
+    defined in it)."""
+    stack: List[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            yield node
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+            stack.extend(node.children)
+
+
 def _subtracts(function: cst.BaseExpression) -> bool:
     """``lambda p, g: p - lr * g``: a function of two or more values whose body subtracts."""
     if not isinstance(function, cst.Lambda) or len(function.params.params) < 2:
@@ -996,6 +1008,9 @@ class GpuFacts(Check):
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
         self.gradient_definitions = 0  # nesting of functions that define a gradient (no training in them)
+        # classes a function defines and returns (a class factory), innermost last, with the
+        # unit to go back to: what their methods do is walked into a builder no unit keeps
+        self._factory_classes: List[Tuple[cst.ClassDef, UnitBuilder]] = []
         # per function being walked, innermost last: whether it defines a gradient (decided
         # when it is entered: the depth it is judged at differs when it is left)
         self._defining: List[bool] = []
@@ -1184,10 +1199,32 @@ class GpuFacts(Check):
         return found
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.depth >= 1 and self._returned_by_enclosing(node):
+            # a class factory (``def make_optimizer_class(cls): class DP(cls): ...; return DP``):
+            # the class's methods run where code makes and uses what the factory returns, not
+            # when the factory runs (a module-level ``DPAdam = make_optimizer_class(Adam)``);
+            # what they do is no fact of the factory, and no training of it
+            self._factory_classes.append((node, self.unit))
+            self.unit = UnitBuilder()
+            self.gradient_definitions += 1
         self._enter(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._leave()
+        if self._factory_classes and self._factory_classes[-1][0] is original_node:
+            self.unit = self._factory_classes.pop()[1]
+            self.gradient_definitions -= 1
+
+    def _returned_by_enclosing(self, node: cst.ClassDef) -> bool:
+        """The function around ``node`` returns the class it defines (``return DP``)."""
+        enclosing = self._function()
+        if enclosing is None:
+            return False
+        name = node.name.value
+        return any(
+            type(ret.value) is cst.Name and ret.value.value == name  # type: ignore[union-attr]
+            for ret in _returns_of(enclosing)
+        )
 
     def _bases(self, node: cst.ClassDef) -> List[str]:
         """A class's bases: qualified names, or bare names (a class of this module)."""
@@ -2513,8 +2550,7 @@ class ProgramView:
         selection = self.gpu_selection(entry)
         if selection is not None and selection[0] == entry:
             return True
-        own = [u for u in (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
-        if any(u.serves or u.saves_model for u in own) and not self.trains_or_seeds_in_own_code(entry):
+        if self.views_or_converts(entry) and not self.trains_or_seeds_in_own_code(entry):
             # a viewer (it serves a page or a GUI, renders an environment) or a converter (it
             # writes a model out): what its own code does is not training, whatever the
             # library code it reaches could do in another mode
@@ -2528,6 +2564,19 @@ class ProgramView:
         # a program that loads a model and only writes it out again (``model.save(out)``)
         # converts it; one that loads it and writes no model predicts with it
         return summary.evaluates or (summary.loads_model and not summary.saves_loaded)
+
+    def views_or_converts(self, entry: str) -> bool:
+        """The program of ``entry`` shows or writes out what it runs: its own module writes
+        a model out, or its own code (``own_code``: its module, or a function of another
+        module that code calls, directly or through other functions, such as a project's
+        ``enjoy(cfg)`` whose ``render_frame`` calls ``env.render()``) serves a page or a GUI
+        or renders an environment.  A method of a class it reaches does not count: a
+        training loop's evaluation callback that renders is the trainer's, not the
+        program's."""
+        module = (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry)
+        if any(u is not None and (u.serves or u.saves_model) for u in module):
+            return True
+        return any(unit is not None and unit.serves for unit in map(self.reach.unit, self.own_code(entry)))
 
     def profiles_cost(self, entry: str) -> bool:
         """The program of ``entry`` benchmarks a model's cost: its own code (its module, or
