@@ -392,3 +392,25 @@ def test_a_class_a_function_defines_and_returns_runs_its_methods_where_it_is_use
         TF_SWITCH + ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
         "it runs `tf.nn.bias_add` (train.py:8); turn it on (deterministic kernels can be slower)"
     )
+
+
+def test_an_interactive_demo_that_prompts_in_a_loop_is_a_viewer(tmp_path):
+    [(path, line, col, code, message)] = findings("interactive_demo", tmp_path)
+    assert (path, line, col, code) == ("evaluate.py", 4, 1, "ND205")
+    assert message == (
+        "this program runs on a GPU (`.cuda()` in `models.py` at line 6) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`, so cuDNN autotuning and atomic-add kernels can change its "
+        "results from run to run; it runs `torch.nn.LSTM` (models.py:6); turn it on (deterministic kernels can be "
+        "slower)"
+    )
+
+
+def test_a_framework_imported_under_a_config_field_declared_false_is_not_used(tmp_path):
+    found = findings("field_default_branch", tmp_path)
+    assert [f[:4] for f in found] == [("compare.py", 5, 1, "ND205"), ("compare_given.py", 5, 1, "ND205")]
+    assert all(f[4] == (
+        "this program runs on a GPU (TensorFlow / JAX use the GPU by default) but never turns on "
+        "`torch.use_deterministic_algorithms(True)` and `XLA_FLAGS=--xla_gpu_deterministic_ops=true`, so cuDNN "
+        "autotuning and atomic-add kernels can change its results from run to run; turn it on (deterministic "
+        "kernels can be slower)"
+    ) for f in found)

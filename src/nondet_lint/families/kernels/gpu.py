@@ -977,6 +977,7 @@ class GpuFacts(Check):
         self.viewer_namespaces = tuple(n for n in self.viewer_calls if n.endswith("."))
         self.binders = frozenset(self.program.get("binders", ()))
         self.viewer_methods: Mapping[str, Sequence[str]] = self.program.get("viewer_methods", {})
+        self.prompt_calls = frozenset(self.program.get("prompt_calls", ()))
         self.selection = GpuSelection(ctx)
         self.collectives = frozenset(self.selection.data.get("collectives", ()))
         self.process_group_starts = frozenset(self.selection.data.get("process_group_starts", ()))
@@ -1222,7 +1223,7 @@ class GpuFacts(Check):
             return False
         name = node.name.value
         return any(
-            type(ret.value) is cst.Name and ret.value.value == name  # type: ignore[union-attr]
+            type(ret.value) is cst.Name and ret.value.value == name
             for ret in _returns_of(enclosing)
         )
 
@@ -1607,7 +1608,8 @@ class GpuFacts(Check):
         if name in self.seed_calls:
             unit.seeds = True
         if not unit.serves:
-            unit.serves = ((name in self.viewer_names or name.startswith(self.viewer_namespaces)) if name is not None
+            unit.serves = ((name in self.viewer_names or name.startswith(self.viewer_namespaces)
+                            or (name in self.prompt_calls and self._in_loop())) if name is not None
                            else method is not None and bool(
                 self.viewer_methods.get(method)) and self.ctx.imports.mentions(*self.viewer_methods[method]))
         if not unit.benchmarks_speed and name is not None and name.startswith(self.speed_benchmarks):
@@ -1625,6 +1627,15 @@ class GpuFacts(Check):
             dotted = dotted_name(node.func) if hinted else None
             if hinted and (dotted is None or not self.ctx.imports.via_same_api(dotted)):
                 unit.version_hints.update(hinted)
+
+    def _in_loop(self) -> bool:
+        """The node being walked is inside a loop of its function (or of module code)."""
+        for node in reversed(self.ctx.ancestors):
+            if isinstance(node, (cst.For, cst.While)):
+                return True
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+        return False
 
     def _writes_arrays(self, node: cst.Call, name: Optional[str], method: Optional[str]) -> bool:
         """``node`` writes arrays out as data files (rule data ``array_writes``: ``np.save``,
@@ -1795,7 +1806,9 @@ class GpuFacts(Check):
     def _framework_import(self, node: cst.CSTNode, names: List[str]) -> None:
         for framework, spec in self.frameworks.items():
             if any(n == m or n.startswith(m + ".") for n in names for m in spec["modules"]):
-                on_branch = on_option_branch(node, self.ctx.parent)
+                # a branch chosen by a string (``args.format == "tflite"``) or one the default
+                # run does not take (``if config.compare_torch:`` of a field declared False)
+                on_branch = on_option_branch(node, self.ctx.parent) or self._off_default_run()
                 (self.imported_on_branch if on_branch else self.imported_by_default).add(framework)
 
     def _evaluates(self, node: cst.Call, name: Optional[str]) -> bool:
