@@ -313,3 +313,37 @@ def test_default_run_reads_orderings_negative_numbers_and_set_defaults():
     module = cst.parse_module(source + "parser.set_defaults(gpu=1)\n")
     run = DefaultRun(module, lambda node: None)
     assert run.text(cst.parse_expression("'/gpu:0' if args.gpu >= 0 else '/cpu:0'"), [module]) is None
+
+
+def test_default_run_reads_a_field_of_a_config_known_from_its_annotation():
+    import libcst as cst
+
+    from nondet_lint.analysis.defaultrun import DefaultRun
+
+    source = (
+        "class EvalConfig:\n"
+        "    compare: bool = False\n"
+        "    fast: bool = True\n"
+        "    path: Optional[str] = None\n"
+        "    given: bool = False\n"
+        "def main(config: EvalConfig, other):\n"
+        "    x = 1\n"
+        "def rebound(config: EvalConfig):\n"
+        "    config = load()\n"
+        "    x = 1\n"
+        "main(EvalConfig(given=True), 0)\n"
+    )
+    module = cst.parse_module(source)
+    run = DefaultRun(module, lambda node: None)
+
+    def truth(expr: str, function: int):
+        scope = module.body[function]
+        statement = scope.body.body[-1]  # the function's last statement
+        return run.truth(cst.parse_expression(expr), [module, scope, scope.body, statement])
+
+    assert truth("config.compare", 1) is False
+    assert truth("config.fast", 1) is True
+    assert truth("config.path", 1) is None  # declared None: the run fills it in
+    assert truth("config.given", 1) is None  # a call of the class gives it a value
+    assert truth("other.compare", 1) is None  # no annotation
+    assert truth("config.compare", 2) is None  # bound again before

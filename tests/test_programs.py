@@ -369,3 +369,56 @@ def test_a_method_called_on_a_local_built_from_a_project_class_runs_only_in_its_
             "this program runs on a GPU (`.cuda()` in `engine.py` at line 16) but never turns on "
             "`torch.use_deterministic_algorithms(True)`"
         )
+
+
+def test_equinox_gradients_train_where_they_feed_an_update(tmp_path):
+    found = findings("equinox_updates", tmp_path)
+    assert [f[:4] for f in found] == [("handwritten.py", 2, 1, "ND205"), ("train.py", 3, 1, "ND205")]
+    assert found[0][4] == JAX_SWITCH_MESSAGE
+    assert found[1][4] == (
+        JAX_SWITCH + ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
+        "it runs `jax.numpy.take` (train.py:11); turn it on (deterministic kernels can be slower)"
+    )
+
+
+def test_a_viewer_whose_rendering_is_in_a_project_function_it_calls_does_not_matter(tmp_path):
+    found = findings("viewer_through_helper", tmp_path)
+    assert [f[:4] for f in found] == [("evaluate.py", 4, 1, "ND205"), ("train.py", 2, 1, "ND205")]
+    tail = (
+        "but never turns on `torch.use_deterministic_algorithms(True)`, so cuDNN autotuning and atomic-add "
+        "kernels can change its results from run to run; it runs `torch.nn.LSTM` (pkg/policy.py:8); turn it on "
+        "(deterministic kernels can be slower)"
+    )
+    assert found[0][4] == "this program runs on a GPU (a `\"cuda\"` device in `pkg/evaluation.py` at line 17) " + tail
+    assert found[1][4] == "this program runs on a GPU (a `\"cuda\"` device in `pkg/training.py` at line 12) " + tail
+
+
+def test_a_class_a_function_defines_and_returns_runs_its_methods_where_it_is_used(tmp_path):
+    [(path, line, col, code, message)] = findings("class_factory", tmp_path)
+    assert (path, line, col, code) == ("train.py", 2, 1, "ND205")
+    assert message == (
+        TF_SWITCH + ", so cuDNN autotuning and atomic-add kernels can change its results from run to run; "
+        "it runs `tf.nn.bias_add` (train.py:8); turn it on (deterministic kernels can be slower)"
+    )
+
+
+def test_an_interactive_demo_that_prompts_in_a_loop_is_a_viewer(tmp_path):
+    [(path, line, col, code, message)] = findings("interactive_demo", tmp_path)
+    assert (path, line, col, code) == ("evaluate.py", 4, 1, "ND205")
+    assert message == (
+        "this program runs on a GPU (`.cuda()` in `models.py` at line 6) but never turns on "
+        "`torch.use_deterministic_algorithms(True)`, so cuDNN autotuning and atomic-add kernels can change its "
+        "results from run to run; it runs `torch.nn.LSTM` (models.py:6); turn it on (deterministic kernels can be "
+        "slower)"
+    )
+
+
+def test_a_framework_imported_under_a_config_field_declared_false_is_not_used(tmp_path):
+    found = findings("field_default_branch", tmp_path)
+    assert [f[:4] for f in found] == [("compare.py", 5, 1, "ND205"), ("compare_given.py", 5, 1, "ND205")]
+    assert all(f[4] == (
+        "this program runs on a GPU (TensorFlow / JAX use the GPU by default) but never turns on "
+        "`torch.use_deterministic_algorithms(True)` and `XLA_FLAGS=--xla_gpu_deterministic_ops=true`, so cuDNN "
+        "autotuning and atomic-add kernels can change its results from run to run; turn it on (deterministic "
+        "kernels can be slower)"
+    ) for f in found)

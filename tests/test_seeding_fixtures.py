@@ -149,3 +149,30 @@ def test_a_seed_helper_called_unguarded_with_a_none_default_is_nd107(lint):
     findings = [f for f in lint({"train.py": source}, {"select": ["ND1"]}) if f.code == "ND107"]
     assert [(f.line, f.col + 1) for f in findings] == [(6, 5)]
     assert findings[0].message.startswith("this seed call is given None by default (`seed` is None by default)")
+
+
+def test_an_option_read_through_the_object_that_stored_the_parsed_options(tmp_path):
+    """``self.cfg.seed`` where the constructor stored ``self.cfg = cfg`` answers as
+    ``cfg.seed`` does: the ``--seed`` option's default, None."""
+    from pathlib import Path
+
+    from nondet_lint.config import Config, parse_table
+    from nondet_lint.engine import run
+
+    lint_case(FIXTURES / "option_on_stored_object", tmp_path, SELECT)
+    config = Config(**parse_table({"select": SELECT}, "fixture"), root=str(tmp_path))
+    found = sorted(
+        (Path(f.path).relative_to(tmp_path).as_posix(), f.line, f.col + 1, f.code, f.message)
+        for f in run([str(tmp_path)], config).findings
+    )
+    assert found == [
+        ("pkg/learner.py", 11, 12, "ND106",
+         "the seeding under this condition does not run by default (`--seed` defaults to None), so the run people "
+         "launch is unseeded; give the option a constant default"),
+        ("pkg/learner.py", 16, 22, "ND104",
+         "PyTorch global RNG used here with no `torch.manual_seed` before it (entry point train.py seeds it only "
+         "when an option is set: `--seed` defaults to None (pkg/learner.py:11))"),
+        ("pkg/learner.py", 18, 15, "ND102",
+         "NumPy global RNG used here with no `np.random.seed` before it (entry point train.py seeds it only when an "
+         "option is set: `--seed` defaults to None (pkg/learner.py:11))"),
+    ]

@@ -241,7 +241,7 @@ DATA: Dict[str, Table] = {
         "packages": Map(Table({"names": NAMES, "known_versions": NAMES})),
         "program": Table({
             "registering_decorator": str, "lookup_registries": NAMES, "speed_benchmarks": NAMES,
-            "viewer_calls": NAMES, "viewer_methods": Map(NAMES), "binders": NAMES,
+            "viewer_calls": NAMES, "viewer_methods": Map(NAMES), "prompt_calls": NAMES, "binders": NAMES,
             "documentation": Table({"folders": NAMES, "real_data": NAMES, "pretrained_methods": NAMES}),
             "cost_benchmark": Table({"counters": NAMES, "data": NAMES}),
             "methods": Table({

@@ -8,7 +8,9 @@ orderings of numbers), names bound earlier in the same function (an assignment u
 every call of its function in the module leaves it out, and ``args.<option>`` (an
 attribute that names no import), which is the option's ``default=`` (``store_true``
 options default to False, other options to None; ``parser.set_defaults(gpu=-1)``
-overrides it).  Anything else is unknown (None), and callers keep their literal-only
+overrides it), and ``config.<field>`` of a parameter annotated with a class of the module
+(``def main(config: EvalConfig)``), which is the field's declared default unless the module
+gives it a value.  Anything else is unknown (None), and callers keep their literal-only
 judgement.  It runs during the walk, so it reads the tree downwards from the ancestors
 of the call, never the parents of later nodes.
 """
@@ -16,12 +18,12 @@ of the call, never the parents of later nodes.
 from __future__ import annotations
 
 from operator import ge, gt, le, lt
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
 from nondet_lint.analysis.values import argparse_dest
-from nondet_lint.walk import calls_in, children
+from nondet_lint.walk import calls_in, children, nodes_in
 
 UNKNOWN = object()
 MAX_DEPTH = 8
@@ -34,6 +36,8 @@ class DefaultRun:
         self.qualname = qualname
         self._options: Optional[Dict[str, object]] = None
         self._module_calls: Optional[List[cst.Call]] = None
+        self._module_classes: Optional[Dict[str, cst.ClassDef]] = None
+        self._assigned_fields: Optional[Set[str]] = None
 
     def truth(self, expr: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> Optional[bool]:
         """True / False when the default run's value of ``expr`` is known, else None."""
@@ -82,8 +86,65 @@ class DefaultRun:
         if isinstance(expr, cst.Comparison) and len(expr.comparisons) == 1:
             return self._compare(expr, ancestors, step)
         if isinstance(expr, cst.Attribute) and self.qualname(expr) is None:
+            field = self._annotated_field(expr, ancestors)
+            if field is not UNKNOWN:
+                return field  # ``config.compare_torch`` of ``def main(config: EvalConfig)``
             return self.options().get(expr.attr.value, UNKNOWN)  # ``args.distributed``
         return UNKNOWN
+
+    def _annotated_field(self, expr: cst.Attribute, ancestors: Sequence[cst.CSTNode]) -> object:
+        """A field of a config object known only from its parameter's annotation
+        (``def main(config: EvalConfig)``, ``EvalConfig`` a class of this module declaring
+        ``compare_torch: bool = False``): the class's declared default, where the function
+        does not bind the name again before.  A field declared None, or with no literal
+        default (``field(default_factory=...)``), is unknown: the run fills it in."""
+        if not isinstance(expr.value, cst.Name):
+            return UNKNOWN
+        scope, path = _scope_and_path(ancestors)
+        if not isinstance(scope, cst.FunctionDef):
+            return UNKNOWN
+        name = expr.value.value
+        params = scope.params
+        param = next((p for p in (*params.posonly_params, *params.params, *params.kwonly_params) if p.name.value == name), None)
+        if param is None or param.annotation is None or not isinstance(param.annotation.annotation, cst.Name):
+            return UNKNOWN
+        if any(True for _ in _assignments_before(scope, path, name)):
+            return UNKNOWN
+        cls = self._classes().get(param.annotation.annotation.value)
+        if cls is None or self._field_given(cls.name.value, expr.attr.value):
+            return UNKNOWN
+        for line in cls.body.body:
+            for small in getattr(line, "body", ()) if isinstance(line, cst.SimpleStatementLine) else ():
+                if (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)
+                        and small.target.value == expr.attr.value and small.value is not None):
+                    value = self._value(small.value, (), MAX_DEPTH - 1)
+                    return UNKNOWN if value is None or value is _SOMETHING else value
+        return UNKNOWN
+
+    def _field_given(self, cls: str, field: str) -> bool:
+        """The module gives the field a value: a keyword of a call of the class
+        (``main(EvalConfig(compare_torch=True))``), or an assignment to an attribute so named."""
+        for call in self._calls():
+            if isinstance(call.func, cst.Name) and call.func.value == cls and any(
+                arg.keyword is not None and arg.keyword.value == field or arg.star for arg in call.args
+            ):
+                return True
+        if self._assigned_fields is None:
+            self._assigned_fields = {
+                target.target.attr.value
+                for node in nodes_in(self.module, cst.Assign)
+                for target in node.targets
+                if isinstance(target.target, cst.Attribute)
+            }
+        return field in self._assigned_fields
+
+    def _classes(self) -> Dict[str, cst.ClassDef]:
+        """The module's top-level classes by name."""
+        if self._module_classes is None:
+            self._module_classes = {
+                node.name.value: node for node in self.module.body if isinstance(node, cst.ClassDef)
+            }
+        return self._module_classes
 
     def _compare(self, expr: cst.Comparison, ancestors: Sequence[cst.CSTNode], depth: int) -> object:
         operator = expr.comparisons[0].operator

@@ -796,6 +796,18 @@ class GradientUpdates:
         return False
 
 
+def _returns_of(function: cst.FunctionDef) -> Iterator[cst.Return]:
+    """The ``return`` statements of ``function``'s own body (not of a function or class
+    defined in it)."""
+    stack: List[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return):
+            yield node
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.BaseExpression)):
+            stack.extend(node.children)
+
+
 def _subtracts(function: cst.BaseExpression) -> bool:
     """``lambda p, g: p - lr * g``: a function of two or more values whose body subtracts."""
     if not isinstance(function, cst.Lambda) or len(function.params.params) < 2:
@@ -966,6 +978,7 @@ class GpuFacts(Check):
         self.viewer_namespaces = tuple(n for n in self.viewer_calls if n.endswith("."))
         self.binders = frozenset(self.program.get("binders", ()))
         self.viewer_methods: Mapping[str, Sequence[str]] = self.program.get("viewer_methods", {})
+        self.prompt_calls = frozenset(self.program.get("prompt_calls", ()))
         self.selection = GpuSelection(ctx)
         self.collectives = frozenset(self.selection.data.get("collectives", ()))
         self.process_group_starts = frozenset(self.selection.data.get("process_group_starts", ()))
@@ -997,6 +1010,9 @@ class GpuFacts(Check):
         self.unit_name = MODULE_UNIT
         self.depth = 0  # nesting of definitions
         self.gradient_definitions = 0  # nesting of functions that define a gradient (no training in them)
+        # classes a function defines and returns (a class factory), innermost last, with the
+        # unit to go back to: what their methods do is walked into a builder no unit keeps
+        self._factory_classes: List[Tuple[cst.ClassDef, UnitBuilder]] = []
         # per function being walked, innermost last: whether it defines a gradient (decided
         # when it is entered: the depth it is judged at differs when it is left)
         self._defining: List[bool] = []
@@ -1189,10 +1205,32 @@ class GpuFacts(Check):
         return found
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        if self.depth >= 1 and self._returned_by_enclosing(node):
+            # a class factory (``def make_optimizer_class(cls): class DP(cls): ...; return DP``):
+            # the class's methods run where code makes and uses what the factory returns, not
+            # when the factory runs (a module-level ``DPAdam = make_optimizer_class(Adam)``);
+            # what they do is no fact of the factory, and no training of it
+            self._factory_classes.append((node, self.unit))
+            self.unit = UnitBuilder()
+            self.gradient_definitions += 1
         self._enter(node)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._leave()
+        if self._factory_classes and self._factory_classes[-1][0] is original_node:
+            self.unit = self._factory_classes.pop()[1]
+            self.gradient_definitions -= 1
+
+    def _returned_by_enclosing(self, node: cst.ClassDef) -> bool:
+        """The function around ``node`` returns the class it defines (``return DP``)."""
+        enclosing = self._function()
+        if enclosing is None:
+            return False
+        name = node.name.value
+        return any(
+            type(ret.value) is cst.Name and ret.value.value == name
+            for ret in _returns_of(enclosing)
+        )
 
     def _bases(self, node: cst.ClassDef) -> List[str]:
         """A class's bases: qualified names, or bare names (a class of this module)."""
@@ -1601,7 +1639,8 @@ class GpuFacts(Check):
         if name in self.seed_calls:
             unit.seeds = True
         if not unit.serves:
-            unit.serves = ((name in self.viewer_names or name.startswith(self.viewer_namespaces)) if name is not None
+            unit.serves = ((name in self.viewer_names or name.startswith(self.viewer_namespaces)
+                            or (name in self.prompt_calls and self._in_loop())) if name is not None
                            else method is not None and bool(
                 self.viewer_methods.get(method)) and self.ctx.imports.mentions(*self.viewer_methods[method]))
         if not unit.benchmarks_speed and name is not None and name.startswith(self.speed_benchmarks):
@@ -1619,6 +1658,15 @@ class GpuFacts(Check):
             dotted = dotted_name(node.func) if hinted else None
             if hinted and (dotted is None or not self.ctx.imports.via_same_api(dotted)):
                 unit.version_hints.update(hinted)
+
+    def _in_loop(self) -> bool:
+        """The node being walked is inside a loop of its function (or of module code)."""
+        for node in reversed(self.ctx.ancestors):
+            if isinstance(node, (cst.For, cst.While)):
+                return True
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                return False
+        return False
 
     def _writes_arrays(self, node: cst.Call, name: Optional[str], method: Optional[str]) -> bool:
         """``node`` writes arrays out as data files (rule data ``array_writes``: ``np.save``,
@@ -1789,7 +1837,9 @@ class GpuFacts(Check):
     def _framework_import(self, node: cst.CSTNode, names: List[str]) -> None:
         for framework, spec in self.frameworks.items():
             if any(n == m or n.startswith(m + ".") for n in names for m in spec["modules"]):
-                on_branch = on_option_branch(node, self.ctx.parent)
+                # a branch chosen by a string (``args.format == "tflite"``) or one the default
+                # run does not take (``if config.compare_torch:`` of a field declared False)
+                on_branch = on_option_branch(node, self.ctx.parent) or self._off_default_run()
                 (self.imported_on_branch if on_branch else self.imported_by_default).add(framework)
 
     def _evaluates(self, node: cst.Call, name: Optional[str]) -> bool:
@@ -2584,9 +2634,7 @@ class ProgramView:
         selection = self.gpu_selection(entry)
         if selection is not None and selection[0] == entry:
             return True
-        own = [u for u in (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry) if u is not None]
-        serving = any(u.serves for u in own) or any(u.serves for u in self.constructors_made(entry))
-        if (serving or any(u.saves_model for u in own)) and not self.trains_or_seeds_in_own_code(entry):
+        if self.views_or_converts(entry) and not self.trains_or_seeds_in_own_code(entry):
             # a viewer (it serves a page or a GUI, renders an environment) or a converter (it
             # writes a model out): what its own code does is not training, whatever the
             # library code it reaches could do in another mode
@@ -2619,6 +2667,21 @@ class ProgramView:
                 seen.add(target)
                 found.extend(self.reach.lineage_methods(target, constructors))
         return found
+
+    def views_or_converts(self, entry: str) -> bool:
+        """The program of ``entry`` shows or writes out what it runs: its own module writes
+        a model out, or its own code (``own_code``: its module, or a function of another
+        module that code calls, directly or through other functions, such as a project's
+        ``enjoy(cfg)`` whose ``render_frame`` calls ``env.render()``) serves a page or a GUI
+        or renders an environment.  A method of a class it reaches does not count: a
+        training loop's evaluation callback that renders is the trainer's, not the
+        program's."""
+        module = (self.reach.unit(k) for k in self.reached_units(entry) if k[0] == entry)
+        if any(u is not None and (u.serves or u.saves_model) for u in module):
+            return True
+        if any(u.serves for u in self.constructors_made(entry)):
+            return True  # a project class its module makes starts the server
+        return any(unit is not None and unit.serves for unit in map(self.reach.unit, self.own_code(entry)))
 
     def profiles_cost(self, entry: str) -> bool:
         """The program of ``entry`` benchmarks a model's cost: its own code (its module, or

@@ -842,6 +842,11 @@ class Program:
                 owner = self.value(desc.owner, key, binding)
                 if isinstance(owner, Record):
                     found = self.field(owner, desc.name)
+                elif owner is UNKNOWN and desc.owner.source is ValueSource.ATTRIBUTE \
+                        and self.stored_from_parameter(key, desc.owner.name):
+                    # ``self.cfg.seed`` where the constructor stored ``self.cfg = cfg``: it answers
+                    # as ``cfg.seed`` did there, an object not known, so the option's default
+                    found = self.option_default(desc.name, key[0])
                 elif desc.owner.source is ValueSource.ATTRIBUTE or desc.owner.source is ValueSource.OPTION:
                     found = UNKNOWN  # ``self.config.x``, ``cfg.common.x`` of an object not known to be a config: no option
                 else:
@@ -874,17 +879,40 @@ class Program:
                 self._getting.discard(getter)
         return UNKNOWN
 
-    def getter(self, key: FnKey, name: str) -> Optional[FnKey]:
-        """The ``@property`` ``name`` of the class that method ``key`` (or the method a
-        closure ``key`` is defined in) belongs to, when it returns a described value."""
+    def method_class(self, key: FnKey) -> Optional[str]:
+        """The class of method ``key``, or of the method a closure ``key`` is defined in."""
         path, qualified = key
         fn = self.fn(key)
         while fn is not None and not fn.cls and "." in qualified:
             qualified = qualified.rpartition(".")[0]
             fn = self.fn((path, qualified))
-        if fn is None or not fn.cls:
+        return fn.cls if fn is not None and fn.cls else None
+
+    def stored_from_parameter(self, key: FnKey, name: str) -> bool:
+        """The object of method ``key`` (or of the method a closure ``key`` is defined in)
+        holds in ``name`` what a constructor of its class lineage was given (``self.cfg =
+        cfg`` in ``__init__``, or in a base's), and no other method of the lineage sets it."""
+        cls = self.method_class(key)
+        if cls is None:
+            return False
+        stored = False
+        for method in self.methods(key[0], cls):
+            for event in self.events(method):
+                if event.kind is EventKind.ASSIGN and event.target == name:
+                    if not method[1].endswith(".__init__") or event.value is None \
+                            or event.value.source is not ValueSource.PARAMETER:
+                        return False
+                    stored = True
+        return stored
+
+    def getter(self, key: FnKey, name: str) -> Optional[FnKey]:
+        """The ``@property`` ``name`` of the class that method ``key`` (or the method a
+        closure ``key`` is defined in) belongs to, when it returns a described value."""
+        path = key[0]
+        cls = self.method_class(key)
+        if cls is None:
             return None
-        for base_path, base in self._bases(path, fn.cls):
+        for base_path, base in self._bases(path, cls):
             entry = self.facts.get(base_path, NO_SEEDING).classes.get(base)
             if entry is not None and name in entry.methods:
                 found = self.fn((base_path, f"{base}.{name}"))
