@@ -217,7 +217,7 @@ DATA: Dict[str, Table] = {
         })),
         "gpu": Table({
             "calls": NAMES, "methods": NAMES, "device_literal": str, "device_prefix": str, "kernel_imports": NAMES,
-            "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES,
+            "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES, "placed_flags": NAMES, "placed_kinds": NAMES,
             "calls_with_arg": Tables(Table({"names": NAMES, "arg": str, "pos": int, "unless_from": NAMES})),
             "follows_given": Tables(Table({"names": NAMES, "arg": str, "pos": int})),
             "collectives": NAMES, "process_group_starts": NAMES,

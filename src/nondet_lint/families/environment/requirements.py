@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from nondet_lint import _toml
+from nondet_lint.analysis.packaging import metadata_requirements, own_distribution
 from nondet_lint.discovery import is_requirements_file
 
 # Lock files: a project that commits one installs exactly what it records.
@@ -631,3 +632,13 @@ def project_pins(root: str, files: Optional[Sequence[str]] = None) -> Dict[str, 
                 ):
                     best[requirement.name] = requirement
     return {name: best[name].specifier for name in sorted(best)}
+
+
+def declared_pins(root: str) -> Dict[str, str]:
+    """``{normalized name: specifier}`` of every version the project at ``root`` declares
+    (spec "Target versions"): the version its built metadata gives the project itself
+    (a project that is a package runs its own code, examples included, on that version of
+    it: pytorch-lightning 1.2.10's examples on Lightning 1.2.10), then the metadata's
+    ``Requires-Dist``, then its requirement files, each overriding the one before."""
+    declared = {**own_distribution(root), **metadata_requirements(root)}
+    return {**declared, **project_pins(root)}

@@ -70,13 +70,12 @@ def _pins(root: str) -> Dict[str, str]:
     """The project's declared versions (reads requirement files, then the built metadata
     of a distribution, then the version that metadata gives the project itself: pass 2
     only)."""
-    declared = {**own_distribution(root), **metadata_requirements(root)}
     try:
-        from nondet_lint.families.environment.requirements import project_pins
+        from nondet_lint.families.environment.requirements import declared_pins
 
-        return {**declared, **project_pins(root)}
+        return declared_pins(root)
     except (ImportError, OSError, ValueError):
-        return declared
+        return {**own_distribution(root), **metadata_requirements(root)}
 
 
 @dataclass(frozen=True)
