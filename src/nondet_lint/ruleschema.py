@@ -106,7 +106,7 @@ DATA: Dict[str, Table] = {
             "initializers": NAMES, "keras_initializers": NAMES,
         }),
         "no_result": Table({"env_vars": NAMES, "target_words": NAMES, "keywords": NAMES, "wrappers": NAMES}),
-        "framework_methods": Table({"names": NAMES}),
+        "framework_methods": Table({"names": NAMES, "constructors": Tables(Table({"methods": NAMES, "bases": NAMES}))}),
     }),
     "ND102": Table(RNG_DATA),
     "ND103": Table({"constructors": Tables(Table({"name": str, "kw": str, "pos": int}))}),
