@@ -1086,3 +1086,96 @@ def test_jax_platforms_set_to_the_cpu_hide_its_gpus(tmp_path):
     found = lint(tmp_path, {"train.py": source, "requirements.txt": "tensorflow==2.16.1\njax==0.4.38\n"}, ("ND205",))
     assert where(found) == [("train.py", "ND205", 6, 1)]
     assert "never turns on op determinism (`tf.config.experimental.enable_op_determinism()`), so" in found[0][4]
+
+
+# ------------------------------------------------ a project that is Lightning itself -----
+# (pytorch-lightning 1.2.10's sdist ships its examples, ``pl_examples``): the examples run on
+# the project's own version, and its ``Trainer`` is judged by the rule data that describes
+# it, not by walking into the accelerator its body may pick
+OWN_LIGHTNING = {
+    "pytorch_lightning/__init__.py": "from pytorch_lightning.trainer import Trainer\nfrom pytorch_lightning.core import LightningModule\n",
+    "pytorch_lightning/core.py": "import torch\n\n\nclass LightningModule(torch.nn.Module):\n    pass\n",
+    "pytorch_lightning/accelerators.py": (
+        "import torch\n\n\nclass GPUAccelerator:\n    def setup(self, model):\n        torch.cuda.set_device(0)\n"
+        "        return model.cuda()\n\n\nclass CPUAccelerator:\n    def setup(self, model):\n        return model\n"
+    ),
+    "pytorch_lightning/trainer.py": (
+        "from pytorch_lightning.accelerators import CPUAccelerator, GPUAccelerator\n\n\nclass Trainer:\n"
+        "    def __init__(self, gpus=None):\n        self.accelerator = GPUAccelerator() if gpus else CPUAccelerator()\n\n"
+        "    @classmethod\n    def from_argparse_args(cls, args):\n        return cls(**vars(args))\n\n"
+        "    @staticmethod\n    def add_argparse_args(parser):\n        parser.add_argument('--gpus', default=None)\n        return parser\n\n"
+        "    def fit(self, model):\n        model = self.accelerator.setup(model)\n        model.training_step(None, 0).backward()\n"
+    ),
+    "pl_examples/train.py": (
+        "from argparse import ArgumentParser\n\nimport pytorch_lightning as pl\nimport torch\n\n\n"
+        "class Model(pl.LightningModule):\n    def training_step(self, batch, index):\n"
+        "        return torch.nn.functional.embedding(batch, self.weight).sum()\n\n\n"
+        "if __name__ == '__main__':\n    parser = pl.Trainer.add_argparse_args(ArgumentParser())\n"
+        "    trainer = {trainer}\n    trainer.fit(Model())\n"
+    ),
+}
+
+
+def _own_lightning(version: str, trainer: str = "pl.Trainer.from_argparse_args(parser.parse_args())") -> Mapping[str, str]:
+    files = dict(OWN_LIGHTNING)
+    files["pl_examples/train.py"] = files["pl_examples/train.py"].replace("{trainer}", trainer)
+    files["PKG-INFO"] = f"Metadata-Version: 2.1\nName: pytorch-lightning\nVersion: {version}\n\n"
+    return files
+
+
+def test_lightning_itself_before_2_0_runs_its_examples_on_the_cpu(tmp_path):
+    # 1.2.10: Trainer.from_argparse_args with --gpus left at None trains on the CPU; the
+    # GPUAccelerator the Trainer's body may pick is not counted as run
+    assert lint(tmp_path / "one", _own_lightning("1.2.10")) == []
+    # 2.x: "auto" takes the GPU
+    [(path, code, line, col, message)] = lint(tmp_path / "two", _own_lightning("2.1.4"))
+    assert (path, code, line, col) == ("pl_examples/train.py", "ND205", 14, 15)
+    assert message.startswith(
+        "this program runs on a GPU (`pytorch_lightning.Trainer.from_argparse_args` in `pl_examples/train.py` at line 14)"
+    )
+
+
+def test_lightning_itself_asked_for_a_gpu_is_a_gpu_program(tmp_path):
+    # near miss: 1.2.10 with gpus=1 given takes the GPU, told by the rule data
+    [(path, code, line, col, message)] = lint(tmp_path / "gpus", _own_lightning("1.2.10", "pl.Trainer(gpus=1)"))
+    assert (path, code, line, col) == ("pl_examples/train.py", "ND205", 14, 15)
+    assert message.startswith("this program runs on a GPU (`pytorch_lightning.Trainer` in `pl_examples/train.py` at line 14)")
+
+
+PLACED = """
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.Linear(4, 4)
+        self._device = torch.device("cpu")
+
+    @property
+    def device(self):
+        device = self._device
+        if {test}:
+            return torch.device(f"cuda:{{torch.cuda.current_device()}}")
+        return device
+
+
+if __name__ == "__main__":
+    model = Net()
+    print(model.device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    torch.nn.functional.embedding(torch.tensor([0, 1]), model.layer.weight).sum().backward()
+    opt.step()
+"""
+
+
+@pytest.mark.parametrize("test", ['device.type == "cuda" and device.index is None', "device.is_cuda", '"cuda" == device.type'])
+def test_a_cuda_value_under_a_test_that_a_value_is_on_cuda_selects_nothing(tmp_path, test):
+    assert lint(tmp_path, {"train.py": PLACED.format(test=test)}) == []
+
+
+def test_a_cuda_value_under_another_test_selects_the_gpu(tmp_path):
+    # near miss: ``device.index is None`` alone says nothing of where the value is
+    [(path, code, line, col, message)] = lint(tmp_path, {"train.py": PLACED.format(test="device.index is None")})
+    assert (path, code, line, col) == ("train.py", "ND205", 14, 33)
+    assert message.startswith("this program runs on a GPU (a `\"cuda\"` device in `train.py` at line 14)")

@@ -108,7 +108,7 @@ DATA: Dict[str, Table] = {
             "initializers": NAMES, "keras_initializers": NAMES,
         }),
         "no_result": Table({"env_vars": NAMES, "target_words": NAMES, "keywords": NAMES, "wrappers": NAMES}),
-        "framework_methods": Table({"names": NAMES}),
+        "framework_methods": Table({"names": NAMES, "constructors": Tables(Table({"methods": NAMES, "bases": NAMES}))}),
     }),
     "ND102": Table(RNG_DATA),
     "ND103": Table({"constructors": Tables(Table({"name": str, "kw": str, "pos": int}))}),
@@ -226,7 +226,7 @@ DATA: Dict[str, Table] = {
         })),
         "gpu": Table({
             "calls": NAMES, "methods": NAMES, "device_literal": str, "device_prefix": str, "kernel_imports": NAMES,
-            "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES,
+            "auto_device_keywords": NAMES, "auto_device_literal": str, "gpu_words": NAMES, "placed_flags": NAMES, "placed_kinds": NAMES,
             "calls_with_arg": Tables(Table({"names": NAMES, "arg": str, "pos": int, "unless_from": NAMES})),
             "follows_given": Tables(Table({"names": NAMES, "arg": str, "pos": int})),
             "collectives": NAMES, "process_group_starts": NAMES,

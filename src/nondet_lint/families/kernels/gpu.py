@@ -352,6 +352,13 @@ def _set_when_given(value: cst.BaseExpression, node: cst.CSTNode, parent: Any) -
     return False
 
 
+def _conjuncts(test: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The parts of an ``and`` (``test`` itself where it is none)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return [*_conjuncts(test.left), *_conjuncts(test.right)]
+    return [test]
+
+
 def _is_not_none(test: cst.BaseExpression, spelled: str) -> bool:
     """``spelled is not None`` (also as one side of an ``and``)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
@@ -1720,11 +1727,45 @@ class GpuFacts(Check):
     def _selected(self, node: cst.CSTNode, selected: Optional[Selected]) -> None:
         if selected is None or (selected.places_value and _in_predicate(node, self.ctx.parent, self.ctx.qualname)):
             return
+        if self._after_placed_test(node):
+            return  # ``if device.type == "cuda": ...``: follows a placement made elsewhere
         guards = tuple(_guarding_options(node, self.ctx.parent))
         if guards and not selected.options and selected.when is None and selected.given_option is None:
             # ``if opt.cuda: model.cuda()``: the option's default decides
             selected = Selected(selected.how, options=guards, unless_option=selected.unless_option, declared_only=selected.declared_only)
         self.selections.append((node, self.unit_name, selected))
+
+    def _after_placed_test(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` runs only where a test that a value is already on the GPU holds
+        (the body of ``if x.is_cuda:`` / ``if device.type == "cuda" and ...:``, rule data
+        ``placed_flags`` / ``placed_kinds``), within its function."""
+        data = self.selection.data
+        flags, kinds = frozenset(data.get("placed_flags", ())), frozenset(data.get("placed_kinds", ()))
+        if not flags and not kinds:
+            return False
+        child, current = node, self.ctx.parent(node)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            if isinstance(current, (cst.If, cst.IfExp)) and child is current.body and any(
+                self._tests_placed(test, flags, kinds) for test in _conjuncts(current.test)
+            ):
+                return True
+            child, current = current, self.ctx.parent(current)
+        return False
+
+    def _tests_placed(self, test: cst.BaseExpression, flags: FrozenSet[str], kinds: FrozenSet[str]) -> bool:
+        """``x.is_cuda`` (a flag), ``x.type == "cuda"`` / ``"cuda" == x.type`` (a kind)."""
+        if isinstance(test, cst.Attribute):
+            return test.attr.value in flags and self.ctx.qualname(test) is None
+        if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+            return False
+        target = test.comparisons[0]
+        if not isinstance(target.operator, cst.Equal):
+            return False
+        pattern = self.selection.data["device_literal"]
+        for side, other in ((test.left, target.comparator), (target.comparator, test.left)):
+            if isinstance(side, cst.Attribute) and side.attr.value in kinds and is_device_literal(other, pattern):
+                return True
+        return False
 
     def _option(self, node: cst.Call, name: Optional[str]) -> None:
         """``parser.add_argument("--gpus", default=1)``, ``flags.DEFINE_bool("cuda", ...)``:
@@ -2096,6 +2137,7 @@ class ProgramView:
             {path: fact.stars for path, fact in self.facts.items()},
             MethodCalls.from_data(data.get("program", {}).get("methods", {}), data.get("program", {}).get("registering_decorator", "")),
             {path: fact.registries for path, fact in self.facts.items() if fact.registries},
+            [name for entry in data.get("gpu", {}).get("gpu_by_default", []) for name in entry["names"]],
         )
         # modules grouped by what their facts add to a summary (a few dozen kinds on a
         # large project): a program's summary joins one fact per group it meets, instead
@@ -2285,7 +2327,10 @@ class ProgramView:
                 built_reads=tuple(read for read in unit.built_reads if read.rpartition(":")[2] not in reads),
                 returned_reads=tuple(read for read in unit.returned_reads if read.rpartition(":")[2] not in reads),
             )}
-        cut = Reachability(self.project, units, self.reach.exports, self.reach.stars, self.reach.calls, self.reach.registries)
+        cut = Reachability(
+            self.project, units, self.reach.exports, self.reach.stars, self.reach.calls, self.reach.registries,
+            self.reach.modeled,
+        )
         return cut.reached(entry, self.closures.get(entry, frozenset({entry})), self._console_functions(entry)), frozenset(frameworks)
 
     def io_only_frameworks(self, entry: str) -> FrozenSet[str]:
@@ -2913,7 +2958,8 @@ class ProgramView:
 
 
 def read_pins(root: str) -> Dict[str, str]:
-    """``{package: specifier}`` the project declares (I/O: pass 2 only)."""
+    """``{package: specifier}`` the project declares, its own version included where it is
+    a built package (I/O: pass 2 only)."""
     try:
         from nondet_lint.families.environment.requirements import declared_versions
     except ImportError:  # pragma: no cover - the requirement parser is optional

@@ -402,8 +402,15 @@ class Reachability:
 
     def __init__(self, project: Any, units: Mapping[str, Mapping[str, UnitFacts]],
                  exports: Mapping[str, Mapping[str, str]], stars: Mapping[str, Tuple[str, ...]],
-                 calls: MethodCalls = MethodCalls(), registries: Mapping[str, Mapping[str, str]] = {}) -> None:
+                 calls: MethodCalls = MethodCalls(), registries: Mapping[str, Mapping[str, str]] = {},
+                 modeled: Iterable[str] = ()) -> None:
         self.project = project
+        # names whose effect rule data describes (a Lightning ``Trainer``: the GPU only when
+        # asked, before 2.0): where the project defines one (it is that library), its body
+        # is not followed, since which of its branches run depends on arguments the rule
+        # data reads and the reach cannot
+        self.modeled = tuple(sorted(set(modeled)))
+        self._opaque: Optional[FrozenSet[UnitKey]] = None
         self.units = units
         self.registries = registries  # per module: a module-level alias of a registry's method -> the registry
         self._held: Dict[Tuple[str, Tuple[str, ...]], Optional[Tuple[str, str]]] = {}
@@ -486,7 +493,7 @@ class Reachability:
 
         def reach(key: UnitKey) -> None:
             # a name of a module the program never imports (a type checker's import) runs nothing
-            if key not in seen and key[0] in modules:
+            if key not in seen and key[0] in modules and not self._is_opaque(key):
                 seen.add(key)
                 stack.append(key)
 
@@ -635,7 +642,9 @@ class Reachability:
             for typed in unit.typed_reads if unit is not None else ():
                 kind, _, name = typed.rpartition(":")
                 target = self.resolve(kind, near=key[0])
-                if target is not None and self._methods_of(target):
+                if target is not None and self._is_opaque(target):
+                    run(name)  # a value of a type rule data describes: read as one outside the project
+                elif target is not None and self._methods_of(target):
                     run_scoped(target, name)
             for method in self._built_of(key)[0]:
                 reach(method)
@@ -647,6 +656,16 @@ class Reachability:
                 read_as_data(name)
         found = self._reached[memo] = frozenset(seen)
         return found
+
+    def _is_opaque(self, key: UnitKey) -> bool:
+        """Whether ``key`` is, or is a method of, a definition of the project that rule data
+        describes (``modeled``): what it does is the rule data's, not its body's."""
+        if self._opaque is None:
+            found = (self.resolve(name) for name in self.modeled)
+            self._opaque = frozenset(key for key in found if key is not None)
+        if not self._opaque:
+            return False
+        return key in self._opaque or (key[0], key[1].partition(".")[0]) in self._opaque
 
     def named_from(self, start: Iterable[UnitKey], allowed: Callable[[UnitKey], bool]) -> FrozenSet[UnitKey]:
         """``start`` and the units its code names, transitively, through units ``allowed``
@@ -867,7 +886,10 @@ class Reachability:
                 # the callee must name the class itself: ``registry.model`` bound to
                 # ``Registries.models.__getitem__`` resolves to ``Registries``, whose
                 # instance its result is not
-                if cls is None or cls[1] != callee.rpartition(".")[2] or not self._methods_of_lineage(cls):
+                # an instance of a definition rule data describes (``modeled``) is read as one
+                # of a class outside the project: ``trainer.fit(model)`` runs the model's hooks
+                if (cls is None or cls[1] != callee.rpartition(".")[2] or not self._methods_of_lineage(cls)
+                        or self._is_opaque(cls)):
                     loose.append(name)
                     continue
                 method = self._resolves(cls, name)

@@ -23,8 +23,8 @@ from nondet_lint.analysis.seedoption import seed_value
 from nondet_lint.analysis.texttypes import scope_index_factory
 from nondet_lint.callargs import UNKNOWN, find_arg, has_star_args, literal_value
 from nondet_lint.context import FileContext, PendingFix
-from nondet_lint.families.seeding.conditions import any_holds, plain
-from nondet_lint.families.seeding.events import EventKind, SeedingEvent
+from nondet_lint.families.seeding.conditions import Truthy, ValueSource, any_holds, plain
+from nondet_lint.families.seeding.events import EventKind, Guard, SeedingEvent
 from nondet_lint.families.seeding.expected import ExpectedRaises
 from nondet_lint.families.seeding.fitted import ANY_VERSION, FittedOn, SizeJudge
 from nondet_lint.families.seeding.facts import OptionFacts
@@ -292,12 +292,26 @@ class CallSites:
         if generator is not None and literal_value(generator, self.ctx.qualname) is not None:
             return
         workers = self._workers(node)
-        if shuffle is True:
+        passed = self._shuffle_parameter(given) if shuffle is not True and shuffle is not False else None
+        if shuffle is True or passed is not None:
+            # ``shuffle=train`` with ``train`` a parameter: it shuffles in the calls that pass
+            # a true value (``self._loader(train=True)``), not in those that pass False
+            guards = (*self.walk.guards(), *((passed,) if passed is not None else ()))
             cid = self.candidates.add(node, "ND109", LoaderCall(workers), self._generator_fix("ND109", node))
-            self.walk.scope.add(SeedingEvent(EventKind.USE, rng="torch", cid=cid, guards=tuple(self.walk.guards())), root)
+            self.walk.scope.add(SeedingEvent(EventKind.USE, rng="torch", cid=cid, guards=guards), root)
         elif workers:
             cid = self.candidates.add(node, "ND109", LoaderCall(workers, only_workers=True))
             self.walk.scope.add(SeedingEvent(EventKind.WORKERS, cid=cid, guards=tuple(self.walk.guards())), root)
+
+    def _shuffle_parameter(self, given: Optional[cst.BaseExpression]) -> Optional[Guard]:
+        """``shuffle=train``, ``train`` a parameter of the function the loader is made in: the
+        guard that it is true (pass 2 values it with each call's argument), else None."""
+        if not isinstance(given, cst.Name):
+            return None
+        desc = self.walk.describe(given)
+        if desc is None or desc.source is not ValueSource.PARAMETER:
+            return None
+        return Guard(Truthy(desc), self.candidates.anchor(given))
 
     def loader_factory(self, node: cst.Call, q: str, entry: Mapping[str, Any], root: Optional[str]) -> None:
         """A function that builds a ``DataLoader`` and takes no generator: it shuffles with

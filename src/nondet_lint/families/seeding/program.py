@@ -346,8 +346,9 @@ class Program:
     def __init__(self, modules: Mapping[str, FileFacts], module_of: Mapping[str, str],
                  names: Mapping[str, List[str]], external_roots: Iterable[str], tf_keras_rng: str,
                  test_code: FrozenSet[str] = frozenset(), previous: Optional["Program"] = None,
-                 framework_methods: Iterable[str] = ()) -> None:
+                 framework_methods: Iterable[str] = (), framework_constructors: Mapping[str, Tuple[str, ...]] = {}) -> None:
         self.test_code = test_code
+        self.framework_constructors = dict(framework_constructors)
         hooks = tuple(framework_methods)
         self.framework_methods = frozenset(name for name in hooks if not name.endswith("*"))
         self.framework_prefixes = tuple(name[:-1] for name in hooks if name.endswith("*"))
@@ -416,6 +417,7 @@ class Program:
             self.module_of == other.module_of and self.names == other.names and self.external == other.external
             and self.rng_map == other.rng_map and self.test_code == other.test_code and self.console == other.console
             and self.framework_methods == other.framework_methods and self.framework_prefixes == other.framework_prefixes
+            and self.framework_constructors == other.framework_constructors
             and self.facts.keys() == other.facts.keys() and all(self.facts[path] is other.facts[path] for path in self.facts)
         )
 
@@ -1190,6 +1192,24 @@ class Program:
             return [Callee(init or ("", ""), True, ClassTarget(*frame.receiver))]
         return self.callees(target, caller[0])
 
+    def made_by_framework(self, target: str, near: str) -> Optional[ClassTarget]:
+        """The project class a call of a framework's constructing class method makes
+        (``DataModule.from_argparse_args(args)``: rule data ``framework_constructors``),
+        where the class derives from that framework's base; else None.  The method's body
+        (the framework's, also where the project is that framework) is not followed."""
+        owner, dot, method = target.rpartition(".")
+        prefixes = self.framework_constructors.get(method)
+        if not dot or not prefixes or target.startswith(MARKED_TARGETS):
+            return None
+        cls = self.lookup(owner, near)
+        if not isinstance(cls, ClassTarget):
+            return None
+        for base_path, base in self._bases(cls.path, cls.name):
+            entry = self.facts.get(base_path, NO_SEEDING).classes.get(base)
+            if entry is not None and any(name.startswith(prefixes) for name in entry.bases):
+                return cls
+        return None
+
     def class_called_on(self, target: str, caller: FnKey, callee: FnKey, frame: Frame) -> Optional[Tuple[str, str]]:
         """The class a call of a class method (a method whose first parameter is ``cls``)
         runs it for: the class it names (``Net.from_config``), or, for a call the class
@@ -1583,6 +1603,19 @@ class Program:
                 dead = guard is not None and self.dead(event.guards, key, values)
                 inner = frame.switched_off() if self.not_run_by_default(guard, key, values) else \
                     frame.under_guard() if guard is not None and _reads_an_option(guard) else frame
+                framework_made = self.made_by_framework(event.target, key[0]) if not dead else None
+                if framework_made is not None:
+                    # made as by calling the class, with arguments we do not see: its methods
+                    # run later, from this state on
+                    init = self.method(framework_made.path, framework_made.name, "__init__") or ("", "")
+                    sub = self.unknown(init)
+                    after = self.visit(init, state, sub, run, inner, imported, depth + 1)
+                    if guard is None:
+                        state = after
+                    attrs = made[(framework_made.path, framework_made.name)] = self.instance(
+                        (framework_made.path, framework_made.name), init, sub)
+                    self._methods_later(framework_made, init, attrs, state, run, inner.later(), imported, depth)
+                    continue
                 for callee, bound, cls in self.callees_in(event.target, key, frame):
                     if callee[0] in run.registered and not dead:
                         self._look_up(callee, state, run, later, imported, depth)

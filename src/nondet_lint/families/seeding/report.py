@@ -139,6 +139,7 @@ class Report:
             self.project.test_modules(),
             previous=earlier.program if earlier is not None else None,
             framework_methods=self.t.framework_methods,
+            framework_constructors=self.t.framework_constructors,
         )
         if earlier is not None and program.same_inputs(earlier.program):
             return earlier

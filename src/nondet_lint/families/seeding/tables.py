@@ -101,6 +101,9 @@ class Tables:
     # methods a framework calls on a project object without the project naming them
     # (``forward``, ``on_*``): ``[ND101.data.framework_methods]``
     framework_methods: Tuple[str, ...] = ()
+    # class methods of a framework's base that make an instance of the class they are called
+    # on: method name -> prefixes of those bases (``[ND101.data.framework_methods] constructors``)
+    framework_constructors: Dict[str, Tuple[str, ...]] = field(default_factory=dict)
     keras_initializers: Tuple[str, ...] = ()
     # calls that read a person's input as the program runs (``pygame.event.get``), and those
     # that do only inside a loop (``input``: a move typed turn after turn, not one prompt)
@@ -249,6 +252,9 @@ def _build(rules: RuleSet) -> Tables:
     t.live_input = frozenset(live.get("calls", ()))
     t.live_input_in_loops = frozenset(live.get("calls_in_loops", ()))
     t.framework_methods = tuple(shared.get("framework_methods", {}).get("names", ()))
+    for entry in shared.get("framework_methods", {}).get("constructors", ()):
+        for method in entry["methods"]:
+            t.framework_constructors[method] = (*t.framework_constructors.get(method, ()), *entry["bases"])
     t.seeders = dict(seed_helpers(rules))
     for code in ("ND101", "ND102", "ND104", "ND105"):
         data = _data(rules, code)
