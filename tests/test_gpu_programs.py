@@ -1016,6 +1016,14 @@ def test_an_inference_program_runs_only_the_layers_it_applies(tmp_path):
     assert finding[:4] == ("infer.py", "ND205", 16, 13)
     assert "it runs `torch.nn.LSTM` (infer.py:8);" in finding[4]
 
+
+@pytest.mark.parametrize("layer", ["GRU", "RNN"])
+def test_each_recurrent_layer_is_named_as_the_code_builds_it(tmp_path, layer):
+    source = INFERENCE_LSTM.format(use="self.rnn(x)[0]").replace("nn.LSTM(4, 4)", f"nn.{layer}(4, 4)")
+    [finding] = lint(tmp_path, {"infer.py": source})
+    assert f"it runs `torch.nn.{layer}` (infer.py:8);" in finding[4]
+
+
 # ---------------------------------------------------------------- GPUs hidden from a framework -
 HIDDEN = """import jax
 import jax.numpy as jnp
