@@ -296,6 +296,28 @@ def test_unseeded_shuffle_before_fixed_folds(lint):
     assert fix_of(findings, "ND305", source).splitlines()[2] == "    df = df.sample(frac=1, random_state=0).reset_index(drop=True)"
 
 
+def test_columns_and_rows_taken_from_shuffled_data_keep_its_order(lint):
+    """``X, y = df.drop(columns=["target"]), df["target"]`` after an unseeded ``sample(frac=1)``
+    (a Kaggle-style cross-validation): dropping or renaming columns, filling or dropping
+    missing values keeps the shuffled row order, so fixed folds of ``X`` are held out at
+    random."""
+    source = """
+        from sklearn.model_selection import StratifiedKFold
+        def cross_validate(df):
+            df = df.sample(frac=1)
+            X, y = df.drop(columns=["target"]).fillna(0), df["target"]
+            for tr, va in StratifiedKFold(n_splits=5).split(X, y):
+                print(va)
+        def from_a_fresh_frame(df, raw):
+            df = df.sample(frac=1)
+            X = raw.drop(columns=["target"])
+            for tr, va in StratifiedKFold(n_splits=5).split(X, raw["target"]):
+                print(va)
+        """
+    findings = lint({"m.py": source}, SELECT)
+    assert at(findings, "ND305") == [("m.py", 5, 5)]
+
+
 def test_hugging_face_shuffle_and_train_test_split_without_a_seed(lint):
     source = """
         from datasets import load_dataset
